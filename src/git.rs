@@ -1,0 +1,228 @@
+//! The git side, through gix: find the repository, resolve revisions, list
+//! and diff trees, read blobs. Everything is read from the object database,
+//! never from the work tree, so the index reflects commits only.
+
+use std::path::{Path, PathBuf};
+
+use gix::bstr::ByteSlice;
+use gix::ObjectId;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("not inside a git repository ({path}): {message}")]
+    NotARepo { path: PathBuf, message: String },
+    #[error("cannot resolve revision `{rev}`: {message}")]
+    BadRevision { rev: String, message: String },
+    #[error("git object {id}: {message}")]
+    Object { id: String, message: String },
+    #[error("git: {0}")]
+    Other(String),
+}
+
+pub type Result<T> = std::result::Result<T, GitError>;
+
+fn other(e: impl std::fmt::Display) -> GitError {
+    GitError::Other(e.to_string())
+}
+
+/// What a tree entry is, as far as indexing cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    Blob,
+    Symlink,
+    Submodule,
+}
+
+/// A file in a commit's tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeFile {
+    pub path: String,
+    pub id: ObjectId,
+    pub kind: EntryKind,
+}
+
+/// A change between two trees. Renames carry both paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Added(TreeFile),
+    Deleted(TreeFile),
+    Modified { old: TreeFile, new: TreeFile },
+    Renamed { old: TreeFile, new: TreeFile },
+}
+
+impl Change {
+    /// Every path the change touches (both sides of a rename).
+    pub fn paths(&self) -> Vec<&str> {
+        match self {
+            Change::Added(f) | Change::Deleted(f) => vec![f.path.as_str()],
+            Change::Modified { new, .. } => vec![new.path.as_str()],
+            Change::Renamed { old, new } => vec![old.path.as_str(), new.path.as_str()],
+        }
+    }
+}
+
+/// A repository opened with gix.
+pub struct Repo {
+    repo: gix::ThreadSafeRepository,
+}
+
+fn entry_kind(mode: gix::object::tree::EntryMode) -> Option<EntryKind> {
+    if mode.is_link() {
+        Some(EntryKind::Symlink)
+    } else if mode.is_commit() {
+        Some(EntryKind::Submodule)
+    } else if mode.is_blob() {
+        Some(EntryKind::Blob)
+    } else {
+        None
+    }
+}
+
+impl Repo {
+    /// Finds the repository containing `path`.
+    pub fn discover(path: &Path) -> Result<Repo> {
+        let repo = gix::discover(path).map_err(|e| GitError::NotARepo { path: path.to_path_buf(), message: e.to_string() })?;
+        Ok(Repo { repo: repo.into_sync() })
+    }
+
+    pub fn local(&self) -> gix::Repository {
+        self.repo.to_thread_local()
+    }
+
+    /// The repository's git dir (per worktree).
+    pub fn git_dir(&self) -> PathBuf {
+        self.repo.git_dir().to_path_buf()
+    }
+
+    /// The commit HEAD points at, or `None` in a repository without commits.
+    pub fn head_commit(&self) -> Result<Option<ObjectId>> {
+        let repo = self.local();
+        let head = repo.head().map_err(other)?;
+        if head.is_unborn() {
+            return Ok(None);
+        }
+        match head.id() {
+            Some(id) => {
+                let commit = id.object().map_err(other)?.peel_to_commit().map_err(other)?;
+                Ok(Some(commit.id))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Resolves a revision (`main`, `HEAD~2`, a tag, a sha) to a commit.
+    pub fn resolve(&self, rev: &str) -> Result<ObjectId> {
+        let repo = self.local();
+        let bad = |message: String| GitError::BadRevision { rev: rev.to_string(), message };
+        let id = repo.rev_parse_single(rev).map_err(|e| bad(e.to_string()))?;
+        let commit = id.object().map_err(|e| bad(e.to_string()))?.peel_to_commit().map_err(|e| bad(e.to_string()))?;
+        Ok(commit.id)
+    }
+
+    /// Whether `id` names a commit that is still in the object database.
+    pub fn has_commit(&self, id: &ObjectId) -> bool {
+        let repo = self.local();
+        let found = repo.find_object(*id).ok().and_then(|o| o.peel_to_commit().ok()).is_some();
+        found
+    }
+
+    pub fn is_shallow(&self) -> bool {
+        self.local().is_shallow().unwrap_or(false)
+    }
+
+    fn tree_of<'r>(repo: &'r gix::Repository, commit: &ObjectId) -> Result<gix::Tree<'r>> {
+        let obj_err = |e: &dyn std::fmt::Display| GitError::Object { id: commit.to_string(), message: e.to_string() };
+        let commit_obj = repo.find_object(*commit).map_err(|e| obj_err(&e))?.peel_to_commit().map_err(|e| obj_err(&e))?;
+        commit_obj.tree().map_err(|e| obj_err(&e))
+    }
+
+    /// Every file of the commit's tree (blobs, symlinks, submodule entries).
+    pub fn list_files(&self, commit: &ObjectId) -> Result<Vec<TreeFile>> {
+        let repo = self.local();
+        let tree = Self::tree_of(&repo, commit)?;
+        let mut recorder = gix::traverse::tree::Recorder::default();
+        tree.traverse().breadthfirst(&mut recorder).map_err(other)?;
+        let mut files: Vec<TreeFile> = recorder
+            .records
+            .into_iter()
+            .filter_map(|e| {
+                let kind = entry_kind(e.mode)?;
+                Some(TreeFile { path: e.filepath.to_str_lossy().into_owned(), id: e.oid, kind })
+            })
+            .collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(files)
+    }
+
+    /// Changes from `old` to `new`, with rename detection (50% similarity).
+    pub fn diff(&self, old: &ObjectId, new: &ObjectId) -> Result<Vec<Change>> {
+        use gix::object::tree::diff::ChangeDetached as C;
+        let repo = self.local();
+        let old_tree = Self::tree_of(&repo, old)?;
+        let new_tree = Self::tree_of(&repo, new)?;
+        let mut opts = gix::diff::Options::default();
+        opts.track_path().track_rewrites(Some(gix::diff::Rewrites {
+            copies: None,
+            percentage: Some(0.5),
+            limit: 1000,
+            track_empty: false,
+        }));
+        let changes = repo.diff_tree_to_tree(Some(&old_tree), Some(&new_tree), Some(opts)).map_err(other)?;
+        let file = |path: &gix::bstr::BString, id: ObjectId, mode: gix::object::tree::EntryMode| {
+            entry_kind(mode).map(|kind| TreeFile { path: path.to_str_lossy().into_owned(), id, kind })
+        };
+        let mut out = Vec::new();
+        for change in changes {
+            let c = match change {
+                C::Addition { location, entry_mode, id, .. } => file(&location, id, entry_mode).map(Change::Added),
+                C::Deletion { location, entry_mode, id, .. } => file(&location, id, entry_mode).map(Change::Deleted),
+                C::Modification { location, previous_entry_mode, previous_id, entry_mode, id } => {
+                    match (file(&location, previous_id, previous_entry_mode), file(&location, id, entry_mode)) {
+                        (Some(old), Some(new)) => Some(Change::Modified { old, new }),
+                        (None, Some(new)) => Some(Change::Added(new)),
+                        (Some(old), None) => Some(Change::Deleted(old)),
+                        (None, None) => None,
+                    }
+                }
+                C::Rewrite { source_location, source_entry_mode, source_id, entry_mode, location, id, copy, .. } => {
+                    match (file(&source_location, source_id, source_entry_mode), file(&location, id, entry_mode)) {
+                        (Some(_), Some(new)) if copy => Some(Change::Added(new)),
+                        (Some(old), Some(new)) => Some(Change::Renamed { old, new }),
+                        (None, Some(new)) => Some(Change::Added(new)),
+                        (Some(old), None) => Some(Change::Deleted(old)),
+                        (None, None) => None,
+                    }
+                }
+            };
+            out.extend(c);
+        }
+        Ok(out)
+    }
+
+    /// The blob id at `path` in `commit`, if it is a file there.
+    pub fn file_at(&self, commit: &ObjectId, path: &str) -> Result<Option<TreeFile>> {
+        let repo = self.local();
+        let tree = Self::tree_of(&repo, commit)?;
+        let entry = tree.lookup_entry_by_path(path).map_err(other)?;
+        Ok(entry.and_then(|e| {
+            let mode = e.mode();
+            entry_kind(mode).map(|kind| TreeFile { path: path.to_string(), id: e.object_id(), kind })
+        }))
+    }
+}
+
+/// Reads blobs; one per thread (gix repositories are not `Sync`).
+pub struct BlobReader {
+    repo: gix::Repository,
+}
+
+impl BlobReader {
+    pub fn new(repo: &Repo) -> BlobReader {
+        BlobReader { repo: repo.local() }
+    }
+
+    pub fn read(&self, id: &ObjectId) -> Result<Vec<u8>> {
+        let blob = self.repo.find_blob(*id).map_err(|e| GitError::Object { id: id.to_string(), message: e.to_string() })?;
+        Ok(blob.data.clone())
+    }
+}

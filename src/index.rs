@@ -1,0 +1,384 @@
+//! The indexing pipeline: bring every store from `last_commit` to the target
+//! commit, then record the new state.
+//!
+//! Invariants:
+//! - The unit of work is a path: delete everything indexed under it, then
+//!   index it again if it exists at the target. Replaying a run is harmless.
+//! - `pending_commit` is written before any store changes and cleared with
+//!   the final state write. A run that died leaves each store at either
+//!   `last_commit` or `pending_commit`; the next run re-indexes the paths of
+//!   both diffs, which brings every store to the target whatever it held.
+//! - The state file is written last, atomically, after every store committed.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use gix::ObjectId;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::chunk::{self, ChunkOptions};
+use crate::git::{BlobReader, Change, EntryKind, Repo, TreeFile};
+use crate::keyword::KeywordIndex;
+use crate::lang;
+use crate::state::{FileState, IndexLock, IndexState, LastRun, STATE_FILE};
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+    #[error(transparent)]
+    State(#[from] crate::state::StateError),
+    #[error(transparent)]
+    Keyword(#[from] crate::keyword::KeywordError),
+    #[error("cannot create the index directory {path}: {source}")]
+    IndexDir { path: PathBuf, source: std::io::Error },
+}
+
+pub type Result<T> = std::result::Result<T, IndexError>;
+
+/// What `git rag index` was asked to do.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Ignore the state file and rebuild everything.
+    pub full: bool,
+    /// Index this revision instead of HEAD.
+    pub rev: Option<String>,
+    pub chunk: ChunkOptions,
+    /// How long to wait for another indexer to finish.
+    pub lock_wait: Duration,
+    /// Report progress on stderr.
+    pub progress: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions { full: false, rev: None, chunk: ChunkOptions::default(), lock_wait: Duration::from_secs(10), progress: true }
+    }
+}
+
+/// Hash of everything that changes what ends up in the index.
+pub fn config_hash(chunk: &ChunkOptions) -> String {
+    let key = format!("schema={};chunk={};max_parse={};window={}", crate::state::SCHEMA_VERSION, chunk.budget, chunk.max_parse_bytes, chunk.max_window_lines);
+    blake3::hash(key.as_bytes()).to_hex()[..16].to_string()
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Skipped {
+    pub binary: usize,
+    pub symlink: usize,
+    pub submodule: usize,
+    pub generated: usize,
+    pub unreadable: usize,
+}
+
+/// How the run went.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The repository has no commits: nothing to index.
+    Empty,
+    UpToDate { commit: String },
+    Indexed(Box<Report>),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub commit: String,
+    pub previous: Option<String>,
+    pub full: bool,
+    /// Why a full rebuild happened, if it did.
+    pub full_reason: Option<String>,
+    pub files_indexed: usize,
+    pub files_deleted: usize,
+    pub bytes_indexed: u64,
+    pub renamed: usize,
+    pub chunks_added: usize,
+    pub files_total: usize,
+    pub chunks_total: usize,
+    pub symbols_total: usize,
+    pub skipped: Skipped,
+    pub files_with_syntax_errors: usize,
+    pub took_ms: f64,
+    /// Where the time went, in ms.
+    pub timings: BTreeMap<String, f64>,
+}
+
+/// What became of one file.
+enum FileOutcome {
+    Indexed { state: FileState, has_errors: bool, bytes: u64 },
+    Binary,
+    Unreadable,
+}
+
+/// Work for one run: paths to clear, and files to (re)index.
+struct Plan {
+    full: bool,
+    full_reason: Option<String>,
+    clear: BTreeSet<String>,
+    index: Vec<TreeFile>,
+    renamed: usize,
+}
+
+/// Brings the index in `index_dir` to the target commit.
+pub fn run(repo: &Repo, index_dir: &Path, opts: &IndexOptions) -> Result<Outcome> {
+    let started = Instant::now();
+    let target = match &opts.rev {
+        Some(rev) => Some(repo.resolve(rev)?),
+        None => repo.head_commit()?,
+    };
+    let Some(target) = target else { return Ok(Outcome::Empty) };
+    std::fs::create_dir_all(index_dir).map_err(|source| IndexError::IndexDir { path: index_dir.to_path_buf(), source })?;
+    let _lock = IndexLock::acquire(index_dir, opts.lock_wait)?;
+
+    let result = run_locked(repo, index_dir, opts, target, started);
+    let last = match &result {
+        Ok(Outcome::Indexed(r)) => Some(LastRun {
+            finished_at: crate::state::now_secs(),
+            commit: Some(r.commit.clone()),
+            mode: if r.full { "full".into() } else { "incremental".into() },
+            files_indexed: r.files_indexed,
+            files_deleted: r.files_deleted,
+            chunks: r.chunks_added,
+            embedded: 0,
+            reused: 0,
+            took_ms: r.took_ms,
+            error: None,
+        }),
+        Ok(_) => None,
+        Err(e) => Some(LastRun {
+            finished_at: crate::state::now_secs(),
+            commit: Some(target.to_string()),
+            mode: "failed".into(),
+            error: Some(e.to_string()),
+            took_ms: started.elapsed().as_secs_f64() * 1000.0,
+            ..LastRun::default()
+        }),
+    };
+    if let Some(last) = last {
+        // Best effort: the record of a run must not turn success into failure.
+        let _ = last.save(index_dir);
+    }
+    result
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId, started: Instant) -> Result<Outcome> {
+    let mut timings = BTreeMap::new();
+    let state_path = index_dir.join(STATE_FILE);
+    let hash = config_hash(&opts.chunk);
+    let previous = if opts.full { None } else { IndexState::load(&state_path)? };
+    let keyword_dir = index_dir.join("keyword");
+
+    let t = Instant::now();
+    let Some(mut plan) = plan(repo, previous.as_ref(), &hash, target, opts.full)? else {
+        return Ok(Outcome::UpToDate { commit: target.to_string() });
+    };
+    timings.insert("plan".into(), ms(t.elapsed()));
+    let keyword = match KeywordIndex::open_or_create(&keyword_dir) {
+        Ok(k) => k,
+        Err(crate::keyword::KeywordError::SchemaMismatch { .. }) => {
+            plan.full = true;
+            plan.full_reason = Some("the keyword index was made by another version of git-rag".into());
+            KeywordIndex::destroy(&keyword_dir)?;
+            KeywordIndex::open_or_create(&keyword_dir)?
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if plan.full {
+        // A full plan lists the whole tree.
+        plan.index = repo.list_files(&target)?;
+        plan.clear.clear();
+    }
+    if let Some(reason) = &plan.full_reason {
+        if opts.progress {
+            eprintln!("git-rag: full rebuild: {reason}");
+        }
+    }
+
+    // Record the run before touching any store (see the module docs).
+    let mut state = match (&previous, plan.full) {
+        (Some(prev), false) => prev.clone(),
+        _ => IndexState::new(hash.clone()),
+    };
+    state.pending_commit = Some(target.to_string());
+    state.save(&state_path)?;
+
+    let mut skipped = Skipped::default();
+    let mut to_index = Vec::new();
+    for f in std::mem::take(&mut plan.index) {
+        match f.kind {
+            EntryKind::Symlink => skipped.symlink += 1,
+            EntryKind::Submodule => skipped.submodule += 1,
+            EntryKind::Blob if lang::is_generated(&f.path) => skipped.generated += 1,
+            EntryKind::Blob => to_index.push(f),
+        }
+    }
+
+    let t = Instant::now();
+    let threads = rayon::current_num_threads();
+    let heap = if plan.full || to_index.len() > 200 { 256_000_000 } else { 30_000_000 };
+    let writer_threads = if heap > 30_000_000 { threads } else { 1 };
+    let mut writer = keyword.writer(writer_threads, heap)?;
+    if plan.full {
+        writer.delete_all()?;
+    }
+    for path in &plan.clear {
+        writer.delete_path(path);
+    }
+    timings.insert("open_writer".into(), ms(t.elapsed()));
+
+    let t = Instant::now();
+    let done = AtomicUsize::new(0);
+    let total = to_index.len();
+    let show_progress = opts.progress && std::io::stderr().is_terminal() && total > 200;
+    let chunk_opts = opts.chunk;
+    type FileResult = std::result::Result<FileOutcome, IndexError>;
+    let results: Vec<(String, FileResult)> = to_index
+        .into_par_iter()
+        .map_init(
+            || BlobReader::new(repo),
+            |reader, file| {
+                let r = (|| -> FileResult {
+                    let Ok(data) = reader.read(&file.id) else { return Ok(FileOutcome::Unreadable) };
+                    if lang::looks_binary(&data) {
+                        return Ok(FileOutcome::Binary);
+                    }
+                    let chunks = chunk::chunk_file(&file.path, &data, &chunk_opts);
+                    writer.add_file(&file.path, &chunks)?;
+                    let fs = FileState {
+                        blob: file.id.to_string(),
+                        language: chunks.language.name().to_string(),
+                        chunks: chunks.chunks.iter().map(|c| c.id.clone()).collect(),
+                        symbols: chunks.symbols.len(),
+                    };
+                    Ok(FileOutcome::Indexed { state: fs, has_errors: chunks.has_errors, bytes: data.len() as u64 })
+                })();
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if show_progress && (n % 250 == 0 || n == total) {
+                    eprint!("\rgit-rag: indexing {n}/{total} files");
+                    if n == total {
+                        eprintln!();
+                    }
+                }
+                (file.path, r)
+            },
+        )
+        .collect();
+    timings.insert("parse_chunk_add".into(), ms(t.elapsed()));
+
+    let mut new_files: HashMap<String, FileState> = HashMap::new();
+    let mut files_with_syntax_errors = 0;
+    let mut bytes_indexed = 0u64;
+    for (path, r) in results {
+        match r? {
+            FileOutcome::Indexed { state, has_errors, bytes } => {
+                files_with_syntax_errors += usize::from(has_errors);
+                bytes_indexed += bytes;
+                new_files.insert(path, state);
+            }
+            FileOutcome::Binary => skipped.binary += 1,
+            FileOutcome::Unreadable => skipped.unreadable += 1,
+        }
+    }
+
+    let t = Instant::now();
+    writer.commit(&target.to_string())?;
+    drop(keyword);
+    timings.insert("commit".into(), ms(t.elapsed()));
+
+    let files_deleted = plan.clear.iter().filter(|p| !new_files.contains_key(*p) && state.files.contains_key(*p)).count();
+    for path in &plan.clear {
+        state.files.remove(path);
+    }
+    let chunks_added = new_files.values().map(|f| f.chunks.len()).sum();
+    let files_indexed = new_files.len();
+    state.files.extend(new_files);
+    let previous_commit = previous.as_ref().and_then(|p| p.last_commit.clone());
+    state.last_commit = Some(target.to_string());
+    state.pending_commit = None;
+    state.config_hash = hash;
+    state.updated_at = crate::state::now_secs();
+    let t = Instant::now();
+    state.save(&state_path)?;
+    timings.insert("state".into(), ms(t.elapsed()));
+
+    Ok(Outcome::Indexed(Box::new(Report {
+        commit: target.to_string(),
+        previous: previous_commit,
+        full: plan.full,
+        full_reason: plan.full_reason,
+        files_indexed,
+        files_deleted,
+        bytes_indexed,
+        renamed: plan.renamed,
+        chunks_added,
+        files_total: state.files.len(),
+        chunks_total: state.chunk_count(),
+        symbols_total: state.symbol_count(),
+        skipped,
+        files_with_syntax_errors,
+        took_ms: ms(started.elapsed()),
+        timings,
+    })))
+}
+
+/// Decides between a full rebuild, an incremental update and nothing to do.
+fn plan(repo: &Repo, previous: Option<&IndexState>, hash: &str, target: ObjectId, forced: bool) -> Result<Option<Plan>> {
+    let full = |reason: &str| Ok(Some(Plan { full: true, full_reason: Some(reason.to_string()), clear: BTreeSet::new(), index: Vec::new(), renamed: 0 }));
+    if forced {
+        return full("--full was given");
+    }
+    let Some(prev) = previous else { return full("no index yet") };
+    if prev.config_hash != hash {
+        return full("indexing options changed since the last run");
+    }
+    let Some(last) = prev.last_commit.as_deref() else { return full("the previous index never completed") };
+    let parse = |s: &str| ObjectId::from_hex(s.as_bytes()).ok();
+    let Some(last_id) = parse(last).filter(|id| repo.has_commit(id)) else {
+        eprintln!(
+            "git-rag: the last indexed commit {last} is no longer in the repository (history rewritten and collected, or a shallow clone); rebuilding the index in full"
+        );
+        return full("last indexed commit is gone");
+    };
+    let pending_id = match prev.pending_commit.as_deref() {
+        None => None,
+        Some(p) => match parse(p).filter(|id| repo.has_commit(id)) {
+            Some(id) => Some(id),
+            None => return full("an interrupted run targeted a commit that is gone"),
+        },
+    };
+    if last_id == target && pending_id.is_none() {
+        return Ok(None);
+    }
+    let mut changes = repo.diff(&last_id, &target)?;
+    if let Some(p) = pending_id {
+        // A previous run died on its way to `p`: its paths may hold either version.
+        changes.extend(repo.diff(&p, &target)?);
+    }
+    let mut clear = BTreeSet::new();
+    let mut index: BTreeMap<String, TreeFile> = BTreeMap::new();
+    let mut renamed = 0;
+    for change in &changes {
+        for p in change.paths() {
+            clear.insert(p.to_string());
+        }
+        match change {
+            Change::Added(f) | Change::Modified { new: f, .. } => {
+                index.insert(f.path.clone(), f.clone());
+            }
+            Change::Renamed { new, .. } => {
+                renamed += 1;
+                index.insert(new.path.clone(), new.clone());
+            }
+            Change::Deleted(_) => {}
+        }
+    }
+    Ok(Some(Plan { full: false, full_reason: None, clear, index: index.into_values().collect(), renamed }))
+}

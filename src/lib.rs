@@ -1,0 +1,17 @@
+//! git-rag: a retrieval index of a git repository that follows its commits.
+//!
+//! See `ARCHITECTURE.md` for the code map. In short: [`git`] reads trees and
+//! blobs, [`parse`] and [`chunk`] turn files into symbols and chunks,
+//! [`keyword`] stores them in tantivy, [`index`] drives an update from the
+//! last indexed commit to the target, [`state`] records what the index
+//! holds, [`search`] answers queries and [`config`] resolves options.
+
+pub mod chunk;
+pub mod config;
+pub mod git;
+pub mod index;
+pub mod keyword;
+pub mod lang;
+pub mod parse;
+pub mod search;
+pub mod state;

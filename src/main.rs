@@ -1,0 +1,264 @@
+//! `git-rag`: the command line. Results go to stdout, progress and warnings
+//! to stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use serde::Serialize;
+
+use git_rag::git::Repo;
+use git_rag::index::{self, IndexOptions, Outcome};
+use git_rag::keyword::KeywordIndex;
+use git_rag::search::{self, Mode, QueryOptions};
+use git_rag::state::{IndexLock, IndexState, LastRun, STATE_FILE};
+use git_rag::config;
+
+#[derive(Parser)]
+#[command(name = "git-rag", version, about = "A retrieval index of a git repository that follows its commits")]
+struct Cli {
+    /// Where the index lives (default: <git-dir>/rag, or $GIT_RAG_DIR, or `git config rag.indexDir`).
+    #[arg(long, global = true, value_name = "DIR")]
+    index_dir: Option<PathBuf>,
+    /// Run as if started in this directory.
+    #[arg(short = 'C', global = true, value_name = "PATH")]
+    directory: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Bring the index to HEAD (or --rev): only what changed since the last run.
+    Index {
+        /// Ignore the previous index and rebuild everything.
+        #[arg(long)]
+        full: bool,
+        /// Index this revision instead of HEAD.
+        #[arg(long, value_name = "REV")]
+        rev: Option<String>,
+        /// Seconds to wait for another indexer to finish.
+        #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+        wait: f64,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+        /// No progress on stderr.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Search the index.
+    Query {
+        /// What to look for: words, identifiers, a question.
+        text: String,
+        #[arg(long, value_enum, default_value_t = Mode::Keyword)]
+        mode: Mode,
+        #[arg(long, short = 'n', default_value_t = 10)]
+        limit: usize,
+        /// Only this language (python, javascript, typescript, tsx, markdown, text).
+        #[arg(long)]
+        lang: Option<String>,
+        /// Only paths matching this glob (`src/**/*.py`; a pattern without `/` matches file names).
+        #[arg(long, value_name = "GLOB")]
+        path: Option<String>,
+        /// Only this kind (keyword mode: chunk kinds like function, class, method, code, file;
+        /// symbol mode: function, method, class, interface, type, enum, variable, const).
+        #[arg(long)]
+        kind: Option<String>,
+        /// Print the machine contract (JSON) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show what the index holds and whether it is behind HEAD.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("git-rag: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let cwd = match &cli.directory {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let repo = Repo::discover(&cwd)?;
+    let index_dir = config::index_dir(&repo, cli.index_dir.as_deref());
+    match cli.command {
+        Command::Index { full, rev, wait, json, quiet } => cmd_index(&repo, &index_dir, full, rev, wait, json, quiet),
+        Command::Query { text, mode, limit, lang, path, kind, json } => {
+            cmd_query(&repo, &index_dir, &text, QueryOptions { mode, limit: limit.max(1), lang, path, kind }, json)
+        }
+        Command::Status { json } => cmd_status(&repo, &index_dir, json),
+    }
+}
+
+fn short(id: &str) -> &str {
+    &id[..id.len().min(12)]
+}
+
+fn cmd_index(repo: &Repo, dir: &Path, full: bool, rev: Option<String>, wait: f64, json: bool, quiet: bool) -> Result<ExitCode> {
+    let opts = IndexOptions {
+        full,
+        rev,
+        chunk: config::chunk_options(repo),
+        lock_wait: Duration::from_secs_f64(wait.max(0.0)),
+        progress: !quiet,
+    };
+    let outcome = index::run(repo, dir, &opts)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&outcome)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    match outcome {
+        Outcome::Empty => {
+            eprintln!("git-rag: the repository has no commits yet; nothing to index");
+            println!("nothing indexed (no commits); embedded 0, reused 0");
+        }
+        Outcome::UpToDate { commit } => println!("index already at {}; embedded 0, reused 0", short(&commit)),
+        Outcome::Indexed(r) => {
+            let s = &r.skipped;
+            let skipped = s.binary + s.symlink + s.submodule + s.generated + s.unreadable;
+            if skipped > 0 && !quiet {
+                eprintln!(
+                    "git-rag: skipped {skipped} files ({} binary, {} symlinks, {} submodules, {} generated, {} unreadable)",
+                    s.binary, s.symlink, s.submodule, s.generated, s.unreadable
+                );
+            }
+            if r.files_with_syntax_errors > 0 && !quiet {
+                eprintln!("git-rag: {} files had syntax errors (indexed what parsed, plus their whole text)", r.files_with_syntax_errors);
+            }
+            println!(
+                "indexed {} ({}): {} files indexed, {} deleted, {} renamed; {} files, {} chunks, {} symbols in the index; {:.0} ms; embedded 0, reused 0",
+                short(&r.commit),
+                if r.full { "full" } else { "incremental" },
+                r.files_indexed,
+                r.files_deleted,
+                r.renamed,
+                r.files_total,
+                r.chunks_total,
+                r.symbols_total,
+                r.took_ms
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_query(repo: &Repo, dir: &Path, text: &str, opts: QueryOptions, json: bool) -> Result<ExitCode> {
+    let state = IndexState::load(&dir.join(STATE_FILE))?;
+    let Some(state) = state.filter(|s| s.last_commit.is_some()) else {
+        anyhow::bail!("there is no index yet at {}; run `git rag index` first", dir.display());
+    };
+    if let (Some(indexed), Ok(Some(head))) = (&state.last_commit, repo.head_commit()) {
+        if indexed != &head.to_string() {
+            eprintln!("git-rag: warning: the index is at {} but HEAD is {}; run `git rag index`", short(indexed), short(&head.to_string()));
+        }
+    }
+    let keyword = KeywordIndex::open(&dir.join("keyword"))?;
+    let response = search::search(&keyword, text, &opts)?;
+    if json {
+        println!("{}", serde_json::to_string(&response)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if response.results.is_empty() {
+        eprintln!("git-rag: no results");
+    }
+    for hit in &response.results {
+        println!(
+            "{}:{}-{}  {}  [{}, {:.2}]",
+            hit.path,
+            hit.start_line,
+            hit.end_line,
+            hit.symbol.as_deref().unwrap_or("-"),
+            hit.kind,
+            hit.score
+        );
+        for line in hit.content.lines().filter(|l| !l.trim().is_empty()).take(3) {
+            let line: String = line.chars().take(120).collect();
+            println!("    {line}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Serialize)]
+struct Status {
+    index_dir: String,
+    indexed_commit: Option<String>,
+    head: Option<String>,
+    stale: bool,
+    indexing: bool,
+    counts: Counts,
+    last_run: LastRunSummary,
+}
+
+#[derive(Serialize)]
+struct Counts {
+    files: usize,
+    chunks: usize,
+    symbols: usize,
+}
+
+#[derive(Serialize)]
+struct LastRunSummary {
+    embedded: usize,
+    reused: usize,
+    error: Option<String>,
+    finished_at: Option<u64>,
+    mode: Option<String>,
+}
+
+fn cmd_status(repo: &Repo, dir: &Path, json: bool) -> Result<ExitCode> {
+    let state = IndexState::load(&dir.join(STATE_FILE))?;
+    let head = repo.head_commit()?.map(|h| h.to_string());
+    let indexed = state.as_ref().and_then(|s| s.last_commit.clone());
+    let last = LastRun::load(dir);
+    let status = Status {
+        index_dir: dir.display().to_string(),
+        stale: indexed != head,
+        indexed_commit: indexed,
+        head,
+        indexing: IndexLock::is_held(dir),
+        counts: Counts {
+            files: state.as_ref().map_or(0, |s| s.files.len()),
+            chunks: state.as_ref().map_or(0, |s| s.chunk_count()),
+            symbols: state.as_ref().map_or(0, |s| s.symbol_count()),
+        },
+        last_run: LastRunSummary {
+            embedded: last.as_ref().map_or(0, |l| l.embedded),
+            reused: last.as_ref().map_or(0, |l| l.reused),
+            error: last.as_ref().and_then(|l| l.error.clone()),
+            finished_at: last.as_ref().map(|l| l.finished_at),
+            mode: last.as_ref().map(|l| l.mode.clone()),
+        },
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&status)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("index:    {}", status.index_dir);
+    println!("indexed:  {}", status.indexed_commit.as_deref().map(short).unwrap_or("(nothing)"));
+    println!("HEAD:     {}", status.head.as_deref().map(short).unwrap_or("(no commits)"));
+    println!("stale:    {}", if status.stale { "yes (run `git rag index`)" } else { "no" });
+    if status.indexing {
+        println!("indexing: a run is in progress");
+    }
+    println!("counts:   {} files, {} chunks, {} symbols", status.counts.files, status.counts.chunks, status.counts.symbols);
+    if let Some(err) = &status.last_run.error {
+        println!("last run: failed: {err}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,383 @@
+//! Query the index: keyword (BM25 over chunks, with symbol-name boosts) and
+//! symbol (exact, case-insensitive and prefix lookup of definitions).
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use globset::{GlobBuilder, GlobMatcher};
+use serde::Serialize;
+use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, RegexQuery, TermQuery, TermSetQuery};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{Searcher, Term};
+
+use crate::keyword::{code_terms, get_str, get_u64, KeywordError, KeywordIndex};
+use crate::lang::Language;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error(transparent)]
+    Keyword(#[from] KeywordError),
+    #[error("invalid --path glob `{glob}`: {message}")]
+    BadGlob { glob: String, message: String },
+    #[error("unknown language `{0}` (known: python, javascript, typescript, tsx, markdown, text)")]
+    BadLanguage(String),
+}
+
+pub type Result<T> = std::result::Result<T, SearchError>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Keyword,
+    Symbol,
+}
+
+#[derive(Debug, Clone)]
+pub struct QueryOptions {
+    pub mode: Mode,
+    pub limit: usize,
+    pub lang: Option<String>,
+    pub path: Option<String>,
+    pub kind: Option<String>,
+}
+
+/// Rank of a result in each retriever (1-based), `None` where it did not appear.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Signals {
+    pub bm25: Option<usize>,
+    pub dense: Option<usize>,
+    pub graph: Option<usize>,
+    pub symbol: Option<usize>,
+}
+
+/// One result, in the shape of the JSON contract.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Hit {
+    pub rank: usize,
+    pub path: String,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub symbol: Option<String>,
+    pub kind: String,
+    pub language: String,
+    pub score: f32,
+    pub content: String,
+    pub signals: Signals,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Response {
+    pub query: String,
+    pub took_ms: f64,
+    pub results: Vec<Hit>,
+}
+
+/// Words that carry no meaning in a question about code.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "if", "in", "into", "is", "it",
+    "its", "me", "of", "on", "or", "show", "that", "the", "their", "this", "to", "was", "what", "when", "where", "which", "who", "why",
+    "with", "find", "defined", "definition", "implementation", "implemented", "code", "there", "we", "our", "get's", "does", "happens",
+    "work", "works", "used", "handle", "handled", "handles", "should", "would", "any", "all", "about", "after", "before", "some", "then",
+];
+
+fn is_stopword(w: &str) -> bool {
+    STOPWORDS.contains(&w)
+}
+
+/// Words of the query that look like identifiers: `snake_case`, `camelCase`,
+/// `Dotted.name`, `call()` or `backticked`.
+fn identifier_words(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for raw in text.split_whitespace() {
+        let backticked = raw.starts_with('`');
+        let called = raw.contains("()");
+        let w = raw.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '#'));
+        let w = w.split('(').next().unwrap_or(w).trim_end_matches(['.', ',', '?', ':', ';', '\'', '"']);
+        if w.is_empty() {
+            continue;
+        }
+        let has_inner_upper = w.chars().skip(1).any(|c| c.is_uppercase()) && w.chars().any(|c| c.is_lowercase());
+        let looks_code = backticked || called || w.contains('_') || w.contains('.') || has_inner_upper || w.starts_with('#');
+        out.push((w.to_string(), looks_code));
+    }
+    out
+}
+
+/// Runs a query against the keyword index.
+pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Response> {
+    let started = Instant::now();
+    if let Some(l) = &opts.lang {
+        if Language::from_name(l).is_none() {
+            return Err(SearchError::BadLanguage(l.clone()));
+        }
+    }
+    let glob = match &opts.path {
+        Some(g) => Some(compile_glob(g)?),
+        None => None,
+    };
+    let (chunk_reader, symbol_reader) = index.readers()?;
+    let chunks = chunk_reader.searcher();
+    let results = match opts.mode {
+        Mode::Keyword => keyword_search(index, &chunks, text, opts, glob.as_ref())?,
+        Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, text, opts, glob.as_ref())?,
+    };
+    Ok(Response { query: text.to_string(), took_ms: started.elapsed().as_secs_f64() * 1000.0, results })
+}
+
+fn compile_glob(glob: &str) -> Result<GlobMatcher> {
+    // A pattern without `/` matches a file name at any depth, as in .gitignore.
+    let pattern = if glob.contains('/') { glob.to_string() } else { format!("**/{glob}") };
+    GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| SearchError::BadGlob { glob: glob.to_string(), message: e.to_string() })
+}
+
+/// Filters as a query that matches without scoring.
+fn filters(searcher: &Searcher, path_field: Field, lang_field: Field, kind_field: Field, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Box<dyn Query>>> {
+    let mut out: Vec<Box<dyn Query>> = Vec::new();
+    if let Some(l) = opts.lang.as_deref().and_then(Language::from_name) {
+        out.push(Box::new(TermQuery::new(Term::from_field_text(lang_field, l.name()), IndexRecordOption::Basic)));
+    }
+    if let Some(k) = &opts.kind {
+        out.push(Box::new(TermQuery::new(Term::from_field_text(kind_field, &k.to_lowercase()), IndexRecordOption::Basic)));
+    }
+    if let Some(glob) = glob {
+        // Expand the glob against the paths in the index.
+        let mut paths = BTreeSet::new();
+        for seg in searcher.segment_readers() {
+            let inverted = seg.inverted_index(path_field).map_err(|e| KeywordError::Tantivy { path: "path".into(), source: e })?;
+            let mut stream = inverted.terms().stream().map_err(|e| KeywordError::Io { path: "path".into(), source: e })?;
+            while stream.advance() {
+                if let Ok(p) = std::str::from_utf8(stream.key()) {
+                    if glob.is_match(p) {
+                        paths.insert(p.to_string());
+                    }
+                }
+            }
+        }
+        let terms: Vec<Term> = paths.iter().map(|p| Term::from_field_text(path_field, p)).collect();
+        out.push(Box::new(TermSetQuery::new(terms)));
+    }
+    Ok(out)
+}
+
+fn with_filters(main: Box<dyn Query>, filters: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+    if filters.is_empty() {
+        return main;
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, main)];
+    for f in filters {
+        clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(f, 0.0))));
+    }
+    Box::new(BooleanQuery::new(clauses))
+}
+
+/// How much a chunk kind is worth in a ranking: whole-file chunks are
+/// outlines, useful but rarely the answer.
+fn kind_weight(kind: &str) -> f32 {
+    match kind {
+        "file" | "fallback" => 0.5,
+        "window" => 0.8,
+        _ => 1.0,
+    }
+}
+
+fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Hit>> {
+    let cf = index.cf;
+    let mut terms: Vec<String> = Vec::new();
+    for t in code_terms(text) {
+        if !is_stopword(&t.text) && !terms.contains(&t.text) {
+            terms.push(t.text);
+        }
+    }
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    for t in &terms {
+        let term_q = |field: Field, boost: f32| -> (Occur, Box<dyn Query>) {
+            let q = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
+            (Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost)))
+        };
+        clauses.push(term_q(cf.content, 1.0));
+        clauses.push(term_q(cf.symbol_text, 2.0));
+        clauses.push(term_q(cf.path_text, 0.5));
+    }
+    // A word naming a symbol exactly is strong evidence.
+    let words = identifier_words(text);
+    let single = words.len() == 1;
+    for (w, looks_code) in &words {
+        let lc = w.to_lowercase();
+        if is_stopword(&lc) || (!looks_code && !single && lc.len() < 4) {
+            continue;
+        }
+        let boost = if *looks_code || single { 8.0 } else { 1.5 };
+        let q = TermQuery::new(Term::from_field_text(cf.symbol_names, &lc), IndexRecordOption::Basic);
+        clauses.push((Occur::Should, Box::new(ConstScoreQuery::new(Box::new(q), boost))));
+    }
+    let main: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
+    let query = with_filters(main, filters(searcher, cf.path, cf.language, cf.kind, opts, glob)?);
+    // Take more than asked, re-weight by kind, cut again.
+    let window = opts.limit * 3 + 20;
+    let top = index.top_docs(searcher, query.as_ref(), window, "key")?;
+    let mut hits = Vec::with_capacity(top.len());
+    for (score, addr) in top {
+        let doc = index.doc(searcher, addr)?;
+        let kind = get_str(&doc, cf.kind).unwrap_or_default();
+        let id = get_str(&doc, cf.id).unwrap_or_default();
+        hits.push((
+            score * kind_weight(&kind),
+            crate::keyword::key_of(&id),
+            Hit {
+                rank: 0,
+                path: get_str(&doc, cf.path).unwrap_or_default(),
+                start_line: get_u64(&doc, cf.start_line) as usize,
+                end_line: get_u64(&doc, cf.end_line) as usize,
+                symbol: get_str(&doc, cf.symbol),
+                kind,
+                language: get_str(&doc, cf.language).unwrap_or_default(),
+                score: 0.0,
+                content: get_str(&doc, cf.content).unwrap_or_default(),
+                signals: Signals::default(),
+            },
+        ));
+    }
+    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    Ok(hits
+        .into_iter()
+        .take(opts.limit)
+        .enumerate()
+        .map(|(i, (score, _, mut h))| {
+            h.rank = i + 1;
+            h.score = score;
+            h.signals.bm25 = Some(i + 1);
+            h
+        })
+        .collect())
+}
+
+fn symbol_search(index: &KeywordIndex, searcher: &Searcher, chunks: &Searcher, text: &str, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Hit>> {
+    let sf = index.sf;
+    let words = identifier_words(text);
+    let code_words: Vec<&String> = words.iter().filter(|(_, c)| *c).map(|(w, _)| w).collect();
+    // Prefer words that look like code; otherwise every meaningful word.
+    let candidates: Vec<String> = if code_words.is_empty() {
+        words.iter().map(|(w, _)| w.clone()).filter(|w| !is_stopword(&w.to_lowercase())).collect()
+    } else {
+        code_words.into_iter().cloned().collect()
+    };
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    let konst = |q: Box<dyn Query>, score: f32| -> (Occur, Box<dyn Query>) { (Occur::Should, Box::new(ConstScoreQuery::new(q, score))) };
+    for c in &candidates {
+        let lc = c.to_lowercase();
+        let term = |f: Field, v: &str| Box::new(TermQuery::new(Term::from_field_text(f, v), IndexRecordOption::Basic)) as Box<dyn Query>;
+        clauses.push(konst(term(sf.qualified, c), 20.0));
+        clauses.push(konst(term(sf.qualified_lc, &lc), 100.0));
+        clauses.push(konst(term(sf.name_lc, &lc), 60.0));
+        if let Some(last) = lc.rsplit('.').next().filter(|l| *l != lc) {
+            clauses.push(konst(term(sf.name_lc, last), 30.0));
+        }
+        if lc.chars().count() >= 3 {
+            if let Ok(q) = RegexQuery::from_pattern(&format!("{}.*", regex_escape(&lc)), sf.name_lc) {
+                clauses.push(konst(Box::new(q), 20.0));
+            }
+        }
+        for t in code_terms(c) {
+            let q = TermQuery::new(Term::from_field_text(sf.name_text, &t.text), IndexRecordOption::WithFreqs);
+            clauses.push((Occur::Should, Box::new(q)));
+        }
+    }
+    let main: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
+    let query = with_filters(main, filters(searcher, sf.path, sf.language, sf.kind, opts, glob)?);
+    let top = index.top_docs(searcher, query.as_ref(), opts.limit, "key")?;
+    let mut hits = Vec::with_capacity(top.len());
+    for (i, (score, addr)) in top.into_iter().enumerate() {
+        let doc = index.doc(searcher, addr)?;
+        let start_line = get_u64(&doc, sf.start_line) as usize;
+        let end_line = get_u64(&doc, sf.end_line) as usize;
+        let content = match get_str(&doc, sf.chunk_id) {
+            Some(id) => chunk_content(index, chunks, &id, start_line, end_line)?,
+            None => None,
+        };
+        let content = content.unwrap_or_else(|| {
+            let sig = get_str(&doc, sf.signature).unwrap_or_default();
+            match get_str(&doc, sf.doc) {
+                Some(d) => format!("{sig}\n{d}"),
+                None => sig,
+            }
+        });
+        hits.push(Hit {
+            rank: i + 1,
+            path: get_str(&doc, sf.path).unwrap_or_default(),
+            start_line,
+            end_line,
+            symbol: get_str(&doc, sf.qualified),
+            kind: get_str(&doc, sf.kind).unwrap_or_default(),
+            language: get_str(&doc, sf.language).unwrap_or_default(),
+            score,
+            content,
+            signals: Signals { symbol: Some(i + 1), ..Signals::default() },
+        });
+    }
+    Ok(hits)
+}
+
+/// The text of the chunk holding a symbol, cut to the symbol's lines when the
+/// chunk is verbatim source that spans more than the symbol.
+fn chunk_content(index: &KeywordIndex, chunks: &Searcher, id: &str, start: usize, end: usize) -> Result<Option<String>> {
+    let cf = index.cf;
+    let q = TermQuery::new(Term::from_field_text(cf.id, id), IndexRecordOption::Basic);
+    let top = index.top_docs(chunks, &q, 1, "key")?;
+    let Some((_, addr)) = top.first() else { return Ok(None) };
+    let doc = index.doc(chunks, *addr)?;
+    let content = get_str(&doc, cf.content).unwrap_or_default();
+    let kind = get_str(&doc, cf.kind).unwrap_or_default();
+    let c_start = get_u64(&doc, cf.start_line) as usize;
+    let c_end = get_u64(&doc, cf.end_line) as usize;
+    if kind == "code" && (c_start < start || c_end > end) && start >= c_start {
+        let lines: Vec<&str> = content.lines().collect();
+        let from = start - c_start;
+        let to = (end - c_start + 1).min(lines.len());
+        if from < to {
+            return Ok(Some(lines[from..to].join("\n")));
+        }
+    }
+    Ok(Some(content))
+}
+
+fn regex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$#&-~\"@<>".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifier_words_flag_code() {
+        let w = identifier_words("where is `parse_header_links` defined? Session.send() HTTPDigestAuth class");
+        let code: Vec<&str> = w.iter().filter(|(_, c)| *c).map(|(w, _)| w.as_str()).collect();
+        assert_eq!(code, vec!["parse_header_links", "Session.send", "HTTPDigestAuth"]);
+    }
+
+    #[test]
+    fn globs_without_slash_match_anywhere() {
+        let g = compile_glob("*.py").unwrap();
+        assert!(g.is_match("src/a/b.py"));
+        let g = compile_glob("src/*.py").unwrap();
+        assert!(g.is_match("src/b.py"));
+        assert!(!g.is_match("src/a/b.py"));
+    }
+}

@@ -1,0 +1,236 @@
+//! `.rag_index_state.json`: what the index holds, written atomically after
+//! every store has committed; the indexer lock; the record of the last run.
+//!
+//! The JSON Schema of the state file is `state/rag_index_state.schema.json`.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+/// Bump when the state file or the stores change shape; older indexes are rebuilt.
+pub const SCHEMA_VERSION: u32 = 1;
+pub const STATE_FILE: &str = ".rag_index_state.json";
+pub const LOCK_FILE: &str = "index.lock";
+pub const LAST_RUN_FILE: &str = "last_run.json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("the index state file {path} is corrupt ({message}); rebuild the index with `git rag index --full`")]
+    Corrupt { path: PathBuf, message: String },
+    #[error("the index state file {path} has schema version {found}, newer than this git-rag understands ({supported}); upgrade git-rag, or rebuild the index with `git rag index --full`")]
+    TooNew { path: PathBuf, found: u64, supported: u32 },
+    #[error("{action} {path}: {source}")]
+    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    #[error("another `git rag index` is running on {path} (waited {waited:?}); try again when it has finished")]
+    Locked { path: PathBuf, waited: Duration },
+}
+
+pub type Result<T> = std::result::Result<T, StateError>;
+
+fn io<'p>(action: &'static str, path: &'p Path) -> impl FnOnce(std::io::Error) -> StateError + 'p {
+    move |source| StateError::Io { action, path: path.to_path_buf(), source }
+}
+
+/// What the index holds for one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    /// Blob id of the indexed content.
+    pub blob: String,
+    pub language: String,
+    pub chunks: Vec<String>,
+    pub symbols: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexState {
+    pub schema_version: u32,
+    pub tool_version: String,
+    /// Hash of the options that change what is indexed; a change forces a rebuild.
+    pub config_hash: String,
+    pub last_commit: Option<String>,
+    /// Set before the stores are touched and cleared when a run completes:
+    /// a run that died may have left any store at this commit.
+    #[serde(default)]
+    pub pending_commit: Option<String>,
+    pub files: BTreeMap<String, FileState>,
+    /// Unix seconds of the last successful run.
+    pub updated_at: u64,
+}
+
+impl IndexState {
+    pub fn new(config_hash: String) -> IndexState {
+        IndexState {
+            schema_version: SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            config_hash,
+            last_commit: None,
+            pending_commit: None,
+            files: BTreeMap::new(),
+            updated_at: 0,
+        }
+    }
+
+    pub fn chunk_count(&self) -> usize {
+        self.files.values().map(|f| f.chunks.len()).sum()
+    }
+
+    pub fn symbol_count(&self) -> usize {
+        self.files.values().map(|f| f.symbols).sum()
+    }
+
+    /// Reads the state file; `Ok(None)` when there is none yet.
+    pub fn load(path: &Path) -> Result<Option<IndexState>> {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io("cannot read", path)(e)),
+        };
+        let corrupt = |message: String| StateError::Corrupt { path: path.to_path_buf(), message };
+        // Look at the version first, so that a newer format is reported as such.
+        let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
+        let version = value
+            .get("schema_version")
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| corrupt("no schema_version".into()))?;
+        if version > u64::from(SCHEMA_VERSION) {
+            return Err(StateError::TooNew { path: path.to_path_buf(), found: version, supported: SCHEMA_VERSION });
+        }
+        let state: IndexState = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
+        Ok(Some(state))
+    }
+
+    /// Writes the state file atomically: temp file, fsync, rename.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let json = serde_json::to_vec(self).map_err(|e| StateError::Corrupt { path: path.to_path_buf(), message: e.to_string() })?;
+        write_atomic(path, &json)
+    }
+}
+
+pub fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// Temp file in the same directory, fsync, rename over the target, fsync the directory.
+pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
+    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+    let mut f = File::create(&tmp).map_err(io("cannot write", &tmp))?;
+    f.write_all(data).map_err(io("cannot write", &tmp))?;
+    f.sync_all().map_err(io("cannot sync", &tmp))?;
+    drop(f);
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io("cannot replace", path)(e));
+    }
+    if let Some(dir) = path.parent() {
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// The record of the last `git rag index` run, successful or not.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LastRun {
+    pub finished_at: u64,
+    pub commit: Option<String>,
+    pub mode: String,
+    pub files_indexed: usize,
+    pub files_deleted: usize,
+    pub chunks: usize,
+    pub embedded: usize,
+    pub reused: usize,
+    pub took_ms: f64,
+    pub error: Option<String>,
+}
+
+impl LastRun {
+    pub fn load(dir: &Path) -> Option<LastRun> {
+        let bytes = std::fs::read(dir.join(LAST_RUN_FILE)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        let json = serde_json::to_vec_pretty(self).map_err(|e| StateError::Corrupt { path: dir.join(LAST_RUN_FILE), message: e.to_string() })?;
+        write_atomic(&dir.join(LAST_RUN_FILE), &json)
+    }
+}
+
+/// An exclusive lock on an index directory, released on drop (or when the
+/// process dies: the OS drops the lock with the file descriptor).
+pub struct IndexLock {
+    _file: File,
+}
+
+impl IndexLock {
+    /// Takes the lock, polling for up to `wait`.
+    pub fn acquire(dir: &Path, wait: Duration) -> Result<IndexLock> {
+        let path = dir.join(LOCK_FILE);
+        let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io("cannot open", &path))?;
+        let start = Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => {
+                    let _ = file.set_len(0);
+                    let _ = (&file).write_all(std::process::id().to_string().as_bytes());
+                    return Ok(IndexLock { _file: file });
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    if start.elapsed() >= wait {
+                        return Err(StateError::Locked { path: dir.to_path_buf(), waited: wait });
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io("cannot lock", &path)(e)),
+            }
+        }
+    }
+
+    /// Whether some process holds the lock right now.
+    pub fn is_held(dir: &Path) -> bool {
+        let path = dir.join(LOCK_FILE);
+        let Ok(file) = OpenOptions::new().read(true).open(path) else { return false };
+        matches!(file.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundtrip_and_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(STATE_FILE);
+        assert!(IndexState::load(&path).unwrap().is_none());
+        let mut s = IndexState::new("abc".into());
+        s.last_commit = Some("deadbeef".into());
+        s.files.insert("a.py".into(), FileState { blob: "1".into(), language: "python".into(), chunks: vec!["x".into()], symbols: 2 });
+        s.save(&path).unwrap();
+        assert_eq!(IndexState::load(&path).unwrap(), Some(s));
+
+        std::fs::write(&path, b"{not json").unwrap();
+        let err = IndexState::load(&path).unwrap_err().to_string();
+        assert!(err.contains("corrupt") && err.contains("git rag index --full"), "{err}");
+
+        std::fs::write(&path, br#"{"schema_version": 99, "whatever": true}"#).unwrap();
+        let err = IndexState::load(&path).unwrap_err().to_string();
+        assert!(err.contains("newer") && err.contains("99"), "{err}");
+    }
+
+    #[test]
+    fn lock_is_exclusive() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = IndexLock::acquire(dir.path(), Duration::from_millis(10)).unwrap();
+        assert!(IndexLock::is_held(dir.path()));
+        let err = IndexLock::acquire(dir.path(), Duration::from_millis(100)).err().unwrap();
+        assert!(err.to_string().contains("another `git rag index` is running"));
+        drop(lock);
+        assert!(!IndexLock::is_held(dir.path()));
+        IndexLock::acquire(dir.path(), Duration::from_millis(10)).unwrap();
+    }
+}
