@@ -22,7 +22,7 @@ use tantivy::query::{Bm25StatisticsProvider, Query};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, STORED, STRING,
 };
-use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+use tantivy::tokenizer::{Language as StemLanguage, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer};
 use tantivy::{DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term, TERMINATED};
 
 use crate::chunk::FileChunks;
@@ -121,6 +121,23 @@ pub fn split_identifier(word: &str) -> Vec<&str> {
         parts.push(&word[s..]);
     }
     parts
+}
+
+/// The analyzer of every code text field: [`code_terms`], then English
+/// stemming, so `sessions` finds `session` and `persisted` finds `persist`.
+pub fn analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(CodeTokenizer).filter(Stemmer::new(StemLanguage::English)).build()
+}
+
+/// Query-side terms: exactly what the index holds for the same text.
+pub fn analyze(text: &str) -> Vec<String> {
+    let mut analyzer = analyzer();
+    let mut stream = analyzer.token_stream(text);
+    let mut out = Vec::new();
+    while stream.advance() {
+        out.push(stream.token().text.clone());
+    }
+    out
 }
 
 /// tantivy adapter for [`code_terms`].
@@ -356,7 +373,7 @@ fn open_one(dir: &Path, schema: Schema, create: bool) -> Result<Index> {
     } else {
         Index::create(directory, schema, Default::default()).map_err(tantivy_err)?
     };
-    index.tokenizers().register(TOKENIZER, CodeTokenizer);
+    index.tokenizers().register(TOKENIZER, analyzer());
     Ok(index)
 }
 

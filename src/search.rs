@@ -10,7 +10,7 @@ use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, Re
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
 
-use crate::keyword::{code_terms, get_str, get_u64, KeywordError, KeywordIndex};
+use crate::keyword::{analyze, get_str, get_u64, KeywordError, KeywordIndex};
 use crate::lang::Language;
 
 #[derive(Debug, thiserror::Error)]
@@ -187,9 +187,15 @@ fn kind_weight(kind: &str) -> f32 {
 fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Hit>> {
     let cf = index.cf;
     let mut terms: Vec<String> = Vec::new();
-    for t in code_terms(text) {
-        if !is_stopword(&t.text) && !terms.contains(&t.text) {
-            terms.push(t.text);
+    for w in text.split_whitespace() {
+        let lw = w.to_lowercase();
+        if is_stopword(lw.trim_matches(|c: char| !c.is_alphanumeric())) {
+            continue;
+        }
+        for t in analyze(w) {
+            if !terms.contains(&t) {
+                terms.push(t);
+            }
         }
     }
     if terms.is_empty() {
@@ -287,8 +293,8 @@ fn symbol_search(index: &KeywordIndex, searcher: &Searcher, chunks: &Searcher, t
                 clauses.push(konst(Box::new(q), 20.0));
             }
         }
-        for t in code_terms(c) {
-            let q = TermQuery::new(Term::from_field_text(sf.name_text, &t.text), IndexRecordOption::WithFreqs);
+        for t in analyze(c) {
+            let q = TermQuery::new(Term::from_field_text(sf.name_text, &t), IndexRecordOption::WithFreqs);
             clauses.push((Occur::Should, Box::new(q)));
         }
     }

@@ -1,0 +1,152 @@
+//! Helpers for integration tests: real git repositories in temp dirs, and the
+//! real `git-rag` binary run against them.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub struct TestRepo {
+    pub dir: tempfile::TempDir,
+}
+
+/// Runs git with a fixed identity and no user or system config.
+pub fn git_in(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2001-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2001-01-01T00:00:00Z")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+impl TestRepo {
+    pub fn new() -> TestRepo {
+        let dir = tempfile::tempdir().expect("tempdir");
+        git_in(dir.path(), &["init", "-q", "-b", "main"]);
+        TestRepo { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn git(&self, args: &[&str]) -> String {
+        git_in(self.path(), args)
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        let p = self.path().join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, content).expect("write");
+    }
+
+    pub fn remove(&self, rel: &str) {
+        std::fs::remove_file(self.path().join(rel)).expect("remove");
+    }
+
+    /// Stages everything and commits; returns the commit id.
+    pub fn commit(&self, msg: &str) -> String {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", msg]);
+        self.git(&["rev-parse", "HEAD"])
+    }
+
+    pub fn default_index_dir(&self) -> PathBuf {
+        self.path().join(".git").join("rag")
+    }
+
+    /// Runs `git-rag` in the repository.
+    pub fn rag(&self, args: &[&str]) -> Output {
+        rag_in(self.path(), args)
+    }
+
+    /// Runs `git-rag` and asserts success; returns stdout.
+    pub fn rag_ok(&self, args: &[&str]) -> String {
+        let out = self.rag(args);
+        assert!(
+            out.status.success(),
+            "git-rag {args:?} failed\nstdout: {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+
+    pub fn status(&self, extra: &[&str]) -> Value {
+        let mut args = vec!["status", "--json"];
+        args.extend_from_slice(extra);
+        serde_json::from_str(&self.rag_ok(&args)).expect("status json")
+    }
+
+    /// Query results as JSON, without the timing.
+    pub fn query(&self, text: &str, extra: &[&str]) -> Value {
+        let mut args = vec!["query", text, "--json"];
+        args.extend_from_slice(extra);
+        let mut v: Value = serde_json::from_str(&self.rag_ok(&args)).expect("query json");
+        if let Some(o) = v.as_object_mut() {
+            o.remove("took_ms");
+        }
+        v
+    }
+
+    /// (path, start_line, end_line, symbol) of each result.
+    pub fn hits(&self, text: &str, extra: &[&str]) -> Vec<(String, u64, u64, Option<String>)> {
+        let v = self.query(text, extra);
+        v["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| {
+                (
+                    r["path"].as_str().unwrap_or_default().to_string(),
+                    r["start_line"].as_u64().unwrap_or(0),
+                    r["end_line"].as_u64().unwrap_or(0),
+                    r["symbol"].as_str().map(str::to_string),
+                )
+            })
+            .collect()
+    }
+
+    pub fn paths_of(&self, text: &str, extra: &[&str]) -> Vec<String> {
+        let mut p: Vec<String> = self.hits(text, extra).into_iter().map(|h| h.0).collect();
+        p.dedup();
+        p
+    }
+
+    /// The per-file part of the state file.
+    pub fn state_files(&self, index_dir: &Path) -> Value {
+        let text = std::fs::read_to_string(index_dir.join(".rag_index_state.json")).expect("state file");
+        let v: Value = serde_json::from_str(&text).expect("state json");
+        v["files"].clone()
+    }
+}
+
+pub fn rag_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_git-rag"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_RAG_DIR")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git-rag runs")
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string()
+}

@@ -1,0 +1,241 @@
+//! Incremental equals full: after every commit of a history, the index that
+//! was updated step by step answers every query exactly like a fresh full
+//! index of the same commit, and holds the same files and chunks.
+
+mod common;
+
+use std::path::Path;
+
+use common::{rag_in, TestRepo};
+use serde_json::Value;
+
+const QUERIES: &[&str] = &[
+    "session",
+    "parse config file",
+    "cache entry expires",
+    "handler",
+    "compute_total",
+    "fetchUser",
+    "retry with backoff",
+    "render template",
+    "Invoice",
+    "validate",
+    "how are errors logged",
+    "module.exports",
+];
+
+fn rag_ok(dir: &Path, args: &[&str]) -> String {
+    let out = rag_in(dir, args);
+    assert!(out.status.success(), "git-rag {args:?}: {}", common::stderr(&out));
+    common::stdout(&out)
+}
+
+/// Every query of the fixed set, in both modes, against one index dir.
+fn answers(repo_dir: &Path, index_dir: &Path) -> Vec<Value> {
+    let dir = index_dir.to_str().expect("utf-8 path");
+    let mut out = Vec::new();
+    for q in QUERIES {
+        for mode in ["keyword", "symbol"] {
+            let text = rag_ok(repo_dir, &["query", q, "--json", "--limit", "15", "--mode", mode, "--index-dir", dir]);
+            let mut v: Value = serde_json::from_str(&text).expect("json");
+            v.as_object_mut().expect("object").remove("took_ms");
+            out.push(v);
+        }
+    }
+    out
+}
+
+fn state_files(index_dir: &Path) -> Value {
+    let text = std::fs::read_to_string(index_dir.join(".rag_index_state.json")).expect("state");
+    serde_json::from_str::<Value>(&text).expect("json")["files"].clone()
+}
+
+/// Compares the incremental index in `inc` with a fresh full index of `rev`.
+fn assert_same_as_full(repo_dir: &Path, inc: &Path, rev: &str, scratch: &Path, label: &str) {
+    let full = scratch.join(format!("full-{label}"));
+    rag_ok(repo_dir, &["index", "--full", "--rev", rev, "-q", "--index-dir", full.to_str().expect("utf-8")]);
+    assert_eq!(state_files(inc), state_files(&full), "{label}: indexed files and chunk ids differ");
+    let a = answers(repo_dir, inc);
+    let b = answers(repo_dir, &full);
+    for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+        assert_eq!(x, y, "{label}: query {} ({}) answers differ", QUERIES[i / 2], if i % 2 == 0 { "keyword" } else { "symbol" });
+    }
+    let _ = std::fs::remove_dir_all(&full);
+}
+
+/// A tiny deterministic generator (no dependency, same history every run).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn pick(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const WORDS: &[&str] = &["session", "cache", "invoice", "user", "config", "template", "retry", "token", "order", "report"];
+
+fn python_file(rng: &mut Lcg, n: usize) -> String {
+    let mut s = String::from("import logging\n\nlog = logging.getLogger(__name__)\n\n");
+    for i in 0..n {
+        let w = WORDS[rng.pick(WORDS.len())];
+        match rng.pick(3) {
+            0 => s.push_str(&format!(
+                "def compute_total_{w}_{i}(items):\n    \"\"\"Compute the total of {w} items.\"\"\"\n    total = 0\n    for it in items:\n        total += it.amount\n    return total\n\n"
+            )),
+            1 => s.push_str(&format!(
+                "class {}{i}:\n    \"\"\"A {w} with retry with backoff.\"\"\"\n\n    def validate(self, value):\n        if not value:\n            log.error(\"invalid {w}\")\n            raise ValueError(value)\n        return value\n\n    def handler(self, request):\n        return self.validate(request.{w})\n\n",
+                capitalize(w)
+            )),
+            _ => s.push_str(&format!("def parse_{w}_config_{i}(path):\n    with open(path) as fh:\n        return fh.read().split(\"{w}\")\n\n")),
+        }
+    }
+    s
+}
+
+fn js_file(rng: &mut Lcg, n: usize) -> String {
+    let mut s = String::from("'use strict';\n\n");
+    for i in 0..n {
+        let w = WORDS[rng.pick(WORDS.len())];
+        match rng.pick(3) {
+            0 => s.push_str(&format!("/** Fetch a {w}. */\nasync function fetchUser{i}(id) {{\n  const res = await fetch('/{w}/' + id);\n  return res.json();\n}}\n\n")),
+            1 => s.push_str(&format!("exports.render{i} = function render(template, {w}) {{\n  return template.replace('{{{{{w}}}}}', {w});\n}};\n\n")),
+            _ => s.push_str(&format!("const handler{i} = (req, res) => {{\n  console.error('{w} failed');\n  res.status(500).send('{w}');\n}};\nmodule.exports.handler{i} = handler{i};\n\n")),
+        }
+    }
+    s
+}
+
+fn ts_file(rng: &mut Lcg, n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        let w = WORDS[rng.pick(WORDS.len())];
+        match rng.pick(2) {
+            0 => s.push_str(&format!("export interface {}Entry{i} {{\n  value: string;\n  expiresAt: number;\n}}\n\n", capitalize(w))),
+            _ => s.push_str(&format!(
+                "export class {}Cache{i} {{\n  private entries = new Map<string, number>();\n  get(key: string): number | undefined {{\n    return this.entries.get(key);\n  }}\n  validate = (v: number) => v > 0;\n}}\n\n",
+                capitalize(w)
+            )),
+        }
+    }
+    s
+}
+
+fn capitalize(w: &str) -> String {
+    let mut c = w.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+fn new_content(rng: &mut Lcg, path: &str) -> String {
+    let n = 1 + rng.pick(5);
+    if path.ends_with(".py") {
+        python_file(rng, n)
+    } else if path.ends_with(".js") {
+        js_file(rng, n)
+    } else {
+        ts_file(rng, n)
+    }
+}
+
+#[test]
+fn generated_history_incremental_equals_full() {
+    let repo = TestRepo::new();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let inc = scratch.path().join("incremental");
+    let inc_s = inc.to_str().expect("utf-8").to_string();
+    let mut rng = Lcg(42);
+    let mut files: Vec<String> = Vec::new();
+    let exts = ["py", "js", "ts"];
+    for i in 0..6 {
+        let path = format!("pkg{}/mod{i}.{}", i % 2, exts[i % 3]);
+        repo.write(&path, new_content(&mut rng, &path));
+        files.push(path);
+    }
+    repo.commit("initial");
+    rag_ok(repo.path(), &["index", "-q", "--index-dir", &inc_s]);
+
+    let mut serial = 100;
+    for step in 0..18 {
+        // One to three operations per commit.
+        for _ in 0..1 + rng.pick(3) {
+            serial += 1;
+            match rng.pick(6) {
+                0 | 1 if !files.is_empty() => {
+                    // Modify: rewrite or append.
+                    let path = files[rng.pick(files.len())].clone();
+                    let mut text = std::fs::read_to_string(repo.path().join(&path)).expect("read");
+                    if rng.pick(2) == 0 {
+                        text.push_str(&new_content(&mut rng, &path));
+                    } else {
+                        text = new_content(&mut rng, &path);
+                    }
+                    repo.write(&path, text);
+                }
+                2 if files.len() > 2 => {
+                    let path = files.remove(rng.pick(files.len()));
+                    repo.remove(&path);
+                }
+                3 if !files.is_empty() => {
+                    // Pure rename.
+                    let i = rng.pick(files.len());
+                    let ext = files[i].rsplit('.').next().expect("ext").to_string();
+                    let to = format!("moved/f{serial}.{ext}");
+                    std::fs::create_dir_all(repo.path().join("moved")).expect("mkdir");
+                    repo.git(&["mv", &files[i], &to]);
+                    files[i] = to;
+                }
+                4 if !files.is_empty() => {
+                    // Rename with a small edit.
+                    let i = rng.pick(files.len());
+                    let ext = files[i].rsplit('.').next().expect("ext").to_string();
+                    let to = format!("renamed/g{serial}.{ext}");
+                    std::fs::create_dir_all(repo.path().join("renamed")).expect("mkdir");
+                    repo.git(&["mv", &files[i], &to]);
+                    let mut text = std::fs::read_to_string(repo.path().join(&to)).expect("read");
+                    text.push_str("\n// edited\n");
+                    repo.write(&to, text);
+                    files[i] = to;
+                }
+                _ => {
+                    let path = format!("pkg{}/new{serial}.{}", serial % 3, exts[rng.pick(3)]);
+                    repo.write(&path, new_content(&mut rng, &path));
+                    files.push(path);
+                }
+            }
+        }
+        let head = repo.commit(&format!("step {step}"));
+        rag_ok(repo.path(), &["index", "-q", "--index-dir", &inc_s]);
+        assert_same_as_full(repo.path(), &inc, &head, scratch.path(), &format!("step{step}"));
+    }
+}
+
+/// The real pydantic release chain from the eval kit, first tag to last.
+/// Needs `GIT_RAG_EVAL_CORPORA` pointing at corpora built with
+/// `shared/eval/corpus.py` (`scripts/test.sh` builds it).
+#[test]
+fn pydantic_chain_incremental_equals_full() {
+    let Some(root) = std::env::var_os("GIT_RAG_EVAL_CORPORA") else {
+        eprintln!("skipped: no GIT_RAG_EVAL_CORPORA (scripts/test.sh sets it after building the pydantic-chain corpus)");
+        return;
+    };
+    let corpus = Path::new(&root).join("pydantic-chain");
+    assert!(corpus.join(".git").exists(), "no pydantic-chain corpus at {}", corpus.display());
+    let tags = common::git_in(&corpus, &["tag", "--sort=creatordate"]);
+    let mut tags: Vec<&str> = tags.lines().collect();
+    // Creation dates are fixed one day apart, so this is release order.
+    tags.sort_by_key(|t| common::git_in(&corpus, &["log", "-1", "--format=%ct", t]).parse::<u64>().unwrap_or(0));
+    assert_eq!(tags.len(), 5, "{tags:?}");
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let inc = scratch.path().join("incremental");
+    let inc_s = inc.to_str().expect("utf-8").to_string();
+    for tag in tags {
+        let out = rag_ok(&corpus, &["index", "-q", "--rev", tag, "--index-dir", &inc_s]);
+        eprintln!("{tag}: {}", out.trim());
+        assert_same_as_full(&corpus, &inc, tag, scratch.path(), tag);
+    }
+}
