@@ -165,6 +165,15 @@ pub fn run(repo: &Repo, index_dir: &Path, opts: &IndexOptions) -> Result<Outcome
     result
 }
 
+/// Fault injection for crash tests: `GIT_RAG_FAILPOINT=<name>` kills the
+/// process at that point as abruptly as `kill -9` would (no destructors run).
+fn failpoint(name: &str) {
+    if std::env::var_os("GIT_RAG_FAILPOINT").is_some_and(|v| v == name) {
+        eprintln!("git-rag: failpoint {name}: aborting");
+        std::process::abort();
+    }
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -288,8 +297,10 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         }
     }
 
+    failpoint("before-keyword-commit");
     let t = Instant::now();
     writer.commit(&target.to_string())?;
+    failpoint("after-keyword-commit");
     drop(keyword);
     timings.insert("commit".into(), ms(t.elapsed()));
 

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the whole test suite. When the eval kit is beside this checkout
+# (../shared/eval), it first builds the real pydantic-chain corpus so that the
+# incremental-equals-full test also runs on five real releases.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
+EVAL_DIR="${GIT_RAG_EVAL_DIR:-../shared/eval}"
+
+if [ -z "${GIT_RAG_EVAL_CORPORA:-}" ] && [ -f "$EVAL_DIR/corpus.py" ]; then
+  corpora="${GIT_RAG_CORPORA_CACHE:-$HOME/.cache/git-rag-eval-corpora}"
+  chain="$corpora/pydantic-chain"
+  want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["expected"]["commits"]["2.10.4"])' "$EVAL_DIR/specs/pydantic-chain.json")
+  have=$(git -C "$chain" rev-parse -q --verify 'refs/tags/2.10.4^{commit}' 2>/dev/null || true)
+  if [ "$have" != "$want" ]; then
+    echo "building the pydantic-chain corpus into $chain" >&2
+    mkdir -p "$corpora"
+    if python3 "$EVAL_DIR/corpus.py" build "$EVAL_DIR/specs/pydantic-chain.json" "$chain" --force >&2; then
+      :
+    else
+      echo "warning: could not build the pydantic-chain corpus; that test will be skipped" >&2
+    fi
+  fi
+  if [ -d "$chain/.git" ]; then
+    export GIT_RAG_EVAL_CORPORA="$corpora"
+  fi
+fi
+
+cargo test --locked "$@"
