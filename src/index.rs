@@ -62,7 +62,14 @@ impl Default for IndexOptions {
 
 /// Hash of everything that changes what ends up in the index.
 pub fn config_hash(chunk: &ChunkOptions) -> String {
-    let key = format!("schema={};chunk={};max_parse={};window={}", crate::state::SCHEMA_VERSION, chunk.budget, chunk.max_parse_bytes, chunk.max_window_lines);
+    let key = format!(
+        "schema={};keyword={};chunk={};max_parse={};window={}",
+        crate::state::SCHEMA_VERSION,
+        crate::keyword::FORMAT_VERSION,
+        chunk.budget,
+        chunk.max_parse_bytes,
+        chunk.max_window_lines
+    );
     blake3::hash(key.as_bytes()).to_hex()[..16].to_string()
 }
 

@@ -43,6 +43,10 @@ pub enum KeywordError {
 pub type Result<T> = std::result::Result<T, KeywordError>;
 
 const TOKENIZER: &str = "code";
+
+/// Bump when the analyzer or the document layout changes: what is stored
+/// differs even though the tantivy schema may not, so indexes are rebuilt.
+pub const FORMAT_VERSION: u32 = 1;
 const MAX_TOKEN_LEN: usize = 80;
 
 /// Splits source text into searchable terms: every identifier whole

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Indexing speed on the eval kit's `large` corpus (~9,300 files, ~83 MB):
+#  1. full keyword+symbol index, N runs (median): files/s, MB/s, wall and CPU;
+#     reference in the same run: `git archive HEAD` (reading every blob once).
+#  2. one-file commits on a local clone, M runs (median): the work time git-rag
+#     reports (took_ms) and the process wall time; reference: the `git commit`
+#     that made the change.
+# Quote medians: the machine is shared and noisy.
+#   scripts/bench-index.sh [RUNS=3] [COMMITS=10]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-3}"; commits="${2:-10}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
+EVAL_DIR="$(cd "${GIT_RAG_EVAL_DIR:-../shared/eval}" && pwd)"
+CORPORA="${CORPORA:-$HOME/.cache/git-rag-eval-corpora}"
+cargo build --release --locked -q
+bin="$CARGO_TARGET_DIR/release/git-rag"
+large="$CORPORA/large"
+[ -d "$large/.git" ] || python3 "$EVAL_DIR/corpus.py" build "$EVAL_DIR/specs/large.json" "$large" >&2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 - "$bin" "$large" "$work" "$runs" "$commits" <<'PY'
+import json, os, resource, statistics, subprocess, sys, time
+bin_, large, work, runs, commits = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
+           GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
+           GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid")
+
+def timed(cmd, cwd):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return wall, cpu, p.stdout
+
+print(f"machine: {os.cpu_count()} cores")
+full = []
+for i in range(runs):
+    idx = os.path.join(work, f"full{i}")
+    ref_wall, _, _ = timed(["sh", "-c", "git archive HEAD | wc -c"], large)
+    wall, cpu, out = timed([bin_, "index", "--full", "-q", "--json", "--index-dir", idx], large)
+    rep = json.loads(out)
+    full.append((wall, cpu, rep, ref_wall))
+    subprocess.run(["rm", "-rf", idx])
+    print(f"full run {i+1}: {rep['files_indexed']} files, {rep['bytes_indexed']/1e6:.1f} MB, wall {wall:.2f}s cpu {cpu:.2f}s, git archive {ref_wall:.2f}s", flush=True)
+wall = statistics.median(f[0] for f in full)
+cpu = statistics.median(f[1] for f in full)
+ref = statistics.median(f[3] for f in full)
+rep = full[0][2]
+files, mb = rep["files_indexed"], rep["bytes_indexed"] / 1e6
+print(f"FULL (median of {runs}): {files/wall:.0f} files/s, {mb/wall:.1f} MB/s wall; {cpu:.1f} CPU-s; "
+      f"{files} files, {rep['chunks_total']} chunks, {rep['symbols_total']} symbols; "
+      f"ratio to `git archive HEAD`: {wall/ref:.1f}x")
+print("  timings of run 1 (ms):", json.dumps(rep["timings"]))
+
+clone = os.path.join(work, "clone")
+subprocess.run(["git", "clone", "-q", "--local", large, clone], check=True, env=env)
+idx = os.path.join(work, "inc")
+timed([bin_, "index", "-q", "--index-dir", idx], clone)
+files = subprocess.run(["git", "ls-files", "*.py"], cwd=clone, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+took, walls, commit_walls = [], [], []
+for i in range(commits):
+    f = files[(i * 7919) % len(files)]
+    with open(os.path.join(clone, f), "a") as fh:
+        fh.write(f"\n\ndef bench_added_{i}(x):\n    return x + {i}\n")
+    cw, _, _ = timed(["git", "commit", "-q", "-am", f"bench {i}"], clone)
+    w, _, out = timed([bin_, "index", "-q", "--json", "--index-dir", idx], clone)
+    rep = json.loads(out)
+    assert rep["files_indexed"] == 1, rep
+    took.append(rep["took_ms"]); walls.append(w * 1000); commit_walls.append(cw * 1000)
+print(f"ONE-FILE COMMIT (median of {commits}): work {statistics.median(took):.1f} ms (took_ms), "
+      f"process wall {statistics.median(walls):.1f} ms; the `git commit` itself {statistics.median(commit_walls):.1f} ms "
+      f"(ratio {statistics.median(walls)/statistics.median(commit_walls):.1f}x)")
+print("  timings of the last run (ms):", json.dumps(rep["timings"]))
+PY
