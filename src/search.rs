@@ -176,12 +176,32 @@ fn with_filters(main: Box<dyn Query>, filters: Vec<Box<dyn Query>>) -> Box<dyn Q
 
 /// How much a chunk kind is worth in a ranking: whole-file chunks are
 /// outlines, useful but rarely the answer.
+const TEST_WEIGHT: f32 = 0.6;
+
 fn kind_weight(kind: &str) -> f32 {
     match kind {
         "file" | "fallback" => 0.5,
         "window" => 0.8,
         _ => 1.0,
     }
+}
+
+/// Tests, fixtures and examples are rarely what a question about behaviour
+/// is after, unless it asks about tests.
+fn is_test_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.split('/').any(|part| {
+        matches!(part, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs" | "e2e" | "fixtures" | "examples")
+            || part.starts_with("test_")
+            || part.ends_with("_test.py")
+            || part.contains(".test.")
+            || part.contains(".spec.")
+            || part == "conftest.py"
+    })
+}
+
+fn asks_about_tests(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w.to_ascii_lowercase().as_str(), "test" | "tests" | "testing" | "fixture" | "fixtures" | "spec" | "mock"))
 }
 
 fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Hit>> {
@@ -228,17 +248,20 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
     // Take more than asked, re-weight by kind, cut again.
     let window = opts.limit * 3 + 20;
     let top = index.top_docs(searcher, query.as_ref(), window, "key")?;
+    let test_weight = if asks_about_tests(text) { 1.0 } else { TEST_WEIGHT };
     let mut hits = Vec::with_capacity(top.len());
     for (score, addr) in top {
         let doc = index.doc(searcher, addr)?;
         let kind = get_str(&doc, cf.kind).unwrap_or_default();
         let id = get_str(&doc, cf.id).unwrap_or_default();
+        let path = get_str(&doc, cf.path).unwrap_or_default();
+        let weight = kind_weight(&kind) * if is_test_path(&path) { test_weight } else { 1.0 };
         hits.push((
-            score * kind_weight(&kind),
+            score * weight,
             crate::keyword::key_of(&id),
             Hit {
                 rank: 0,
-                path: get_str(&doc, cf.path).unwrap_or_default(),
+                path,
                 start_line: get_u64(&doc, cf.start_line) as usize,
                 end_line: get_u64(&doc, cf.end_line) as usize,
                 symbol: get_str(&doc, cf.symbol),
@@ -376,6 +399,18 @@ mod tests {
         let w = identifier_words("where is `parse_header_links` defined? Session.send() HTTPDigestAuth class");
         let code: Vec<&str> = w.iter().filter(|(_, c)| *c).map(|(w, _)| w.as_str()).collect();
         assert_eq!(code, vec!["parse_header_links", "Session.send", "HTTPDigestAuth"]);
+    }
+
+    #[test]
+    fn test_paths() {
+        assert!(is_test_path("tests/test_utils.py"));
+        assert!(is_test_path("src/__tests__/a.ts"));
+        assert!(is_test_path("src/query.test.ts"));
+        assert!(is_test_path("pkg/conftest.py"));
+        assert!(!is_test_path("src/requests/utils.py"));
+        assert!(!is_test_path("src/contest.py"));
+        assert!(asks_about_tests("which tests cover retries"));
+        assert!(!asks_about_tests("latest value"));
     }
 
     #[test]
