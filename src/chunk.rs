@@ -418,21 +418,30 @@ impl<'a> Builder<'a> {
                 .unwrap_or_default();
             if size > budget {
                 self.flush_run(&mut run, kind, &symbol, parent);
+                let first_piece = self.chunks.len();
                 let mut cursor = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cursor).collect();
                 if children.is_empty() {
                     self.line_windows(s, e, kind, symbol.clone(), parent);
                 } else {
-                    // The parts of the node between its children (keywords,
-                    // punctuation) are small; the children carry the content.
+                    // The parts of the node before its first and after its last
+                    // child (keywords, brackets) are small; the children carry the content.
                     self.merge_siblings(&children, parsed, owned, kind, symbol.clone(), parent);
+                }
+                // The names the statement defines stay findable: on its first piece.
+                if let Some(first) = self.chunks.get_mut(first_piece) {
+                    if first.symbol.is_none() {
+                        first.symbol = names.first().cloned();
+                    }
+                    first.symbols.extend(names);
                 }
                 continue;
             }
+            // Measure the run as the text it will hold, separators included.
             match &mut run {
-                Some((_, re, rsize, rnames)) if *rsize + size <= budget => {
+                Some((rs, re, rsize, rnames)) if non_ws_len(&self.src[*rs..e]) <= budget => {
                     *re = e;
-                    *rsize += size;
+                    *rsize = non_ws_len(&self.src[*rs..e]);
                     rnames.extend(names);
                 }
                 _ => {

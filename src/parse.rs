@@ -179,6 +179,9 @@ struct Candidate<'t> {
     /// Where the signature ends (start of the body), if there is a body.
     body: Option<Node<'t>>,
     bases: Vec<String>,
+    /// The first of the decorators that stand before `outer` as its siblings
+    /// (TypeScript class members), which belong to the definition.
+    lead: Option<Node<'t>>,
 }
 
 struct Walker<'s> {
@@ -203,6 +206,11 @@ impl<'s> Walker<'s> {
         if node.kind() == "comment" {
             return;
         }
+        // Decorators of TypeScript class members are siblings of the member;
+        // they are visited with the member they decorate.
+        if node.kind() == "decorator" && node.parent().is_some_and(|p| p.kind() == "class_body") {
+            return;
+        }
         let candidates = if self.language == Language::Python {
             self.python_candidates(node, module_scope)
         } else {
@@ -213,11 +221,17 @@ impl<'s> Walker<'s> {
             for cand in candidates {
                 let inner = cand.inner;
                 let outer = cand.outer;
+                let cand_lead = cand.lead;
                 let idx = self.register(cand);
                 self.defs_by_node.entry(outer_id).or_default().push(idx);
                 // Decorators and other parts of the statement outside `inner`.
                 self.stack.push(idx);
                 self.visit_outer_parts(outer, inner);
+                let mut lead = cand_lead;
+                while let Some(d) = lead.filter(|d| d.kind() == "decorator") {
+                    self.note_calls_in(d);
+                    lead = d.next_sibling();
+                }
                 let mut cursor = inner.walk();
                 for child in inner.named_children(&mut cursor) {
                     self.visit(child, false);
@@ -353,6 +367,12 @@ impl<'s> Walker<'s> {
         let short_name = cand.name.rsplit(['.']).next().unwrap_or(&cand.name).to_string();
         let signature = self.signature(&cand);
         let (doc, doc_start) = self.documentation(&cand);
+        let mut span = Span::of(cand.outer);
+        if let Some(lead) = cand.lead {
+            let l = Span::of(lead);
+            span.start_byte = l.start_byte;
+            span.start_line = l.start_line;
+        }
         let symbol = Symbol {
             name: short_name,
             qualified_name,
@@ -360,7 +380,7 @@ impl<'s> Walker<'s> {
             parent,
             signature,
             doc,
-            span: Span::of(cand.outer),
+            span,
             doc_start,
             body: cand.body.map(Span::of),
             calls: Vec::new(),
@@ -377,7 +397,7 @@ impl<'s> Walker<'s> {
         let start = if cand.outer.kind() == "decorated_definition" {
             cand.outer.child_by_field_name("definition").map_or(cand.outer.start_byte(), |d| d.start_byte())
         } else {
-            cand.outer.start_byte()
+            first_non_decorator_start(cand.outer)
         };
         let end = match cand.body {
             Some(body) if body.start_byte() > start => body.start_byte(),
@@ -398,7 +418,7 @@ impl<'s> Walker<'s> {
 
     /// Docstring (Python) or the comment block right above the definition.
     fn documentation(&self, cand: &Candidate) -> (Option<String>, Option<(usize, usize)>) {
-        let comment = self.leading_comment(cand.outer);
+        let comment = self.leading_comment(cand.lead.unwrap_or(cand.outer));
         let doc_start = comment.as_ref().map(|(_, b, l)| (*b, *l));
         if self.language == Language::Python {
             if let Some(body) = cand.body {
@@ -457,7 +477,7 @@ impl<'s> Walker<'s> {
                 }
                 let name = self.text(left);
                 let kind = if is_upper_case(&name) { SymbolKind::Const } else { SymbolKind::Variable };
-                vec![Candidate { kind, name, outer: node, inner: node, body: None, bases: Vec::new() }]
+                vec![Candidate { kind, name, outer: node, inner: node, body: None, bases: Vec::new(), lead: None }]
             }
             _ => Vec::new(),
         }
@@ -480,7 +500,7 @@ impl<'s> Walker<'s> {
         } else {
             (SymbolKind::Function, Vec::new())
         };
-        Some(Candidate { kind, name, outer, inner: def, body, bases })
+        Some(Candidate { kind, name, outer, inner: def, body, bases, lead: None })
     }
 
     // ---- JavaScript / TypeScript -------------------------------------------
@@ -529,6 +549,7 @@ impl<'s> Walker<'s> {
                         inner: expr,
                         body: None,
                         bases: Vec::new(),
+                        lead: None,
                     }];
                 }
                 Vec::new()
@@ -563,7 +584,7 @@ impl<'s> Walker<'s> {
                 };
                 let body = node.child_by_field_name("body");
                 let bases = if kind == SymbolKind::Interface { self.heritage(node) } else { Vec::new() };
-                vec![Candidate { kind, name: self.text(name), outer: node, inner: node, body, bases }]
+                vec![Candidate { kind, name: self.text(name), outer: node, inner: node, body, bases, lead: None }]
             }
             "lexical_declaration" | "variable_declaration" => {
                 let is_const = self.text(node).trim_start().starts_with("const");
@@ -587,7 +608,7 @@ impl<'s> Walker<'s> {
                         }
                         None if module_scope => {
                             let kind = if is_const { SymbolKind::Const } else { SymbolKind::Variable };
-                            out.push(Candidate { kind, name, outer: node, inner: decl, body: None, bases: Vec::new() });
+                            out.push(Candidate { kind, name, outer: node, inner: decl, body: None, bases: Vec::new(), lead: None });
                         }
                         None => {}
                     }
@@ -603,7 +624,9 @@ impl<'s> Walker<'s> {
         match node.kind() {
             "method_definition" => {
                 let name = self.text(node.child_by_field_name("name")?);
-                Some(self.js_function_candidate(SymbolKind::Function, name, node, node))
+                let mut cand = self.js_function_candidate(SymbolKind::Function, name, node, node);
+                cand.lead = leading_decorators(node);
+                Some(cand)
             }
             "public_field_definition" | "field_definition" => {
                 let name_node = node.child_by_field_name("name").or_else(|| node.child_by_field_name("property"))?;
@@ -611,6 +634,7 @@ impl<'s> Walker<'s> {
                 function_like(value).filter(|k| *k == SymbolKind::Function)?;
                 let mut cand = self.js_function_candidate(SymbolKind::Function, self.text(name_node), node, value);
                 cand.inner = value;
+                cand.lead = leading_decorators(node);
                 Some(cand)
             }
             "pair" => {
@@ -629,7 +653,7 @@ impl<'s> Walker<'s> {
     fn js_function_candidate<'t>(&self, kind: SymbolKind, name: String, outer: Node<'t>, def: Node<'t>) -> Candidate<'t> {
         let body = def.child_by_field_name("body");
         let bases = if kind == SymbolKind::Class { self.heritage(def) } else { Vec::new() };
-        Candidate { kind, name, outer, inner: def, body, bases }
+        Candidate { kind, name, outer, inner: def, body, bases, lead: None }
     }
 
     /// `extends A implements B, C` -> [A, B, C]
@@ -649,6 +673,38 @@ impl<'s> Walker<'s> {
         }
         bases
     }
+}
+
+/// Start of a node's text after any leading decorators (TypeScript puts
+/// `@sealed` inside the class declaration node, or the `export` statement).
+fn first_non_decorator_start(node: Node) -> usize {
+    let mut cursor = node.walk();
+    let mut start = node.start_byte();
+    for child in node.children(&mut cursor) {
+        if child.kind() == "decorator" || child.kind() == "comment" {
+            start = child.end_byte();
+            continue;
+        }
+        if child.kind() == "class_declaration" || child.kind() == "abstract_class_declaration" {
+            return first_non_decorator_start(child).max(start);
+        }
+        return child.start_byte().max(start);
+    }
+    start
+}
+
+/// The first of the `decorator` siblings right before `node`.
+fn leading_decorators(node: Node) -> Option<Node> {
+    let mut first = None;
+    let mut cur = node.prev_sibling();
+    while let Some(c) = cur {
+        match c.kind() {
+            "decorator" => first = Some(c),
+            _ => break,
+        }
+        cur = c.prev_sibling();
+    }
+    first
 }
 
 /// Scopes through which a statement is still "module level": blocks of
