@@ -4,10 +4,12 @@
 //! Invariants:
 //! - The unit of work is a path: delete everything indexed under it, then
 //!   index it again if it exists at the target. Replaying a run is harmless.
-//! - `pending_commit` is written before any store changes and cleared with
-//!   the final state write. A run that died leaves each store at either
-//!   `last_commit` or `pending_commit`; the next run re-indexes the paths of
-//!   both diffs, which brings every store to the target whatever it held.
+//! - A journal (`PendingRun`: target commit, full or not) is written before
+//!   any store changes and removed after the final state write. A run that
+//!   died leaves each store at either `last_commit` or the journal's target;
+//!   the next run re-indexes the paths of both diffs, which brings every
+//!   store to the new target whatever it held (an interrupted full rebuild
+//!   is simply redone).
 //! - The state file is written last, atomically, after every store committed.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -24,7 +26,7 @@ use crate::chunk::{self, ChunkOptions};
 use crate::git::{BlobReader, Change, EntryKind, Repo, TreeFile};
 use crate::keyword::KeywordIndex;
 use crate::lang;
-use crate::state::{FileState, IndexLock, IndexState, LastRun, STATE_FILE};
+use crate::state::{FileState, IndexLock, IndexState, LastRun, PendingRun, STATE_FILE};
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -189,11 +191,14 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let mut timings = BTreeMap::new();
     let state_path = index_dir.join(STATE_FILE);
     let hash = config_hash(&opts.chunk);
+    let t = Instant::now();
     let previous = if opts.full { None } else { IndexState::load(&state_path)? };
+    let pending = PendingRun::load(index_dir);
+    timings.insert("load_state".into(), ms(t.elapsed()));
     let keyword_dir = index_dir.join("keyword");
 
     let t = Instant::now();
-    let Some(mut plan) = plan(repo, previous.as_ref(), &hash, target, opts.full)? else {
+    let Some(mut plan) = plan(repo, previous.as_ref(), pending.as_ref(), &hash, target, opts.full)? else {
         return Ok(Outcome::UpToDate { commit: target.to_string() });
     };
     timings.insert("plan".into(), ms(t.elapsed()));
@@ -219,12 +224,13 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     }
 
     // Record the run before touching any store (see the module docs).
-    let mut state = match (&previous, plan.full) {
+    let t = Instant::now();
+    PendingRun { target: target.to_string(), full: plan.full }.save(index_dir)?;
+    timings.insert("journal".into(), ms(t.elapsed()));
+    let mut state = match (previous.as_ref(), plan.full) {
         (Some(prev), false) => prev.clone(),
         _ => IndexState::new(hash.clone()),
     };
-    state.pending_commit = Some(target.to_string());
-    state.save(&state_path)?;
 
     let mut skipped = Skipped::default();
     let mut to_index = Vec::new();
@@ -320,11 +326,11 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     state.files.extend(new_files);
     let previous_commit = previous.as_ref().and_then(|p| p.last_commit.clone());
     state.last_commit = Some(target.to_string());
-    state.pending_commit = None;
     state.config_hash = hash;
     state.updated_at = crate::state::now_secs();
     let t = Instant::now();
     state.save(&state_path)?;
+    PendingRun::clear(index_dir)?;
     timings.insert("state".into(), ms(t.elapsed()));
 
     Ok(Outcome::Indexed(Box::new(Report {
@@ -348,7 +354,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 }
 
 /// Decides between a full rebuild, an incremental update and nothing to do.
-fn plan(repo: &Repo, previous: Option<&IndexState>, hash: &str, target: ObjectId, forced: bool) -> Result<Option<Plan>> {
+fn plan(repo: &Repo, previous: Option<&IndexState>, pending: Option<&PendingRun>, hash: &str, target: ObjectId, forced: bool) -> Result<Option<Plan>> {
     let full = |reason: &str| Ok(Some(Plan { full: true, full_reason: Some(reason.to_string()), clear: BTreeSet::new(), index: Vec::new(), renamed: 0 }));
     if forced {
         return full("--full was given");
@@ -365,9 +371,10 @@ fn plan(repo: &Repo, previous: Option<&IndexState>, hash: &str, target: ObjectId
         );
         return full("last indexed commit is gone");
     };
-    let pending_id = match prev.pending_commit.as_deref() {
+    let pending_id = match pending {
         None => None,
-        Some(p) => match parse(p).filter(|id| repo.has_commit(id)) {
+        Some(p) if p.full => return full("the previous full rebuild was interrupted"),
+        Some(p) => match parse(&p.target).filter(|id| repo.has_commit(id)) {
             Some(id) => Some(id),
             None => return full("an interrupted run targeted a commit that is gone"),
         },

@@ -16,6 +16,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub const STATE_FILE: &str = ".rag_index_state.json";
 pub const LOCK_FILE: &str = "index.lock";
 pub const LAST_RUN_FILE: &str = "last_run.json";
+pub const PENDING_FILE: &str = ".rag_index_pending.json";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
@@ -52,10 +53,6 @@ pub struct IndexState {
     /// Hash of the options that change what is indexed; a change forces a rebuild.
     pub config_hash: String,
     pub last_commit: Option<String>,
-    /// Set before the stores are touched and cleared when a run completes:
-    /// a run that died may have left any store at this commit.
-    #[serde(default)]
-    pub pending_commit: Option<String>,
     pub files: BTreeMap<String, FileState>,
     /// Unix seconds of the last successful run.
     pub updated_at: u64,
@@ -68,7 +65,6 @@ impl IndexState {
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
             config_hash,
             last_commit: None,
-            pending_commit: None,
             files: BTreeMap::new(),
             updated_at: 0,
         }
@@ -131,6 +127,43 @@ pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The run journal: written before any store is touched, removed after the
+/// state file is written. If it is there when a run starts, the previous run
+/// died on its way to `target`, and any store may hold that commit's files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingRun {
+    pub target: String,
+    /// The run was a full rebuild: the stores may hold a mix of anything.
+    pub full: bool,
+}
+
+impl PendingRun {
+    /// Reads the journal. One that cannot be read is reported as an
+    /// unknown full rebuild, which is always safe.
+    pub fn load(dir: &Path) -> Option<PendingRun> {
+        let bytes = match std::fs::read(dir.join(PENDING_FILE)) {
+            Ok(b) => b,
+            Err(_) => return None,
+        };
+        Some(serde_json::from_slice(&bytes).unwrap_or(PendingRun { target: String::new(), full: true }))
+    }
+
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        let path = dir.join(PENDING_FILE);
+        let json = serde_json::to_vec(self).map_err(|e| StateError::Corrupt { path: path.clone(), message: e.to_string() })?;
+        write_atomic(&path, &json)
+    }
+
+    pub fn clear(dir: &Path) -> Result<()> {
+        let path = dir.join(PENDING_FILE);
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(io("cannot remove", &path)(e)),
+        }
+    }
 }
 
 /// The record of the last `git rag index` run, successful or not.
