@@ -26,7 +26,7 @@ use crate::chunk::{self, ChunkOptions};
 use crate::git::{BlobReader, Change, EntryKind, Repo, TreeFile};
 use crate::keyword::KeywordIndex;
 use crate::lang;
-use crate::state::{FileState, IndexLock, IndexState, LastRun, PendingRun, STATE_FILE};
+use crate::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingRun, STATE_FILE};
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -277,7 +277,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
                     let fs = FileState {
                         blob: file.id.to_string(),
                         language: chunks.language.name().to_string(),
-                        chunks: chunks.chunks.iter().map(|c| c.id.clone()).collect(),
+                        chunks: chunks.chunks.iter().filter_map(|c| ChunkId::parse(&c.id)).collect(),
                         symbols: chunks.symbols.len(),
                     };
                     Ok(FileOutcome::Indexed { state: fs, has_errors: chunks.has_errors, bytes: data.len() as u64 })

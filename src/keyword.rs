@@ -18,6 +18,7 @@ use std::sync::Mutex;
 
 use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
+use tantivy::indexer::LogMergePolicy;
 use tantivy::query::{Bm25StatisticsProvider, Query};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, STORED, STRING,
@@ -326,6 +327,8 @@ impl KeywordIndex {
         let per_thread = (heap_bytes / threads).max(15_000_000);
         let chunks = self.chunks.writer_with_num_threads(threads, per_thread * threads).map_err(|e| self.err(e))?;
         let symbols = self.symbols.writer_with_num_threads(1, 15_000_000).map_err(|e| self.err(e))?;
+        chunks.set_merge_policy(Box::new(merge_policy()));
+        symbols.set_merge_policy(Box::new(merge_policy()));
         Ok(KeywordWriter { index: self, chunks, symbols })
     }
 
@@ -379,6 +382,17 @@ fn open_one(dir: &Path, schema: Schema, create: bool) -> Result<Index> {
     };
     index.tokenizers().register(TOKENIZER, analyzer());
     Ok(index)
+}
+
+/// Small segments from incremental runs are merged with each other, but the
+/// large segments of a full index are only rewritten once a third of their
+/// documents are deleted: an update after a one-file commit must not turn
+/// into a rewrite of the whole index.
+fn merge_policy() -> LogMergePolicy {
+    let mut policy = LogMergePolicy::default();
+    policy.set_max_docs_before_merge(50_000);
+    policy.set_del_docs_ratio_before_merge(0.3);
+    policy
 }
 
 /// Writes to both indexes; nothing is visible until [`KeywordWriter::commit`].

@@ -42,8 +42,56 @@ pub struct FileState {
     /// Blob id of the indexed content.
     pub blob: String,
     pub language: String,
-    pub chunks: Vec<String>,
+    pub chunks: Vec<ChunkId>,
     pub symbols: usize,
+}
+
+/// A chunk id (128-bit hash), written as 32 hex digits. Held as a number so
+/// that reading a state file with a few hundred thousand ids allocates
+/// nothing per id: the state is read and written on every run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChunkId(pub u128);
+
+impl ChunkId {
+    pub fn parse(hex: &str) -> Option<ChunkId> {
+        if hex.len() != 32 {
+            return None;
+        }
+        u128::from_str_radix(hex, 16).ok().map(ChunkId)
+    }
+}
+
+impl std::fmt::Display for ChunkId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:032x}", self.0)
+    }
+}
+
+impl Serialize for ChunkId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut buf = [0u8; 32];
+        let hex = b"0123456789abcdef";
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = hex[((self.0 >> (124 - 4 * i)) & 0xf) as usize];
+        }
+        s.serialize_str(std::str::from_utf8(&buf).map_err(serde::ser::Error::custom)?)
+    }
+}
+
+impl<'de> Deserialize<'de> for ChunkId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<ChunkId, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = ChunkId;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a chunk id of 32 hex digits")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<ChunkId, E> {
+                ChunkId::parse(v).ok_or_else(|| E::custom(format!("bad chunk id `{v}`")))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,16 +134,25 @@ impl IndexState {
             Err(e) => return Err(io("cannot read", path)(e)),
         };
         let corrupt = |message: String| StateError::Corrupt { path: path.to_path_buf(), message };
-        // Look at the version first, so that a newer format is reported as such.
-        let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
-        let version = value
-            .get("schema_version")
-            .and_then(|v| v.as_u64())
-            .ok_or_else(|| corrupt("no schema_version".into()))?;
-        if version > u64::from(SCHEMA_VERSION) {
-            return Err(StateError::TooNew { path: path.to_path_buf(), found: version, supported: SCHEMA_VERSION });
+        #[derive(Deserialize)]
+        struct Version {
+            schema_version: Option<u64>,
         }
-        let state: IndexState = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
+        let too_new = |found: u64| StateError::TooNew { path: path.to_path_buf(), found, supported: SCHEMA_VERSION };
+        let state: IndexState = match serde_json::from_slice(&bytes) {
+            Ok(state) => state,
+            Err(e) => {
+                // A newer format may not parse: report it as newer, not corrupt.
+                let version = serde_json::from_slice::<Version>(&bytes).ok().and_then(|v| v.schema_version);
+                return Err(match version {
+                    Some(v) if v > u64::from(SCHEMA_VERSION) => too_new(v),
+                    _ => corrupt(e.to_string()),
+                });
+            }
+        };
+        if state.schema_version > SCHEMA_VERSION {
+            return Err(too_new(u64::from(state.schema_version)));
+        }
         Ok(Some(state))
     }
 
@@ -242,7 +299,9 @@ mod tests {
         assert!(IndexState::load(&path).unwrap().is_none());
         let mut s = IndexState::new("abc".into());
         s.last_commit = Some("deadbeef".into());
-        s.files.insert("a.py".into(), FileState { blob: "1".into(), language: "python".into(), chunks: vec!["x".into()], symbols: 2 });
+        let id = ChunkId::parse("00ff00ff00ff00ff00ff00ff00ff00f1").unwrap();
+        assert_eq!(id.to_string(), "00ff00ff00ff00ff00ff00ff00ff00f1");
+        s.files.insert("a.py".into(), FileState { blob: "1".into(), language: "python".into(), chunks: vec![id], symbols: 2 });
         s.save(&path).unwrap();
         assert_eq!(IndexState::load(&path).unwrap(), Some(s));
 
