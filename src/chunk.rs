@@ -221,6 +221,13 @@ impl<'a> Builder<'a> {
 
     fn push_range(&mut self, kind: ChunkKind, start: usize, end: usize, symbol: Option<String>, symbols: Vec<String>, parent: Option<usize>) -> usize {
         let content = self.text(start, end);
+        self.push_content(kind, start, end, symbol, symbols, parent, content)
+    }
+
+    /// A chunk covering `start..end` whose text is not the verbatim source
+    /// (an outline, or the head of a definition over the budget).
+    #[allow(clippy::too_many_arguments)]
+    fn push_content(&mut self, kind: ChunkKind, start: usize, end: usize, symbol: Option<String>, symbols: Vec<String>, parent: Option<usize>, content: String) -> usize {
         self.push(Draft {
             kind,
             symbol,
@@ -333,17 +340,7 @@ impl<'a> Builder<'a> {
             let outline = elide(self.src, start, end, &members, parsed.language == Language::Python);
             let fits = non_ws_len(outline.as_bytes()) <= self.opts.budget;
             let content = if fits { outline } else { truncate_to_budget(&outline, self.opts.budget) };
-            let idx = self.push(Draft {
-                kind,
-                symbol: symbol.clone(),
-                symbols,
-                parent,
-                start_byte: start,
-                end_byte: end,
-                start_line: self.line_of(start),
-                end_line: self.end_line_of(start, end),
-                content,
-            });
+            let idx = self.push_content(kind, start, end, symbol.clone(), symbols, parent, content);
             if !fits {
                 // Fields and other non-member parts that did not fit the outline.
                 if let Some(body) = body_node(node, sym) {
@@ -360,17 +357,7 @@ impl<'a> Builder<'a> {
         }
         // Over budget: a summary chunk for the whole definition, and its body in blocks.
         let head = truncate_to_budget(&self.text(start, end), self.opts.budget);
-        let idx = self.push(Draft {
-            kind,
-            symbol: symbol.clone(),
-            symbols,
-            parent,
-            start_byte: start,
-            end_byte: end,
-            start_line: self.line_of(start),
-            end_line: self.end_line_of(start, end),
-            content: head,
-        });
+        let idx = self.push_content(kind, start, end, symbol.clone(), symbols, parent, head);
         match body_node(node, sym) {
             Some(body) => {
                 let mut cursor = body.walk();
