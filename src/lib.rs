@@ -17,4 +17,5 @@ pub mod lang;
 pub mod model;
 pub mod parse;
 pub mod search;
+pub mod semantic;
 pub mod state;
