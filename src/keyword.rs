@@ -483,16 +483,26 @@ impl KeywordWriter<'_> {
     }
 
     /// Commits both indexes with `payload` (the indexed commit) and waits for merges.
-    pub fn commit(mut self, payload: &str) -> Result<()> {
-        let err = |e| KeywordError::Tantivy { path: self.index.root.clone(), source: e };
-        let mut prepared = self.chunks.prepare_commit().map_err(err)?;
-        prepared.set_payload(payload);
-        prepared.commit().map_err(err)?;
-        let mut prepared = self.symbols.prepare_commit().map_err(err)?;
-        prepared.set_payload(payload);
-        prepared.commit().map_err(err)?;
-        self.chunks.wait_merging_threads().map_err(err)?;
-        self.symbols.wait_merging_threads().map_err(err)?;
+    pub fn commit(self, payload: &str) -> Result<()> {
+        // The two indexes are independent and a commit is mostly waiting on
+        // fsync, so both commit at once. Each is atomic on its own; a crash
+        // between them is what the run journal is for.
+        let KeywordWriter { index, chunks, symbols } = self;
+        let commit_one = |mut writer: IndexWriter| -> tantivy::Result<()> {
+            let mut prepared = writer.prepare_commit()?;
+            prepared.set_payload(payload);
+            prepared.commit()?;
+            writer.wait_merging_threads()
+        };
+        let (a, b) = std::thread::scope(|s| {
+            let other = s.spawn(|| commit_one(symbols));
+            let a = commit_one(chunks);
+            let b = other.join().unwrap_or_else(|_| Err(tantivy::TantivyError::InternalError("the symbol index commit panicked".into())));
+            (a, b)
+        });
+        let err = |source| KeywordError::Tantivy { path: index.root.clone(), source };
+        a.map_err(err)?;
+        b.map_err(err)?;
         Ok(())
     }
 }
