@@ -9,6 +9,7 @@
 #   scripts/bench-index.sh [RUNS=3] [COMMITS=10]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/toolchain.sh
 runs="${1:-3}"; commits="${2:-10}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
 EVAL_DIR="$(cd "${GIT_RAG_EVAL_DIR:-../shared/eval}" && pwd)"

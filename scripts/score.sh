@@ -4,6 +4,7 @@
 #   scripts/score.sh [keyword|symbol] [extra score.py args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/toolchain.sh
 mode="${1:-keyword}"; shift || true
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
 EVAL_DIR="$(cd "${GIT_RAG_EVAL_DIR:-../shared/eval}" && pwd)"

@@ -5,6 +5,7 @@
 # the incremental-equals-full test also runs on five real releases.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/toolchain.sh
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
 EVAL_DIR="${GIT_RAG_EVAL_DIR:-../shared/eval}"

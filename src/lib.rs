@@ -19,3 +19,4 @@ pub mod parse;
 pub mod search;
 pub mod semantic;
 pub mod state;
+pub mod store;
