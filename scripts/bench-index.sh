@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Indexing speed on the eval kit's `large` corpus (~9,300 files, ~83 MB):
+# Keyword+symbol indexing speed (`--no-semantic`; scripts/bench-semantic.sh
+# measures the embedding layer) on the eval kit's `large` corpus (~9,300 files, ~83 MB):
 #  1. full keyword+symbol index, N runs (median): files/s, MB/s, wall and CPU;
 #     reference in the same run: `git archive HEAD` (reading every blob once).
 #  2. one-file commits on a local clone, M runs (median): the work time git-rag
@@ -41,7 +42,7 @@ full = []
 for i in range(runs):
     idx = os.path.join(work, f"full{i}")
     ref_wall, _, _ = timed(["sh", "-c", "git archive HEAD | wc -c"], large)
-    wall, cpu, out = timed([bin_, "index", "--full", "-q", "--json", "--index-dir", idx], large)
+    wall, cpu, out = timed([bin_, "index", "--full", "-q", "--json", "--no-semantic", "--index-dir", idx], large)
     rep = json.loads(out)
     full.append((wall, cpu, rep, ref_wall))
     subprocess.run(["rm", "-rf", idx])
@@ -59,7 +60,7 @@ print("  timings of run 1 (ms):", json.dumps(rep["timings"]))
 clone = os.path.join(work, "clone")
 subprocess.run(["git", "clone", "-q", "--local", large, clone], check=True, env=env)
 idx = os.path.join(work, "inc")
-timed([bin_, "index", "-q", "--index-dir", idx], clone)
+timed([bin_, "index", "-q", "--no-semantic", "--index-dir", idx], clone)
 files = subprocess.run(["git", "ls-files", "*.py"], cwd=clone, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.split()
 took, walls, commit_walls = [], [], []
 for i in range(commits):
@@ -67,7 +68,7 @@ for i in range(commits):
     with open(os.path.join(clone, f), "a") as fh:
         fh.write(f"\n\ndef bench_added_{i}(x):\n    return x + {i}\n")
     cw, _, _ = timed(["git", "commit", "-q", "-am", f"bench {i}"], clone)
-    w, _, out = timed([bin_, "index", "-q", "--json", "--index-dir", idx], clone)
+    w, _, out = timed([bin_, "index", "-q", "--json", "--no-semantic", "--index-dir", idx], clone)
     rep = json.loads(out)
     assert rep["files_indexed"] == 1, rep
     took.append(rep["took_ms"]); walls.append(w * 1000); commit_walls.append(cw * 1000)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Retrieval quality on the eval kit's dev corpora: git-rag in the given mode
 # (default keyword) and the grep baseline, in one run.
-#   scripts/score.sh [keyword|symbol] [extra score.py args]
+#   scripts/score.sh [keyword|symbol|semantic] [extra score.py args]
+# GIT_RAG_BIN uses an existing binary instead of building a release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/toolchain.sh
@@ -9,8 +10,10 @@ mode="${1:-keyword}"; shift || true
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
 EVAL_DIR="$(cd "${GIT_RAG_EVAL_DIR:-../shared/eval}" && pwd)"
 CORPORA="${CORPORA:-$HOME/.cache/git-rag-eval-corpora}"
-cargo build --release --locked -q
-bin="$CARGO_TARGET_DIR/release/git-rag"
+if [ -z "${GIT_RAG_BIN:-}" ]; then
+  cargo build --release --locked -q
+fi
+bin="${GIT_RAG_BIN:-$CARGO_TARGET_DIR/release/git-rag}"
 for c in requests express query-core; do
   [ -d "$CORPORA/$c/.git" ] || python3 "$EVAL_DIR/corpus.py" build "$EVAL_DIR/specs/$c.json" "$CORPORA/$c" >&2
   "$bin" -C "$CORPORA/$c" index -q >&2

@@ -3,8 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+use std::time::Duration;
+
 use crate::chunk::ChunkOptions;
 use crate::git::Repo;
+use crate::store::server::ServerOptions;
+use crate::store::Backend;
 
 /// Where the index of `repo` lives: `--index-dir`, then `GIT_RAG_DIR`, then
 /// `git config rag.indexDir`, then `<git-dir>/rag`.
@@ -35,6 +39,61 @@ pub fn chunk_options(repo: &Repo) -> ChunkOptions {
         opts.max_window_lines = v.max(1);
     }
     opts
+}
+
+/// Whether to build the semantic layer: `git config rag.semantic` (default true).
+pub fn semantic_enabled(repo: &Repo) -> bool {
+    let local = repo.local();
+    let snapshot = local.config_snapshot();
+    snapshot.boolean("rag.semantic").unwrap_or(true)
+}
+
+/// The embedding model directory: `git config rag.model`, else the installed default.
+pub fn model_dir(repo: &Repo) -> PathBuf {
+    match config_string(repo, "rag.model") {
+        Some(dir) => PathBuf::from(dir),
+        None => crate::embed::default_model_dir(),
+    }
+}
+
+/// The vector store: a Qdrant server when `--qdrant-url`, `QDRANT_URL` or
+/// `git config rag.qdrantUrl` names one (API key from `QDRANT_API_KEY`),
+/// else the embedded engine.
+pub fn backend(repo: &Repo, cli_url: Option<&str>) -> Backend {
+    let url = cli_url
+        .map(str::to_string)
+        .or_else(|| std::env::var("QDRANT_URL").ok())
+        .filter(|u| !u.is_empty())
+        .or_else(|| config_string(repo, "rag.qdrantUrl"));
+    let Some(url) = url else { return Backend::Embedded };
+    Backend::Server(ServerOptions {
+        url,
+        api_key: std::env::var("QDRANT_API_KEY").ok().filter(|k| !k.is_empty()),
+        prefix: collection_prefix(repo),
+        timeout: Duration::from_secs(60),
+    })
+}
+
+/// Prefix of this repository's collections on a shared server:
+/// `git config rag.qdrantPrefix`, else `git_rag_<name>_<hash>` where the hash
+/// is of the `origin` URL (so every clone of one project shares it) or, with
+/// no remote, of the repository's path.
+pub fn collection_prefix(repo: &Repo) -> String {
+    if let Some(p) = config_string(repo, "rag.qdrantPrefix") {
+        return crate::store::sanitize(&p);
+    }
+    let origin = config_string(repo, "remote.origin.url");
+    let git_dir = repo.git_dir();
+    let root = std::fs::canonicalize(&git_dir).unwrap_or(git_dir);
+    let root = if root.ends_with(".git") { root.parent().map(Path::to_path_buf).unwrap_or(root) } else { root };
+    let key = origin.clone().unwrap_or_else(|| root.display().to_string());
+    let name = origin
+        .as_deref()
+        .and_then(|u| u.trim_end_matches('/').trim_end_matches(".git").rsplit(['/', ':']).next().map(str::to_string))
+        .or_else(|| root.file_name().map(|n| n.to_string_lossy().to_string()))
+        .unwrap_or_else(|| "repo".into());
+    let hash = &blake3::hash(key.as_bytes()).to_hex()[..8];
+    format!("git_rag_{}_{hash}", crate::store::sanitize(&name))
 }
 
 fn config_string(repo: &Repo, key: &str) -> Option<String> {

@@ -207,8 +207,7 @@ impl Embedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let inputs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let encodings = self.tokenizer.encode_batch(inputs, true).map_err(|e| EmbedError::Inference(e.to_string()))?;
+        let encodings = self.tokenize(texts)?;
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); encodings.len()];
@@ -220,6 +219,22 @@ impl Embedder {
             }
         }
         Ok(out)
+    }
+
+    /// Tokenizes (in parallel), truncated to the model's window. Exposed for
+    /// the throughput benchmark, which times inference alone as a reference.
+    pub fn tokenize(&self, texts: &[String]) -> Result<Vec<tokenizers::Encoding>> {
+        let inputs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        self.tokenizer.encode_batch(inputs, true).map_err(|e| EmbedError::Inference(e.to_string()))
+    }
+
+    /// One inference call on a batch of encodings: the model alone.
+    pub fn infer(&self, batch: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
+        self.run_batch(batch)
+    }
+
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
     }
 
     fn run_batch(&self, encs: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
@@ -265,6 +280,51 @@ impl Embedder {
         }
         Ok(vectors)
     }
+}
+
+/// An embedder loaded on first use: a run whose texts are all in the
+/// vector cache (a rename, a revert) never loads the model.
+pub struct LazyEmbedder {
+    model_dir: PathBuf,
+    opts: EmbedOptions,
+    loaded: Option<Embedder>,
+}
+
+impl LazyEmbedder {
+    pub fn new(model_dir: &Path, opts: EmbedOptions) -> LazyEmbedder {
+        LazyEmbedder { model_dir: model_dir.to_path_buf(), opts, loaded: None }
+    }
+
+    /// An embedder that is already loaded.
+    pub fn from_loaded(embedder: Embedder) -> LazyEmbedder {
+        LazyEmbedder { model_dir: PathBuf::new(), opts: EmbedOptions::default(), loaded: Some(embedder) }
+    }
+
+    pub fn get(&mut self) -> Result<&Embedder> {
+        if self.loaded.is_none() {
+            self.loaded = Some(Embedder::load(&self.model_dir, self.opts)?);
+        }
+        self.loaded.as_ref().ok_or_else(|| EmbedError::Inference("the model did not load".into()))
+    }
+
+    pub fn is_loaded(&self) -> bool {
+        self.loaded.is_some()
+    }
+}
+
+/// Checks, without loading anything, that a model and the runtime are in
+/// place; returns the model's manifest.
+pub fn check_installed(model_dir: &Path) -> Result<ModelManifest> {
+    let manifest = ModelManifest::load(model_dir)?;
+    let onnx = model_dir.join(&manifest.onnx);
+    if !onnx.exists() {
+        return Err(EmbedError::NoModel { path: onnx });
+    }
+    let lib = runtime_library();
+    if !lib.exists() {
+        return Err(EmbedError::NoRuntime { path: lib });
+    }
+    Ok(manifest)
 }
 
 fn pool(data: &[f32], mask: &[i64], rows: usize, tokens: usize, dims: usize, cols: usize, pooling: Pooling) -> Vec<Vec<f32>> {

@@ -23,10 +23,15 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::chunk::{self, ChunkOptions};
+use crate::embed::{EmbedOptions, ModelManifest};
 use crate::git::{BlobReader, Change, EntryKind, Repo, TreeFile};
 use crate::keyword::KeywordIndex;
 use crate::lang;
-use crate::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingRun, STATE_FILE};
+use crate::semantic::Doc;
+use crate::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingRun, SemanticState, STATE_FILE};
+use crate::store::edge::Access;
+use crate::store::Backend;
+use crate::vectors::SyncReport;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -38,6 +43,12 @@ pub enum IndexError {
     Keyword(#[from] crate::keyword::KeywordError),
     #[error("cannot create the index directory {path}: {source}")]
     IndexDir { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Vectors(#[from] crate::vectors::VectorsError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error("the index holds embeddings of model `{model}`, but the model cannot be used: {source}. Install it (`git rag model install`), or rebuild without the semantic layer (`git rag index --full --no-semantic`)")]
+    ModelGone { model: String, source: crate::embed::EmbedError },
 }
 
 pub type Result<T> = std::result::Result<T, IndexError>;
@@ -54,11 +65,35 @@ pub struct IndexOptions {
     pub lock_wait: Duration,
     /// Report progress on stderr.
     pub progress: bool,
+    pub semantic: SemanticOptions,
+}
+
+/// The semantic layer of a run: which model, which store.
+#[derive(Debug, Clone)]
+pub struct SemanticOptions {
+    /// `false`: keyword and symbol index only (`--no-semantic`, `rag.semantic=false`).
+    pub enabled: bool,
+    pub model_dir: PathBuf,
+    pub backend: Backend,
+    pub embed: EmbedOptions,
+}
+
+impl Default for SemanticOptions {
+    fn default() -> Self {
+        SemanticOptions { enabled: true, model_dir: crate::embed::default_model_dir(), backend: Backend::Embedded, embed: EmbedOptions::default() }
+    }
 }
 
 impl Default for IndexOptions {
     fn default() -> Self {
-        IndexOptions { full: false, rev: None, chunk: ChunkOptions::default(), lock_wait: Duration::from_secs(10), progress: true }
+        IndexOptions {
+            full: false,
+            rev: None,
+            chunk: ChunkOptions::default(),
+            lock_wait: Duration::from_secs(10),
+            progress: true,
+            semantic: SemanticOptions::default(),
+        }
     }
 }
 
@@ -111,6 +146,12 @@ pub struct Report {
     pub symbols_total: usize,
     pub skipped: Skipped,
     pub files_with_syntax_errors: usize,
+    /// The semantic layer's work, when it is on.
+    pub semantic: Option<SyncReport>,
+    /// Texts embedded by the model in this run.
+    pub embedded: usize,
+    /// Points whose vectors came from the cache.
+    pub reused: usize,
     pub took_ms: f64,
     /// Where the time went, in ms.
     pub timings: BTreeMap<String, f64>,
@@ -118,7 +159,7 @@ pub struct Report {
 
 /// What became of one file.
 enum FileOutcome {
-    Indexed { state: FileState, has_errors: bool, bytes: u64 },
+    Indexed { state: FileState, has_errors: bool, bytes: u64, docs: Vec<Doc> },
     Binary,
     Unreadable,
 }
@@ -152,8 +193,8 @@ pub fn run(repo: &Repo, index_dir: &Path, opts: &IndexOptions) -> Result<Outcome
             files_indexed: r.files_indexed,
             files_deleted: r.files_deleted,
             chunks: r.chunks_added,
-            embedded: 0,
-            reused: 0,
+            embedded: r.embedded,
+            reused: r.reused,
             took_ms: r.took_ms,
             error: None,
         }),
@@ -196,9 +237,11 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let pending = PendingRun::load(index_dir);
     timings.insert("load_state".into(), ms(t.elapsed()));
     let keyword_dir = index_dir.join("keyword");
+    let manifest = semantic_model(opts, previous.as_ref())?;
+    let semantic = manifest.as_ref().map(|m| SemanticState { model: m.id.clone(), dims: m.dims, store: opts.semantic.backend.identity() });
 
     let t = Instant::now();
-    let Some(mut plan) = plan(repo, previous.as_ref(), pending.as_ref(), &hash, target, opts.full)? else {
+    let Some(mut plan) = plan(repo, previous.as_ref(), pending.as_ref(), &hash, semantic.as_ref(), target, opts.full)? else {
         return Ok(Outcome::UpToDate { commit: target.to_string() });
     };
     timings.insert("plan".into(), ms(t.elapsed()));
@@ -274,13 +317,17 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
                     }
                     let chunks = chunk::chunk_file(&file.path, &data, &chunk_opts);
                     writer.add_file(&file.path, &chunks)?;
+                    let docs = match &manifest {
+                        Some(m) => crate::semantic::documents(&file.path, &file.id.to_string(), &chunks, &m.id),
+                        None => Vec::new(),
+                    };
                     let fs = FileState {
                         blob: file.id.to_string(),
                         language: chunks.language.name().to_string(),
                         chunks: chunks.chunks.iter().filter_map(|c| ChunkId::parse(&c.id)).collect(),
                         symbols: chunks.symbols.len(),
                     };
-                    Ok(FileOutcome::Indexed { state: fs, has_errors: chunks.has_errors, bytes: data.len() as u64 })
+                    Ok(FileOutcome::Indexed { state: fs, has_errors: chunks.has_errors, bytes: data.len() as u64, docs })
                 })();
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if show_progress && (n % 250 == 0 || n == total) {
@@ -298,17 +345,33 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let mut new_files: HashMap<String, FileState> = HashMap::new();
     let mut files_with_syntax_errors = 0;
     let mut bytes_indexed = 0u64;
+    let mut docs = Vec::new();
     for (path, r) in results {
         match r? {
-            FileOutcome::Indexed { state, has_errors, bytes } => {
+            FileOutcome::Indexed { state, has_errors, bytes, docs: file_docs } => {
                 files_with_syntax_errors += usize::from(has_errors);
                 bytes_indexed += bytes;
                 new_files.insert(path, state);
+                docs.extend(file_docs);
             }
             FileOutcome::Binary => skipped.binary += 1,
             FileOutcome::Unreadable => skipped.unreadable += 1,
         }
     }
+
+    // The vector store, then the keyword index: either may hold the target
+    // or the last commit after a crash; the journal makes the next run redo both.
+    let mut sync_report = None;
+    if let Some(m) = &manifest {
+        let t = Instant::now();
+        let store = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60)))?;
+        let mut embedder = crate::embed::LazyEmbedder::new(&opts.semantic.model_dir, opts.semantic.embed);
+        let cleared: Vec<String> = plan.clear.iter().cloned().collect();
+        let report = crate::vectors::sync(store.as_ref(), &mut embedder, plan.full, &cleared, docs, opts.progress)?;
+        timings.insert("vectors".into(), ms(t.elapsed()));
+        sync_report = Some(report);
+    }
+    failpoint("after-vector-commit");
 
     failpoint("before-keyword-commit");
     let t = Instant::now();
@@ -327,6 +390,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let previous_commit = previous.as_ref().and_then(|p| p.last_commit.clone());
     state.last_commit = Some(target.to_string());
     state.config_hash = hash;
+    state.semantic = semantic;
     state.updated_at = crate::state::now_secs();
     let t = Instant::now();
     state.save(&state_path)?;
@@ -348,13 +412,45 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         symbols_total: state.symbol_count(),
         skipped,
         files_with_syntax_errors,
+        embedded: sync_report.as_ref().map_or(0, |r| r.embedded),
+        reused: sync_report.as_ref().map_or(0, |r| r.reused),
+        semantic: sync_report,
         took_ms: ms(started.elapsed()),
         timings,
     })))
 }
 
+/// The model of this run's semantic layer, or `None` when it is off. A model
+/// that is missing while the index holds its vectors is an error: going on
+/// would silently drop the semantic layer.
+fn semantic_model(opts: &IndexOptions, previous: Option<&IndexState>) -> Result<Option<ModelManifest>> {
+    if !opts.semantic.enabled {
+        return Ok(None);
+    }
+    match crate::embed::check_installed(&opts.semantic.model_dir) {
+        Ok(m) => Ok(Some(m)),
+        Err(source) => match previous.and_then(|p| p.semantic.as_ref()) {
+            Some(prev) => Err(IndexError::ModelGone { model: prev.model.clone(), source }),
+            None => {
+                if opts.progress {
+                    eprintln!("git-rag: semantic layer off: {source}; keyword and symbol search work");
+                }
+                Ok(None)
+            }
+        },
+    }
+}
+
 /// Decides between a full rebuild, an incremental update and nothing to do.
-fn plan(repo: &Repo, previous: Option<&IndexState>, pending: Option<&PendingRun>, hash: &str, target: ObjectId, forced: bool) -> Result<Option<Plan>> {
+fn plan(
+    repo: &Repo,
+    previous: Option<&IndexState>,
+    pending: Option<&PendingRun>,
+    hash: &str,
+    semantic: Option<&SemanticState>,
+    target: ObjectId,
+    forced: bool,
+) -> Result<Option<Plan>> {
     let full = |reason: &str| Ok(Some(Plan { full: true, full_reason: Some(reason.to_string()), clear: BTreeSet::new(), index: Vec::new(), renamed: 0 }));
     if forced {
         return full("--full was given");
@@ -362,6 +458,10 @@ fn plan(repo: &Repo, previous: Option<&IndexState>, pending: Option<&PendingRun>
     let Some(prev) = previous else { return full("no index yet") };
     if prev.config_hash != hash {
         return full("indexing options changed since the last run");
+    }
+    if prev.semantic.as_ref() != semantic {
+        let describe = |s: Option<&SemanticState>| s.map_or("none".to_string(), |s| format!("{} in {}", s.model, s.store));
+        return full(&format!("the semantic layer changed (was: {}; now: {})", describe(prev.semantic.as_ref()), describe(semantic)));
     }
     let Some(last) = prev.last_commit.as_deref() else { return full("the previous index never completed") };
     let parse = |s: &str| ObjectId::from_hex(s.as_bytes()).ok();

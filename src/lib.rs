@@ -6,6 +6,8 @@
 //! last indexed commit to the target, [`state`] records what the index
 //! holds, [`search`] answers queries and [`config`] resolves options.
 //! [`embed`] runs an ONNX embedding model; [`model`] installs the default one.
+//! [`semantic`] decides what is embedded, [`vectors`] embeds what the cache
+//! lacks and writes the [`store`] (Qdrant, embedded or on a server).
 
 pub mod chunk;
 pub mod config;
@@ -20,3 +22,4 @@ pub mod search;
 pub mod semantic;
 pub mod state;
 pub mod store;
+pub mod vectors;

@@ -15,6 +15,10 @@ use git_rag::keyword::KeywordIndex;
 use git_rag::search::{self, Mode, QueryOptions};
 use git_rag::state::{IndexLock, IndexState, LastRun, STATE_FILE};
 use git_rag::config;
+use git_rag::embed::{EmbedOptions, Embedder};
+use git_rag::index::SemanticOptions;
+use git_rag::store::edge::Access;
+use git_rag::store::{Backend, Collection};
 
 #[derive(Parser)]
 #[command(name = "git-rag", version, about = "A retrieval index of a git repository that follows its commits")]
@@ -25,6 +29,10 @@ struct Cli {
     /// Run as if started in this directory.
     #[arg(short = 'C', global = true, value_name = "PATH")]
     directory: Option<PathBuf>,
+    /// Keep vectors in this Qdrant server (gRPC, e.g. http://127.0.0.1:6334) instead of the
+    /// embedded engine; also $QDRANT_URL or `git config rag.qdrantUrl`. API key: $QDRANT_API_KEY.
+    #[arg(long, global = true, value_name = "URL")]
+    qdrant_url: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -48,6 +56,10 @@ enum Command {
         /// No progress on stderr.
         #[arg(long, short)]
         quiet: bool,
+        /// Keyword and symbol index only: no embeddings, no vector store
+        /// (also `git config rag.semantic false`).
+        #[arg(long)]
+        no_semantic: bool,
     },
     /// Search the index.
     Query {
@@ -70,6 +82,9 @@ enum Command {
         /// Print the machine contract (JSON) instead of text.
         #[arg(long)]
         json: bool,
+        /// Seconds to wait for an indexer that is writing the vector store.
+        #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+        wait: f64,
     },
     /// Show what the index holds and whether it is behind HEAD.
     Status {
@@ -81,6 +96,10 @@ enum Command {
         #[command(subcommand)]
         action: ModelAction,
     },
+    /// Print every point of the vector store's tree collections as JSON
+    /// (sorted; vectors as short digests), to compare two indexes.
+    #[command(hide = true)]
+    DumpVectors,
 }
 
 #[derive(Subcommand)]
@@ -122,12 +141,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
     };
     let repo = Repo::discover(&cwd)?;
     let index_dir = config::index_dir(&repo, cli.index_dir.as_deref());
+    let backend = config::backend(&repo, cli.qdrant_url.as_deref());
     match cli.command {
-        Command::Index { full, rev, wait, json, quiet } => cmd_index(&repo, &index_dir, full, rev, wait, json, quiet),
-        Command::Query { text, mode, limit, lang, path, kind, json } => {
-            cmd_query(&repo, &index_dir, &text, QueryOptions { mode, limit: limit.max(1), lang, path, kind }, json)
+        Command::Index { full, rev, wait, json, quiet, no_semantic } => {
+            let opts = IndexOptions {
+                full,
+                rev,
+                chunk: config::chunk_options(&repo),
+                lock_wait: Duration::from_secs_f64(wait.max(0.0)),
+                progress: !quiet,
+                semantic: SemanticOptions {
+                    enabled: !no_semantic && config::semantic_enabled(&repo),
+                    model_dir: config::model_dir(&repo),
+                    backend,
+                    embed: EmbedOptions::default(),
+                },
+            };
+            cmd_index(&repo, &index_dir, &opts, json, quiet)
         }
-        Command::Status { json } => cmd_status(&repo, &index_dir, json),
+        Command::Query { text, mode, limit, lang, path, kind, json, wait } => {
+            let opts = QueryOptions { mode, limit: limit.max(1), lang, path, kind };
+            cmd_query(&repo, &index_dir, &text, opts, json, &backend, &config::model_dir(&repo), Duration::from_secs_f64(wait.max(0.0)))
+        }
+        Command::Status { json } => cmd_status(&repo, &index_dir, json, &backend),
+        Command::DumpVectors => cmd_dump_vectors(&index_dir, &backend),
         Command::Model { .. } => unreachable!("handled above"),
     }
 }
@@ -183,15 +220,8 @@ fn short(id: &str) -> &str {
     &id[..id.len().min(12)]
 }
 
-fn cmd_index(repo: &Repo, dir: &Path, full: bool, rev: Option<String>, wait: f64, json: bool, quiet: bool) -> Result<ExitCode> {
-    let opts = IndexOptions {
-        full,
-        rev,
-        chunk: config::chunk_options(repo),
-        lock_wait: Duration::from_secs_f64(wait.max(0.0)),
-        progress: !quiet,
-    };
-    let outcome = index::run(repo, dir, &opts)?;
+fn cmd_index(repo: &Repo, dir: &Path, opts: &IndexOptions, json: bool, quiet: bool) -> Result<ExitCode> {
+    let outcome = index::run(repo, dir, opts)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&outcome)?);
         return Ok(ExitCode::SUCCESS);
@@ -215,7 +245,7 @@ fn cmd_index(repo: &Repo, dir: &Path, full: bool, rev: Option<String>, wait: f64
                 eprintln!("git-rag: {} files had syntax errors (indexed what parsed, plus their whole text)", r.files_with_syntax_errors);
             }
             println!(
-                "indexed {} ({}): {} files indexed, {} deleted, {} renamed; {} files, {} chunks, {} symbols in the index; {:.0} ms; embedded 0, reused 0",
+                "indexed {} ({}): {} files indexed, {} deleted, {} renamed; {} files, {} chunks, {} symbols in the index; {:.0} ms; {}",
                 short(&r.commit),
                 if r.full { "full" } else { "incremental" },
                 r.files_indexed,
@@ -224,14 +254,19 @@ fn cmd_index(repo: &Repo, dir: &Path, full: bool, rev: Option<String>, wait: f64
                 r.files_total,
                 r.chunks_total,
                 r.symbols_total,
-                r.took_ms
+                r.took_ms,
+                match &r.semantic {
+                    Some(_) => format!("embedded {}, reused {}", r.embedded, r.reused),
+                    None => "embedded 0, reused 0 (semantic layer off)".to_string(),
+                }
             );
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_query(repo: &Repo, dir: &Path, text: &str, opts: QueryOptions, json: bool) -> Result<ExitCode> {
+#[allow(clippy::too_many_arguments)]
+fn cmd_query(repo: &Repo, dir: &Path, text: &str, opts: QueryOptions, json: bool, backend: &Backend, model_dir: &Path, wait: Duration) -> Result<ExitCode> {
     let state = IndexState::load(&dir.join(STATE_FILE))?;
     let Some(state) = state.filter(|s| s.last_commit.is_some()) else {
         anyhow::bail!("there is no index yet at {}; run `git rag index` first", dir.display());
@@ -241,8 +276,28 @@ fn cmd_query(repo: &Repo, dir: &Path, text: &str, opts: QueryOptions, json: bool
             eprintln!("git-rag: warning: the index is at {} but HEAD is {}; run `git rag index`", short(indexed), short(&head.to_string()));
         }
     }
-    let keyword = KeywordIndex::open(&dir.join("keyword"))?;
-    let response = search::search(&keyword, text, &opts)?;
+    let response = if opts.mode == Mode::Semantic {
+        let Some(semantic) = &state.semantic else {
+            anyhow::bail!(
+                "the index at {} has no semantic layer (it was built without an embedding model); run `git rag model install`, then `git rag index`",
+                dir.display()
+            );
+        };
+        let embedder = Embedder::load(model_dir, EmbedOptions::default())?;
+        if embedder.manifest().id != semantic.model {
+            anyhow::bail!(
+                "the index holds vectors of model `{}` but `{}` is configured; run `git rag index` to re-embed",
+                semantic.model,
+                embedder.manifest().id
+            );
+        }
+        let vector = embedder.embed_query(text)?;
+        let store = backend.open(dir, semantic.dims, &semantic.model, Access::Read, wait)?;
+        search::semantic_search(store.as_ref(), &vector, text, &opts, state.files.keys())?
+    } else {
+        let keyword = KeywordIndex::open(&dir.join("keyword"))?;
+        search::search(&keyword, text, &opts)?
+    };
     if json {
         println!("{}", serde_json::to_string(&response)?);
         return Ok(ExitCode::SUCCESS);
@@ -277,6 +332,8 @@ struct Status {
     indexing: bool,
     counts: Counts,
     last_run: LastRunSummary,
+    /// The semantic layer: model, store, and points per collection.
+    semantic: Option<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -295,7 +352,7 @@ struct LastRunSummary {
     mode: Option<String>,
 }
 
-fn cmd_status(repo: &Repo, dir: &Path, json: bool) -> Result<ExitCode> {
+fn cmd_status(repo: &Repo, dir: &Path, json: bool, backend: &Backend) -> Result<ExitCode> {
     let state = IndexState::load(&dir.join(STATE_FILE))?;
     let head = repo.head_commit()?.map(|h| h.to_string());
     let indexed = state.as_ref().and_then(|s| s.last_commit.clone());
@@ -318,6 +375,22 @@ fn cmd_status(repo: &Repo, dir: &Path, json: bool) -> Result<ExitCode> {
             finished_at: last.as_ref().map(|l| l.finished_at),
             mode: last.as_ref().map(|l| l.mode.clone()),
         },
+        semantic: state.as_ref().and_then(|s| s.semantic.as_ref()).map(|sem| {
+            let counts = backend.open(dir, sem.dims, &sem.model, Access::Read, Duration::from_secs(1)).and_then(|store| {
+                let mut m = serde_json::Map::new();
+                for c in Collection::TREE {
+                    m.insert(c.name().to_string(), store.count(c)?.into());
+                }
+                Ok(m)
+            });
+            serde_json::json!({
+                "model": sem.model,
+                "dims": sem.dims,
+                "store": sem.store,
+                "counts": counts.as_ref().ok(),
+                "error": counts.as_ref().err().map(|e| e.to_string()),
+            })
+        }),
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&status)?);
@@ -331,8 +404,49 @@ fn cmd_status(repo: &Repo, dir: &Path, json: bool) -> Result<ExitCode> {
         println!("indexing: a run is in progress");
     }
     println!("counts:   {} files, {} chunks, {} symbols", status.counts.files, status.counts.chunks, status.counts.symbols);
+    match &status.semantic {
+        Some(sem) => {
+            println!("semantic: {} ({} dims) in {}", sem["model"].as_str().unwrap_or("?"), sem["dims"], sem["store"].as_str().unwrap_or("?"));
+            if let Some(counts) = sem["counts"].as_object() {
+                let parts: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+                println!("vectors:  {}", parts.join(", "));
+            }
+            if let Some(err) = sem["error"].as_str() {
+                println!("vectors:  {err}");
+            }
+        }
+        None => println!("semantic: off (keyword and symbol only; `git rag model install` then `git rag index` turns it on)"),
+    }
+    if let Some(l) = &last {
+        println!("last run: {} (embedded {}, reused {})", l.mode, l.embedded, l.reused);
+    }
     if let Some(err) = &status.last_run.error {
         println!("last run: failed: {err}");
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_dump_vectors(dir: &Path, backend: &Backend) -> Result<ExitCode> {
+    let state = IndexState::load(&dir.join(STATE_FILE))?;
+    let Some(sem) = state.and_then(|s| s.semantic) else { anyhow::bail!("the index has no semantic layer") };
+    let store = backend.open(dir, sem.dims, &sem.model, Access::Read, Duration::from_secs(30))?;
+    let mut out = serde_json::Map::new();
+    for c in Collection::TREE {
+        let mut records = store.scroll_all(c, true)?;
+        records.sort_by_key(|r| r.id);
+        let list: Vec<serde_json::Value> = records
+            .into_iter()
+            .map(|r| {
+                // Vectors rounded to 4 decimals, then hashed: equal embeddings compare equal.
+                let digest = r.vector.map(|v| {
+                    let text: Vec<String> = v.iter().map(|x| format!("{x:.4}")).collect();
+                    blake3::hash(text.join(",").as_bytes()).to_hex()[..16].to_string()
+                });
+                serde_json::json!({"id": r.id, "vector": digest, "payload": r.payload})
+            })
+            .collect();
+        out.insert(c.name().to_string(), list.into());
+    }
+    println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(ExitCode::SUCCESS)
 }

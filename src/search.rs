@@ -1,7 +1,7 @@
 //! Query the index: keyword (BM25 over chunks, with symbol-name boosts) and
 //! symbol (exact, case-insensitive and prefix lookup of definitions).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -12,6 +12,7 @@ use tantivy::{Searcher, Term};
 
 use crate::keyword::{analyze, get_str, get_u64, KeywordError, KeywordIndex};
 use crate::lang::Language;
+use crate::store::{point_id, Collection, Filter, VectorStore};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
@@ -21,6 +22,8 @@ pub enum SearchError {
     BadGlob { glob: String, message: String },
     #[error("unknown language `{0}` (known: python, javascript, typescript, tsx, markdown, text)")]
     BadLanguage(String),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
 }
 
 pub type Result<T> = std::result::Result<T, SearchError>;
@@ -30,6 +33,8 @@ pub type Result<T> = std::result::Result<T, SearchError>;
 pub enum Mode {
     Keyword,
     Symbol,
+    /// Dense vectors: SEMANTIC chunks, SYMBOLS headers and FILES outlines.
+    Semantic,
 }
 
 #[derive(Debug, Clone)]
@@ -118,9 +123,127 @@ pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<R
     let (chunk_reader, symbol_reader) = index.readers()?;
     let chunks = chunk_reader.searcher();
     let results = match opts.mode {
-        Mode::Keyword => keyword_search(index, &chunks, text, opts, glob.as_ref())?,
+        Mode::Keyword | Mode::Semantic => keyword_search(index, &chunks, text, opts, glob.as_ref())?,
         Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, text, opts, glob.as_ref())?,
     };
+    Ok(Response { query: text.to_string(), took_ms: started.elapsed().as_secs_f64() * 1000.0, results })
+}
+
+/// How much a hit from each dense collection counts: a chunk is the answer
+/// itself; a symbol header points at its definition; a file outline is a
+/// broad match.
+const SEMANTIC_WEIGHT: f32 = 1.0;
+const SYMBOL_WEIGHT: f32 = 0.97;
+const FILE_WEIGHT: f32 = 0.9;
+/// Tests weigh less unless the query asks about them (as in keyword mode,
+/// scaled to cosine similarities).
+const DENSE_TEST_WEIGHT: f32 = 0.93;
+/// Candidates taken from each collection before fusion.
+const DENSE_WINDOW: usize = 50;
+
+/// Runs a query against the vector store: the query's embedding is matched
+/// against SEMANTIC, SYMBOLS and FILES, and each hit counts for the chunk it
+/// stands for (a symbol for its definition's chunk, a file for its outline).
+/// `paths` are the indexed paths, against which `--path` is expanded.
+pub fn semantic_search<'a>(
+    store: &dyn VectorStore,
+    query_vector: &[f32],
+    text: &str,
+    opts: &QueryOptions,
+    paths: impl Iterator<Item = &'a String>,
+) -> Result<Response> {
+    let started = Instant::now();
+    let mut filter = Filter::default();
+    if let Some(l) = &opts.lang {
+        let lang = Language::from_name(l).ok_or_else(|| SearchError::BadLanguage(l.clone()))?;
+        filter = filter.any_of("language", vec![lang.name().to_string()]);
+    }
+    if let Some(g) = &opts.path {
+        let glob = compile_glob(g)?;
+        let matching: Vec<String> = paths.filter(|p| glob.is_match(p.as_str())).cloned().collect();
+        if matching.is_empty() {
+            return Ok(Response { query: text.to_string(), took_ms: started.elapsed().as_secs_f64() * 1000.0, results: Vec::new() });
+        }
+        filter = filter.any_of("path", matching);
+    }
+    let kind = opts.kind.as_ref().map(|k| k.to_lowercase());
+    let with_kind = |f: &Filter| match &kind {
+        Some(k) => f.clone().any_of("kind", vec![k.clone()]),
+        None => f.clone(),
+    };
+    let window = DENSE_WINDOW.max(opts.limit * 2);
+    let test_weight = if asks_about_tests(text) { 1.0 } else { DENSE_TEST_WEIGHT };
+
+    // (chunk id) -> (score, payload of the hit that gave it, its content if known)
+    let mut best: HashMap<String, (f32, serde_json::Map<String, serde_json::Value>)> = HashMap::new();
+    let mut consider = |chunk_id: Option<&str>, score: f32, payload: &serde_json::Map<String, serde_json::Value>| {
+        let Some(id) = chunk_id else { return };
+        let path = payload.get("path").and_then(|v| v.as_str()).unwrap_or("");
+        let score = if is_test_path(path) { score * test_weight } else { score };
+        match best.get_mut(id) {
+            Some(b) if b.0 >= score => {}
+            Some(b) => {
+                b.0 = score;
+                if payload.contains_key("content") {
+                    b.1 = payload.clone();
+                }
+            }
+            None => {
+                best.insert(id.to_string(), (score, payload.clone()));
+            }
+        }
+    };
+    for hit in store.search(Collection::Semantic, query_vector, &with_kind(&filter), window)? {
+        consider(hit.payload.get("chunk_id").and_then(|v| v.as_str()), hit.score * SEMANTIC_WEIGHT, &hit.payload);
+    }
+    for hit in store.search(Collection::Symbols, query_vector, &with_kind(&filter), window)? {
+        // A definition without a chunk of its own (a constant inside module
+        // code) stands for its own lines.
+        let own = format!("symbol:{}", hit.id);
+        let id = hit.payload.get("chunk_id").and_then(|v| v.as_str()).unwrap_or(&own).to_string();
+        consider(Some(&id), hit.score * SYMBOL_WEIGHT, &hit.payload);
+    }
+    if kind.as_deref().is_none_or(|k| k == "file") {
+        for hit in store.search(Collection::Files, query_vector, &filter, window / 2)? {
+            consider(hit.payload.get("chunk_id").and_then(|v| v.as_str()), hit.score * FILE_WEIGHT, &hit.payload);
+        }
+    }
+
+    let mut ranked: Vec<(String, f32, serde_json::Map<String, serde_json::Value>)> = best.into_iter().map(|(id, (s, p))| (id, s, p)).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ranked.truncate(opts.limit);
+
+    // Symbol hits carry no chunk text: read it from SEMANTIC.
+    let need: Vec<u64> = ranked
+        .iter()
+        .filter(|(_, _, p)| !p.contains_key("content"))
+        .filter_map(|(id, _, _)| crate::state::ChunkId::parse(id).map(|c| point_id(c.0)))
+        .collect();
+    let fetched: HashMap<u64, serde_json::Map<String, serde_json::Value>> =
+        store.retrieve(Collection::Semantic, &need, false)?.into_iter().map(|r| (r.id, r.payload)).collect();
+
+    let mut results = Vec::with_capacity(ranked.len());
+    for (id, score, payload) in ranked {
+        let payload = match crate::state::ChunkId::parse(&id).and_then(|c| fetched.get(&point_id(c.0))) {
+            Some(p) if !payload.contains_key("content") => p.clone(),
+            _ => payload,
+        };
+        let get = |k: &str| payload.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        let line = |k: &str| payload.get(k).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
+        let rank = results.len() + 1;
+        results.push(Hit {
+            rank,
+            path: get("path").unwrap_or_default(),
+            start_line: line("start_line").max(1),
+            end_line: line("end_line").max(1),
+            symbol: get("symbol").or_else(|| get("qualified_name")),
+            kind: get("kind").unwrap_or_else(|| "chunk".into()),
+            language: get("language").unwrap_or_default(),
+            score,
+            content: get("content").or_else(|| get("signature")).unwrap_or_default(),
+            signals: Signals { dense: Some(rank), ..Signals::default() },
+        });
+    }
     Ok(Response { query: text.to_string(), took_ms: started.elapsed().as_secs_f64() * 1000.0, results })
 }
 

@@ -104,6 +104,19 @@ pub struct IndexState {
     pub files: BTreeMap<String, FileState>,
     /// Unix seconds of the last successful run.
     pub updated_at: u64,
+    /// The semantic layer the vector store holds, or `None` when the index
+    /// is keyword and symbol only.
+    #[serde(default)]
+    pub semantic: Option<SemanticState>,
+}
+
+/// Which model's vectors are in which store.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SemanticState {
+    pub model: String,
+    pub dims: usize,
+    /// `embedded`, or `server <url> <collection prefix>`.
+    pub store: String,
 }
 
 impl IndexState {
@@ -115,6 +128,7 @@ impl IndexState {
             last_commit: None,
             files: BTreeMap::new(),
             updated_at: 0,
+            semantic: None,
         }
     }
 

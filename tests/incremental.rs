@@ -30,12 +30,13 @@ fn rag_ok(dir: &Path, args: &[&str]) -> String {
     common::stdout(&out)
 }
 
-/// Every query of the fixed set, in both modes, against one index dir.
-fn answers(repo_dir: &Path, index_dir: &Path) -> Vec<Value> {
+/// Every query of the fixed set, in every mode, against one index dir.
+fn answers(repo_dir: &Path, index_dir: &Path, semantic: bool) -> Vec<Value> {
     let dir = index_dir.to_str().expect("utf-8 path");
+    let modes: &[&str] = if semantic { &["keyword", "symbol", "semantic"] } else { &["keyword", "symbol"] };
     let mut out = Vec::new();
     for q in QUERIES {
-        for mode in ["keyword", "symbol"] {
+        for mode in modes {
             let text = rag_ok(repo_dir, &["query", q, "--json", "--limit", "15", "--mode", mode, "--index-dir", dir]);
             let mut v: Value = serde_json::from_str(&text).expect("json");
             v.as_object_mut().expect("object").remove("took_ms");
@@ -50,15 +51,33 @@ fn state_files(index_dir: &Path) -> Value {
     serde_json::from_str::<Value>(&text).expect("json")["files"].clone()
 }
 
-/// Compares the incremental index in `inc` with a fresh full index of `rev`.
-fn assert_same_as_full(repo_dir: &Path, inc: &Path, rev: &str, scratch: &Path, label: &str) {
+/// Compares the incremental index in `inc` with a fresh full index of `rev`:
+/// state, every point of the vector store (ids, payloads, vectors) and the
+/// answers of every query mode.
+fn assert_same_as_full(repo_dir: &Path, inc: &Path, rev: &str, scratch: &Path, label: &str, semantic: bool) {
     let full = scratch.join(format!("full-{label}"));
-    rag_ok(repo_dir, &["index", "--full", "--rev", rev, "-q", "--index-dir", full.to_str().expect("utf-8")]);
+    let full_s = full.to_str().expect("utf-8");
+    let mut args = vec!["index", "--full", "--rev", rev, "-q", "--index-dir", full_s];
+    if !semantic {
+        args.push("--no-semantic");
+    }
+    rag_ok(repo_dir, &args);
     assert_eq!(state_files(inc), state_files(&full), "{label}: indexed files and chunk ids differ");
-    let a = answers(repo_dir, inc);
-    let b = answers(repo_dir, &full);
+    if semantic {
+        let dump = |d: &Path| -> Value {
+            serde_json::from_str(&rag_ok(repo_dir, &["dump-vectors", "--index-dir", d.to_str().expect("utf-8")])).expect("dump json")
+        };
+        let (a, b) = (dump(inc), dump(&full));
+        for c in ["files", "symbols", "semantic", "patterns"] {
+            assert_eq!(a[c], b[c], "{label}: vector collection {c} differs");
+        }
+        assert!(!a["semantic"].as_array().expect("points").is_empty(), "{label}: the semantic layer is empty");
+    }
+    let a = answers(repo_dir, inc, semantic);
+    let b = answers(repo_dir, &full, semantic);
+    let modes = if semantic { 3 } else { 2 };
     for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
-        assert_eq!(x, y, "{label}: query {} ({}) answers differ", QUERIES[i / 2], if i % 2 == 0 { "keyword" } else { "symbol" });
+        assert_eq!(x, y, "{label}: query {} (mode #{}) answers differ", QUERIES[i / modes], i % modes);
     }
     let _ = std::fs::remove_dir_all(&full);
 }
@@ -144,6 +163,10 @@ fn new_content(rng: &mut Lcg, path: &str) -> String {
 
 #[test]
 fn generated_history_incremental_equals_full() {
+    // The semantic layer too, when the model is installed (CI requires it).
+    let semantic = git_rag::model::installed();
+    assert!(semantic || std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(), "GIT_RAG_REQUIRE_MODEL is set but no model is installed");
+    let no_sem: &[&str] = if semantic { &[] } else { &["--no-semantic"] };
     let repo = TestRepo::new();
     let scratch = tempfile::tempdir().expect("tempdir");
     let inc = scratch.path().join("incremental");
@@ -157,7 +180,7 @@ fn generated_history_incremental_equals_full() {
         files.push(path);
     }
     repo.commit("initial");
-    rag_ok(repo.path(), &["index", "-q", "--index-dir", &inc_s]);
+    rag_ok(repo.path(), &[&["index", "-q", "--index-dir", &inc_s][..], no_sem].concat());
 
     let mut serial = 100;
     for step in 0..18 {
@@ -209,8 +232,8 @@ fn generated_history_incremental_equals_full() {
             }
         }
         let head = repo.commit(&format!("step {step}"));
-        rag_ok(repo.path(), &["index", "-q", "--index-dir", &inc_s]);
-        assert_same_as_full(repo.path(), &inc, &head, scratch.path(), &format!("step{step}"));
+        rag_ok(repo.path(), &[&["index", "-q", "--index-dir", &inc_s][..], no_sem].concat());
+        assert_same_as_full(repo.path(), &inc, &head, scratch.path(), &format!("step{step}"), semantic);
     }
 }
 
@@ -234,8 +257,10 @@ fn pydantic_chain_incremental_equals_full() {
     let inc = scratch.path().join("incremental");
     let inc_s = inc.to_str().expect("utf-8").to_string();
     for tag in tags {
-        let out = rag_ok(&corpus, &["index", "-q", "--rev", tag, "--index-dir", &inc_s]);
+        // Keyword and symbol layers only: embedding five releases would take
+        // most of the CI budget; the generated history covers the vectors.
+        let out = rag_ok(&corpus, &["index", "-q", "--no-semantic", "--rev", tag, "--index-dir", &inc_s]);
         eprintln!("{tag}: {}", out.trim());
-        assert_same_as_full(&corpus, &inc, tag, scratch.path(), tag);
+        assert_same_as_full(&corpus, &inc, tag, scratch.path(), tag, false);
     }
 }

@@ -133,14 +133,24 @@ impl TestRepo {
 }
 
 pub fn rag_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_git-rag"))
-        .args(args)
+    rag_env(dir, args, &[])
+}
+
+/// Runs `git-rag` with extra environment variables. `QDRANT_URL` is removed
+/// unless given: tests use the embedded store unless they ask for a server.
+pub fn rag_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_git-rag"));
+    cmd.args(args)
         .current_dir(dir)
         .env_remove("GIT_RAG_DIR")
+        .env_remove("QDRANT_URL")
+        .env_remove("GIT_RAG_FAILPOINT")
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("git-rag runs")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("git-rag runs")
 }
 
 pub fn stderr(out: &Output) -> String {

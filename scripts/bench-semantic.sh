@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Speed of the semantic layer (embedding + embedded Qdrant), medians:
+#  1. embedding throughput of the pipeline vs raw ONNX Runtime inference of
+#     the same model on the same inputs, same run (benches/embed_throughput.rs);
+#  2. full semantic index of `requests` and of a 1,000-file slice of `large`:
+#     chunks/s, points/s, embedded texts, index size on disk, peak memory;
+#  3. five-file commits on the slice, end to end: ms per commit.
+#   scripts/bench-semantic.sh [COMMITS=5]
+# GIT_RAG_BIN uses an existing binary (else a release build);
+# BENCH_PROFILE=dev runs the throughput bench from a dev build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/toolchain.sh
+commits="${1:-5}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
+EVAL_DIR="$(cd "${GIT_RAG_EVAL_DIR:-../shared/eval}" && pwd)"
+CORPORA="${CORPORA:-$HOME/.cache/git-rag-eval-corpora}"
+for c in requests large; do
+  [ -d "$CORPORA/$c/.git" ] || python3 "$EVAL_DIR/corpus.py" build "$EVAL_DIR/specs/$c.json" "$CORPORA/$c" >&2
+done
+if [ -z "${GIT_RAG_BIN:-}" ]; then
+  cargo build --release --locked -q
+fi
+bin="${GIT_RAG_BIN:-$CARGO_TARGET_DIR/release/git-rag}"
+
+echo "== 1. embedding throughput: pipeline vs raw ONNX Runtime (requests)"
+if [ "${BENCH_PROFILE:-release}" = dev ]; then
+  GIT_RAG_BENCH_REPO="$CORPORA/requests" cargo test --locked -q --bench embed_throughput
+else
+  GIT_RAG_BENCH_REPO="$CORPORA/requests" cargo bench --locked -q --bench embed_throughput
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 - "$bin" "$CORPORA" "$work" "$commits" <<'PY'
+import json, os, shutil, statistics, subprocess, sys, time
+bin_, corpora, work, commits = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
+           GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
+           GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid")
+
+def run(cmd, cwd):
+    """Wall time, peak RSS (MB) and stdout of a command."""
+    t0 = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, cwd=cwd, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit(f"{cmd} failed: {p.stderr}")
+    rss = int(p.stderr.strip().splitlines()[-1]) / 1024
+    return wall, rss, p.stdout
+
+def du(path):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs) / 1e6
+
+def full_index(name, repo):
+    idx = os.path.join(work, f"idx-{name}")
+    wall, rss, out = run([bin_, "index", "--full", "-q", "--json", "--index-dir", idx], repo)
+    rep = json.loads(out)
+    pts = sum((rep.get("semantic") or {}).get("points", {}).values())
+    print(f"FULL {name}: {rep['files_indexed']} files, {rep['chunks_total']} chunks, {pts} points, "
+          f"embedded {rep['embedded']} texts in {wall:.1f}s wall -> {rep['chunks_total']/wall:.1f} chunks/s, "
+          f"{pts/wall:.1f} points/s, {rep['embedded']/wall:.1f} embedded/s; index {du(idx):.1f} MB "
+          f"(qdrant {du(os.path.join(idx, 'qdrant')):.1f} MB); peak RSS {rss:.0f} MB", flush=True)
+    print("  timings (ms):", json.dumps(rep["timings"]), json.dumps((rep.get("semantic") or {}).get("timings")), flush=True)
+    return idx
+
+print("== 2. full semantic index")
+full_index("requests", os.path.join(corpora, "requests"))
+
+# A 1,000-file slice of `large`: every k-th tracked file, so that every project is in it.
+large = os.path.join(corpora, "large")
+files = subprocess.run(["git", "ls-files"], cwd=large, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+step = max(1, len(files) // 1000)
+pick = files[::step][:1000]
+slice_ = os.path.join(work, "slice")
+os.makedirs(slice_)
+subprocess.run(["git", "init", "-q", "-b", "main"], cwd=slice_, env=env, check=True)
+for f in pick:
+    dst = os.path.join(slice_, f)
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    shutil.copyfile(os.path.join(large, f), dst)
+subprocess.run(["git", "add", "-A"], cwd=slice_, env=env, check=True)
+subprocess.run(["git", "commit", "-q", "-m", "slice"], cwd=slice_, env=env, check=True)
+idx = full_index("large-slice-1000", slice_)
+
+print(f"== 3. five-file commits on the slice (median of {commits})")
+py = [f for f in pick if f.endswith(".py")]
+took, walls, rsss, emb = [], [], [], []
+for i in range(commits):
+    for j in range(5):
+        f = py[(i * 5 + j) * 37 % len(py)]
+        with open(os.path.join(slice_, f), "a") as fh:
+            fh.write(f"\n\ndef bench_added_{i}_{j}(values):\n    \"\"\"Sum the values twice ({i}).\"\"\"\n    return 2 * sum(values)\n")
+    subprocess.run(["git", "commit", "-q", "-am", f"bench {i}"], cwd=slice_, env=env, check=True)
+    wall, rss, out = run([bin_, "index", "-q", "--json", "--index-dir", idx], slice_)
+    rep = json.loads(out)
+    assert rep["files_indexed"] == 5, rep
+    took.append(rep["took_ms"]); walls.append(wall * 1000); rsss.append(rss); emb.append(rep["embedded"])
+    print(f"  commit {i+1}: {rep['took_ms']:.0f} ms work, {wall*1000:.0f} ms process, embedded {rep['embedded']}, reused {rep['reused']}", flush=True)
+print(f"FIVE-FILE COMMIT: work {statistics.median(took):.0f} ms (took_ms), process {statistics.median(walls):.0f} ms, "
+      f"embedded {statistics.median(emb):.0f} texts, peak RSS {statistics.median(rsss):.0f} MB")
+print("  timings of the last run (ms):", json.dumps(rep["timings"]), json.dumps((rep.get("semantic") or {}).get("timings")))
+PY

@@ -1,0 +1,305 @@
+//! The server backend: a Qdrant server over gRPC (`qdrant-client`).
+//!
+//! Same collections and payloads as the embedded store, named
+//! `<prefix>_<collection>` (one prefix per repository). Each tree collection
+//! also carries a sparse BM25 vector ([`SPARSE`], IDF modifier) computed by
+//! the server from the embedded text (`qdrant/bm25` inference), so the server
+//! can answer hybrid prefetch + RRF queries on its own. The vector cache is
+//! one collection per model shared by every repository on the server
+//! (`git_rag_vector_cache_<model>`): identical text is embedded once.
+//!
+//! Writes are batched and retried with backoff; every write waits for the
+//! server to apply it, so a finished run means a durable index.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::time::Duration;
+
+use qdrant_client::qdrant::{
+    point_id::PointIdOptions, Condition, CountPointsBuilder, CreateCollectionBuilder, CreateFieldIndexCollectionBuilder, DeletePointsBuilder,
+    Distance, Document, FieldType, Filter as QFilter, GetPointsBuilder, Modifier, NamedVectors, PointId, PointStruct, QueryPointsBuilder,
+    ScrollPointsBuilder, SparseVectorParamsBuilder, SparseVectorsConfigBuilder, UpsertPointsBuilder, VectorParamsBuilder,
+    VectorsConfigBuilder,
+};
+use qdrant_client::{Payload, Qdrant};
+use serde_json::{Map, Value};
+
+use super::{Collection, Filter, Point, Record, Result, ScoredHit, StoreError, VectorStore, DENSE, SPARSE};
+
+/// Oldest server this backend is tested against (server-side BM25 inference).
+const MIN_SERVER: (u64, u64) = (1, 15);
+const BATCH: usize = 256;
+const ATTEMPTS: u32 = 4;
+
+/// Where the server is, and how to name the collections.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    pub url: String,
+    /// From `QDRANT_API_KEY`; never printed.
+    pub api_key: Option<String>,
+    /// Prefix of this repository's collections.
+    pub prefix: String,
+    pub timeout: Duration,
+}
+
+pub struct ServerStore {
+    client: Qdrant,
+    runtime: tokio::runtime::Runtime,
+    opts: ServerOptions,
+    dims: usize,
+    model: String,
+    version: String,
+}
+
+impl ServerStore {
+    /// Connects, checks the server version and creates missing collections.
+    pub fn connect(opts: ServerOptions, dims: usize, model: &str) -> Result<ServerStore> {
+        let unreachable = |message: String| StoreError::Unreachable { url: opts.url.clone(), message };
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| unreachable(e.to_string()))?;
+        let mut builder = Qdrant::from_url(&opts.url).timeout(opts.timeout).connect_timeout(Duration::from_secs(5)).skip_compatibility_check();
+        if let Some(key) = &opts.api_key {
+            builder = builder.api_key(key.clone());
+        }
+        let client = builder.build().map_err(|e| unreachable(e.to_string()))?;
+        let health = runtime.block_on(client.health_check()).map_err(|e| unreachable(short_error(&e.to_string())))?;
+        let version = health.version;
+        let mut parts = version.split('.').map(|p| p.parse::<u64>().unwrap_or(0));
+        let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        if (major, minor) < MIN_SERVER {
+            return Err(StoreError::Engine {
+                place: opts.url.clone(),
+                message: format!("Qdrant server {version} is too old; git-rag needs {}.{} or newer", MIN_SERVER.0, MIN_SERVER.1),
+            });
+        }
+        let store = ServerStore { client, runtime, opts, dims, model: model.to_string(), version };
+        for c in Collection::TREE.into_iter().chain([Collection::VectorCache]) {
+            store.ensure(c)?;
+        }
+        Ok(store)
+    }
+
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// The name of a collection on the server.
+    pub fn collection_name(&self, c: Collection) -> String {
+        match c {
+            Collection::VectorCache => format!("git_rag_{}_{}", c.name(), super::sanitize(&self.model)),
+            _ => format!("{}_{}", self.opts.prefix, c.name()),
+        }
+    }
+
+    fn err(&self, c: Collection, message: impl std::fmt::Display) -> StoreError {
+        StoreError::Engine { place: format!("{} collection {}", self.opts.url, self.collection_name(c)), message: short_error(&message.to_string()) }
+    }
+
+    /// Runs a request, retrying with backoff when it fails.
+    fn call<T, F, Fut>(&self, c: Collection, what: &str, mut request: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = std::result::Result<T, qdrant_client::QdrantError>>,
+    {
+        let mut delay = Duration::from_millis(200);
+        let mut attempt = 1;
+        loop {
+            match self.runtime.block_on(request()) {
+                Ok(v) => return Ok(v),
+                Err(e) if attempt < ATTEMPTS && retryable(&e) => {
+                    std::thread::sleep(delay);
+                    delay *= 2;
+                    attempt += 1;
+                }
+                Err(e) => return Err(self.err(c, format!("{what} failed: {e}"))),
+            }
+        }
+    }
+
+    fn ensure(&self, c: Collection) -> Result<()> {
+        let name = self.collection_name(c);
+        let exists = self.call(c, "checking the collection", || self.client.collection_exists(name.clone()))?;
+        if exists {
+            let info = self.call(c, "reading the collection", || self.client.collection_info(name.clone()))?;
+            let size = info
+                .result
+                .and_then(|r| r.config)
+                .and_then(|cfg| cfg.params)
+                .and_then(|p| p.vectors_config)
+                .and_then(|v| match v.config {
+                    Some(qdrant_client::qdrant::vectors_config::Config::ParamsMap(m)) => m.map.get(DENSE).map(|p| p.size),
+                    _ => None,
+                });
+            if size != Some(self.dims as u64) {
+                return Err(StoreError::Schema {
+                    place: format!("{} collection {name}", self.opts.url),
+                    message: format!("holds {size:?}-dimensional `{DENSE}` vectors, the model gives {}", self.dims),
+                });
+            }
+            return Ok(());
+        }
+        let mut vectors = VectorsConfigBuilder::default();
+        vectors.add_named_vector_params(DENSE, VectorParamsBuilder::new(self.dims as u64, Distance::Cosine));
+        let mut create = CreateCollectionBuilder::new(name.clone()).vectors_config(vectors);
+        if c != Collection::VectorCache {
+            let mut sparse = SparseVectorsConfigBuilder::default();
+            sparse.add_named_vector_params(SPARSE, SparseVectorParamsBuilder::default().modifier(Modifier::Idf));
+            create = create.sparse_vectors_config(sparse);
+        }
+        match self.runtime.block_on(self.client.create_collection(create)) {
+            Ok(_) => {}
+            // Another indexer created it meanwhile.
+            Err(e) if e.to_string().contains("already exists") => return Ok(()),
+            Err(e) => return Err(self.err(c, format!("creating the collection failed: {e}"))),
+        }
+        for field in c.keyword_fields() {
+            self.call(c, "creating a payload index", || {
+                self.client.create_field_index(CreateFieldIndexCollectionBuilder::new(name.clone(), *field, FieldType::Keyword).wait(true))
+            })?;
+        }
+        Ok(())
+    }
+
+    fn filter(filter: &Filter) -> QFilter {
+        QFilter::must(filter.must.iter().map(|(field, values)| Condition::matches(field.clone(), values.clone())).collect::<Vec<_>>())
+    }
+}
+
+impl VectorStore for ServerStore {
+    fn describe(&self) -> String {
+        format!("Qdrant server {} ({}, collections {}_*)", self.version, self.opts.url, self.opts.prefix)
+    }
+
+    fn dims(&self) -> usize {
+        self.dims
+    }
+
+    fn upsert(&self, c: Collection, points: Vec<Point>) -> Result<()> {
+        let name = self.collection_name(c);
+        for batch in points.chunks(BATCH) {
+            let mut structs = Vec::with_capacity(batch.len());
+            for p in batch {
+                if p.vector.len() != self.dims {
+                    return Err(self.err(c, format!("point {} has {} dimensions, not {}", p.id, p.vector.len(), self.dims)));
+                }
+                let mut vectors = NamedVectors::default().add_vector(DENSE, p.vector.clone());
+                if let (Some(text), true) = (&p.text, c != Collection::VectorCache) {
+                    vectors = vectors.add_vector(SPARSE, Document::new(text.clone(), "qdrant/bm25"));
+                }
+                structs.push(PointStruct::new(p.id, vectors, Payload::from(p.payload.clone())));
+            }
+            self.call(c, "upsert", || self.client.upsert_points(UpsertPointsBuilder::new(name.clone(), structs.clone()).wait(true)))?;
+        }
+        Ok(())
+    }
+
+    fn delete_paths(&self, c: Collection, paths: &[String]) -> Result<()> {
+        let name = self.collection_name(c);
+        for batch in paths.chunks(BATCH) {
+            let filter = Self::filter(&Filter::default().any_of("path", batch.to_vec()));
+            self.call(c, "delete", || self.client.delete_points(DeletePointsBuilder::new(name.clone()).points(filter.clone()).wait(true)))?;
+        }
+        Ok(())
+    }
+
+    fn clear(&self, c: Collection) -> Result<()> {
+        let name = self.collection_name(c);
+        self.call(c, "delete", || self.client.delete_points(DeletePointsBuilder::new(name.clone()).points(QFilter::default()).wait(true)))?;
+        Ok(())
+    }
+
+    fn search(&self, c: Collection, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<ScoredHit>> {
+        let name = self.collection_name(c);
+        let mut q = QueryPointsBuilder::new(name).query(vector.to_vec()).using(DENSE).limit(limit.max(1) as u64).with_payload(true);
+        if !filter.is_empty() {
+            q = q.filter(Self::filter(filter));
+        }
+        let response = self.call(c, "query", || self.client.query(q.clone()))?;
+        Ok(response
+            .result
+            .into_iter()
+            .filter_map(|p| Some(ScoredHit { id: num_id(p.id)?, score: p.score, payload: to_json(p.payload) }))
+            .collect())
+    }
+
+    fn retrieve(&self, c: Collection, ids: &[u64], with_vectors: bool) -> Result<Vec<Record>> {
+        let name = self.collection_name(c);
+        let mut out = Vec::new();
+        for batch in ids.chunks(1024) {
+            let point_ids: Vec<PointId> = batch.iter().map(|&i| PointId::from(i)).collect();
+            let request = GetPointsBuilder::new(name.clone(), point_ids).with_vectors(with_vectors).with_payload(!with_vectors);
+            let response = self.call(c, "retrieve", || self.client.get_points(request.clone()))?;
+            out.extend(response.result.into_iter().filter_map(|p| {
+                let vector = p.vectors.as_ref().and_then(dense_of);
+                Some(Record { id: num_id(p.id)?, vector, payload: to_json(p.payload) })
+            }));
+        }
+        Ok(out)
+    }
+
+    fn scroll_all(&self, c: Collection, with_vectors: bool) -> Result<Vec<Record>> {
+        let name = self.collection_name(c);
+        let mut out = Vec::new();
+        let mut offset: Option<PointId> = None;
+        loop {
+            let mut request = ScrollPointsBuilder::new(name.clone()).limit(1024).with_payload(true);
+            if with_vectors {
+                request = request.with_vectors(qdrant_client::qdrant::VectorsSelector { names: vec![DENSE.to_string()] });
+            }
+            if let Some(o) = offset.take() {
+                request = request.offset(o);
+            }
+            let response = self.call(c, "scroll", || self.client.scroll(request.clone()))?;
+            out.extend(response.result.into_iter().filter_map(|p| {
+                let vector = p.vectors.as_ref().and_then(dense_of);
+                Some(Record { id: num_id(p.id)?, vector, payload: to_json(p.payload) })
+            }));
+            match response.next_page_offset {
+                Some(next) => offset = Some(next),
+                None => return Ok(out),
+            }
+        }
+    }
+
+    fn count(&self, c: Collection) -> Result<usize> {
+        let name = self.collection_name(c);
+        let response = self.call(c, "count", || self.client.count(CountPointsBuilder::new(name.clone()).exact(true)))?;
+        Ok(response.result.map_or(0, |r| r.count as usize))
+    }
+
+    fn commit(&self, _optimize: bool) -> Result<()> {
+        // Every write waited for the server; it indexes in the background.
+        Ok(())
+    }
+}
+
+fn retryable(e: &qdrant_client::QdrantError) -> bool {
+    match e {
+        // gRPC codes Unknown, DeadlineExceeded, ResourceExhausted, Aborted, Unavailable.
+        qdrant_client::QdrantError::ResponseError { status } => matches!(status.code() as i32, 2 | 4 | 8 | 10 | 14),
+        _ => false,
+    }
+}
+
+/// Keeps the first line of a gRPC error: tonic appends metadata dumps.
+fn short_error(s: &str) -> String {
+    let line = s.lines().next().unwrap_or(s);
+    line.chars().take(400).collect()
+}
+
+fn dense_of(v: &qdrant_client::qdrant::VectorsOutput) -> Option<Vec<f32>> {
+    match v.get_vector_by_name(DENSE)? {
+        qdrant_client::qdrant::vector_output::Vector::Dense(d) => Some(d.data),
+        _ => None,
+    }
+}
+
+fn num_id(id: Option<PointId>) -> Option<u64> {
+    match id?.point_id_options? {
+        PointIdOptions::Num(n) => Some(n),
+        PointIdOptions::Uuid(_) => None,
+    }
+}
+
+fn to_json(payload: HashMap<String, qdrant_client::qdrant::Value>) -> Map<String, Value> {
+    payload.into_iter().map(|(k, v)| (k, v.into_json())).collect()
+}

@@ -1,0 +1,277 @@
+//! The semantic layer end to end: the real default model through the real
+//! ONNX Runtime, the real embedded Qdrant engine, real git repositories.
+//! `scripts/test.sh` installs the model and sets GIT_RAG_REQUIRE_MODEL=1, so
+//! these tests cannot pass by skipping in CI.
+
+mod common;
+
+use common::{stderr, stdout, TestRepo};
+use serde_json::Value;
+
+fn model_ready() -> bool {
+    if git_rag::model::installed() {
+        return true;
+    }
+    assert!(std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(), "GIT_RAG_REQUIRE_MODEL is set but the model is not installed");
+    eprintln!("skipped: no embedding model installed (run `git rag model install`)");
+    false
+}
+
+const SESSIONS: &str = r#"import json
+
+
+class SessionStore:
+    """Keeps user sessions between runs."""
+
+    def save_to_disk(self, path):
+        """Write every session's cookies to a JSON file."""
+        with open(path, "w") as fh:
+            json.dump(self.cookies, fh)
+
+    def load_from_disk(self, path):
+        with open(path) as fh:
+            self.cookies = json.load(fh)
+"#;
+
+const RETRY: &str = r#"import time
+
+
+def call_with_backoff(fn, attempts=5):
+    """Call fn again after a failure, waiting twice as long each time."""
+    for i in range(attempts):
+        try:
+            return fn()
+        except IOError:
+            time.sleep(2 ** i)
+    raise RuntimeError("gave up")
+"#;
+
+const HTML: &str = r#"/**
+ * Replace the characters that have a meaning in HTML.
+ */
+function escapeHtml(text) {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+module.exports = { escapeHtml };
+"#;
+
+const DATES: &str = r#"export function parseIsoDate(value: string): Date {
+  const [y, m, d] = value.split('-').map(Number);
+  return new Date(y, m - 1, d);
+}
+"#;
+
+fn sample_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("app/sessions.py", SESSIONS);
+    repo.write("app/retry.py", RETRY);
+    repo.write("web/escape.js", HTML);
+    repo.write("web/dates.ts", DATES);
+    repo.write("README.md", "# Demo\n\nA small app with sessions, retries and HTML escaping.\n");
+    repo.commit("initial");
+    repo
+}
+
+/// `embedded N, reused M` from the index summary line.
+fn embedded_reused(out: &str) -> (usize, usize) {
+    let num = |key: &str| -> usize {
+        let at = out.find(key).unwrap_or_else(|| panic!("no `{key}` in {out}"));
+        out[at + key.len()..].trim_start().chars().take_while(char::is_ascii_digit).collect::<String>().parse().expect("number")
+    };
+    (num("embedded"), num("reused"))
+}
+
+fn dump(repo: &TestRepo) -> Value {
+    serde_json::from_str(&repo.rag_ok(&["dump-vectors"])).expect("dump json")
+}
+
+fn paths_in(dump: &Value, collection: &str) -> Vec<String> {
+    let mut p: Vec<String> =
+        dump[collection].as_array().expect("points").iter().filter_map(|p| p["payload"]["path"].as_str().map(str::to_string)).collect();
+    p.sort();
+    p.dedup();
+    p
+}
+
+fn semantic_hits(repo: &TestRepo, text: &str, extra: &[&str]) -> Vec<(String, Option<String>)> {
+    let mut args = vec!["--mode", "semantic"];
+    args.extend_from_slice(extra);
+    repo.hits(text, &args).into_iter().map(|(p, _, _, s)| (p, s)).collect()
+}
+
+#[test]
+fn plain_words_find_the_function_they_describe() {
+    if !model_ready() {
+        return;
+    }
+    let repo = sample_repo();
+    let out = repo.rag_ok(&["index"]);
+    let (embedded, reused) = embedded_reused(&out);
+    assert!(embedded > 0 && reused == 0, "{out}");
+
+    let cases = [
+        ("write the cookies of the sessions into a file", "app/sessions.py", "SessionStore.save_to_disk"),
+        ("try the call again and wait longer after every failure", "app/retry.py", "call_with_backoff"),
+        ("make text safe to put inside a web page", "web/escape.js", "escapeHtml"),
+        ("turn a string into a calendar date", "web/dates.ts", "parseIsoDate"),
+    ];
+    for (query, path, symbol) in cases {
+        let hits = semantic_hits(&repo, query, &["-n", "3"]);
+        assert!(!hits.is_empty(), "{query}: no results");
+        assert_eq!(hits[0].0, path, "{query}: {hits:?}");
+        assert!(hits.iter().any(|h| h.1.as_deref() == Some(symbol)), "{query}: {symbol} not in {hits:?}");
+    }
+
+    // The JSON contract: dense rank in `signals`, lines, content.
+    let v = repo.query("turn a string into a calendar date", &["--mode", "semantic", "-n", "2"]);
+    let first = &v["results"][0];
+    assert_eq!(first["signals"]["dense"], 1);
+    assert!(first["start_line"].as_u64().unwrap_or(0) >= 1);
+    assert!(first["content"].as_str().unwrap_or("").contains("parseIsoDate"), "{first}");
+
+    // Filters are payload filters.
+    let js = semantic_hits(&repo, "turn a string into a calendar date", &["--lang", "javascript"]);
+    assert!(!js.is_empty() && js.iter().all(|h| h.0.ends_with(".js")), "{js:?}");
+    let app = semantic_hits(&repo, "escape html", &["--path", "app/**"]);
+    assert!(!app.is_empty() && app.iter().all(|h| h.0.starts_with("app/")), "{app:?}");
+    assert!(semantic_hits(&repo, "escape html", &["--path", "nothing/**"]).is_empty());
+    let v = repo.query("sessions", &["--mode", "semantic", "--kind", "method"]);
+    let kinds: Vec<&str> = v["results"].as_array().expect("results").iter().filter_map(|r| r["kind"].as_str()).collect();
+    assert!(!kinds.is_empty() && kinds.iter().all(|k| *k == "method"), "{kinds:?}");
+
+    // Status reports the layer and its counts.
+    let st = repo.status(&[]);
+    assert!(st["semantic"]["model"].as_str().unwrap_or("").starts_with("all-MiniLM-L6-v2"), "{st}");
+    assert!(st["semantic"]["counts"]["semantic"].as_u64().unwrap_or(0) > 0, "{st}");
+    assert!(st["last_run"]["embedded"].as_u64().unwrap_or(0) > 0, "{st}");
+}
+
+#[test]
+fn renames_and_reverts_embed_nothing_and_deletes_leave_no_points() {
+    if !model_ready() {
+        return;
+    }
+    let repo = sample_repo();
+    repo.rag_ok(&["index"]);
+
+    // A pure rename: every vector comes from the cache.
+    repo.git(&["mv", "app/retry.py", "app/backoff.py"]);
+    repo.commit("rename");
+    let out = repo.rag_ok(&["index"]);
+    let (embedded, reused) = embedded_reused(&out);
+    assert_eq!(embedded, 0, "a rename embeds nothing: {out}");
+    assert!(reused > 0, "{out}");
+    let d = dump(&repo);
+    for c in ["files", "symbols", "semantic"] {
+        let paths = paths_in(&d, c);
+        assert!(paths.contains(&"app/backoff.py".to_string()) && !paths.contains(&"app/retry.py".to_string()), "{c}: {paths:?}");
+    }
+    let hits = semantic_hits(&repo, "try the call again and wait longer after every failure", &["-n", "1"]);
+    assert_eq!(hits[0].0, "app/backoff.py");
+
+    // An edit embeds something; reverting it embeds nothing.
+    repo.write("web/dates.ts", format!("{DATES}\nexport function formatIsoDate(d: Date): string {{\n  return d.toISOString().slice(0, 10);\n}}\n"));
+    repo.commit("edit");
+    let (embedded, _) = embedded_reused(&repo.rag_ok(&["index"]));
+    assert!(embedded > 0, "an edit embeds its new text");
+    repo.git(&["revert", "--no-edit", "HEAD"]);
+    let out = repo.rag_ok(&["index"]);
+    assert_eq!(embedded_reused(&out).0, 0, "a revert embeds nothing: {out}");
+
+    // Deleting a file removes its points from every collection.
+    repo.remove("web/escape.js");
+    repo.commit("delete");
+    repo.rag_ok(&["index"]);
+    let d = dump(&repo);
+    for c in ["files", "symbols", "semantic", "patterns"] {
+        assert!(!paths_in(&d, c).contains(&"web/escape.js".to_string()), "{c} still holds web/escape.js");
+    }
+    assert!(!paths_in(&d, "semantic").is_empty());
+    let hits = semantic_hits(&repo, "make text safe to put inside a web page", &[]);
+    assert!(hits.iter().all(|h| h.0 != "web/escape.js"), "{hits:?}");
+}
+
+#[test]
+fn a_crash_between_the_vector_and_keyword_commits_is_repaired() {
+    if !model_ready() {
+        return;
+    }
+    let repo = sample_repo();
+    repo.rag_ok(&["index"]);
+    repo.git(&["mv", "web/escape.js", "web/html.js"]);
+    repo.remove("app/sessions.py");
+    repo.write("app/new.py", "def brand_new():\n    \"\"\"Something never seen before.\"\"\"\n    return 42\n");
+    repo.commit("several changes");
+    let out = common::rag_env(repo.path(), &["index"], &[("GIT_RAG_FAILPOINT", "after-vector-commit")]);
+    assert!(!out.status.success(), "the failpoint aborts the run");
+    // The next commit, then a run that must finish the interrupted one too.
+    repo.write("app/retry.py", format!("{RETRY}\n\ndef another():\n    return 1\n"));
+    let head = repo.commit("more");
+    repo.rag_ok(&["index"]);
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let fresh = scratch.path().join("fresh");
+    repo.rag_ok(&["index", "--full", "--rev", &head, "--index-dir", fresh.to_str().expect("utf-8")]);
+    let a = dump(&repo);
+    let b: Value = serde_json::from_str(&repo.rag_ok(&["dump-vectors", "--index-dir", fresh.to_str().expect("utf-8")])).expect("json");
+    assert_eq!(a, b, "after the crash and a rerun the vector store equals a fresh index");
+}
+
+#[test]
+fn a_missing_model_is_a_clear_error_and_keyword_search_keeps_working() {
+    if !model_ready() {
+        return;
+    }
+    let empty_cache = tempfile::tempdir().expect("tempdir");
+    let cache = empty_cache.path().to_str().expect("utf-8");
+
+    // No model and no semantic index yet: index keyword-only, say so.
+    let repo = sample_repo();
+    let out = common::rag_env(repo.path(), &["index"], &[("GIT_RAG_CACHE", cache)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("semantic layer off") && stderr(&out).contains("git rag model install"), "{}", stderr(&out));
+    assert!(stdout(&out).contains("semantic layer off"), "{}", stdout(&out));
+    assert!(!repo.paths_of("call_with_backoff", &[]).is_empty(), "keyword search works");
+    let out = common::rag_env(repo.path(), &["query", "dates", "--mode", "semantic"], &[("GIT_RAG_CACHE", cache)]);
+    assert!(!out.status.success() && stderr(&out).contains("no semantic layer"), "{}", stderr(&out));
+
+    // With the model the next run builds the semantic layer in full.
+    let out = repo.rag_ok(&["index"]);
+    assert!(embedded_reused(&out).0 > 0, "{out}");
+
+    // The model disappears while the index holds its vectors: an error that
+    // names the fix, and nothing is lost.
+    repo.write("app/other.py", "def other():\n    return 2\n");
+    repo.commit("other");
+    let out = common::rag_env(repo.path(), &["index"], &[("GIT_RAG_CACHE", cache)]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("all-MiniLM-L6-v2") && err.contains("git rag model install") && err.contains("--no-semantic"), "{err}");
+    let out = common::rag_env(repo.path(), &["query", "dates", "--mode", "semantic"], &[("GIT_RAG_CACHE", cache)]);
+    assert!(!out.status.success() && stderr(&out).contains("git rag model install"), "{}", stderr(&out));
+    assert!(!repo.paths_of("call_with_backoff", &[]).is_empty(), "keyword search still works");
+    assert!(!semantic_hits(&repo, "turn a string into a calendar date", &[]).is_empty(), "the semantic layer is intact");
+
+    // --no-semantic drops the layer on purpose.
+    let out = repo.rag_ok(&["index", "--no-semantic"]);
+    assert!(out.contains("semantic layer off"), "{out}");
+    assert!(repo.status(&[])["semantic"].is_null());
+}
+
+#[test]
+fn an_unreachable_qdrant_server_fails_cleanly_and_advances_nothing() {
+    if !model_ready() {
+        return;
+    }
+    let repo = sample_repo();
+    repo.rag_ok(&["index", "--no-semantic"]);
+    repo.write("app/more.py", "def more():\n    return 3\n");
+    repo.commit("more");
+    let out = repo.rag(&["index", "--qdrant-url", "http://127.0.0.1:9"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("cannot reach the Qdrant server at http://127.0.0.1:9"), "{}", stderr(&out));
+    let st = repo.status(&[]);
+    assert_eq!(st["stale"], true, "the state did not advance: {st}");
+    assert!(st["last_run"]["error"].as_str().unwrap_or("").contains("Qdrant"), "{st}");
+    assert!(!repo.paths_of("call_with_backoff", &[]).is_empty(), "the previous index still answers");
+}
