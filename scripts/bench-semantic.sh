@@ -24,7 +24,9 @@ fi
 bin="${GIT_RAG_BIN:-$CARGO_TARGET_DIR/release/git-rag}"
 
 echo "== 1. embedding throughput: pipeline vs raw ONNX Runtime (requests)"
-if [ "${BENCH_PROFILE:-release}" = dev ]; then
+if [ -n "${BENCH_SKIP_THROUGHPUT:-}" ]; then
+  echo "(skipped: BENCH_SKIP_THROUGHPUT is set)"
+elif [ "${BENCH_PROFILE:-release}" = dev ]; then
   GIT_RAG_BENCH_REPO="$CORPORA/requests" cargo test --locked -q --bench embed_throughput
 else
   GIT_RAG_BENCH_REPO="$CORPORA/requests" cargo bench --locked -q --bench embed_throughput
@@ -51,7 +53,8 @@ def run(cmd, cwd):
     return wall, rss, p.stdout
 
 def du(path):
-    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs) / 1e6
+    """Bytes allocated on disk (Qdrant maps large sparse files: their apparent size is not what they use)."""
+    return sum(os.stat(os.path.join(d, f)).st_blocks * 512 for d, _, fs in os.walk(path) for f in fs) / 1e6
 
 def full_index(name, repo):
     idx = os.path.join(work, f"idx-{name}")
@@ -70,7 +73,7 @@ full_index("requests", os.path.join(corpora, "requests"))
 
 # A 1,000-file slice of `large`: every k-th tracked file, so that every project is in it.
 large = os.path.join(corpora, "large")
-files = subprocess.run(["git", "ls-files"], cwd=large, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.split()
+files = [f for f in subprocess.run(["git", "ls-files", "-z"], cwd=large, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.split("\0") if f]
 step = max(1, len(files) // 1000)
 pick = files[::step][:1000]
 slice_ = os.path.join(work, "slice")

@@ -84,6 +84,9 @@ pub fn sync(
             missing.push((id, d.text.as_str()));
         }
     }
+    // Similar lengths in one batch: padding costs compute. (Characters are
+    // a good enough proxy for tokens here; the embedder sorts each batch again.)
+    missing.sort_by_key(|(id, t)| (t.len(), *id));
     let total = missing.len();
     let show = progress && std::io::stderr().is_terminal() && total > EMBED_BATCH;
     if progress && total > 0 {
