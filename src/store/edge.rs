@@ -81,7 +81,8 @@ impl EdgeStore {
 
     fn shard_dir(&self, c: Collection) -> PathBuf {
         match c {
-            Collection::VectorCache => self.dir.join(format!("{}_{}", c.name(), super::sanitize(&self.model))),
+            // Per model and size: another model never meets these vectors.
+            Collection::VectorCache => self.dir.join(format!("{}_{}_{}", c.name(), super::sanitize(&self.model), self.dims)),
             _ => self.dir.join(c.name()),
         }
     }

@@ -6,7 +6,7 @@
 //! the server from the embedded text (`qdrant/bm25` inference), so the server
 //! can answer hybrid prefetch + RRF queries on its own. The vector cache is
 //! one collection per model shared by every repository on the server
-//! (`git_rag_vector_cache_<model>`): identical text is embedded once.
+//! (`git_rag_vector_cache_<model>_<dims>`): identical text is embedded once.
 //!
 //! Writes are batched and retried with backoff; every write waits for the
 //! server to apply it, so a finished run means a durable index.
@@ -85,7 +85,8 @@ impl ServerStore {
     /// The name of a collection on the server.
     pub fn collection_name(&self, c: Collection) -> String {
         match c {
-            Collection::VectorCache => format!("git_rag_{}_{}", c.name(), super::sanitize(&self.model)),
+            // Per model and size, shared by every repository on the server.
+            Collection::VectorCache => format!("git_rag_{}_{}_{}", c.name(), super::sanitize(&self.model), self.dims),
             _ => format!("{}_{}", self.opts.prefix, c.name()),
         }
     }
