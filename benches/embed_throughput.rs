@@ -90,7 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let store = EdgeStore::open(&dir.path().join("qdrant"), embedder.manifest().dims, &model_id, Access::Write, Duration::ZERO)?;
         let mut lazy = LazyEmbedder::from_loaded(Embedder::load(&model_dir, EmbedOptions::default())?);
         let t = Instant::now();
-        let report = git_rag::vectors::sync(&store, &mut lazy, true, &[], docs.clone(), false)?;
+        let report = git_rag::vectors::sync(&store, &mut lazy, true, &[], docs.clone(), Vec::new(), false)?;
         let total = t.elapsed().as_secs_f64();
         assert_eq!(report.embedded, texts.len());
         let embed_s = report.timings["embed"] / 1000.0;

@@ -127,6 +127,8 @@ pub struct FileChunks {
     pub symbols: Vec<Symbol>,
     pub imports: Vec<parse::Import>,
     pub has_errors: bool,
+    /// Convention instances mined from the tree (empty when not parsed).
+    pub patterns: Vec<crate::patterns::PatternInstance>,
 }
 
 /// Chunks one file. `data` is the blob; callers skip binary files first.
@@ -136,11 +138,13 @@ pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
     let mut symbols = Vec::new();
     let mut imports = Vec::new();
     let mut has_errors = false;
+    let mut patterns = Vec::new();
     if data.len() > opts.max_parse_bytes {
         builder.line_windows(0, data.len(), ChunkKind::Window, None, None);
     } else if let Some(parsed) = parse::parse(language, data) {
         has_errors = parsed.has_errors;
         builder.code_file(path, &parsed);
+        patterns = crate::patterns::mine(path, &parsed, data);
         symbols = parsed.symbols;
         imports = parsed.imports;
     } else if language == Language::Markdown {
@@ -149,7 +153,7 @@ pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
         builder.paragraphs(0, data.len(), ChunkKind::Text, None);
     }
     let chunks = builder.finish(path);
-    FileChunks { language, chunks, symbols, imports, has_errors }
+    FileChunks { language, chunks, symbols, imports, has_errors, patterns }
 }
 
 /// Counts what the budget counts.

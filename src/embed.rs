@@ -119,7 +119,7 @@ pub fn runtime_library() -> PathBuf {
 }
 
 /// ONNX Runtime is loaded once per process; later calls reuse it (or its error).
-fn environment(lib: &Path) -> Result<&'static ort::environment::Environment> {
+pub(crate) fn environment(lib: &Path) -> Result<&'static ort::environment::Environment> {
     static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> = OnceLock::new();
     if !lib.exists() {
         return Err(EmbedError::NoRuntime { path: lib.to_path_buf() });

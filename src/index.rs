@@ -47,6 +47,8 @@ pub enum IndexError {
     Vectors(#[from] crate::vectors::VectorsError),
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Graph(#[from] crate::graph::GraphError),
     #[error("the index holds embeddings of model `{model}`, but the model cannot be used: {source}. Install it (`git rag model install`), or rebuild without the semantic layer (`git rag index --full --no-semantic`)")]
     ModelGone { model: String, source: crate::embed::EmbedError },
 }
@@ -159,7 +161,7 @@ pub struct Report {
 
 /// What became of one file.
 enum FileOutcome {
-    Indexed { state: FileState, has_errors: bool, bytes: u64, docs: Vec<Doc> },
+    Indexed { state: FileState, has_errors: bool, bytes: u64, docs: Vec<Doc>, facts: Box<crate::graph::FileFacts> },
     Binary,
     Unreadable,
 }
@@ -233,7 +235,14 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let state_path = index_dir.join(STATE_FILE);
     let hash = config_hash(&opts.chunk);
     let t = Instant::now();
-    let previous = if opts.full { None } else { IndexState::load(&state_path)? };
+    let mut previous = if opts.full { None } else { IndexState::load(&state_path)? };
+    // An index made before the code graph existed, or whose graph facts were
+    // lost, gets everything again: the facts come from parsing every file.
+    let mut graph_missing = false;
+    if previous.is_some() && !crate::graph::exists(index_dir) {
+        previous = None;
+        graph_missing = true;
+    }
     let pending = PendingRun::load(index_dir);
     timings.insert("load_state".into(), ms(t.elapsed()));
     let keyword_dir = index_dir.join("keyword");
@@ -244,6 +253,9 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let Some(mut plan) = plan(repo, previous.as_ref(), pending.as_ref(), &hash, semantic.as_ref(), target, opts.full)? else {
         return Ok(Outcome::UpToDate { commit: target.to_string() });
     };
+    if graph_missing {
+        plan.full_reason = Some("the code graph is missing".into());
+    }
     timings.insert("plan".into(), ms(t.elapsed()));
     let keyword = match KeywordIndex::open_or_create(&keyword_dir) {
         Ok(k) => k,
@@ -327,7 +339,8 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
                         chunks: chunks.chunks.iter().filter_map(|c| ChunkId::parse(&c.id)).collect(),
                         symbols: chunks.symbols.len(),
                     };
-                    Ok(FileOutcome::Indexed { state: fs, has_errors: chunks.has_errors, bytes: data.len() as u64, docs })
+                    let facts = Box::new(crate::graph::FileFacts::of(&chunks));
+                    Ok(FileOutcome::Indexed { state: fs, has_errors: chunks.has_errors, bytes: data.len() as u64, docs, facts })
                 })();
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if show_progress && (n % 250 == 0 || n == total) {
@@ -346,11 +359,13 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let mut files_with_syntax_errors = 0;
     let mut bytes_indexed = 0u64;
     let mut docs = Vec::new();
+    let mut facts = Vec::new();
     for (path, r) in results {
         match r? {
-            FileOutcome::Indexed { state, has_errors, bytes, docs: file_docs } => {
+            FileOutcome::Indexed { state, has_errors, bytes, docs: file_docs, facts: file_facts } => {
                 files_with_syntax_errors += usize::from(has_errors);
                 bytes_indexed += bytes;
+                facts.push((path.clone(), *file_facts));
                 new_files.insert(path, state);
                 docs.extend(file_docs);
             }
@@ -358,6 +373,16 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
             FileOutcome::Unreadable => skipped.unreadable += 1,
         }
     }
+
+    // The code graph: replace the changed files' facts, re-resolve what they
+    // touch. Written first: it is rebuilt from scratch if the run is replayed.
+    let t = Instant::now();
+    let mut graph = if plan.full { crate::graph::GraphStore::empty(index_dir) } else { crate::graph::GraphStore::open(index_dir)? };
+    graph.update(&plan.clear, facts);
+    graph.save(&target.to_string())?;
+    let patterns = graph.patterns();
+    drop(graph);
+    timings.insert("graph".into(), ms(t.elapsed()));
 
     // The vector store, then the keyword index: either may hold the target
     // or the last commit after a crash; the journal makes the next run redo both.
@@ -367,7 +392,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         let store = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60)))?;
         let mut embedder = crate::embed::LazyEmbedder::new(&opts.semantic.model_dir, opts.semantic.embed);
         let cleared: Vec<String> = plan.clear.iter().cloned().collect();
-        let report = crate::vectors::sync(store.as_ref(), &mut embedder, plan.full, &cleared, docs, opts.progress)?;
+        let report = crate::vectors::sync(store.as_ref(), &mut embedder, plan.full, &cleared, docs, crate::semantic::pattern_documents(&patterns, &m.id), opts.progress)?;
         timings.insert("vectors".into(), ms(t.elapsed()));
         sync_report = Some(report);
     }

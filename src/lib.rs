@@ -11,13 +11,19 @@
 
 pub mod chunk;
 pub mod config;
+pub mod context;
 pub mod embed;
 pub mod git;
+pub mod graph;
+pub mod hybrid;
 pub mod index;
+pub mod intent;
 pub mod keyword;
 pub mod lang;
 pub mod model;
 pub mod parse;
+pub mod patterns;
+pub mod rerank;
 pub mod search;
 pub mod semantic;
 pub mod state;

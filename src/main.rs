@@ -65,7 +65,9 @@ enum Command {
     Query {
         /// What to look for: words, identifiers, a question.
         text: String,
-        #[arg(long, value_enum, default_value_t = Mode::Keyword)]
+        /// hybrid fuses every retriever, weighted by what the query looks like;
+        /// the others force one retriever.
+        #[arg(long, value_enum, default_value_t = Mode::Hybrid)]
         mode: Mode,
         #[arg(long, short = 'n', default_value_t = 10)]
         limit: usize,
@@ -85,6 +87,33 @@ enum Command {
         /// Seconds to wait for an indexer that is writing the vector store.
         #[arg(long, default_value_t = 5.0, value_name = "SECS")]
         wait: f64,
+        /// Give up on a slow retriever (the dense one) after this many seconds and answer with the others.
+        #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+        timeout: f64,
+        /// Candidates each retriever contributes to the fusion.
+        #[arg(long, default_value_t = git_rag::hybrid::DEFAULT_WINDOW)]
+        window: usize,
+        /// Diversify results with MMR: λ in [0,1], lower means more diverse.
+        #[arg(long, value_name = "LAMBDA")]
+        diversity: Option<f32>,
+        /// `parent`: return the enclosing class or function of each result.
+        #[arg(long, value_enum)]
+        expand: Option<Expand>,
+        /// Graph mode: how far to walk (1 = direct callers/callees).
+        #[arg(long, default_value_t = 1)]
+        depth: usize,
+        /// Graph mode: which relation to follow (default: read from the query).
+        #[arg(long, value_enum)]
+        relation: Option<git_rag::intent::Relation>,
+        /// Rerank the top results with a cross-encoder (needs a reranker model).
+        #[arg(long)]
+        rerank: bool,
+        /// Print a token-budgeted, cited context for an LLM (Markdown; JSON with --json).
+        #[arg(long)]
+        context: bool,
+        /// Tokens the context may use (cl100k_base).
+        #[arg(long, default_value_t = 8000)]
+        budget: usize,
     },
     /// Show what the index holds and whether it is behind HEAD.
     Status {
@@ -159,9 +188,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             cmd_index(&repo, &index_dir, &opts, json, quiet)
         }
-        Command::Query { text, mode, limit, lang, path, kind, json, wait } => {
-            let opts = QueryOptions { mode, limit: limit.max(1), lang, path, kind };
-            cmd_query(&repo, &index_dir, &text, opts, json, &backend, &config::model_dir(&repo), Duration::from_secs_f64(wait.max(0.0)))
+        Command::Query { text, mode, limit, lang, path, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, context, budget } => {
+            let query = QueryOptions { mode, limit: limit.max(1), lang, path, kind };
+            let mut opts = git_rag::hybrid::HybridOptions::new(query);
+            opts.window = window.max(1);
+            opts.diversity = diversity;
+            opts.expand_parent = expand.is_some();
+            opts.depth = depth.max(1);
+            opts.relation = relation;
+            opts.timeout = Duration::from_secs_f64(timeout.max(0.1));
+            let out = QueryOutput { json, rerank, context: context.then_some(budget) };
+            cmd_query(&repo, &index_dir, &text, opts, out, &backend, &config::model_dir(&repo), Duration::from_secs_f64(wait.max(0.0)))
         }
         Command::Status { json } => cmd_status(&repo, &index_dir, json, &backend),
         Command::DumpVectors => cmd_dump_vectors(&index_dir, &backend),
@@ -266,7 +303,29 @@ fn cmd_index(repo: &Repo, dir: &Path, opts: &IndexOptions, json: bool, quiet: bo
 }
 
 #[allow(clippy::too_many_arguments)]
-fn cmd_query(repo: &Repo, dir: &Path, text: &str, opts: QueryOptions, json: bool, backend: &Backend, model_dir: &Path, wait: Duration) -> Result<ExitCode> {
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Expand {
+    Parent,
+}
+
+struct QueryOutput {
+    json: bool,
+    rerank: bool,
+    /// `Some(budget)`: print a context instead of a result list.
+    context: Option<usize>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cmd_query(
+    repo: &Repo,
+    dir: &Path,
+    text: &str,
+    opts: git_rag::hybrid::HybridOptions,
+    out: QueryOutput,
+    backend: &Backend,
+    model_dir: &Path,
+    wait: Duration,
+) -> Result<ExitCode> {
     let state = IndexState::load(&dir.join(STATE_FILE))?;
     let Some(state) = state.filter(|s| s.last_commit.is_some()) else {
         anyhow::bail!("there is no index yet at {}; run `git rag index` first", dir.display());
@@ -276,38 +335,73 @@ fn cmd_query(repo: &Repo, dir: &Path, text: &str, opts: QueryOptions, json: bool
             eprintln!("git-rag: warning: the index is at {} but HEAD is {}; run `git rag index`", short(indexed), short(&head.to_string()));
         }
     }
-    let response = if opts.mode == Mode::Semantic {
-        let Some(semantic) = &state.semantic else {
-            anyhow::bail!(
-                "the index at {} has no semantic layer (it was built without an embedding model); run `git rag model install`, then `git rag index`",
-                dir.display()
-            );
-        };
-        let embedder = Embedder::load(model_dir, EmbedOptions::default())?;
-        if embedder.manifest().id != semantic.model {
-            anyhow::bail!(
-                "the index holds vectors of model `{}` but `{}` is configured; run `git rag index` to re-embed",
-                semantic.model,
-                embedder.manifest().id
-            );
+    if state.files.is_empty() {
+        eprintln!("git-rag: the index is empty (the indexed commit has no files git-rag reads)");
+    }
+    if opts.query.mode == Mode::Semantic && state.semantic.is_none() {
+        anyhow::bail!(
+            "the index at {} has no semantic layer (it was built without an embedding model); run `git rag model install`, then `git rag index`",
+            dir.display()
+        );
+    }
+    if out.rerank {
+        match git_rag::rerank::Reranker::locate(model_dir) {
+            Some(_) => {}
+            None => eprintln!(
+                "git-rag: --rerank: no reranker model installed (looked for {}); answering without it",
+                git_rag::rerank::reranker_dir(model_dir).display()
+            ),
         }
-        let vector = embedder.embed_query(text)?;
-        let store = backend.open(dir, semantic.dims, &semantic.model, Access::Read, wait)?;
-        search::semantic_search(store.as_ref(), &vector, text, &opts, state.files.keys())?
-    } else {
-        let keyword = KeywordIndex::open(&dir.join("keyword"))?;
-        search::search(&keyword, text, &opts)?
-    };
-    if json {
-        println!("{}", serde_json::to_string(&response)?);
+    }
+    let setup = git_rag::hybrid::SemanticSetup { backend: backend.clone(), model_dir: model_dir.to_path_buf(), wait };
+    let engine = std::sync::Arc::new(git_rag::hybrid::Engine::open(dir, state, Some(setup))?);
+    let mut answer = engine.search(text, &opts)?;
+    if out.rerank {
+        if let Some(r) = git_rag::rerank::Reranker::locate(model_dir) {
+            match r.and_then(|r| r.rerank(text, &mut answer.response.results, 20)) {
+                Ok(()) => answer.retrievers.push("rerank"),
+                Err(e) => answer.fallbacks.push(format!("rerank: {e}")),
+            }
+        }
+    }
+    for f in &answer.fallbacks {
+        eprintln!("git-rag: without {f}");
+    }
+    if !answer.fallbacks.is_empty() && !answer.retrievers.is_empty() {
+        eprintln!("git-rag: answered with: {}", answer.retrievers.join(", "));
+    }
+    if let Some(budget) = out.context {
+        let reader = git_rag::git::BlobReader::new(repo);
+        let pieces = git_rag::hybrid::context_pieces(&engine, &answer, &|path: &str| {
+            let blob = engine.state().files.get(path)?;
+            let id = gix::ObjectId::from_hex(blob.blob.as_bytes()).ok()?;
+            reader.read(&id).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+        })?;
+        let ctx = git_rag::context::assemble(text, pieces, &git_rag::context::ContextOptions { budget });
+        if out.json {
+            println!("{}", serde_json::to_string(&ctx)?);
+        } else {
+            print!("{}", ctx.markdown);
+            if !ctx.markdown.ends_with('\n') {
+                println!();
+            }
+        }
         return Ok(ExitCode::SUCCESS);
     }
+    if out.json {
+        println!("{}", serde_json::to_string(&answer)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !answer.subjects.is_empty() {
+        eprintln!("git-rag: about {}", answer.subjects.join(", "));
+    }
+    let response = &answer.response;
     if response.results.is_empty() {
         eprintln!("git-rag: no results");
     }
     for hit in &response.results {
         println!(
-            "{}:{}-{}  {}  [{}, {:.2}]",
+            "{}:{}-{}  {}  [{}, {:.3}]",
             hit.path,
             hit.start_line,
             hit.end_line,

@@ -31,10 +31,14 @@ pub type Result<T> = std::result::Result<T, SearchError>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
+    /// Every retriever, weighted by what the query looks like, fused with RRF.
+    Hybrid,
     Keyword,
     Symbol,
     /// Dense vectors: SEMANTIC chunks, SYMBOLS headers and FILES outlines.
     Semantic,
+    /// The code graph: callers, callees, importers of what the query names.
+    Graph,
 }
 
 #[derive(Debug, Clone)]
@@ -53,6 +57,9 @@ pub struct Signals {
     pub dense: Option<usize>,
     pub graph: Option<usize>,
     pub symbol: Option<usize>,
+    /// Rank among project patterns (PATTERNS), when the query asked about conventions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patterns: Option<usize>,
 }
 
 /// One result, in the shape of the JSON contract.
@@ -68,6 +75,9 @@ pub struct Hit {
     pub score: f32,
     pub content: String,
     pub signals: Signals,
+    /// The chunk this hit stands for, when known: the fusion key.
+    #[serde(skip)]
+    pub chunk_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -123,7 +133,7 @@ pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<R
     let (chunk_reader, symbol_reader) = index.readers()?;
     let chunks = chunk_reader.searcher();
     let results = match opts.mode {
-        Mode::Keyword | Mode::Semantic => keyword_search(index, &chunks, text, opts, glob.as_ref())?,
+        Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => keyword_search(index, &chunks, text, opts, glob.as_ref())?,
         Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, text, opts, glob.as_ref())?,
     };
     Ok(Response { query: text.to_string(), took_ms: started.elapsed().as_secs_f64() * 1000.0, results })
@@ -242,12 +252,13 @@ pub fn semantic_search<'a>(
             score,
             content: get("content").or_else(|| get("signature")).unwrap_or_default(),
             signals: Signals { dense: Some(rank), ..Signals::default() },
+            chunk_id: if id.starts_with("symbol:") { None } else { Some(id.clone()) },
         });
     }
     Ok(Response { query: text.to_string(), took_ms: started.elapsed().as_secs_f64() * 1000.0, results })
 }
 
-fn compile_glob(glob: &str) -> Result<GlobMatcher> {
+pub fn compile_glob(glob: &str) -> Result<GlobMatcher> {
     // A pattern without `/` matches a file name at any depth, as in .gitignore.
     let pattern = if glob.contains('/') { glob.to_string() } else { format!("**/{glob}") };
     GlobBuilder::new(&pattern)
@@ -311,7 +322,7 @@ fn kind_weight(kind: &str) -> f32 {
 
 /// Tests, fixtures and examples are rarely what a question about behaviour
 /// is after, unless it asks about tests.
-fn is_test_path(path: &str) -> bool {
+pub fn is_test_path(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     lower.split('/').any(|part| {
         matches!(part, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs" | "e2e" | "fixtures" | "examples")
@@ -323,7 +334,7 @@ fn is_test_path(path: &str) -> bool {
     })
 }
 
-fn asks_about_tests(text: &str) -> bool {
+pub fn asks_about_tests(text: &str) -> bool {
     text.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w.to_ascii_lowercase().as_str(), "test" | "tests" | "testing" | "fixture" | "fixtures" | "spec" | "mock"))
 }
 
@@ -393,6 +404,7 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
                 score: 0.0,
                 content: get_str(&doc, cf.content).unwrap_or_default(),
                 signals: Signals::default(),
+                chunk_id: Some(id.clone()),
             },
         ));
     }
@@ -452,8 +464,9 @@ fn symbol_search(index: &KeywordIndex, searcher: &Searcher, chunks: &Searcher, t
         let doc = index.doc(searcher, addr)?;
         let start_line = get_u64(&doc, sf.start_line) as usize;
         let end_line = get_u64(&doc, sf.end_line) as usize;
-        let content = match get_str(&doc, sf.chunk_id) {
-            Some(id) => chunk_content(index, chunks, &id, start_line, end_line)?,
+        let chunk_id = get_str(&doc, sf.chunk_id);
+        let content = match &chunk_id {
+            Some(id) => chunk_content(index, chunks, id, start_line, end_line)?,
             None => None,
         };
         let content = content.unwrap_or_else(|| {
@@ -474,6 +487,7 @@ fn symbol_search(index: &KeywordIndex, searcher: &Searcher, chunks: &Searcher, t
             score,
             content,
             signals: Signals { symbol: Some(i + 1), ..Signals::default() },
+            chunk_id,
         });
     }
     Ok(hits)
@@ -500,6 +514,86 @@ fn chunk_content(index: &KeywordIndex, chunks: &Searcher, id: &str, start: usize
         }
     }
     Ok(Some(content))
+}
+
+/// The definition `qualified` in `path`, as a hit (its lines, cut from its chunk).
+pub fn symbol_hit(index: &KeywordIndex, path: &str, qualified: &str) -> Result<Option<Hit>> {
+    let (chunk_reader, symbol_reader) = index.readers()?;
+    let (chunks, symbols) = (chunk_reader.searcher(), symbol_reader.searcher());
+    let sf = index.sf;
+    let q = BooleanQuery::new(vec![
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(sf.qualified, qualified), IndexRecordOption::Basic)) as Box<dyn Query>),
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(sf.path, path), IndexRecordOption::Basic))),
+    ]);
+    let top = index.top_docs(&symbols, &q, 1, "key")?;
+    let Some((_, addr)) = top.first() else { return Ok(None) };
+    let doc = index.doc(&symbols, *addr)?;
+    let start_line = get_u64(&doc, sf.start_line) as usize;
+    let end_line = get_u64(&doc, sf.end_line) as usize;
+    let chunk_id = get_str(&doc, sf.chunk_id);
+    let content = match &chunk_id {
+        Some(id) => chunk_content(index, &chunks, id, start_line, end_line)?,
+        None => None,
+    }
+    .unwrap_or_else(|| get_str(&doc, sf.signature).unwrap_or_default());
+    Ok(Some(Hit {
+        rank: 0,
+        path: path.to_string(),
+        start_line,
+        end_line,
+        symbol: Some(qualified.to_string()),
+        kind: get_str(&doc, sf.kind).unwrap_or_default(),
+        language: get_str(&doc, sf.language).unwrap_or_default(),
+        score: 0.0,
+        content,
+        signals: Signals::default(),
+        chunk_id,
+    }))
+}
+
+/// A chunk by id, with the id of its parent chunk (the enclosing class or function).
+pub fn chunk_hit(index: &KeywordIndex, id: &str) -> Result<Option<(Hit, Option<String>)>> {
+    let (chunk_reader, _) = index.readers()?;
+    let chunks = chunk_reader.searcher();
+    let cf = index.cf;
+    let q = TermQuery::new(Term::from_field_text(cf.id, id), IndexRecordOption::Basic);
+    let top = index.top_docs(&chunks, &q, 1, "key")?;
+    let Some((_, addr)) = top.first() else { return Ok(None) };
+    let doc = index.doc(&chunks, *addr)?;
+    Ok(Some((hit_of_chunk(index, &doc, id), get_str(&doc, cf.parent))))
+}
+
+/// The outline chunk (imports and top-level definitions) of a file.
+pub fn file_hit(index: &KeywordIndex, path: &str) -> Result<Option<Hit>> {
+    let (chunk_reader, _) = index.readers()?;
+    let chunks = chunk_reader.searcher();
+    let cf = index.cf;
+    let q = BooleanQuery::new(vec![
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(cf.path, path), IndexRecordOption::Basic)) as Box<dyn Query>),
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(cf.kind, "file"), IndexRecordOption::Basic))),
+    ]);
+    let top = index.top_docs(&chunks, &q, 1, "key")?;
+    let Some((_, addr)) = top.first() else { return Ok(None) };
+    let doc = index.doc(&chunks, *addr)?;
+    let id = get_str(&doc, cf.id).unwrap_or_default();
+    Ok(Some(hit_of_chunk(index, &doc, &id)))
+}
+
+fn hit_of_chunk(index: &KeywordIndex, doc: &tantivy::TantivyDocument, id: &str) -> Hit {
+    let cf = index.cf;
+    Hit {
+        rank: 0,
+        path: get_str(doc, cf.path).unwrap_or_default(),
+        start_line: get_u64(doc, cf.start_line) as usize,
+        end_line: get_u64(doc, cf.end_line) as usize,
+        symbol: get_str(doc, cf.symbol),
+        kind: get_str(doc, cf.kind).unwrap_or_default(),
+        language: get_str(doc, cf.language).unwrap_or_default(),
+        score: 0.0,
+        content: get_str(doc, cf.content).unwrap_or_default(),
+        signals: Signals::default(),
+        chunk_id: Some(id.to_string()),
+    }
 }
 
 fn regex_escape(s: &str) -> String {

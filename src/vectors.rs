@@ -51,18 +51,21 @@ pub fn sync(
     embedder: &mut LazyEmbedder,
     full: bool,
     cleared: &[String],
-    docs: Vec<Doc>,
+    mut docs: Vec<Doc>,
+    patterns: Vec<Doc>,
     progress: bool,
 ) -> Result<SyncReport, VectorsError> {
     let mut report = SyncReport::default();
     let t = Instant::now();
     for c in Collection::TREE {
-        if full {
+        if full || c == Collection::Patterns {
+            // PATTERNS is an aggregate of the whole tree: replaced every run.
             store.clear(c)?;
         } else {
             store.delete_paths(c, cleared)?;
         }
     }
+    docs.extend(patterns);
     report.timings.insert("delete".into(), ms(t.elapsed()));
 
     // Cache lookup: one request for every distinct key.
