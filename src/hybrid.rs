@@ -281,7 +281,13 @@ impl Engine {
             if weight > 0.0 {
                 let mut o = list_opts.clone();
                 o.mode = mode;
-                lists.push((name, weight, search::search(&self.keyword, text, &o)?.results));
+                let mut hits = search::search(&self.keyword, text, &o)?.results;
+                if mode == Mode::Symbol {
+                    // Only name matches (exact or prefix) are evidence; a
+                    // symbol list of loose token matches would only add noise.
+                    hits.retain(|h| h.score >= search::SYMBOL_NAME_MATCH);
+                }
+                lists.push((name, weight, hits));
             }
         }
         let graph_part = match (&analysis.graph, w.graph > 0.0) {
@@ -522,8 +528,15 @@ fn hit_key(h: &Hit) -> String {
 pub fn fuse(lists: &[(&'static str, f32, Vec<Hit>)], k: f32) -> Vec<Hit> {
     let mut fused: HashMap<String, (f32, f32, Hit)> = HashMap::new();
     for (name, weight, hits) in lists {
-        for (i, h) in hits.iter().enumerate() {
-            let rank = i + 1;
+        // A list credits each result once, at its best rank (several symbol
+        // hits may stand for one chunk).
+        let mut credited = HashSet::new();
+        let mut rank = 0;
+        for h in hits {
+            if !credited.insert(hit_key(h)) {
+                continue;
+            }
+            rank += 1;
             let contribution = weight / (k + rank as f32);
             let entry = fused.entry(hit_key(h)).or_insert_with(|| (0.0, -1.0, h.clone()));
             entry.0 += contribution;

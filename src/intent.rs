@@ -104,10 +104,15 @@ pub fn analyze(text: &str) -> Analysis {
     let wants_patterns = wants_patterns(&lower);
 
     if let Some(ask) = graph_ask(text) {
-        return Analysis { intent: Intent::Graph, weights: Weights { bm25: 0.5, symbol: 0.4, dense: 0.3, graph: 3.0 }, graph: Some(ask), wants_patterns };
+        return Analysis { intent: Intent::Graph, weights: Weights { bm25: 0.5, symbol: 0.3, dense: 0.3, graph: 10.0 }, graph: Some(ask), wants_patterns };
     }
     let defined_question = lower.contains("defined") || lower.contains("definition") || lower.starts_with("where is");
-    let intent = if raw_words.len() <= 2 && code_words >= 1 {
+    // "where is dehydrate implemented", "View constructor": a lookup of a
+    // name even when the name looks like a plain word.
+    let lookup_words = ["defined", "implemented", "implementation", "declared", "definition", "constructor", "class", "getter", "method", "function"];
+    let content: Vec<&String> = ws.iter().filter(|w| !QUESTION_WORDS.contains(&w.as_str()) && !lookup_words.contains(&w.as_str()) && w.as_str() != "the").collect();
+    let is_lookup = ws.iter().any(|w| lookup_words.contains(&w.as_str())) && content.len() == 1;
+    let intent = if (raw_words.len() <= 2 && code_words >= 1) || is_lookup {
         Intent::Identifier
     } else if code_words >= 1 && (defined_question || raw_words.len() <= 3) {
         Intent::Identifier
@@ -119,10 +124,12 @@ pub fn analyze(text: &str) -> Analysis {
         Intent::Keyword
     };
     let weights = match intent {
-        Intent::Identifier => Weights { bm25: 1.0, symbol: 1.6, dense: 0.4, graph: 0.0 },
-        Intent::Keyword => Weights { bm25: 1.2, symbol: 0.5, dense: 0.7, graph: 0.0 },
-        Intent::Concept => Weights { bm25: 1.0, symbol: 0.3, dense: 1.1, graph: 0.0 },
-        Intent::Mixed => Weights { bm25: 1.2, symbol: 0.8, dense: 0.8, graph: 0.0 },
+        // BM25 is the strongest single retriever on code; the others are
+        // weighted by how much the query's form says they can add.
+        Intent::Identifier => Weights { bm25: 1.0, symbol: 1.0, dense: 0.3, graph: 0.0 },
+        Intent::Keyword => Weights { bm25: 1.0, symbol: 0.3, dense: 0.35, graph: 0.0 },
+        Intent::Concept => Weights { bm25: 1.0, symbol: 0.2, dense: 1.0, graph: 0.0 },
+        Intent::Mixed => Weights { bm25: 1.0, symbol: 0.6, dense: 0.5, graph: 0.0 },
         Intent::Graph => unreachable_weights(),
     };
     Analysis { intent, weights, graph: None, wants_patterns }
@@ -244,6 +251,8 @@ mod tests {
         assert_eq!(analyze("where is `Session.send` defined").intent, Intent::Identifier);
         assert_eq!(analyze("how are cookies persisted between requests?").intent, Intent::Concept);
         assert_eq!(analyze("proxy environment").intent, Intent::Keyword);
+        assert_eq!(analyze("where is dehydrate implemented").intent, Intent::Identifier);
+        assert_eq!(analyze("View constructor").intent, Intent::Identifier);
         assert_eq!(analyze("how does Session.send pick an adapter for the url").intent, Intent::Mixed);
         assert_eq!(analyze("what calls res.location").intent, Intent::Graph);
         assert!(analyze("how does this project log errors?").wants_patterns);

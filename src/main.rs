@@ -11,7 +11,6 @@ use serde::Serialize;
 
 use git_rag::git::Repo;
 use git_rag::index::{self, IndexOptions, Outcome};
-use git_rag::keyword::KeywordIndex;
 use git_rag::search::{self, Mode, QueryOptions};
 use git_rag::state::{IndexLock, IndexState, LastRun, STATE_FILE};
 use git_rag::config;

@@ -139,6 +139,10 @@ pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<R
     Ok(Response { query: text.to_string(), took_ms: started.elapsed().as_secs_f64() * 1000.0, results })
 }
 
+/// The least score of a symbol hit whose name matches a query word (exactly
+/// or as a prefix); looser matches score below it.
+pub const SYMBOL_NAME_MATCH: f32 = 20.0;
+
 /// How much a hit from each dense collection counts: a chunk is the answer
 /// itself; a symbol header points at its definition; a file outline is a
 /// broad match.
@@ -148,6 +152,7 @@ const FILE_WEIGHT: f32 = 0.9;
 /// Tests weigh less unless the query asks about them (as in keyword mode,
 /// scaled to cosine similarities).
 const DENSE_TEST_WEIGHT: f32 = 0.93;
+const DENSE_PROSE_WEIGHT: f32 = 0.93;
 /// Candidates taken from each collection before fusion.
 const DENSE_WINDOW: usize = 50;
 
@@ -190,6 +195,9 @@ pub fn semantic_search<'a>(
         let Some(id) = chunk_id else { return };
         let path = payload.get("path").and_then(|v| v.as_str()).unwrap_or("");
         let score = if is_test_path(path) { score * test_weight } else { score };
+        // Prose: a changelog entry is near in meaning to many questions.
+        let prose = matches!(payload.get("kind").and_then(|v| v.as_str()), Some("section" | "text"));
+        let score = if prose { score * DENSE_PROSE_WEIGHT } else { score };
         match best.get_mut(id) {
             Some(b) if b.0 >= score => {}
             Some(b) => {
@@ -315,7 +323,8 @@ const TEST_WEIGHT: f32 = 0.6;
 fn kind_weight(kind: &str) -> f32 {
     match kind {
         "file" | "fallback" => 0.5,
-        "window" => 0.8,
+        // Prose (Markdown sections, text) answers fewer questions about code.
+        "window" | "section" | "text" => 0.8,
         _ => 1.0,
     }
 }
