@@ -480,9 +480,16 @@ pub fn pick_subjects(graph: &Graph, ask: &GraphAsk) -> Vec<petgraph::stable_grap
     let mut scored: Vec<(f32, petgraph::stable_graph::NodeIndex)> = Vec::new();
     let all_words: Vec<String> = ask.subject.iter().chain(&ask.context).map(|w| w.to_lowercase()).collect();
     for word in &ask.subject {
-        // A file name: `utils.py`.
-        if let Some(ix) = graph.node(&NodeKey::File(word.clone())) {
-            scored.push((5.0, ix));
+        // A file: `app/utils.py`, or just `utils.py`.
+        if crate::lang::Language::from_path(word) != crate::lang::Language::Text || word.contains('/') {
+            let suffix = format!("/{word}");
+            for ix in graph.graph.node_indices() {
+                if let NodeKey::File(p) = &graph.graph[ix].key {
+                    if p == word || p.ends_with(&suffix) {
+                        scored.push((5.0, ix));
+                    }
+                }
+            }
         }
         for ix in graph.find_symbols(word) {
             let NodeKey::Symbol { path, qualified_name } = &graph.graph[ix].key else { continue };

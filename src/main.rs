@@ -11,10 +11,10 @@ use serde::Serialize;
 
 use git_rag::git::Repo;
 use git_rag::index::{self, IndexOptions, Outcome};
-use git_rag::search::{self, Mode, QueryOptions};
+use git_rag::search::{Mode, QueryOptions};
 use git_rag::state::{IndexLock, IndexState, LastRun, STATE_FILE};
 use git_rag::config;
-use git_rag::embed::{EmbedOptions, Embedder};
+use git_rag::embed::EmbedOptions;
 use git_rag::index::SemanticOptions;
 use git_rag::store::edge::Access;
 use git_rag::store::{Backend, Collection};
@@ -128,6 +128,15 @@ enum Command {
     /// (sorted; vectors as short digests), to compare two indexes.
     #[command(hide = true)]
     DumpVectors,
+    /// Print every edge of the code graph, sorted, to compare two indexes.
+    #[command(hide = true)]
+    DumpGraph,
+    /// List the project's conventions (PATTERNS): decorators, error handling,
+    /// logging, routes, tests, fixtures, base classes, with counts and examples.
+    Patterns {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -201,6 +210,32 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Status { json } => cmd_status(&repo, &index_dir, json, &backend),
         Command::DumpVectors => cmd_dump_vectors(&index_dir, &backend),
+        Command::DumpGraph => {
+            let graph = git_rag::graph::Graph::load(&index_dir)?.context("the index has no code graph; run `git rag index`")?;
+            for line in graph.dump() {
+                println!("{line}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Patterns { json } => {
+            if IndexState::load(&index_dir.join(STATE_FILE))?.is_none() {
+                anyhow::bail!("there is no index yet at {}; run `git rag index` first", index_dir.display());
+            }
+            let patterns = git_rag::graph::load_patterns(&index_dir)?;
+            if json {
+                println!("{}", serde_json::to_string(&patterns)?);
+            } else if patterns.is_empty() {
+                eprintln!("git-rag: no recurring conventions found");
+            } else {
+                for p in &patterns {
+                    println!("{:>5} × in {:>3} files  {}  — {}", p.count, p.files, p.key, p.description);
+                    if let Some(e) = p.examples.first() {
+                        println!("        e.g. {}:{}-{}", e.path, e.start_line, e.end_line);
+                    }
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Model { .. } => unreachable!("handled above"),
     }
 }

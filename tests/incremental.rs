@@ -22,6 +22,8 @@ const QUERIES: &[&str] = &[
     "validate",
     "how are errors logged",
     "module.exports",
+    "what calls validate",
+    "who uses compute_total",
 ];
 
 fn rag_ok(dir: &Path, args: &[&str]) -> String {
@@ -33,7 +35,7 @@ fn rag_ok(dir: &Path, args: &[&str]) -> String {
 /// Every query of the fixed set, in every mode, against one index dir.
 fn answers(repo_dir: &Path, index_dir: &Path, semantic: bool) -> Vec<Value> {
     let dir = index_dir.to_str().expect("utf-8 path");
-    let modes: &[&str] = if semantic { &["keyword", "symbol", "semantic"] } else { &["keyword", "symbol"] };
+    let modes: &[&str] = if semantic { &["keyword", "symbol", "semantic", "graph", "hybrid"] } else { &["keyword", "symbol", "graph", "hybrid"] };
     let mut out = Vec::new();
     for q in QUERIES {
         for mode in modes {
@@ -63,6 +65,12 @@ fn assert_same_as_full(repo_dir: &Path, inc: &Path, rev: &str, scratch: &Path, l
     }
     rag_ok(repo_dir, &args);
     assert_eq!(state_files(inc), state_files(&full), "{label}: indexed files and chunk ids differ");
+    let graph = |d: &Path| rag_ok(repo_dir, &["dump-graph", "--index-dir", d.to_str().expect("utf-8")]);
+    let (ga, gb) = (graph(inc), graph(&full));
+    assert!(ga.lines().count() > 0, "{label}: the code graph is empty");
+    assert_eq!(ga, gb, "{label}: the code graph differs");
+    let patterns = |d: &Path| rag_ok(repo_dir, &["patterns", "--json", "--index-dir", d.to_str().expect("utf-8")]);
+    assert_eq!(patterns(inc), patterns(&full), "{label}: the project patterns differ");
     if semantic {
         let dump = |d: &Path| -> Value {
             serde_json::from_str(&rag_ok(repo_dir, &["dump-vectors", "--index-dir", d.to_str().expect("utf-8")])).expect("dump json")
@@ -75,7 +83,7 @@ fn assert_same_as_full(repo_dir: &Path, inc: &Path, rev: &str, scratch: &Path, l
     }
     let a = answers(repo_dir, inc, semantic);
     let b = answers(repo_dir, &full, semantic);
-    let modes = if semantic { 3 } else { 2 };
+    let modes = if semantic { 5 } else { 4 };
     for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
         assert_eq!(x, y, "{label}: query {} (mode #{}) answers differ", QUERIES[i / modes], i % modes);
     }

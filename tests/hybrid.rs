@@ -1,0 +1,341 @@
+//! Hybrid retrieval, the code graph, project patterns and the context
+//! assembler, end to end through `git rag` on real git repositories.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{stderr, stdout, TestRepo};
+use serde_json::Value;
+
+const UTIL: &str = r#"import logging
+
+log = logging.getLogger(__name__)
+
+
+class AppError(Exception):
+    """Base error of the app."""
+
+
+class NotFound(AppError):
+    """Nothing at that path."""
+
+
+def load_config(path):
+    """Read the configuration file."""
+    try:
+        with open(path) as fh:
+            return fh.read()
+    except OSError as e:
+        log.error("cannot read %s", path)
+        raise AppError(path) from e
+
+
+def parse_port(text):
+    try:
+        return int(text)
+    except ValueError:
+        log.error("bad port %s", text)
+        raise
+"#;
+
+const SERVER: &str = r#"from flask import Flask
+
+from .util import load_config, parse_port
+
+app = Flask(__name__)
+
+
+@app.route("/health")
+def health():
+    return "ok"
+
+
+@app.route("/config")
+def config():
+    cfg = load_config("app.cfg")
+    return cfg
+
+
+def start(argv):
+    port = parse_port(argv[1])
+    cfg = load_config(argv[2])
+    return port, cfg
+"#;
+
+const TESTS: &str = r#"import pytest
+
+from app.server import start
+
+
+@pytest.fixture
+def argv():
+    return ["x", "80", "app.cfg"]
+
+
+def test_start(argv):
+    assert start(argv)
+
+
+def test_health():
+    assert True
+"#;
+
+const ROUTES: &str = r#"'use strict';
+var express = require('express');
+var router = express.Router();
+
+router.get('/users', function list(req, res, next) {
+  loadUsers(function (err, users) {
+    if (err) return next(err);
+    res.json(users);
+  });
+});
+
+router.post('/users', function create(req, res, next) {
+  try {
+    saveUser(req.body);
+  } catch (err) {
+    next(err);
+  }
+});
+
+function loadUsers(cb) {
+  cb(null, []);
+}
+
+function saveUser(user) {
+  return loadUsers(function () {});
+}
+
+module.exports = router;
+"#;
+
+fn repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("app/__init__.py", "");
+    repo.write("app/util.py", UTIL);
+    repo.write("app/server.py", SERVER);
+    repo.write("tests/test_server.py", TESTS);
+    repo.write("web/routes.js", ROUTES);
+    repo.commit("app");
+    repo
+}
+
+fn symbols(v: &Value) -> Vec<String> {
+    v["results"].as_array().expect("results").iter().filter_map(|r| r["symbol"].as_str().map(str::to_string)).collect()
+}
+
+#[test]
+fn graph_mode_answers_callers_callees_and_importers() {
+    let repo = repo();
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let callers = symbols(&repo.query("what calls load_config", &["--mode", "graph"]));
+    assert_eq!(&callers[..2], &["config".to_string(), "start".to_string()], "{callers:?}");
+    // Then the subject itself, for context.
+    assert_eq!(callers[2], "load_config");
+    let callees = symbols(&repo.query("what does start call", &["--mode", "graph"]));
+    assert_eq!(&callees[..2], &["load_config".to_string(), "parse_port".to_string()], "{callees:?}");
+    // JavaScript: a function called from two route handlers' callbacks.
+    let js = symbols(&repo.query("who calls loadUsers", &["--mode", "graph"]));
+    assert!(js.contains(&"saveUser".to_string()), "{js:?}");
+    // Importers of a file.
+    let v = repo.query("what imports util.py", &["--mode", "graph"]);
+    let paths: Vec<&str> = v["results"].as_array().expect("results").iter().filter_map(|r| r["path"].as_str()).collect();
+    assert!(paths.contains(&"app/server.py"), "{v}");
+    // Depth 2: callers of callers (nothing calls `config`, `start` is called by the test).
+    let deep = symbols(&repo.query("what calls parse_port", &["--mode", "graph", "--depth", "2"]));
+    assert!(deep.contains(&"start".to_string()) && deep.contains(&"test_start".to_string()), "{deep:?}");
+    // Hybrid reads the same intent from the question and ranks the callers first.
+    let v = repo.query("what calls load_config", &[]);
+    assert_eq!(v["analysis"]["intent"], "graph");
+    // The callers lead; the subject itself (found by every retriever) may sit among them.
+    let top: Vec<String> = symbols(&v).into_iter().take(3).collect();
+    assert!(top.contains(&"config".to_string()) && top.contains(&"start".to_string()), "{v}");
+    assert!(v["results"][0]["signals"]["graph"].as_u64().is_some());
+}
+
+#[test]
+fn a_body_change_updates_the_graph_like_a_full_build() {
+    let repo = repo();
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    // `health` now calls parse_port; `start` stops calling load_config.
+    repo.write("app/server.py", SERVER.replace("    return \"ok\"", "    return parse_port(\"1\")").replace("    cfg = load_config(argv[2])\n", "    cfg = None\n"));
+    repo.commit("edit bodies");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let inc = repo.rag_ok(&["dump-graph"]);
+    let full_dir = repo.path().join("full-index");
+    repo.rag_ok(&["index", "--full", "-q", "--no-semantic", "--index-dir", full_dir.to_str().expect("utf-8")]);
+    let full = repo.rag_ok(&["dump-graph", "--index-dir", full_dir.to_str().expect("utf-8")]);
+    assert_eq!(inc, full);
+    let callers = symbols(&repo.query("callers of parse_port", &["--mode", "graph"]));
+    assert!(callers.contains(&"health".to_string()), "{callers:?}");
+    let callers = symbols(&repo.query("callers of load_config", &["--mode", "graph"]));
+    assert!(!callers.contains(&"start".to_string()), "{callers:?}");
+}
+
+#[test]
+fn patterns_of_a_repo_with_known_conventions() {
+    let repo = repo();
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let patterns: Value = serde_json::from_str(&repo.rag_ok(&["patterns", "--json"])).expect("json");
+    let counts: BTreeMap<String, u64> =
+        patterns.as_array().expect("array").iter().map(|p| (p["key"].as_str().unwrap_or_default().to_string(), p["count"].as_u64().unwrap_or(0))).collect();
+    let expect = [
+        ("decorator:@app.route", 2),
+        ("route:app.route", 2),
+        ("log:log.error:%", 2),
+        ("test:function", 2),
+        ("route:router.get", 0),
+        ("catch:callback", 0),
+    ];
+    for (key, n) in expect {
+        if n > 0 {
+            assert_eq!(counts.get(key), Some(&n), "{key}: {counts:?}");
+        }
+    }
+    // Each has a description and an example with a location.
+    for p in patterns.as_array().expect("array") {
+        assert!(!p["description"].as_str().unwrap_or_default().is_empty());
+        assert!(p["examples"][0]["start_line"].as_u64().unwrap_or(0) >= 1);
+    }
+    // One-off conventions are not patterns (a single `router.post`).
+    assert!(!counts.contains_key("route:router.post"), "{counts:?}");
+    // The question about conventions hits PATTERNS, even without vectors.
+    let out = repo.rag(&["query", "how does this project log errors?", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let kinds: Vec<&str> = v["results"].as_array().expect("results").iter().filter_map(|r| r["kind"].as_str()).collect();
+    assert!(kinds.contains(&"pattern"), "{v}");
+    let top_pattern = v["results"].as_array().expect("results").iter().find(|r| r["kind"] == "pattern").expect("a pattern");
+    assert!(top_pattern["symbol"].as_str().unwrap_or_default().starts_with("log:"), "{v}");
+    // The missing semantic layer is said on stderr, and the answer still comes.
+    assert!(stderr(&out).contains("without dense"), "{}", stderr(&out));
+}
+
+#[test]
+fn context_respects_the_budget_and_cites_every_piece() {
+    let repo = repo();
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    for budget in [0usize, 40, 150, 400, 1200, 8000] {
+        let b = budget.to_string();
+        let v: Value = serde_json::from_str(&repo.rag_ok(&["query", "read the configuration file", "--context", "--budget", &b, "--json"])).expect("json");
+        let tokens = v["tokens"].as_u64().expect("tokens") as usize;
+        assert!(tokens <= budget, "budget {budget}: {tokens} tokens");
+        let markdown = v["markdown"].as_str().expect("markdown");
+        let pieces = v["pieces"].as_array().expect("pieces");
+        let mut ranges: Vec<(String, u64, u64)> = Vec::new();
+        for p in pieces {
+            let citation = p["citation"].as_str().expect("citation");
+            assert!(markdown.contains(citation), "budget {budget}: {citation} not cited");
+            let (path, s, e) = (p["path"].as_str().expect("path").to_string(), p["start_line"].as_u64().expect("s"), p["end_line"].as_u64().expect("e"));
+            assert_eq!(citation, format!("{path}:{s}-{e}"));
+            for (q, a, b) in &ranges {
+                assert!(!(q == &path && s <= *b && *a <= e), "budget {budget}: {path}:{s}-{e} overlaps {a}-{b}");
+            }
+            ranges.push((path, s, e));
+            // Content is verbatim from the file.
+            let file = std::fs::read_to_string(repo.path().join(p["path"].as_str().expect("path"))).expect("file");
+            let lines: Vec<&str> = file.lines().collect();
+            assert_eq!(p["content"].as_str().expect("content"), lines[s as usize - 1..e as usize].join("\n"));
+        }
+        for s in v["sections"].as_array().expect("sections") {
+            assert!(s["used"].as_u64() <= s["allowed"].as_u64(), "{s}");
+        }
+        if budget >= 1200 {
+            assert!(markdown.contains("load_config"), "{markdown}");
+            let sections: Vec<&str> = pieces.iter().filter_map(|p| p["section"].as_str()).collect();
+            assert!(sections.contains(&"code") && sections.contains(&"file_context"), "{sections:?}");
+        }
+    }
+    // Markdown by default.
+    let md = repo.rag_ok(&["query", "read the configuration file", "--context", "--budget", "800"]);
+    assert!(md.starts_with("# Context for: read the configuration file"), "{md}");
+}
+
+#[test]
+fn hybrid_modes_and_options() {
+    let repo = repo();
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    // An identifier: the definition first, with its symbol rank as a signal.
+    let v = repo.query("parse_port", &[]);
+    assert_eq!(v["analysis"]["intent"], "identifier");
+    assert_eq!(v["results"][0]["symbol"], "parse_port");
+    assert_eq!(v["results"][0]["signals"]["symbol"], 1);
+    // --expand parent lifts a method to its class.
+    repo.write("app/model.py", "class Invoice:\n    \"\"\"An invoice.\"\"\"\n\n    def total(self):\n        return sum(self.lines)\n\n    def tax(self):\n        return self.total() * 0.2\n");
+    repo.commit("model");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("Invoice.tax", &["--expand", "parent", "--limit", "3"]);
+    assert_eq!(v["results"][0]["symbol"], "Invoice", "{v}");
+    // No result repeats the lines of a better one.
+    let v = repo.query("load configuration file error", &["--limit", "20"]);
+    let hits: Vec<(String, u64, u64, String)> = v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| (r["path"].as_str().unwrap_or("").into(), r["start_line"].as_u64().unwrap_or(0), r["end_line"].as_u64().unwrap_or(0), r["kind"].as_str().unwrap_or("").into()))
+        .collect();
+    for (i, a) in hits.iter().enumerate() {
+        for b in &hits[..i] {
+            let outline = |k: &str| matches!(k, "file" | "class" | "interface" | "enum" | "pattern");
+            if a.0 == b.0 && !outline(&a.3) && !outline(&b.3) && a.1 <= b.2 && b.1 <= a.2 {
+                let overlap = a.2.min(b.2) - a.1.max(b.1) + 1;
+                let smaller = (a.2 - a.1 + 1).min(b.2 - b.1 + 1);
+                assert!(overlap * 2 < smaller, "{a:?} repeats {b:?}");
+            }
+        }
+    }
+    // MMR keeps the same set, possibly reordered.
+    let plain = repo.query("load configuration file error", &["--limit", "5"]);
+    let diverse = repo.query("load configuration file error", &["--limit", "5", "--diversity", "0.5"]);
+    assert_eq!(plain["results"].as_array().map(Vec::len), diverse["results"].as_array().map(Vec::len));
+    // --rerank without a reranker says so and answers anyway.
+    let out = repo.rag(&["query", "parse_port", "--rerank", "--json"]);
+    assert!(out.status.success());
+    assert!(stderr(&out).contains("no reranker model installed"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_empty_index_answers_with_a_clear_message() {
+    let repo = TestRepo::new();
+    repo.write("data.bin", [0u8, 159, 146, 150, 0, 1, 2]);
+    repo.commit("binary only");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let out = repo.rag(&["query", "anything at all", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the index is empty"), "{}", stderr(&out));
+    let out = repo.rag(&["query", "what calls nothing_here", "--mode", "graph", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+fn model_ready() -> bool {
+    if git_rag::model::installed() {
+        return true;
+    }
+    assert!(std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(), "GIT_RAG_REQUIRE_MODEL is set but the model is not installed");
+    eprintln!("skipped: no embedding model installed (run `git rag model install`)");
+    false
+}
+
+#[test]
+fn hybrid_with_the_semantic_layer() {
+    if !model_ready() {
+        return;
+    }
+    let repo = repo();
+    repo.rag_ok(&["index", "-q"]);
+    let v = repo.query("read the configuration file from disk", &[]);
+    let retrievers: Vec<&str> = v["retrievers"].as_array().expect("retrievers").iter().filter_map(|r| r.as_str()).collect();
+    assert!(retrievers.contains(&"dense") && retrievers.contains(&"bm25"), "{v}");
+    assert_eq!(v["results"][0]["symbol"], "load_config", "{v}");
+    let s = &v["results"][0]["signals"];
+    assert!(s["dense"].as_u64().is_some() && s["bm25"].as_u64().is_some(), "{v}");
+    // PATTERNS through vectors.
+    let v = repo.query("how does this project log errors?", &[]);
+    let pattern = v["results"].as_array().expect("results").iter().find(|r| r["kind"] == "pattern").expect("a pattern hit");
+    assert!(pattern["symbol"].as_str().unwrap_or_default().starts_with("log:"), "{v}");
+    assert!(pattern["signals"]["patterns"].as_u64().is_some());
+    let counts: Value = repo.status(&[]);
+    assert!(counts["semantic"]["counts"]["patterns"].as_u64().unwrap_or(0) >= 3, "{counts}");
+}
