@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Retrieval quality on the eval kit's dev corpora: git-rag in the given mode
-# (default keyword) and the grep baseline, in one run.
-#   scripts/score.sh [keyword|symbol|semantic] [extra score.py args]
+# (default hybrid) and the grep baseline, in one run.
+#   scripts/score.sh [hybrid|keyword|symbol|semantic|graph] [extra score.py args]
 # GIT_RAG_BIN uses an existing binary instead of building a release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/toolchain.sh
-mode="${1:-keyword}"; shift || true
+mode="${1:-hybrid}"; shift || true
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
 EVAL_DIR="$(cd "${GIT_RAG_EVAL_DIR:-../shared/eval}" && pwd)"
 CORPORA="${CORPORA:-$HOME/.cache/git-rag-eval-corpora}"
