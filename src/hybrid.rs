@@ -42,6 +42,8 @@ pub type Result<T> = std::result::Result<T, HybridError>;
 pub const RRF_K: f32 = 60.0;
 /// Candidates each retriever contributes to the fusion.
 pub const DEFAULT_WINDOW: usize = 50;
+/// The shortest list a retriever contributes, however light its weight.
+const MIN_LIST: usize = 10;
 
 #[derive(Debug, Clone)]
 pub struct HybridOptions {
@@ -535,6 +537,9 @@ fn hit_key(h: &Hit) -> String {
 pub fn fuse(lists: &[(&'static str, f32, Vec<Hit>)], k: f32) -> Vec<Hit> {
     let mut fused: HashMap<String, (f32, f32, Hit)> = HashMap::new();
     for (name, weight, hits) in lists {
+        // A retriever weighted below 1 contributes a shorter list: its deep
+        // ranks are weak evidence that would otherwise add up across lists.
+        let depth = if *weight >= 1.0 { hits.len() } else { ((hits.len() as f32 * weight).round() as usize).max(MIN_LIST) };
         // A list credits each result once, at its best rank (several symbol
         // hits may stand for one chunk).
         let mut credited = HashSet::new();
@@ -544,6 +549,9 @@ pub fn fuse(lists: &[(&'static str, f32, Vec<Hit>)], k: f32) -> Vec<Hit> {
                 continue;
             }
             rank += 1;
+            if rank > depth {
+                break;
+            }
             let contribution = weight / (k + rank as f32);
             let entry = fused.entry(hit_key(h)).or_insert_with(|| (0.0, -1.0, h.clone()));
             entry.0 += contribution;

@@ -287,6 +287,9 @@ pub struct KeywordIndex {
     pub cf: ChunkFields,
     pub sf: SymbolFields,
     root: PathBuf,
+    /// Readers, opened once: opening one reads every segment's metadata,
+    /// which costs more than a query on a large index.
+    readers: std::sync::OnceLock<(IndexReader, IndexReader)>,
 }
 
 impl KeywordIndex {
@@ -305,7 +308,7 @@ impl KeywordIndex {
         let (ss, sf) = symbol_schema();
         let chunks = open_one(&root.join("chunks"), cs, create)?;
         let symbols = open_one(&root.join("symbols"), ss, create)?;
-        Ok(KeywordIndex { chunks, symbols, cf, sf, root: root.to_path_buf() })
+        Ok(KeywordIndex { chunks, symbols, cf, sf, root: root.to_path_buf(), readers: std::sync::OnceLock::new() })
     }
 
     /// Removes everything on disk (used before a full rebuild after a schema change).
@@ -332,10 +335,23 @@ impl KeywordIndex {
         Ok(KeywordWriter { index: self, chunks, symbols })
     }
 
+    /// Readers of both indexes as of their first use (see [`KeywordIndex::reload`]).
     pub fn readers(&self) -> Result<(IndexReader, IndexReader)> {
-        let c = self.chunks.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|e| self.err(e))?;
-        let s = self.symbols.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|e| self.err(e))?;
-        Ok((c, s))
+        if let Some(r) = self.readers.get() {
+            return Ok(r.clone());
+        }
+        let c: IndexReader = self.chunks.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|e| self.err(e))?;
+        let s: IndexReader = self.symbols.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|e| self.err(e))?;
+        Ok(self.readers.get_or_init(|| (c, s)).clone())
+    }
+
+    /// Makes the readers see the latest commit (for a long-lived process).
+    pub fn reload(&self) -> Result<()> {
+        if let Some((c, s)) = self.readers.get() {
+            c.reload().map_err(|e| self.err(e))?;
+            s.reload().map_err(|e| self.err(e))?;
+        }
+        Ok(())
     }
 
     /// The commit each index last recorded (its commit payload).

@@ -139,9 +139,9 @@ pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<R
     Ok(Response { query: text.to_string(), took_ms: started.elapsed().as_secs_f64() * 1000.0, results })
 }
 
-/// The least score of a symbol hit whose name matches a query word (exactly
-/// or as a prefix); looser matches score below it.
-pub const SYMBOL_NAME_MATCH: f32 = 20.0;
+/// The least score of a symbol hit whose name (or its last segment) equals a
+/// query word; prefix and token matches score below it.
+pub const SYMBOL_NAME_MATCH: f32 = 30.0;
 
 /// How much a hit from each dense collection counts: a chunk is the answer
 /// itself; a symbol header points at its definition; a file outline is a
