@@ -223,7 +223,7 @@ impl Engine {
                 answer.retrievers.push("graph");
                 let ask = analysis.graph.clone().unwrap_or(GraphAsk { relation: Relation::Callers, subject: identifier_subjects(text), context: Vec::new() });
                 let neighbours = analysis.graph.is_none() && opts.relation.is_none();
-                let (hits, subjects) = self.graph_list(graph, &ask, neighbours, opts.depth, &opts.query)?;
+                let (hits, subjects) = self.graph_list(graph, &ask, neighbours, true, opts.depth, &opts.query)?;
                 answer.subjects = subjects;
                 hits
             }
@@ -294,7 +294,9 @@ impl Engine {
         }
         let graph_part = match (&analysis.graph, w.graph > 0.0) {
             (Some(ask), true) => Some(match self.graph() {
-                Ok(g) => self.graph_list(g, ask, false, opts.depth, list_opts).map_err(|e| e.to_string()),
+                // The subject itself comes from the other retrievers (it is their
+                // best match); the graph list holds only what it relates to.
+                Ok(g) => self.graph_list(g, ask, false, false, opts.depth, list_opts).map_err(|e| e.to_string()),
                 Err(e) => Err(e),
             }),
             _ => None,
@@ -343,7 +345,7 @@ impl Engine {
 
     /// The graph's answer: the subject's callers or callees (or importers),
     /// nearest first, then the subject itself for context.
-    fn graph_list(&self, graph: &Graph, ask: &GraphAsk, neighbours: bool, depth: usize, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
+    fn graph_list(&self, graph: &Graph, ask: &GraphAsk, neighbours: bool, with_subject: bool, depth: usize, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
         let subjects = pick_subjects(graph, ask);
         let names: Vec<String> = subjects.iter().map(|ix| describe(graph, *ix)).collect();
         let depth = depth.max(1);
@@ -383,7 +385,9 @@ impl Engine {
         let mut order: Vec<petgraph::stable_graph::NodeIndex> = Vec::new();
         let first_depth_end = reached.iter().position(|(_, d)| *d > 1).unwrap_or(reached.len());
         order.extend(reached[..first_depth_end].iter().map(|(n, _)| *n));
-        order.extend(subjects.iter().copied());
+        if with_subject {
+            order.extend(subjects.iter().copied());
+        }
         order.extend(reached[first_depth_end..].iter().map(|(n, _)| *n));
         let glob = opts.path.as_deref().map(search::compile_glob).transpose()?;
         let mut seen = HashSet::new();

@@ -104,7 +104,7 @@ pub fn analyze(text: &str) -> Analysis {
     let wants_patterns = wants_patterns(&lower);
 
     if let Some(ask) = graph_ask(text) {
-        return Analysis { intent: Intent::Graph, weights: Weights { bm25: 0.5, symbol: 0.3, dense: 0.3, graph: 10.0 }, graph: Some(ask), wants_patterns };
+        return Analysis { intent: Intent::Graph, weights: Weights { bm25: 0.5, symbol: 0.3, dense: 0.3, graph: 20.0 }, graph: Some(ask), wants_patterns };
     }
     let defined_question = lower.contains("defined") || lower.contains("definition") || lower.starts_with("where is");
     // "where is dehydrate implemented", "View constructor": a lookup of a
