@@ -131,6 +131,34 @@ pub(crate) fn environment(lib: &Path) -> Result<&'static ort::environment::Envir
     env.as_ref().map_err(|message| EmbedError::Runtime { path: lib.to_path_buf(), message: message.clone() })
 }
 
+/// Encodings padded into the row-major `i64` matrices a BERT-style ONNX
+/// graph takes (shared by the embedder and the reranker).
+pub(crate) struct PaddedBatch {
+    pub rows: usize,
+    pub cols: usize,
+    pub ids: Vec<i64>,
+    pub mask: Vec<i64>,
+    pub types: Vec<i64>,
+}
+
+impl PaddedBatch {
+    pub(crate) fn of(encs: &[&tokenizers::Encoding]) -> PaddedBatch {
+        let rows = encs.len();
+        let cols = encs.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
+        let mut ids = vec![0i64; rows * cols];
+        let mut mask = vec![0i64; rows * cols];
+        let mut types = vec![0i64; rows * cols];
+        for (r, e) in encs.iter().enumerate() {
+            for (c, ((&id, &m), &t)) in e.get_ids().iter().zip(e.get_attention_mask()).zip(e.get_type_ids()).enumerate() {
+                ids[r * cols + c] = i64::from(id);
+                mask[r * cols + c] = i64::from(m);
+                types[r * cols + c] = i64::from(t);
+            }
+        }
+        PaddedBatch { rows, cols, ids, mask, types }
+    }
+}
+
 /// Options of an [`Embedder`].
 #[derive(Debug, Clone, Copy)]
 pub struct EmbedOptions {
@@ -238,18 +266,7 @@ impl Embedder {
     }
 
     fn run_batch(&self, encs: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
-        let rows = encs.len();
-        let cols = encs.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
-        let mut ids = vec![0i64; rows * cols];
-        let mut mask = vec![0i64; rows * cols];
-        let mut types = vec![0i64; rows * cols];
-        for (r, e) in encs.iter().enumerate() {
-            for (c, ((&id, &m), &t)) in e.get_ids().iter().zip(e.get_attention_mask()).zip(e.get_type_ids()).enumerate() {
-                ids[r * cols + c] = i64::from(id);
-                mask[r * cols + c] = i64::from(m);
-                types[r * cols + c] = i64::from(t);
-            }
-        }
+        let PaddedBatch { rows, cols, ids, mask, types } = PaddedBatch::of(encs);
         let err = |e: ort::Error| EmbedError::Inference(e.to_string());
         let shape = [rows as i64, cols as i64];
         let ids_t = Tensor::from_array((shape, ids)).map_err(err)?;

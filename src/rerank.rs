@@ -83,16 +83,8 @@ impl Reranker {
         }
         let pairs: Vec<(String, String)> = passages.iter().map(|p| (query.to_string(), (*p).to_string())).collect();
         let encs = self.tokenizer.encode_batch(pairs, true).map_err(|e| RerankError::Inference(e.to_string()))?;
-        let rows = encs.len();
-        let cols = encs.iter().map(|e| e.get_ids().len()).max().unwrap_or(1).max(1);
-        let (mut ids, mut mask, mut types) = (vec![0i64; rows * cols], vec![0i64; rows * cols], vec![0i64; rows * cols]);
-        for (r, e) in encs.iter().enumerate() {
-            for (c, ((&id, &m), &t)) in e.get_ids().iter().zip(e.get_attention_mask()).zip(e.get_type_ids()).enumerate() {
-                ids[r * cols + c] = i64::from(id);
-                mask[r * cols + c] = i64::from(m);
-                types[r * cols + c] = i64::from(t);
-            }
-        }
+        let refs: Vec<&tokenizers::Encoding> = encs.iter().collect();
+        let crate::embed::PaddedBatch { rows, cols, ids, mask, types } = crate::embed::PaddedBatch::of(&refs);
         let err = |e: ort::Error| RerankError::Inference(e.to_string());
         let shape = [rows as i64, cols as i64];
         let ids_t = Tensor::from_array((shape, ids)).map_err(err)?;

@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{stderr, stdout, TestRepo};
+use common::{model_ready, stderr, stdout, TestRepo};
 use serde_json::Value;
 
 const UTIL: &str = r#"import logging
@@ -309,14 +309,6 @@ fn an_empty_index_answers_with_a_clear_message() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
-fn model_ready() -> bool {
-    if git_rag::model::installed() {
-        return true;
-    }
-    assert!(std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(), "GIT_RAG_REQUIRE_MODEL is set but the model is not installed");
-    eprintln!("skipped: no embedding model installed (run `git rag model install`)");
-    false
-}
 
 #[test]
 fn hybrid_with_the_semantic_layer() {

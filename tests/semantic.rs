@@ -5,17 +5,9 @@
 
 mod common;
 
-use common::{stderr, stdout, TestRepo};
+use common::{model_ready, stderr, stdout, TestRepo};
 use serde_json::Value;
 
-fn model_ready() -> bool {
-    if git_rag::model::installed() {
-        return true;
-    }
-    assert!(std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(), "GIT_RAG_REQUIRE_MODEL is set but the model is not installed");
-    eprintln!("skipped: no embedding model installed (run `git rag model install`)");
-    false
-}
 
 const SESSIONS: &str = r#"import json
 

@@ -160,3 +160,14 @@ pub fn stderr(out: &Output) -> String {
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
+
+/// Whether the embedding model is installed. Under GIT_RAG_REQUIRE_MODEL (CI)
+/// a missing model fails the test instead of skipping it.
+pub fn model_ready() -> bool {
+    if git_rag::model::installed() {
+        return true;
+    }
+    assert!(std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(), "GIT_RAG_REQUIRE_MODEL is set but the model is not installed");
+    eprintln!("skipped: no embedding model installed (run `git rag model install`)");
+    false
+}
