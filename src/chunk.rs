@@ -129,6 +129,8 @@ pub struct FileChunks {
     pub has_errors: bool,
     /// Convention instances mined from the tree (empty when not parsed).
     pub patterns: Vec<crate::patterns::PatternInstance>,
+    /// Calls made outside any definition (module level), for the code graph.
+    pub module_calls: Vec<String>,
 }
 
 /// Chunks one file. `data` is the blob; callers skip binary files first.
@@ -139,6 +141,7 @@ pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
     let mut imports = Vec::new();
     let mut has_errors = false;
     let mut patterns = Vec::new();
+    let mut module_calls = Vec::new();
     if data.len() > opts.max_parse_bytes {
         builder.line_windows(0, data.len(), ChunkKind::Window, None, None);
     } else if let Some(parsed) = parse::parse(language, data) {
@@ -147,13 +150,14 @@ pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
         patterns = crate::patterns::mine(path, &parsed, data);
         symbols = parsed.symbols;
         imports = parsed.imports;
+        module_calls = parsed.module_calls;
     } else if language == Language::Markdown {
         builder.markdown();
     } else {
         builder.paragraphs(0, data.len(), ChunkKind::Text, None);
     }
     let chunks = builder.finish(path);
-    FileChunks { language, chunks, symbols, imports, has_errors, patterns }
+    FileChunks { language, chunks, symbols, imports, has_errors, patterns, module_calls }
 }
 
 /// Counts what the budget counts.

@@ -33,7 +33,9 @@ use crate::chunk::FileChunks;
 use crate::lang::Language;
 use crate::parse::{Import, SymbolKind};
 
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
+/// The pseudo-symbol module-level calls are resolved from.
+const MODULE_CALLER: &str = "<module>";
 const FACTS_FILE: &str = "facts.bin";
 const GRAPH_FILE: &str = "graph.bin";
 const PATTERNS_FILE: &str = "patterns.json";
@@ -73,6 +75,8 @@ pub struct FileFacts {
     pub imports: Vec<Import>,
     /// Conventions seen in this file; aggregated over the repository into PATTERNS.
     pub patterns: Vec<crate::patterns::PatternInstance>,
+    /// Calls outside any definition: edges from the file itself.
+    pub module_calls: Vec<String>,
 }
 
 impl FileFacts {
@@ -95,6 +99,7 @@ impl FileFacts {
                 .collect(),
             imports: chunks.imports.clone(),
             patterns: chunks.patterns.clone(),
+            module_calls: chunks.module_calls.clone(),
         }
     }
 }
@@ -196,7 +201,11 @@ fn write<T: Serialize>(path: &Path, value: &T) -> Result<()> {
 /// existed needs a full run to get one).
 pub fn exists(index_dir: &Path) -> bool {
     let dir = graph_dir(index_dir);
-    dir.join(FACTS_FILE).is_file() && dir.join(GRAPH_FILE).is_file()
+    // Facts of another format cannot be updated in place: they count as absent.
+    let version = std::fs::read(dir.join(FACTS_FILE))
+        .ok()
+        .and_then(|b| bincode::decode_from_slice::<u32, _>(&b, bincode::config::standard()).ok().map(|(v, _)| v));
+    version == Some(FORMAT_VERSION) && dir.join(GRAPH_FILE).is_file()
 }
 
 impl Graph {
@@ -442,7 +451,7 @@ impl GraphStore {
             let f = &self.facts[&p];
             let imports_moved = f.imports.iter().any(|i| moved_stems.contains(&import_stem(&i.module)));
             let touches = |raw: &str| names.contains(last_segment(raw));
-            let refs_changed = f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c)));
+            let refs_changed = f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c));
             if imports_moved || refs_changed {
                 let scope = if imports_moved { None } else { Some(&names) };
                 resolve_file(&mut self.graph, &mut resolver, &self.facts, &p, scope);
@@ -541,6 +550,36 @@ fn resolve_file(g: &mut Graph, resolver: &mut Resolver, facts: &BTreeMap<String,
             g.graph.add_edge(file_ix, to, EdgeData { kind: EdgeKind::Imports, raw });
         }
     }
+    // Module-level calls: edges from the file node.
+    remove_edges(g, file_ix, |e| e.kind == EdgeKind::Calls && in_scope(&e.raw));
+    let module = SymbolFact {
+        qualified_name: MODULE_CALLER.to_string(),
+        name: MODULE_CALLER.to_string(),
+        kind: "module".into(),
+        parent: None,
+        start_line: 1,
+        end_line: 1,
+        calls: Vec::new(),
+        bases: Vec::new(),
+    };
+    let mut edges: Vec<(String, NodeKey)> = Vec::new();
+    for raw in f.module_calls.iter().filter(|r| in_scope(r)) {
+        let target = resolver
+            .resolve(path, &module, raw)
+            .map(|(p, q)| symbol_key(&p, &q))
+            .unwrap_or_else(|| NodeKey::Stub(last_segment(&normalize_call(raw)).to_string()));
+        edges.push((raw.clone(), target));
+    }
+    edges.sort();
+    edges.dedup();
+    for (raw, key) in edges {
+        let to = match g.node(&key) {
+            Some(t) => t,
+            None => g.ensure(NodeData { key, kind: "stub".into(), start_line: 0, end_line: 0 }),
+        };
+        g.graph.add_edge(file_ix, to, EdgeData { kind: EdgeKind::Calls, raw });
+    }
+
     let mut seen_symbols = HashSet::new();
     for s in &f.symbols {
         if !seen_symbols.insert(&s.qualified_name) {
@@ -991,6 +1030,11 @@ mod tests {
         let g = g.graph();
         assert_eq!(callers(g, "exports.compile"), vec!["app.set"]);
         assert_eq!(callers(g, "app.get"), vec!["app.set"]);
+        // A module-level call is an edge from the file.
+        let g2 = build(&[("lib/utils.js", util), ("lib/main.js", "var u = require('./utils');\nu.compile(1);\n")]);
+        let start = g2.graph().find_symbols("exports.compile");
+        let from: Vec<NodeKey> = g2.graph().walk(&start, &[EdgeKind::Calls], Direction::Incoming, 1).into_iter().map(|(ix, _)| g2.graph().graph[ix].key.clone()).collect();
+        assert_eq!(from, vec![NodeKey::File("lib/main.js".into())]);
     }
 
     #[test]

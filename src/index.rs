@@ -254,7 +254,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         return Ok(Outcome::UpToDate { commit: target.to_string() });
     };
     if graph_missing {
-        plan.full_reason = Some("the code graph is missing".into());
+        plan.full_reason = Some("the code graph is missing or from another version of git-rag".into());
     }
     timings.insert("plan".into(), ms(t.elapsed()));
     let keyword = match KeywordIndex::open_or_create(&keyword_dir) {
