@@ -9,14 +9,7 @@
 #      REPEAT (runs per query, default 1), CORPORA (where the eval corpora live).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/toolchain.sh
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
-EVAL_DIR="$(cd "${GIT_RAG_EVAL_DIR:-../shared/eval}" && pwd)"
-CORPORA="${CORPORA:-$HOME/.cache/git-rag-eval-corpora}"
-if [ -z "${GIT_RAG_BIN:-}" ]; then
-  cargo build --release --locked -q
-fi
-bin="${GIT_RAG_BIN:-$CARGO_TARGET_DIR/release/git-rag}"
+. scripts/eval-env.sh
 corpora=("$@"); [ ${#corpora[@]} -gt 0 ] || corpora=(requests express query-core)
 python3 - "$bin" "$EVAL_DIR" "$CORPORA" "${MODES:-keyword semantic graph hybrid}" "${REPEAT:-1}" "${corpora[@]}" <<'PY'
 import json, os, subprocess, sys, time

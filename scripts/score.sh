@@ -5,15 +5,8 @@
 # GIT_RAG_BIN uses an existing binary instead of building a release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/toolchain.sh
 mode="${1:-hybrid}"; shift || true
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
-EVAL_DIR="$(cd "${GIT_RAG_EVAL_DIR:-../shared/eval}" && pwd)"
-CORPORA="${CORPORA:-$HOME/.cache/git-rag-eval-corpora}"
-if [ -z "${GIT_RAG_BIN:-}" ]; then
-  cargo build --release --locked -q
-fi
-bin="${GIT_RAG_BIN:-$CARGO_TARGET_DIR/release/git-rag}"
+. scripts/eval-env.sh
 for c in requests express query-core; do
   [ -d "$CORPORA/$c/.git" ] || python3 "$EVAL_DIR/corpus.py" build "$EVAL_DIR/specs/$c.json" "$CORPORA/$c" >&2
   "$bin" -C "$CORPORA/$c" index -q >&2
