@@ -429,6 +429,9 @@ impl GraphStore {
         let existed: BTreeSet<String> = changed_paths.iter().filter(|p| self.facts.contains_key(*p)).cloned().collect();
         let exists_after: BTreeSet<String> = added_paths.clone();
         let moved_stems: HashSet<String> = existed.symmetric_difference(&exists_after).map(|p| module_stem(p)).collect();
+        // `self.x` in an unchanged subclass resolves through the bases of a
+        // changed class: the members along those base chains, before and after.
+        names.extend(inherited_member_names(&self.graph, &changed_paths, &self.facts));
 
         for p in &changed_paths {
             if let Some(f) = self.facts.remove(p) {
@@ -445,12 +448,13 @@ impl GraphStore {
         for p in &added_paths {
             resolve_file(&mut self.graph, &mut resolver, &self.facts, p, None);
         }
+        names.extend(inherited_member_names(&self.graph, &added_paths, &self.facts));
         // References from unchanged files that may now resolve elsewhere.
         let unchanged: Vec<String> = self.facts.keys().filter(|p| !changed_paths.contains(*p)).cloned().collect();
         for p in unchanged {
             let f = &self.facts[&p];
             let imports_moved = f.imports.iter().any(|i| moved_stems.contains(&import_stem(&i.module)));
-            let touches = |raw: &str| names.contains(last_segment(raw));
+            let touches = |raw: &str| names.contains(&ref_name(raw));
             let refs_changed = f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c));
             if imports_moved || refs_changed {
                 let scope = if imports_moved { None } else { Some(&names) };
@@ -531,7 +535,7 @@ fn drop_orphan_stubs(g: &mut Graph) {
 fn resolve_file(g: &mut Graph, resolver: &mut Resolver, facts: &BTreeMap<String, FileFacts>, path: &str, scope: Option<&HashSet<String>>) {
     let Some(f) = facts.get(path) else { return };
     let Some(file_ix) = g.node(&NodeKey::File(path.to_string())) else { return };
-    let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(last_segment(raw)));
+    let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(&ref_name(raw)));
     if scope.is_none() {
         remove_edges(g, file_ix, |e| e.kind == EdgeKind::Imports);
         let mut targets: Vec<(String, NodeKey)> = Vec::new();
@@ -567,7 +571,7 @@ fn resolve_file(g: &mut Graph, resolver: &mut Resolver, facts: &BTreeMap<String,
         let target = resolver
             .resolve(path, &module, raw)
             .map(|(p, q)| symbol_key(&p, &q))
-            .unwrap_or_else(|| NodeKey::Stub(last_segment(&normalize_call(raw)).to_string()));
+            .unwrap_or_else(|| NodeKey::Stub(ref_name(raw)));
         edges.push((raw.clone(), target));
     }
     edges.sort();
@@ -593,7 +597,7 @@ fn resolve_file(g: &mut Graph, resolver: &mut Resolver, facts: &BTreeMap<String,
                 let target = resolver
                     .resolve(path, s, raw)
                     .map(|(p, q)| symbol_key(&p, &q))
-                    .unwrap_or_else(|| NodeKey::Stub(last_segment(&normalize_call(raw)).to_string()));
+                    .unwrap_or_else(|| NodeKey::Stub(ref_name(raw)));
                 edges.push((kind, raw.clone(), target));
             }
         }
@@ -607,6 +611,25 @@ fn resolve_file(g: &mut Graph, resolver: &mut Resolver, facts: &BTreeMap<String,
             g.graph.add_edge(ix, to, EdgeData { kind, raw });
         }
     }
+}
+
+/// Names of the members of every class reached by `inherits` edges from a
+/// class defined in `paths`.
+fn inherited_member_names(g: &Graph, paths: &BTreeSet<String>, facts: &BTreeMap<String, FileFacts>) -> HashSet<String> {
+    let mut start = Vec::new();
+    for p in paths {
+        let Some(f) = facts.get(p) else { continue };
+        start.extend(f.symbols.iter().filter(|s| !s.bases.is_empty()).filter_map(|s| g.node(&symbol_key(p, &s.qualified_name))));
+    }
+    let mut names = HashSet::new();
+    for (base, _) in g.walk(&start, &[EdgeKind::Inherits], Direction::Outgoing, 8) {
+        for edge in g.graph.edges_directed(base, Direction::Outgoing).filter(|e| e.weight().kind == EdgeKind::Contains) {
+            if let NodeKey::Symbol { qualified_name, .. } = &g.graph[edge.target()].key {
+                names.insert(qualified_name.rsplit('.').next().unwrap_or(qualified_name).to_string());
+            }
+        }
+    }
+    names
 }
 
 fn remove_edges(g: &mut Graph, from: NodeIndex, mut pred: impl FnMut(&EdgeData) -> bool) {
@@ -636,6 +659,15 @@ fn normalize_call(raw: &str) -> String {
         }
     }
     out.trim_start_matches("?.").replace("?.", ".").replace("!.", ".")
+}
+
+/// The name a reference is looked up and scoped by: the last segment of the
+/// callee without arguments or subscripts (`copy(x).dump` → `dump`,
+/// `RootModel[int]` → `RootModel`). Incremental updates re-resolve a reference
+/// when this name is defined in a changed file, so it must agree with
+/// [`Resolver::resolve`].
+fn ref_name(raw: &str) -> String {
+    last_segment(&normalize_call(raw)).to_string()
 }
 
 pub fn last_segment(raw: &str) -> &str {
@@ -1057,6 +1089,37 @@ mod tests {
         let auth2 = "def get_auth(url):\n    x = 1\n    return url\n";
         g.update(&removed, facts(&[("pkg/auth.py", auth2)]));
         let fresh = build(&[("pkg/auth.py", auth2), ("pkg/sessions.py", &sessions2)]);
+        assert_eq!(g.graph().dump(), fresh.graph().dump());
+    }
+
+    /// References whose text is not a plain dotted name (subscripted bases,
+    /// calls on call results) and `self.x` through a base chain that changed
+    /// elsewhere are re-resolved like a fresh build would.
+    #[test]
+    fn incremental_equals_full_for_complex_references() {
+        let models = "class Root:\n    def dump_json(self):\n        return 1\n";
+        let user = "from .models import Root\n\nclass Model(Root[int]):\n    pass\n\ndef use():\n    return make(Model(a=1), b={'c': 2}).dump_json()\n";
+        let mut g = build(&[("pkg/user.py", user)]);
+        g.update(&BTreeSet::new(), facts(&[("pkg/models.py", models)]));
+        let fresh = build(&[("pkg/user.py", user), ("pkg/models.py", models)]);
+        assert_eq!(g.graph().dump(), fresh.graph().dump());
+        assert!(g.graph().dump().iter().any(|l| l.contains("-inherits(Root[int])-> class:pkg/models.py#Root")), "{:#?}", g.graph().dump());
+
+        // A(B) unchanged; B gains a base C that defines what A's method calls.
+        let a = "from .b import B\n\nclass A(B):\n    def run(self):\n        return self.helper()\n";
+        let b1 = "class B:\n    pass\n";
+        let b2 = "from .c import C\n\nclass B(C):\n    pass\n";
+        let c = "class C:\n    def helper(self):\n        return 1\n";
+        let mut g = build(&[("pkg/a.py", a), ("pkg/b.py", b1), ("pkg/c.py", c)]);
+        let mut removed = BTreeSet::new();
+        removed.insert("pkg/b.py".to_string());
+        g.update(&removed, facts(&[("pkg/b.py", b2)]));
+        let fresh = build(&[("pkg/a.py", a), ("pkg/b.py", b2), ("pkg/c.py", c)]);
+        assert_eq!(g.graph().dump(), fresh.graph().dump());
+        assert_eq!(callers(g.graph(), "C.helper"), vec!["A.run"]);
+        // And back: the edge goes away again.
+        g.update(&removed, facts(&[("pkg/b.py", b1)]));
+        let fresh = build(&[("pkg/a.py", a), ("pkg/b.py", b1), ("pkg/c.py", c)]);
         assert_eq!(g.graph().dump(), fresh.graph().dump());
     }
 
