@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use petgraph::Direction;
@@ -92,7 +92,7 @@ pub struct SemanticSetup {
 }
 
 struct Dense {
-    embedder: Embedder,
+    embedder: Arc<Embedder>,
     store: Box<dyn VectorStore>,
 }
 
@@ -102,7 +102,12 @@ pub struct Engine {
     state: IndexState,
     keyword: KeywordIndex,
     semantic: Option<SemanticSetup>,
-    dense: OnceLock<std::result::Result<Dense, String>>,
+    /// The model and the vector store once opened. Failures are not kept: a
+    /// store that was busy (an indexer writing) is tried again next time.
+    dense: Mutex<Option<Arc<Dense>>>,
+    /// Kept apart from the store so that releasing the store (for a writer)
+    /// or reopening the index keeps the model loaded.
+    embedder: Mutex<Option<Arc<Embedder>>>,
     graph: OnceLock<std::result::Result<Option<Graph>, String>>,
     patterns: OnceLock<Vec<crate::patterns::Pattern>>,
 }
@@ -115,7 +120,8 @@ impl Engine {
             state,
             keyword,
             semantic,
-            dense: OnceLock::new(),
+            dense: Mutex::new(None),
+            embedder: Mutex::new(None),
             graph: OnceLock::new(),
             patterns: OnceLock::new(),
         })
@@ -129,37 +135,78 @@ impl Engine {
         &self.state
     }
 
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The loaded embedding model, to hand to the engine of a newer index.
+    pub fn embedder(&self) -> Option<Arc<Embedder>> {
+        self.embedder.lock().ok().and_then(|e| e.clone())
+    }
+
+    /// Uses an already loaded model instead of loading one.
+    pub fn adopt_embedder(&self, embedder: Arc<Embedder>) {
+        if let Ok(mut slot) = self.embedder.lock() {
+            *slot = Some(embedder);
+        }
+    }
+
+    /// Closes the vector store (and gives up its shared lock, so an indexer
+    /// can write) unless a query is opening it right now. The model stays
+    /// loaded; the next query reopens the store. Returns whether it was open.
+    pub fn release_store(&self) -> bool {
+        match self.dense.try_lock() {
+            Ok(mut slot) => slot.take().is_some(),
+            Err(_) => false,
+        }
+    }
+
+    /// Whether the vector store is open now.
+    pub fn store_open(&self) -> bool {
+        self.dense.lock().map(|d| d.is_some()).unwrap_or(false)
+    }
+
     /// The model and the vector store, opened on first use.
-    fn dense(&self) -> std::result::Result<&Dense, String> {
-        self.dense
-            .get_or_init(|| {
-                let Some(sem) = &self.state.semantic else {
-                    return Err("the index has no semantic layer (built without an embedding model)".into());
-                };
-                let Some(setup) = &self.semantic else { return Err("the semantic layer is turned off".into()) };
-                // The model and the store open in parallel: both take a few hundred ms.
-                let (embedder, store) = std::thread::scope(|s| {
-                    let e = s.spawn(|| Embedder::load(&setup.model_dir, EmbedOptions::default()));
-                    let store = setup.backend.open(&self.dir, sem.dims, &sem.model, Access::Read, setup.wait);
-                    (e.join(), store)
-                });
-                let embedder = match embedder {
-                    Ok(Ok(e)) => e,
-                    Ok(Err(e)) => return Err(format!("the embedding model cannot be loaded: {e}")),
-                    Err(_) => return Err("loading the embedding model panicked".into()),
-                };
-                if embedder.manifest().id != sem.model {
-                    return Err(format!(
-                        "the index holds vectors of model `{}` but `{}` is configured; run `git rag index` to re-embed",
-                        sem.model,
-                        embedder.manifest().id
-                    ));
-                }
-                let store = store.map_err(|e| e.to_string())?;
-                Ok(Dense { embedder, store })
-            })
-            .as_ref()
-            .map_err(Clone::clone)
+    fn dense(&self) -> std::result::Result<Arc<Dense>, String> {
+        let mut slot = self.dense.lock().map_err(|_| "a previous dense search panicked".to_string())?;
+        if let Some(d) = slot.as_ref() {
+            return Ok(Arc::clone(d));
+        }
+        let d = Arc::new(self.open_dense()?);
+        *slot = Some(Arc::clone(&d));
+        Ok(d)
+    }
+
+    fn open_dense(&self) -> std::result::Result<Dense, String> {
+        let Some(sem) = &self.state.semantic else {
+            return Err("the index has no semantic layer (built without an embedding model)".into());
+        };
+        let Some(setup) = &self.semantic else { return Err("the semantic layer is turned off".into()) };
+        let loaded = self.embedder();
+        // The model and the store open in parallel: both take a few hundred ms.
+        let (embedder, store) = std::thread::scope(|s| {
+            let e = s.spawn(|| match &loaded {
+                Some(e) => Ok(Arc::clone(e)),
+                None => Embedder::load(&setup.model_dir, EmbedOptions::default()).map(Arc::new),
+            });
+            let store = setup.backend.open(&self.dir, sem.dims, &sem.model, Access::Read, setup.wait);
+            (e.join(), store)
+        });
+        let embedder = match embedder {
+            Ok(Ok(e)) => e,
+            Ok(Err(e)) => return Err(format!("the embedding model cannot be loaded: {e}")),
+            Err(_) => return Err("loading the embedding model panicked".into()),
+        };
+        if embedder.manifest().id != sem.model {
+            return Err(format!(
+                "the index holds vectors of model `{}` but `{}` is configured; run `git rag index` to re-embed",
+                sem.model,
+                embedder.manifest().id
+            ));
+        }
+        self.adopt_embedder(Arc::clone(&embedder));
+        let store = store.map_err(|e| e.to_string())?;
+        Ok(Dense { embedder, store })
     }
 
     /// The code graph, loaded on first use.
@@ -216,7 +263,7 @@ impl Engine {
             Mode::Semantic => {
                 let dense = self.dense().map_err(HybridError::Unavailable)?;
                 answer.retrievers.push("dense");
-                self.dense_list(dense, text, &opts.query)?
+                self.dense_list(&dense, text, &opts.query)?
             }
             Mode::Graph => {
                 let graph = self.graph().map_err(HybridError::Unavailable)?;

@@ -68,6 +68,8 @@ pub struct IndexOptions {
     /// Report progress on stderr.
     pub progress: bool,
     pub semantic: SemanticOptions,
+    /// Paths (files or directories) to index again even if unchanged.
+    pub reindex: Vec<String>,
 }
 
 /// The semantic layer of a run: which model, which store.
@@ -95,6 +97,7 @@ impl Default for IndexOptions {
             lock_wait: Duration::from_secs(10),
             progress: true,
             semantic: SemanticOptions::default(),
+            reindex: Vec::new(),
         }
     }
 }
@@ -250,9 +253,14 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let semantic = manifest.as_ref().map(|m| SemanticState { model: m.id.clone(), dims: m.dims, store: opts.semantic.backend.identity() });
 
     let t = Instant::now();
-    let Some(mut plan) = plan(repo, previous.as_ref(), pending.as_ref(), &hash, semantic.as_ref(), target, opts.full)? else {
-        return Ok(Outcome::UpToDate { commit: target.to_string() });
+    let mut plan = match plan(repo, previous.as_ref(), pending.as_ref(), &hash, semantic.as_ref(), target, opts.full)? {
+        Some(p) => p,
+        None if opts.reindex.is_empty() => return Ok(Outcome::UpToDate { commit: target.to_string() }),
+        None => Plan { full: false, full_reason: None, clear: BTreeSet::new(), index: Vec::new(), renamed: 0 },
     };
+    if !plan.full && !opts.reindex.is_empty() {
+        add_reindexed(repo, &mut plan, previous.as_ref(), &opts.reindex, &target)?;
+    }
     if graph_missing {
         plan.full_reason = Some("the code graph is missing or from another version of git-rag".into());
     }
@@ -467,6 +475,25 @@ fn semantic_model(opts: &IndexOptions, previous: Option<&IndexState>) -> Result<
 }
 
 /// Decides between a full rebuild, an incremental update and nothing to do.
+/// Adds the files under `paths` (as of `target`) to an incremental plan, and
+/// clears what the index held under them.
+fn add_reindexed(repo: &Repo, plan: &mut Plan, previous: Option<&IndexState>, paths: &[String], target: &ObjectId) -> Result<()> {
+    let wanted = |p: &str| {
+        paths.iter().map(|r| r.trim_matches('/')).any(|r| r.is_empty() || p == r || p.strip_prefix(r).is_some_and(|rest| rest.starts_with('/')))
+    };
+    let queued: BTreeSet<String> = plan.index.iter().map(|f| f.path.clone()).collect();
+    for f in repo.list_files(target)? {
+        if wanted(&f.path) && !queued.contains(&f.path) {
+            plan.clear.insert(f.path.clone());
+            plan.index.push(f);
+        }
+    }
+    if let Some(prev) = previous {
+        plan.clear.extend(prev.files.keys().filter(|p| wanted(p)).cloned());
+    }
+    Ok(())
+}
+
 fn plan(
     repo: &Repo,
     previous: Option<&IndexState>,

@@ -20,6 +20,7 @@ pub mod index;
 pub mod intent;
 pub mod keyword;
 pub mod lang;
+pub mod mcp;
 pub mod model;
 pub mod parse;
 pub mod patterns;

@@ -119,6 +119,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve coding agents: a Model Context Protocol server on stdin/stdout
+    /// (tools: search, context, symbols, callers, callees, status, index).
+    Serve {
+        /// Speak MCP (JSON-RPC 2.0, one message per line) on stdio.
+        #[arg(long)]
+        mcp: bool,
+        /// Seconds to wait for an indexer that is writing the vector store.
+        #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+        wait: f64,
+        /// Give up on a slow dense retrieval after this many seconds.
+        #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+        timeout: f64,
+        /// Do not load the index and model before the first call.
+        #[arg(long)]
+        lazy: bool,
+    },
     /// Install or inspect the embedding model and ONNX Runtime.
     Model {
         #[command(subcommand)]
@@ -193,6 +209,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     backend,
                     embed: EmbedOptions::default(),
                 },
+                reindex: Vec::new(),
             };
             cmd_index(&repo, &index_dir, &opts, json, quiet)
         }
@@ -209,6 +226,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cmd_query(&repo, &index_dir, &text, opts, out, &backend, &config::model_dir(&repo), Duration::from_secs_f64(wait.max(0.0)))
         }
         Command::Status { json } => cmd_status(&repo, &index_dir, json, &backend),
+        Command::Serve { mcp, wait, timeout, lazy } => {
+            if !mcp {
+                anyhow::bail!("say which protocol to serve: `git rag serve --mcp`");
+            }
+            let semantic_on = config::semantic_enabled(&repo);
+            let model_dir = config::model_dir(&repo);
+            let index = IndexOptions {
+                full: false,
+                rev: None,
+                chunk: config::chunk_options(&repo),
+                lock_wait: Duration::from_secs(30),
+                progress: false,
+                semantic: SemanticOptions { enabled: semantic_on, model_dir: model_dir.clone(), backend: backend.clone(), embed: EmbedOptions::default() },
+                reindex: Vec::new(),
+            };
+            let opts = git_rag::mcp::ServeOptions {
+                index_dir: index_dir.clone(),
+                semantic: semantic_on.then(|| git_rag::hybrid::SemanticSetup { backend, model_dir, wait: Duration::from_secs_f64(wait.max(0.0)) }),
+                index,
+                timeout: Duration::from_secs_f64(timeout.max(0.1)),
+            };
+            let mut server = git_rag::mcp::Server::new(repo, opts);
+            if !lazy {
+                server.warm_in_background();
+            }
+            eprintln!("git-rag: MCP server ready on stdio (index {})", index_dir.display());
+            server.serve(std::io::stdin().lock(), std::io::stdout().lock()).context("stdio failed")?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::DumpVectors => cmd_dump_vectors(&index_dir, &backend),
         Command::DumpGraph => {
             let graph = git_rag::graph::Graph::load(&index_dir)?.context("the index has no code graph; run `git rag index`")?;

@@ -27,6 +27,14 @@ use serde_json::{Map, Value};
 use super::{Collection, Filter, Point, Record, Result, ScoredHit, StoreError, VectorStore, DENSE};
 
 pub const LOCK_FILE: &str = "store.lock";
+/// Present while a writer waits for readers to let go of the store, so that
+/// a long-lived reader (the MCP server) can close it.
+pub const WRITER_WAITING_FILE: &str = "store.writer-waiting";
+
+/// Whether an indexer is waiting to write the store in `dir`.
+pub fn writer_waiting(dir: &Path) -> bool {
+    dir.join(WRITER_WAITING_FILE).exists()
+}
 
 /// Whether the store is opened to read (shared) or to write (exclusive).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,18 +72,30 @@ impl EdgeStore {
             .open(&lock_path)
             .map_err(|e| engine(format!("cannot open {}: {e}", lock_path.display())))?;
         let start = Instant::now();
-        loop {
+        let waiting = dir.join(WRITER_WAITING_FILE);
+        let mut announced = false;
+        let outcome = loop {
             let attempt = match access {
                 Access::Read => lock.try_lock_shared(),
                 Access::Write => lock.try_lock(),
             };
             match attempt {
-                Ok(()) => break,
-                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < wait => std::thread::sleep(Duration::from_millis(20)),
-                Err(std::fs::TryLockError::WouldBlock) => return Err(StoreError::Busy { place, waited_ms: wait.as_millis() }),
-                Err(std::fs::TryLockError::Error(e)) => return Err(engine(format!("cannot lock {}: {e}", lock_path.display()))),
+                Ok(()) => break Ok(()),
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < wait => {
+                    if access == Access::Write && !announced {
+                        // Best effort: without it a long-lived reader only lets go when idle.
+                        announced = std::fs::write(&waiting, std::process::id().to_string()).is_ok();
+                    }
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Err(std::fs::TryLockError::WouldBlock) => break Err(StoreError::Busy { place: place.clone(), waited_ms: wait.as_millis() }),
+                Err(std::fs::TryLockError::Error(e)) => break Err(engine(format!("cannot lock {}: {e}", lock_path.display()))),
             }
+        };
+        if announced {
+            let _ = std::fs::remove_file(&waiting);
         }
+        outcome?;
         Ok(EdgeStore { dir: dir.to_path_buf(), dims, model: model.to_string(), access, shards: Mutex::new(HashMap::new()), _lock: lock })
     }
 
