@@ -1,0 +1,306 @@
+//! `git rag serve --mcp` as a child process on a real repository: the
+//! handshake, the tool list, every tool, bad input, and a server that follows
+//! the index when another process moves it.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{model_ready, TestRepo};
+use serde_json::{json, Value};
+
+const SESSIONS: &str = r#"from .auth import check_token
+
+
+class Session:
+    """Keeps cookies and settings across requests."""
+
+    def send(self, request):
+        check_token(request.token)
+        return self.adapter(request)
+
+    def adapter(self, request):
+        return request
+
+
+def persist_session(session, path):
+    """Write the session cookies to disk."""
+    with open(path, "w") as fh:
+        fh.write(str(session))
+"#;
+
+const AUTH: &str = r#"def check_token(token):
+    """Reject empty tokens."""
+    if not token:
+        raise ValueError("empty token")
+    return token
+"#;
+
+const ROUTES: &str = r#"const express = require('express');
+const router = express.Router();
+
+function listUsers(req, res) {
+  res.json([]);
+}
+
+router.get('/users', listUsers);
+module.exports = router;
+"#;
+
+struct Mcp {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Mcp {
+    fn start(repo: &TestRepo, extra: &[&str]) -> Mcp {
+        let mut args = vec!["serve", "--mcp"];
+        args.extend_from_slice(extra);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_git-rag"))
+            .args(&args)
+            .current_dir(repo.path())
+            .env_remove("GIT_RAG_DIR")
+            .env_remove("QDRANT_URL")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the server starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Mcp { child, stdin, stdout, next_id: 1 }
+    }
+
+    fn send_line(&mut self, line: &str) {
+        self.stdin.write_all(line.as_bytes()).expect("write");
+        self.stdin.write_all(b"\n").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn read(&mut self) -> Value {
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).expect("read");
+        assert!(n > 0, "the server closed stdout");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        let answer = self.read();
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    }
+
+    /// A tool's structured result; panics on a tool error.
+    fn tool(&mut self, name: &str, args: Value) -> Value {
+        let r = self.request("tools/call", json!({"name": name, "arguments": args}));
+        let result = &r["result"];
+        assert_eq!(result["isError"], false, "{name} {args}: {r}");
+        assert!(result["content"][0]["text"].is_string(), "{r}");
+        result["structuredContent"].clone()
+    }
+
+    fn tool_error(&mut self, name: &str, args: Value) -> String {
+        let r = self.request("tools/call", json!({"name": name, "arguments": args}));
+        assert_eq!(r["result"]["isError"], true, "{name} {args} should fail: {r}");
+        r["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string()
+    }
+
+    fn handshake(&mut self) -> Value {
+        let r = self.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "git-rag-test", "version": "0"}}),
+        );
+        self.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        r
+    }
+
+    /// Closes stdin and waits for a clean exit.
+    fn finish(mut self) {
+        drop(self.stdin);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                assert!(status.success(), "the server exited with {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit after stdin closed");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn repo_with_code(semantic: bool) -> TestRepo {
+    let repo = TestRepo::new();
+    if !semantic {
+        repo.git(&["config", "rag.semantic", "false"]);
+    }
+    repo.write("pkg/sessions.py", SESSIONS);
+    repo.write("pkg/auth.py", AUTH);
+    repo.write("web/routes.js", ROUTES);
+    repo.commit("first");
+    repo
+}
+
+fn paths(results: &Value) -> Vec<String> {
+    results.as_array().expect("results").iter().map(|r| r["path"].as_str().unwrap_or_default().to_string()).collect()
+}
+
+fn symbols(results: &Value) -> Vec<String> {
+    results.as_array().expect("results").iter().filter_map(|r| r["symbol"].as_str().map(str::to_string)).collect()
+}
+
+#[test]
+fn handshake_tools_and_every_tool_on_a_real_repo() {
+    let repo = repo_with_code(false);
+    repo.rag_ok(&["index", "-q"]);
+    let mut mcp = Mcp::start(&repo, &[]);
+
+    let init = mcp.handshake();
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+    assert_eq!(init["result"]["serverInfo"]["name"], "git-rag");
+
+    let tools = mcp.request("tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["search", "context", "symbols", "callers", "callees", "status", "index"]);
+
+    // search: hybrid by default, and each forced mode that needs no vectors.
+    let s = mcp.tool("search", json!({"query": "write cookies to disk"}));
+    assert_eq!(s["results"][0]["symbol"], "persist_session", "{s}");
+    assert!(s["results"][0]["signals"].is_object());
+    let s = mcp.tool("search", json!({"query": "listUsers", "mode": "keyword", "limit": 3, "language": "javascript"}));
+    let found = paths(&s["results"]);
+    assert!(!found.is_empty() && found.iter().all(|p| p == "web/routes.js"), "{s}");
+    let s = mcp.tool("search", json!({"query": "check_token", "path": "pkg/*.py", "kind": "function"}));
+    assert!(symbols(&s["results"]).contains(&"check_token".to_string()), "{s}");
+
+    // symbols: name → definitions.
+    let d = mcp.tool("symbols", json!({"name": "Session.send"}));
+    let defs = d["definitions"].as_array().expect("definitions");
+    assert_eq!(defs[0]["symbol"], "Session.send", "{d}");
+    assert_eq!(defs[0]["path"], "pkg/sessions.py");
+    assert_eq!(defs[0]["citation"], format!("pkg/sessions.py:{}-{}", defs[0]["start_line"], defs[0]["end_line"]));
+    assert!(defs[0]["signature"].as_str().unwrap_or("").starts_with("def send(self, request)"), "{d}");
+    let none = mcp.tool("symbols", json!({"name": "no_such_symbol_anywhere"}));
+    assert_eq!(none["definitions"], json!([]));
+
+    // callers / callees from the code graph.
+    let c = mcp.tool("callers", json!({"symbol": "check_token"}));
+    assert!(symbols(&c["callers"]).contains(&"Session.send".to_string()), "{c}");
+    let c = mcp.tool("callees", json!({"symbol": "Session.send"}));
+    let callees = symbols(&c["callees"]);
+    assert!(callees.contains(&"check_token".to_string()) && callees.contains(&"Session.adapter".to_string()), "{c}");
+    let e = mcp.tool_error("callers", json!({"symbol": "nothing_is_called_this"}));
+    assert!(e.contains("no symbol named"), "{e}");
+
+    // context: Markdown within the budget, every piece cited.
+    let ctx = mcp.tool("context", json!({"query": "how are sessions persisted?", "budget": 600}));
+    assert!(ctx["tokens"].as_u64().expect("tokens") <= 600, "{ctx}");
+    let md = ctx["markdown"].as_str().expect("markdown");
+    assert!(md.contains("pkg/sessions.py:"), "{md}");
+    for piece in ctx["pieces"].as_array().expect("pieces") {
+        let cite = format!("{}:{}-{}", piece["path"].as_str().unwrap_or(""), piece["start_line"], piece["end_line"]);
+        assert!(md.contains(&cite), "{cite} not cited in {md}");
+    }
+
+    // status, then a new commit brought in by the `index` tool.
+    let st = mcp.tool("status", json!({}));
+    assert_eq!(st["stale"], false, "{st}");
+    assert_eq!(st["counts"]["files"], 3);
+    repo.write("pkg/cache.py", "def evict_stale_entries(cache):\n    \"\"\"Drop expired entries.\"\"\"\n    return cache\n");
+    let head = repo.commit("cache");
+    assert_eq!(mcp.tool("status", json!({}))["stale"], true);
+    let run = mcp.tool("index", json!({}));
+    assert_eq!(run["commit"], head, "{run}");
+    let st = mcp.tool("status", json!({}));
+    assert_eq!(st["indexed_commit"], head);
+    assert_eq!(st["stale"], false);
+    let s = mcp.tool("search", json!({"query": "evict_stale_entries"}));
+    assert_eq!(s["results"][0]["path"], "pkg/cache.py", "{s}");
+    // Re-index one path (unchanged): it is indexed again.
+    let run = mcp.tool("index", json!({"path": "pkg/auth.py"}));
+    assert_eq!(run["files_indexed"], 1, "{run}");
+    let e = mcp.tool_error("index", json!({"path": "../outside"}));
+    assert!(e.contains("inside the repository"), "{e}");
+
+    // Bad input: JSON-RPC errors, and the server keeps serving.
+    mcp.send_line("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": ");
+    assert_eq!(mcp.read()["error"]["code"], -32700);
+    let r = mcp.request("tools/call", json!({"name": "drop_tables", "arguments": {}}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = mcp.request("resources/list", json!({}));
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    let e = mcp.tool_error("search", json!({"query": ""}));
+    assert!(e.contains("`query`"), "{e}");
+    let e = mcp.tool_error("search", json!({"query": "x", "mode": "psychic"}));
+    assert!(e.contains("unknown mode"), "{e}");
+    assert_eq!(mcp.request("ping", json!({}))["result"], json!({}));
+    mcp.finish();
+}
+
+/// Another process moves the index (as a hook would): the server answers
+/// from the new commit without a restart.
+#[test]
+fn follows_the_index_when_another_process_moves_it() {
+    let repo = repo_with_code(false);
+    repo.rag_ok(&["index", "-q"]);
+    let mut mcp = Mcp::start(&repo, &[]);
+    mcp.handshake();
+    assert_eq!(mcp.tool("symbols", json!({"name": "rotate_keys"}))["definitions"], json!([]));
+    repo.write("pkg/keys.py", "def rotate_keys(store):\n    return store\n");
+    let head = repo.commit("keys");
+    repo.rag_ok(&["index", "-q"]);
+    let d = mcp.tool("symbols", json!({"name": "rotate_keys"}));
+    assert_eq!(d["definitions"][0]["path"], "pkg/keys.py", "{d}");
+    assert_eq!(mcp.tool("status", json!({}))["server"]["engine_commit"], head);
+    // A file deleted by the next commit disappears from answers.
+    repo.remove("pkg/keys.py");
+    repo.commit("no keys");
+    repo.rag_ok(&["index", "-q"]);
+    assert_eq!(mcp.tool("symbols", json!({"name": "rotate_keys"}))["definitions"], json!([]));
+    mcp.finish();
+}
+
+/// With the semantic layer the server holds the embedded vector store open;
+/// an indexer in another process must still get to write it, and the server
+/// then answers from the new vectors with the model still loaded.
+#[test]
+fn a_warm_server_does_not_block_the_indexer() {
+    if !model_ready() {
+        return;
+    }
+    let repo = repo_with_code(true);
+    repo.rag_ok(&["index", "-q"]);
+    let mut mcp = Mcp::start(&repo, &[]);
+    mcp.handshake();
+    let s = mcp.tool("search", json!({"query": "where do we save cookies to a file", "mode": "semantic"}));
+    assert!(paths(&s["results"]).contains(&"pkg/sessions.py".to_string()), "{s}");
+    let st = mcp.tool("status", json!({}));
+    assert_eq!(st["server"]["store_open"], true, "{st}");
+    assert_eq!(st["server"]["model_loaded"], true, "{st}");
+
+    repo.write("pkg/retry.py", "def backoff_delay(attempt):\n    \"\"\"Exponential backoff between retries.\"\"\"\n    return 2 ** attempt\n");
+    let head = repo.commit("retry");
+    // The indexer waits at most 10 s for the store; the server lets go at once.
+    let out = repo.rag(&["index", "-q", "--wait", "10"]);
+    assert!(out.status.success(), "the indexer was blocked by the server: {}", common::stderr(&out));
+    let s = mcp.tool("search", json!({"query": "exponential backoff between retries", "mode": "semantic"}));
+    assert_eq!(s["results"][0]["path"], "pkg/retry.py", "{s}");
+    let st = mcp.tool("status", json!({}));
+    assert_eq!(st["server"]["engine_commit"], head);
+    // The `index` tool in the server itself writes the store too.
+    repo.write("pkg/retry.py", "def backoff_delay(attempt):\n    \"\"\"Linear backoff between retries.\"\"\"\n    return attempt\n");
+    let head = repo.commit("linear");
+    assert_eq!(mcp.tool("index", json!({}))["commit"], head);
+    let s = mcp.tool("search", json!({"query": "linear backoff between retries", "mode": "hybrid"}));
+    assert_eq!(s["results"][0]["path"], "pkg/retry.py", "{s}");
+    mcp.finish();
+}
