@@ -228,8 +228,9 @@ impl Engine {
         if let Err(e) = self.dense() {
             problems.push(format!("semantic: {e}"));
         }
-        if let Err(e) = self.graph() {
-            problems.push(format!("graph: {e}"));
+        match self.graph() {
+            Ok(g) => g.prepare(),
+            Err(e) => problems.push(format!("graph: {e}")),
         }
         self.patterns();
         problems
@@ -280,6 +281,7 @@ impl Engine {
         if opts.query.mode == Mode::Hybrid {
             results = dedup_overlaps(results);
             if let Some(lambda) = opts.diversity {
+                search::fill_content(&self.keyword, &mut results)?;
                 results = mmr(results, lambda, limit);
             }
         }
@@ -287,6 +289,7 @@ impl Engine {
             results = self.expand_parent(results)?;
         }
         results.truncate(limit);
+        search::fill_content(&self.keyword, &mut results)?;
         for (i, h) in results.iter_mut().enumerate() {
             h.rank = i + 1;
         }
@@ -330,12 +333,9 @@ impl Engine {
             if weight > 0.0 {
                 let mut o = list_opts.clone();
                 o.mode = mode;
-                let mut hits = search::search(&self.keyword, text, &o)?.results;
-                if mode == Mode::Symbol {
-                    // Only name matches (exact or prefix) are evidence; a
-                    // symbol list of loose token matches would only add noise.
-                    hits.retain(|h| h.score >= search::SYMBOL_NAME_MATCH);
-                }
+                // Only name matches (exact or prefix) are symbol evidence; a
+                // symbol list of loose token matches would only add noise.
+                let hits = if mode == Mode::Symbol { search::symbol_name_matches(&self.keyword, text, &o)? } else { search::search(&self.keyword, text, &o)?.results };
                 lists.push((name, weight, hits));
             }
         }
@@ -418,16 +418,9 @@ impl Engine {
         }
         // Nearest first; within a depth, the subject's own file first, then by place.
         let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(graph, *s)).collect();
-        reached.sort_by(|a, b| {
-            let pa = node_path(graph, a.0).unwrap_or_default();
-            let pb = node_path(graph, b.0).unwrap_or_default();
-            (a.1, !subject_paths.contains(&pa), search::is_test_path(&pa), pa, graph.graph[a.0].start_line).cmp(&(
-                b.1,
-                !subject_paths.contains(&pb),
-                search::is_test_path(&pb),
-                pb,
-                graph.graph[b.0].start_line,
-            ))
+        reached.sort_by_cached_key(|(ix, depth)| {
+            let p = node_path(graph, *ix).unwrap_or_default();
+            (*depth, !subject_paths.contains(&p), search::is_test_path(&p), p, graph.graph[*ix].start_line)
         });
         let mut order: Vec<petgraph::stable_graph::NodeIndex> = Vec::new();
         let first_depth_end = reached.iter().position(|(_, d)| *d > 1).unwrap_or(reached.len());

@@ -134,7 +134,7 @@ pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<R
     let chunks = chunk_reader.searcher();
     let results = match opts.mode {
         Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => keyword_search(index, &chunks, text, opts, glob.as_ref())?,
-        Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, text, opts, glob.as_ref())?,
+        Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, text, opts, glob.as_ref(), None)?,
     };
     Ok(Response { query: text.to_string(), took_ms: started.elapsed().as_secs_f64() * 1000.0, results })
 }
@@ -431,7 +431,45 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
         .collect())
 }
 
-fn symbol_search(index: &KeywordIndex, searcher: &Searcher, chunks: &Searcher, text: &str, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Hit>> {
+/// Symbol lookup keeping only name matches (score ≥ [`SYMBOL_NAME_MATCH`]):
+/// the symbol list of hybrid retrieval. Looser matches are never read from
+/// the document store, and the hits' `content` is left empty when they have a
+/// chunk, for [`fill_content`] to read once the fusion has picked its results
+/// (reading every candidate's chunk is most of a lookup's cost on a big index).
+pub fn symbol_name_matches(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Vec<Hit>> {
+    let glob = match &opts.path {
+        Some(g) => Some(compile_glob(g)?),
+        None => None,
+    };
+    let (chunk_reader, symbol_reader) = index.readers()?;
+    symbol_search(index, &symbol_reader.searcher(), &chunk_reader.searcher(), text, opts, glob.as_ref(), Some(SYMBOL_NAME_MATCH))
+}
+
+/// Reads the content of hits that [`symbol_name_matches`] left empty.
+pub fn fill_content(index: &KeywordIndex, hits: &mut [Hit]) -> Result<()> {
+    let mut chunks = None;
+    for h in hits.iter_mut().filter(|h| h.content.is_empty()) {
+        let Some(id) = h.chunk_id.clone() else { continue };
+        if chunks.is_none() {
+            chunks = Some(index.readers()?.0.searcher());
+        }
+        let Some(searcher) = chunks.as_ref() else { continue };
+        if let Some(c) = chunk_content(index, searcher, &id, h.start_line, h.end_line)? {
+            h.content = c;
+        }
+    }
+    Ok(())
+}
+
+fn symbol_search(
+    index: &KeywordIndex,
+    searcher: &Searcher,
+    chunks: &Searcher,
+    text: &str,
+    opts: &QueryOptions,
+    glob: Option<&GlobMatcher>,
+    min_score: Option<f32>,
+) -> Result<Vec<Hit>> {
     let sf = index.sf;
     let words = identifier_words(text);
     let code_words: Vec<&String> = words.iter().filter(|(_, c)| *c).map(|(w, _)| w).collect();
@@ -470,11 +508,16 @@ fn symbol_search(index: &KeywordIndex, searcher: &Searcher, chunks: &Searcher, t
     let top = index.top_docs(searcher, query.as_ref(), opts.limit, "key")?;
     let mut hits = Vec::with_capacity(top.len());
     for (i, (score, addr)) in top.into_iter().enumerate() {
+        if min_score.is_some_and(|m| score < m) {
+            break; // sorted by score: the rest are lower
+        }
         let doc = index.doc(searcher, addr)?;
         let start_line = get_u64(&doc, sf.start_line) as usize;
         let end_line = get_u64(&doc, sf.end_line) as usize;
         let chunk_id = get_str(&doc, sf.chunk_id);
         let content = match &chunk_id {
+            // Name matches only (hybrid): the content is read for the results kept.
+            Some(_) if min_score.is_some() => Some(String::new()),
             Some(id) => chunk_content(index, chunks, id, start_line, end_line)?,
             None => None,
         };
@@ -525,10 +568,11 @@ fn chunk_content(index: &KeywordIndex, chunks: &Searcher, id: &str, start: usize
     Ok(Some(content))
 }
 
-/// The definition `qualified` in `path`, as a hit (its lines, cut from its chunk).
+/// The definition `qualified` in `path`, as a hit; its `content` (its lines,
+/// cut from its chunk) is left for [`fill_content`].
 pub fn symbol_hit(index: &KeywordIndex, path: &str, qualified: &str) -> Result<Option<Hit>> {
-    let (chunk_reader, symbol_reader) = index.readers()?;
-    let (chunks, symbols) = (chunk_reader.searcher(), symbol_reader.searcher());
+    let (_, symbol_reader) = index.readers()?;
+    let symbols = symbol_reader.searcher();
     let sf = index.sf;
     let q = BooleanQuery::new(vec![
         (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(sf.qualified, qualified), IndexRecordOption::Basic)) as Box<dyn Query>),
@@ -540,11 +584,8 @@ pub fn symbol_hit(index: &KeywordIndex, path: &str, qualified: &str) -> Result<O
     let start_line = get_u64(&doc, sf.start_line) as usize;
     let end_line = get_u64(&doc, sf.end_line) as usize;
     let chunk_id = get_str(&doc, sf.chunk_id);
-    let content = match &chunk_id {
-        Some(id) => chunk_content(index, &chunks, id, start_line, end_line)?,
-        None => None,
-    }
-    .unwrap_or_else(|| get_str(&doc, sf.signature).unwrap_or_default());
+    // The chunk's text is read by `fill_content` for the hits that are kept.
+    let content = if chunk_id.is_some() { String::new() } else { get_str(&doc, sf.signature).unwrap_or_default() };
     Ok(Some(Hit {
         rank: 0,
         path: path.to_string(),
