@@ -3,7 +3,7 @@
 # one warm process) against `git rag query` as a process, in the same run, on
 # the dev corpora and optionally `large`: p50 / p95 of the client-side round
 # trip of each call, per mode. The server is started once per corpus, warmed by
-# one call that is not counted, and every query of the corpus's query set is
+# waiting until it reports itself warm (status), and every query of the corpus's query set is
 # sent REPEAT times; the process side runs each query once per repeat.
 #   scripts/bench-mcp.sh [corpus ...]      (default: requests express query-core)
 # Env: GIT_RAG_BIN (existing binary), MODES (default "hybrid keyword"),
@@ -53,8 +53,12 @@ for c in corpora:
     qfile = os.path.join(eval_dir, "queries", f"{c}.jsonl")
     queries = [json.loads(l)["query"] for l in open(qfile)] if os.path.exists(qfile) else GENERIC
     t = time.perf_counter(); server = Mcp(cwd, env); start_ms = (time.perf_counter() - t) * 1000
-    t = time.perf_counter(); server.call("tools/call", {"name": "search", "arguments": {"query": queries[0]}}); warm_ms = (time.perf_counter() - t) * 1000
-    print(f"# {c}: server start + handshake {start_ms:.0f} ms, first (warming) call {warm_ms:.0f} ms", flush=True)
+    # The server loads the index, graph and model in the background; wait for it.
+    t = time.perf_counter()
+    while not server.call("tools/call", {"name": "status", "arguments": {}})["structuredContent"]["server"]["warm"]:
+        time.sleep(0.02)
+    warm_ms = (time.perf_counter() - t) * 1000
+    print(f"# {c}: server start + handshake {start_ms:.0f} ms, warm (index, graph, model, store open) after {warm_ms:.0f} ms more", flush=True)
     for mode in modes:
         mcp, proc = [], []
         for _ in range(repeat):

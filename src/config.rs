@@ -86,7 +86,7 @@ pub fn collection_prefix(repo: &Repo) -> String {
     let git_dir = repo.git_dir();
     let root = std::fs::canonicalize(&git_dir).unwrap_or(git_dir);
     let root = if root.ends_with(".git") { root.parent().map(Path::to_path_buf).unwrap_or(root) } else { root };
-    let key = origin.clone().unwrap_or_else(|| root.display().to_string());
+    let key = origin.as_deref().map(normalize_remote).unwrap_or_else(|| root.display().to_string());
     let name = origin
         .as_deref()
         .and_then(|u| u.trim_end_matches('/').trim_end_matches(".git").rsplit(['/', ':']).next().map(str::to_string))
@@ -94,6 +94,27 @@ pub fn collection_prefix(repo: &Repo) -> String {
         .unwrap_or_else(|| "repo".into());
     let hash = &blake3::hash(key.as_bytes()).to_hex()[..8];
     format!("git_rag_{}_{hash}", crate::store::sanitize(&name))
+}
+
+/// One spelling per remote repository: `https://github.com/o/r`,
+/// `git@github.com:o/r.git` and `ssh://git@github.com/o/r` are all
+/// `github.com/o/r`, so a CI checkout and a developer's clone share collections.
+pub fn normalize_remote(url: &str) -> String {
+    let mut s = url.trim().trim_end_matches('/').trim_end_matches(".git").to_string();
+    if let Some((_, rest)) = s.split_once("://") {
+        s = rest.to_string();
+    } else if let Some((host, path)) = s.split_once(':').filter(|(h, _)| !h.contains('/')) {
+        // scp-like `user@host:path`
+        s = format!("{host}/{path}");
+    }
+    if let Some((user, rest)) = s.split_once('@').filter(|(u, _)| !u.contains('/')) {
+        let _ = user;
+        s = rest.to_string();
+    }
+    match s.split_once('/') {
+        Some((host, path)) => format!("{}/{}", host.to_lowercase(), path.trim_start_matches('/')),
+        None => s.to_lowercase(),
+    }
 }
 
 fn config_string(repo: &Repo, key: &str) -> Option<String> {
@@ -106,4 +127,15 @@ fn config_usize(repo: &Repo, key: &str) -> Option<usize> {
     let local = repo.local();
     let snapshot = local.config_snapshot();
     snapshot.integer(key).and_then(|v| usize::try_from(v).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn remotes_of_one_repository_normalize_alike() {
+        for url in ["https://github.com/Owner/Repo", "https://github.com/Owner/Repo.git", "git@github.com:Owner/Repo.git", "ssh://git@GitHub.com/Owner/Repo/"] {
+            assert_eq!(super::normalize_remote(url), "github.com/Owner/Repo", "{url}");
+        }
+        assert_eq!(super::normalize_remote("file:///tmp/x/src"), "/tmp/x/src");
+    }
 }

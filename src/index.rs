@@ -222,7 +222,7 @@ pub fn run(repo: &Repo, index_dir: &Path, opts: &IndexOptions) -> Result<Outcome
 
 /// Fault injection for crash tests: `GIT_RAG_FAILPOINT=<name>` kills the
 /// process at that point as abruptly as `kill -9` would (no destructors run).
-fn failpoint(name: &str) {
+pub(crate) fn failpoint(name: &str) {
     if std::env::var_os("GIT_RAG_FAILPOINT").is_some_and(|v| v == name) {
         eprintln!("git-rag: failpoint {name}: aborting");
         std::process::abort();
@@ -474,7 +474,6 @@ fn semantic_model(opts: &IndexOptions, previous: Option<&IndexState>) -> Result<
     }
 }
 
-/// Decides between a full rebuild, an incremental update and nothing to do.
 /// Adds the files under `paths` (as of `target`) to an incremental plan, and
 /// clears what the index held under them.
 fn add_reindexed(repo: &Repo, plan: &mut Plan, previous: Option<&IndexState>, paths: &[String], target: &ObjectId) -> Result<()> {
@@ -494,6 +493,7 @@ fn add_reindexed(repo: &Repo, plan: &mut Plan, previous: Option<&IndexState>, pa
     Ok(())
 }
 
+/// Decides between a full rebuild, an incremental update and nothing to do.
 fn plan(
     repo: &Repo,
     previous: Option<&IndexState>,

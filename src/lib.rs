@@ -10,6 +10,7 @@
 //! lacks and writes the [`store`] (Qdrant, embedded or on a server).
 
 pub mod chunk;
+pub mod ci;
 pub mod config;
 pub mod context;
 pub mod embed;

@@ -32,6 +32,10 @@ struct Cli {
     /// embedded engine; also $QDRANT_URL or `git config rag.qdrantUrl`. API key: $QDRANT_API_KEY.
     #[arg(long, global = true, value_name = "URL")]
     qdrant_url: Option<String>,
+    /// With a Qdrant server: the collections of this branch (`<prefix>_<branch>`), as
+    /// `git rag index --ci` (scripts/ci-index) builds them; also $GIT_RAG_BRANCH.
+    #[arg(long, global = true, value_name = "NAME")]
+    branch: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -59,6 +63,10 @@ enum Command {
         /// (also `git config rag.semantic false`).
         #[arg(long)]
         no_semantic: bool,
+        /// CI indexing: only the Qdrant server's collections, with the index state kept in
+        /// the server (works on shallow clones; see scripts/ci-index). Needs a server.
+        #[arg(long)]
+        ci: bool,
     },
     /// Search the index.
     Query {
@@ -194,9 +202,47 @@ fn run(cli: Cli) -> Result<ExitCode> {
     };
     let repo = Repo::discover(&cwd)?;
     let index_dir = config::index_dir(&repo, cli.index_dir.as_deref());
-    let backend = config::backend(&repo, cli.qdrant_url.as_deref());
+    let mut backend = config::backend(&repo, cli.qdrant_url.as_deref());
+    let branch = cli.branch.clone().or_else(|| std::env::var("GIT_RAG_BRANCH").ok()).filter(|b| !b.is_empty());
+    if let (Some(b), Backend::Server(o)) = (&branch, &mut backend) {
+        o.prefix = git_rag::ci::branch_prefix(&o.prefix, b);
+    }
     match cli.command {
-        Command::Index { full, rev, wait, json, quiet, no_semantic } => {
+        Command::Index { ci: true, full, rev, json, quiet, .. } => {
+            let Backend::Server(server) = backend else {
+                anyhow::bail!("--ci keeps the index in a Qdrant server: give --qdrant-url URL (or QDRANT_URL, or git config rag.qdrantUrl)");
+            };
+            let opts = git_rag::ci::CiOptions {
+                rev,
+                full,
+                chunk: config::chunk_options(&repo),
+                server,
+                model_dir: config::model_dir(&repo),
+                embed: EmbedOptions::default(),
+                progress: !quiet,
+            };
+            let report = git_rag::ci::run(&repo, &opts)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else if report.up_to_date {
+                println!("{} already at {}; embedded 0, reused 0", report.prefix, short(&report.commit));
+            } else {
+                println!(
+                    "indexed {} into {} ({}): {} files indexed, {} deleted; {} files; embedded {}, reused {}; {:.0} ms",
+                    short(&report.commit),
+                    report.prefix,
+                    if report.full { "full" } else { "incremental" },
+                    report.files_indexed,
+                    report.files_deleted,
+                    report.files_total,
+                    report.embedded,
+                    report.reused,
+                    report.took_ms
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Index { full, rev, wait, json, quiet, no_semantic, ci: false } => {
             let opts = IndexOptions {
                 full,
                 rev,
@@ -408,6 +454,10 @@ fn cmd_query(
 ) -> Result<ExitCode> {
     let state = IndexState::load(&dir.join(STATE_FILE))?;
     let Some(state) = state.filter(|s| s.last_commit.is_some()) else {
+        if let Backend::Server(server) = backend {
+            // No local index: what CI built in the server (`git rag index --ci`).
+            return cmd_query_server(text, &opts, &out, server, model_dir);
+        }
         anyhow::bail!("there is no index yet at {}; run `git rag index` first", dir.display());
     };
     if let (Some(indexed), Ok(Some(head))) = (&state.last_commit, repo.head_commit()) {
@@ -517,6 +567,61 @@ struct Counts {
     symbols: usize,
 }
 
+/// A query answered from a Qdrant server's collections alone, without a
+/// local index: the dense retriever over what `git rag index --ci` built.
+fn cmd_query_server(
+    text: &str,
+    opts: &git_rag::hybrid::HybridOptions,
+    out: &QueryOutput,
+    server: &git_rag::store::server::ServerOptions,
+    model_dir: &Path,
+) -> Result<ExitCode> {
+    let needs_local = |what: &str| anyhow::anyhow!("{what} needs a local index (`git rag index`); without one only the server's vectors answer (--mode semantic or hybrid)");
+    match opts.query.mode {
+        Mode::Hybrid | Mode::Semantic => {}
+        Mode::Keyword => return Err(needs_local("--mode keyword")),
+        Mode::Symbol => return Err(needs_local("--mode symbol")),
+        Mode::Graph => return Err(needs_local("--mode graph")),
+    }
+    if out.context.is_some() {
+        return Err(needs_local("--context"));
+    }
+    let manifest = git_rag::embed::check_installed(model_dir).context("a query of the server's vectors embeds the query locally")?;
+    let store = git_rag::store::server::ServerStore::connect(server.clone(), manifest.dims, &manifest.id)?;
+    let Some(state) = git_rag::ci::load_state(&store)? else {
+        anyhow::bail!(
+            "there is no local index, and the Qdrant server holds no index under `{}` (index it with `git rag index --ci`, or pick the branch with --branch)",
+            server.prefix
+        );
+    };
+    if state.model != manifest.id {
+        anyhow::bail!("the server's vectors are from model `{}`, the installed model is `{}`", state.model, manifest.id);
+    }
+    eprintln!(
+        "git-rag: no local index: answering from {} at {} (dense only; `git rag index` adds keyword, symbol and graph retrieval)",
+        server.prefix,
+        state.last_commit.as_deref().map(short).unwrap_or("?")
+    );
+    let started = std::time::Instant::now();
+    let embedder = git_rag::embed::Embedder::load(model_dir, EmbedOptions::default())?;
+    let vector = embedder.embed_query(text)?;
+    let mut query = opts.query.clone();
+    query.mode = Mode::Semantic;
+    let mut response = git_rag::search::semantic_search(&store, &vector, text, &query, state.files.keys())?;
+    response.took_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if out.json {
+        println!("{}", serde_json::to_string(&response)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if response.results.is_empty() {
+        eprintln!("git-rag: no results");
+    }
+    for hit in &response.results {
+        println!("{}:{}-{}  {}  [{}, {:.3}]", hit.path, hit.start_line, hit.end_line, hit.symbol.as_deref().unwrap_or("-"), hit.kind, hit.score);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 #[derive(Serialize)]
 struct LastRunSummary {
     embedded: usize,
@@ -602,8 +707,19 @@ fn cmd_status(repo: &Repo, dir: &Path, json: bool, backend: &Backend) -> Result<
 
 fn cmd_dump_vectors(dir: &Path, backend: &Backend) -> Result<ExitCode> {
     let state = IndexState::load(&dir.join(STATE_FILE))?;
-    let Some(sem) = state.and_then(|s| s.semantic) else { anyhow::bail!("the index has no semantic layer") };
-    let store = backend.open(dir, sem.dims, &sem.model, Access::Read, Duration::from_secs(30))?;
+    let store = match (state.and_then(|s| s.semantic), backend) {
+        (Some(sem), _) => backend.open(dir, sem.dims, &sem.model, Access::Read, Duration::from_secs(30))?,
+        // No local index: what `git rag index --ci` keeps in the server.
+        (None, Backend::Server(server)) => {
+            let manifest = git_rag::embed::check_installed(&git_rag::embed::default_model_dir())?;
+            let store = git_rag::store::server::ServerStore::connect(server.clone(), manifest.dims, &manifest.id)?;
+            if git_rag::ci::load_state(&store)?.is_none() {
+                anyhow::bail!("the Qdrant server holds no index under `{}`", server.prefix);
+            }
+            Box::new(store)
+        }
+        (None, Backend::Embedded) => anyhow::bail!("the index has no semantic layer"),
+    };
     let mut out = serde_json::Map::new();
     for c in Collection::TREE {
         let mut records = store.scroll_all(c, true)?;

@@ -86,6 +86,8 @@ struct Loaded {
 struct Shared {
     loaded: Mutex<Option<Loaded>>,
     stop: AtomicBool,
+    /// The background warm-up has finished (everything it could open is open).
+    warm: AtomicBool,
 }
 
 /// An error of a tool call: reported to the client as `isError: true`.
@@ -149,6 +151,7 @@ impl Server {
             for problem in warm(&shared, &opts) {
                 eprintln!("git-rag: serve: {problem}");
             }
+            shared.warm.store(true, Ordering::Relaxed);
         });
     }
 
@@ -400,6 +403,7 @@ impl Server {
             "semantic": state.as_ref().and_then(|s| s.semantic.as_ref()).map(|s| json!({"model": s.model, "dims": s.dims, "store": s.store})),
             "last_run": last,
             "server": {
+                "warm": self.shared.warm.load(Ordering::Relaxed),
                 "engine_open": loaded.is_some(),
                 "engine_commit": loaded.as_ref().and_then(|e| e.state().last_commit.clone()),
                 "model_loaded": loaded.as_ref().is_some_and(|e| e.embedder().is_some()),

@@ -254,6 +254,13 @@ fn follows_the_index_when_another_process_moves_it() {
     repo.rag_ok(&["index", "-q"]);
     let mut mcp = Mcp::start(&repo, &[]);
     mcp.handshake();
+    // The background warm-up finishes and says so.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while mcp.tool("status", json!({}))["server"]["warm"] != true {
+        assert!(Instant::now() < deadline, "the server never reported itself warm");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(mcp.tool("status", json!({}))["server"]["engine_open"], true);
     assert_eq!(mcp.tool("symbols", json!({"name": "rotate_keys"}))["definitions"], json!([]));
     repo.write("pkg/keys.py", "def rotate_keys(store):\n    return store\n");
     let head = repo.commit("keys");

@@ -29,6 +29,15 @@ use super::{Collection, Filter, Point, Record, Result, ScoredHit, StoreError, Ve
 /// Oldest server this backend is tested against (server-side BM25 inference).
 const MIN_SERVER: (u64, u64) = (1, 15);
 const BATCH: usize = 256;
+/// `<prefix>_state`: the index state kept in the server (CI indexing).
+const STATE_COLLECTION: &str = "state";
+const STATE_HEADER_ID: u64 = 0;
+/// Bytes of state text per point.
+const STATE_PART: usize = 1 << 20;
+
+fn state_part_id(generation: u64, part: u64) -> u64 {
+    1 + generation * 65_536 + part
+}
 const ATTEMPTS: u32 = 4;
 
 /// Where the server is, and how to name the collections.
@@ -156,6 +165,120 @@ impl ServerStore {
             self.call(c, "creating a payload index", || {
                 self.client.create_field_index(CreateFieldIndexCollectionBuilder::new(name.clone(), *field, FieldType::Keyword).wait(true))
             })?;
+        }
+        Ok(())
+    }
+
+    /// The collection that holds this prefix's index state (see [`ServerStore::save_state`]).
+    pub fn state_collection(&self) -> String {
+        format!("{}_{STATE_COLLECTION}", self.opts.prefix)
+    }
+
+    fn state_err(&self, what: &str, e: impl std::fmt::Display) -> StoreError {
+        StoreError::Engine { place: format!("{} collection {}", self.opts.url, self.state_collection()), message: short_error(&format!("{what} failed: {e}")) }
+    }
+
+    fn state_call<T, Fut>(&self, what: &str, mut request: impl FnMut() -> Fut) -> Result<T>
+    where
+        Fut: Future<Output = std::result::Result<T, qdrant_client::QdrantError>>,
+    {
+        let mut delay = Duration::from_millis(200);
+        let mut attempt = 1;
+        loop {
+            match self.runtime.block_on(request()) {
+                Ok(v) => return Ok(v),
+                Err(e) if attempt < ATTEMPTS && retryable(&e) => {
+                    std::thread::sleep(delay);
+                    delay *= 2;
+                    attempt += 1;
+                }
+                Err(e) => return Err(self.state_err(what, e)),
+            }
+        }
+    }
+
+    /// The index state stored beside the collections (`None` when there is
+    /// none yet). Kept as text split into parts of at most [`STATE_PART`]
+    /// bytes under a header point, so big repositories stay under gRPC's
+    /// message limit.
+    pub fn load_state(&self) -> Result<Option<String>> {
+        let name = self.state_collection();
+        if !self.state_call("checking the collection", || self.client.collection_exists(name.clone()))? {
+            return Ok(None);
+        }
+        let header = self.state_call("reading the state", || {
+            self.client.get_points(GetPointsBuilder::new(name.clone(), vec![PointId::from(STATE_HEADER_ID)]).with_payload(true))
+        })?;
+        let Some(header) = header.result.into_iter().next() else { return Ok(None) };
+        let header = to_json(header.payload);
+        let (Some(generation), Some(parts)) = (header.get("generation").and_then(Value::as_u64), header.get("parts").and_then(Value::as_u64)) else {
+            return Err(self.state_err("reading the state", "the header point has no generation/parts"));
+        };
+        let ids: Vec<PointId> = (0..parts).map(|i| PointId::from(state_part_id(generation, i))).collect();
+        let got = self.state_call("reading the state", || self.client.get_points(GetPointsBuilder::new(name.clone(), ids.clone()).with_payload(true)))?;
+        let mut pieces: Vec<(u64, String)> = got
+            .result
+            .into_iter()
+            .filter_map(|p| {
+                let payload = to_json(p.payload);
+                Some((payload.get("part")?.as_u64()?, payload.get("text")?.as_str()?.to_string()))
+            })
+            .collect();
+        if pieces.len() as u64 != parts {
+            return Err(self.state_err("reading the state", format!("{} of {parts} parts of generation {generation} are there", pieces.len())));
+        }
+        pieces.sort_by_key(|(i, _)| *i);
+        Ok(Some(pieces.into_iter().map(|(_, t)| t).collect()))
+    }
+
+    /// Replaces the stored state. The parts of the new generation are written
+    /// first and the header last, so a run that dies midway leaves the old
+    /// state whole; the old generation's parts are deleted afterwards.
+    pub fn save_state(&self, text: &str) -> Result<()> {
+        let name = self.state_collection();
+        if !self.state_call("checking the collection", || self.client.collection_exists(name.clone()))? {
+            let mut vectors = VectorsConfigBuilder::default();
+            vectors.add_named_vector_params(DENSE, VectorParamsBuilder::new(1, Distance::Dot));
+            match self.runtime.block_on(self.client.create_collection(CreateCollectionBuilder::new(name.clone()).vectors_config(vectors))) {
+                Ok(_) => {}
+                Err(e) if e.to_string().contains("already exists") => {}
+                Err(e) => return Err(self.state_err("creating the collection", e)),
+            }
+        }
+        let old = self
+            .state_call("reading the state", || {
+                self.client.get_points(GetPointsBuilder::new(name.clone(), vec![PointId::from(STATE_HEADER_ID)]).with_payload(true))
+            })?
+            .result
+            .into_iter()
+            .next()
+            .map(|p| to_json(p.payload))
+            .and_then(|h| Some((h.get("generation")?.as_u64()?, h.get("parts")?.as_u64()?)));
+        let generation = old.map_or(1, |(g, _)| g + 1);
+        let mut parts = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() || parts.is_empty() {
+            let mut cut = rest.len().min(STATE_PART);
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            parts.push(&rest[..cut]);
+            rest = &rest[cut..];
+        }
+        let vector = || NamedVectors::default().add_vector(DENSE, vec![0.0f32]);
+        for (i, part) in parts.iter().enumerate() {
+            let payload: Map<String, Value> = [("part".to_string(), Value::from(i as u64)), ("text".to_string(), Value::from(*part))].into_iter().collect();
+            let point = PointStruct::new(state_part_id(generation, i as u64), vector(), Payload::from(payload));
+            self.state_call("writing the state", || self.client.upsert_points(UpsertPointsBuilder::new(name.clone(), vec![point.clone()]).wait(true)))?;
+        }
+        let header: Map<String, Value> =
+            [("generation".to_string(), Value::from(generation)), ("parts".to_string(), Value::from(parts.len() as u64))].into_iter().collect();
+        let point = PointStruct::new(STATE_HEADER_ID, vector(), Payload::from(header));
+        self.state_call("writing the state", || self.client.upsert_points(UpsertPointsBuilder::new(name.clone(), vec![point.clone()]).wait(true)))?;
+        if let Some((g, n)) = old {
+            let ids: Vec<PointId> = (0..n).map(|i| PointId::from(state_part_id(g, i))).collect();
+            // Best effort: leftovers of an old generation are never read.
+            let _ = self.runtime.block_on(self.client.delete_points(DeletePointsBuilder::new(name.clone()).points(ids).wait(true)));
         }
         Ok(())
     }
