@@ -8,6 +8,7 @@
 //! [`embed`] runs an ONNX embedding model; [`model`] installs the default one.
 //! [`semantic`] decides what is embedded, [`vectors`] embeds what the cache
 //! lacks and writes the [`store`] (Qdrant, embedded or on a server).
+//! [`hooks`] installs the git hooks and runs their background index updates.
 
 pub mod chunk;
 pub mod ci;
@@ -16,6 +17,7 @@ pub mod context;
 pub mod embed;
 pub mod git;
 pub mod graph;
+pub mod hooks;
 pub mod hybrid;
 pub mod index;
 pub mod intent;

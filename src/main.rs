@@ -143,6 +143,12 @@ enum Command {
         #[arg(long)]
         lazy: bool,
     },
+    /// Keep the index at HEAD with git hooks (post-commit, post-merge,
+    /// post-checkout, post-rewrite) that update it in the background.
+    Hooks {
+        #[command(subcommand)]
+        action: HooksAction,
+    },
     /// Install or inspect the embedding model and ONNX Runtime.
     Model {
         #[command(subcommand)]
@@ -161,6 +167,36 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum HooksAction {
+    /// Write the hooks into the hooks directory (core.hooksPath, or the common
+    /// git dir's hooks/); a hook already there runs first, kept as <hook>.git-rag-orig.
+    Install {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove the hooks, putting back exactly what was there before.
+    Uninstall {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Each hook: installed, chained, missing or foreign; and the hooks directory.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// What the hooks call: request an index update in the background and return.
+    #[command(hide = true)]
+    Run {
+        hook: String,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The background runner started by `hooks run`.
+    #[command(hide = true)]
+    Runner,
 }
 
 #[derive(Subcommand)]
@@ -301,6 +337,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             server.serve(std::io::stdin().lock(), std::io::stdout().lock()).context("stdio failed")?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Hooks { action } => cmd_hooks(&repo, &index_dir, action),
         Command::DumpVectors => cmd_dump_vectors(&index_dir, &backend),
         Command::DumpGraph => {
             let graph = git_rag::graph::Graph::load(&index_dir)?.context("the index has no code graph; run `git rag index`")?;
@@ -558,6 +595,8 @@ struct Status {
     last_run: LastRunSummary,
     /// The semantic layer: model, store, and points per collection.
     semantic: Option<serde_json::Value>,
+    /// Background updates started by git hooks: in progress, last run.
+    hook: Option<git_rag::hooks::RunnerStatus>,
 }
 
 #[derive(Serialize)]
@@ -670,6 +709,7 @@ fn cmd_status(repo: &Repo, dir: &Path, json: bool, backend: &Backend) -> Result<
                 "error": counts.as_ref().err().map(|e| e.to_string()),
             })
         }),
+        hook: git_rag::hooks::runner_status(dir),
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&status)?);
@@ -702,7 +742,73 @@ fn cmd_status(repo: &Repo, dir: &Path, json: bool, backend: &Backend) -> Result<
     if let Some(err) = &status.last_run.error {
         println!("last run: failed: {err}");
     }
+    if let Some(h) = &status.hook {
+        if h.running {
+            println!("hook:     updating the index in the background{}", h.pid.map(|p| format!(" (pid {p})")).unwrap_or_default());
+        } else if h.pending {
+            println!("hook:     an update is requested");
+        }
+        if let Some(r) = &h.last_run {
+            match &r.error {
+                Some(err) => println!("hook run: failed at {}: {err} (log: {})", git_rag::hooks::utc(r.finished_at), h.log.display()),
+                None => println!("hook run: {} at {} ({}, {} runs in all)", r.outcome, git_rag::hooks::utc(r.finished_at), r.requested_by, h.runs),
+            }
+        }
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_hooks(repo: &Repo, index_dir: &Path, action: HooksAction) -> Result<ExitCode> {
+    use git_rag::hooks;
+    let (change, json) = match action {
+        HooksAction::Run { hook, args } => {
+            hooks::trigger(repo, index_dir, &hook, &args).with_context(|| format!("{hook} hook: no background index update"))?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        HooksAction::Runner => {
+            hooks::run_runner(&hooks::repo_root(repo), index_dir)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        HooksAction::Status { json } => {
+            let st = hooks::status(repo);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&st)?);
+            } else {
+                println!("hooks dir: {}", st.hooks_dir.display());
+                for h in &st.hooks {
+                    let note = match (h.state, &h.original) {
+                        (hooks::HookState::Chained, Some(o)) => format!(" (runs {} first)", o.display()),
+                        (hooks::HookState::Foreign, _) => " (not git-rag's; `git rag hooks install` keeps it and runs it first)".into(),
+                        _ => String::new(),
+                    };
+                    let outdated = if h.outdated { " (outdated: `git rag hooks install` updates it)" } else { "" };
+                    println!("{:<14} {}{note}{outdated}", h.name, h.state.as_str());
+                }
+                if !st.git_rag_on_path {
+                    println!("warning: git-rag is not on PATH; the hooks do nothing until it is");
+                }
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        HooksAction::Install { json } => (hooks::install(repo)?, json),
+        HooksAction::Uninstall { json } => (hooks::uninstall(repo)?, json),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&change)?);
+    } else {
+        println!("hooks dir: {}", change.hooks_dir.display());
+        for h in &change.hooks {
+            let action = h.action.replace('_', " ");
+            match &h.detail {
+                Some(d) => println!("{:<14} {action}: {d}", h.name),
+                None => println!("{:<14} {action}", h.name),
+            }
+        }
+        if !change.git_rag_on_path && change.hooks.iter().any(|h| h.action != "removed" && h.action != "restored" && h.action != "not_installed") {
+            eprintln!("git-rag: warning: git-rag is not on PATH; the hooks do nothing until it is");
+        }
+    }
+    Ok(if change.has_conflicts() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 fn cmd_dump_vectors(dir: &Path, backend: &Backend) -> Result<ExitCode> {
