@@ -553,14 +553,15 @@ fn settle(marker: &Path) -> bool {
     }
 }
 
-/// Takes the request: its content (the hook that wrote it last), or `None`
-/// when there is none.
-fn take_request(marker: &Path) -> Option<String> {
-    let who = std::fs::read_to_string(marker).ok()?;
+/// Takes the request: `Some(the hook that wrote it last)`, or `None` when
+/// there is none. A marker that cannot be removed is an error (the runner
+/// would otherwise see it forever).
+fn take_request(marker: &Path) -> Result<Option<String>> {
+    let who = std::fs::read_to_string(marker).unwrap_or_default();
     match std::fs::remove_file(marker) {
-        Ok(()) => Some(if who.trim().is_empty() { "hook".to_string() } else { who.trim().to_string() }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(_) => Some(who),
+        Ok(()) => Ok(Some(if who.trim().is_empty() { "hook".to_string() } else { who.trim().to_string() })),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io("cannot remove", marker)(e)),
     }
 }
 
@@ -583,7 +584,7 @@ pub fn run_runner(root: &Path, index_dir: &Path) -> Result<u64> {
             st.save(index_dir);
         }
         while settle(&marker) {
-            let Some(requested_by) = take_request(&marker) else { break };
+            let Some(requested_by) = take_request(&marker)? else { break };
             runs += 1;
             one_run(root, index_dir, &requested_by);
         }
@@ -773,8 +774,8 @@ mod tests {
         assert!(!settle(&marker));
         std::fs::write(&marker, "post-commit").unwrap();
         assert!(settle(&marker));
-        assert_eq!(take_request(&marker).as_deref(), Some("post-commit"));
-        assert_eq!(take_request(&marker), None);
+        assert_eq!(take_request(&marker).unwrap().as_deref(), Some("post-commit"));
+        assert_eq!(take_request(&marker).unwrap(), None);
     }
 
     #[test]

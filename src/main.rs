@@ -779,6 +779,7 @@ fn cmd_hooks(repo: &Repo, index_dir: &Path, action: HooksAction) -> Result<ExitC
                     let note = match (h.state, &h.original) {
                         (hooks::HookState::Chained, Some(o)) => format!(" (runs {} first)", o.display()),
                         (hooks::HookState::Foreign, _) => " (not git-rag's; `git rag hooks install` keeps it and runs it first)".into(),
+                        (hooks::HookState::Missing, Some(o)) => format!(" (a hook saved by an earlier install is at {})", o.display()),
                         _ => String::new(),
                     };
                     let outdated = if h.outdated { " (outdated: `git rag hooks install` updates it)" } else { "" };
