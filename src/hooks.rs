@@ -390,7 +390,9 @@ pub fn trigger(repo: &Repo, index_dir: &Path, hook: &str, args: &[String]) -> Re
     bound_log(&log_path);
     let log = OpenOptions::new().create(true).append(true).open(&log_path).map_err(io("cannot open", &log_path))?;
     let log2 = log.try_clone().map_err(io("cannot open", &log_path))?;
-    let exe = std::env::current_exe().map_err(|error| HookError::Spawn { exe: PathBuf::from("git-rag"), error })?;
+    // This binary; or, when it was replaced since it started (an upgrade), the
+    // `git-rag` on PATH.
+    let exe = std::env::current_exe().ok().filter(|p| p.is_file()).unwrap_or_else(|| PathBuf::from("git-rag"));
     let mut cmd = Command::new(&exe);
     cmd.arg("-C")
         .arg(repo_root(repo))
