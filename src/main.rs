@@ -584,28 +584,6 @@ fn cmd_query(
     Ok(ExitCode::SUCCESS)
 }
 
-#[derive(Serialize)]
-struct Status {
-    index_dir: String,
-    indexed_commit: Option<String>,
-    head: Option<String>,
-    stale: bool,
-    indexing: bool,
-    counts: Counts,
-    last_run: LastRunSummary,
-    /// The semantic layer: model, store, and points per collection.
-    semantic: Option<serde_json::Value>,
-    /// Background updates started by git hooks: in progress, last run.
-    hook: Option<git_rag::hooks::RunnerStatus>,
-}
-
-#[derive(Serialize)]
-struct Counts {
-    files: usize,
-    chunks: usize,
-    symbols: usize,
-}
-
 /// A query answered from a Qdrant server's collections alone, without a
 /// local index: the dense retriever over what `git rag index --ci` built.
 fn cmd_query_server(
@@ -659,6 +637,28 @@ fn cmd_query_server(
         println!("{}:{}-{}  {}  [{}, {:.3}]", hit.path, hit.start_line, hit.end_line, hit.symbol.as_deref().unwrap_or("-"), hit.kind, hit.score);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Serialize)]
+struct Status {
+    index_dir: String,
+    indexed_commit: Option<String>,
+    head: Option<String>,
+    stale: bool,
+    indexing: bool,
+    counts: Counts,
+    last_run: LastRunSummary,
+    /// The semantic layer: model, store, and points per collection.
+    semantic: Option<serde_json::Value>,
+    /// Background updates started by git hooks: in progress, last run.
+    hook: Option<git_rag::hooks::RunnerStatus>,
+}
+
+#[derive(Serialize)]
+struct Counts {
+    files: usize,
+    chunks: usize,
+    symbols: usize,
 }
 
 #[derive(Serialize)]
