@@ -1,0 +1,90 @@
+//! Property tests of the parse + chunk path ("parsing never fails"): for
+//! arbitrary bytes, and for real-looking source cut and spliced at random
+//! places, in every language, `chunk_file` does not panic and everything it
+//! reports lies inside the file: chunk and symbol line ranges (1-based,
+//! start ≤ end ≤ lines), byte ranges, pattern example lines; chunk ids are
+//! unique and every chunk's parent exists.
+
+use std::collections::HashSet;
+
+use git_rag::chunk::{chunk_file, ChunkOptions};
+use proptest::prelude::*;
+
+const EXTENSIONS: &[&str] = &["py", "js", "ts", "tsx", "md", "txt", "weird"];
+
+const SEEDS: &[&str] = &[
+    "import os\nfrom .x import y\n\n\nclass A(B):\n    \"\"\"Doc.\"\"\"\n\n    @property\n    def f(self, x):\n        try:\n            return g(x)\n        except ValueError as e:\n            log.error('bad %s', e)\n            raise\n\n\ndef h(*a, **k):\n    return [i for i in a]\n",
+    "'use strict';\nconst express = require('express');\nconst router = express.Router();\n\nclass Store extends Base {\n  constructor(a) { super(a); this.a = a; }\n  get(k) { return this.a[k]; }\n}\n\nrouter.get('/users/:id', async (req, res) => {\n  try { res.json(await load(req.params.id)); } catch (e) { console.error(e); }\n});\nmodule.exports = { Store, router };\n",
+    "export interface Opts<T> { a?: T; b: string }\nexport type Id = string | number;\nexport enum Color { Red, Green }\nexport function parse<T>(s: string, o: Opts<T>): T {\n  return JSON.parse(s) as T;\n}\nexport default class Parser { constructor(private o: Opts<any>) {} }\n",
+    "import React from 'react';\nexport const Button = ({ label }: { label: string }) => <button onClick={() => go(label)}>{label}</button>;\nfunction App() { return <div><Button label=\"x\" /></div>; }\nexport default App;\n",
+    "# Title\n\nSome text.\n\n## Section\n\n```python\ndef f():\n    pass\n```\n",
+];
+
+fn line_count(data: &[u8]) -> usize {
+    // Lenient upper bound: a trailing newline may or may not open a last line.
+    data.iter().filter(|b| **b == b'\n').count() + 1
+}
+
+fn check(path: &str, data: &[u8], opts: &ChunkOptions) -> Result<(), TestCaseError> {
+    let out = chunk_file(path, data, opts);
+    let lines = line_count(data);
+    let mut ids = HashSet::new();
+    for c in &out.chunks {
+        prop_assert!(c.start_line >= 1 && c.start_line <= c.end_line && c.end_line <= lines, "{path}: chunk lines {}-{} of {lines}", c.start_line, c.end_line);
+        prop_assert!(c.start_byte <= c.end_byte && c.end_byte <= data.len(), "{path}: chunk bytes {}-{} of {}", c.start_byte, c.end_byte, data.len());
+        prop_assert!(ids.insert(c.id.clone()), "{path}: chunk id {} repeated", c.id);
+    }
+    for c in &out.chunks {
+        if let Some(p) = &c.parent_id {
+            prop_assert!(ids.contains(p), "{path}: parent {p} of {} is not a chunk", c.id);
+        }
+    }
+    for s in &out.symbols {
+        let sp = &s.span;
+        prop_assert!(sp.start_line >= 1 && sp.start_line <= sp.end_line && sp.end_line <= lines, "{path}: symbol {} lines {}-{} of {lines}", s.qualified_name, sp.start_line, sp.end_line);
+        prop_assert!(sp.start_byte <= sp.end_byte && sp.end_byte <= data.len(), "{path}: symbol {} bytes", s.qualified_name);
+    }
+    for p in &out.patterns {
+        prop_assert!(p.start_line >= 1 && p.start_line <= p.end_line && p.end_line <= lines, "{path}: pattern {} lines {}-{} of {lines}", p.key, p.start_line, p.end_line);
+    }
+    Ok(())
+}
+
+/// A small budget and window make the split/merge and windowing paths run on small inputs.
+fn small_opts() -> ChunkOptions {
+    ChunkOptions { budget: 60, max_parse_bytes: 600, max_window_lines: 5, ..ChunkOptions::default() }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_in_every_language(data in proptest::collection::vec(any::<u8>(), 0..600), ext in 0..EXTENSIONS.len(), small in any::<bool>()) {
+        let opts = if small { small_opts() } else { ChunkOptions::default() };
+        check(&format!("src/f.{}", EXTENSIONS[ext]), &data, &opts)?;
+    }
+
+    #[test]
+    fn mutated_source_in_every_language(
+        seed in 0..SEEDS.len(),
+        ext in 0..EXTENSIONS.len(),
+        cuts in proptest::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), proptest::collection::vec(any::<u8>(), 0..8)), 0..6),
+        small in any::<bool>(),
+    ) {
+        let mut data = SEEDS[seed].as_bytes().to_vec();
+        for (at, len, insert) in cuts {
+            // Delete a stretch and splice in random bytes (often invalid UTF-8 or unbalanced brackets).
+            let start = at.index(data.len() + 1);
+            let end = (start + len.index(12)).min(data.len());
+            data.splice(start..end, insert);
+        }
+        let opts = if small { small_opts() } else { ChunkOptions::default() };
+        check(&format!("pkg/m.{}", EXTENSIONS[ext]), &data, &opts)?;
+    }
+
+    #[test]
+    fn repeated_and_deeply_nested_text(unit in "[(){}\\[\\]:;\\n a-z'\"`]{1,6}", times in 1usize..400, ext in 0..EXTENSIONS.len()) {
+        let data = unit.repeat(times);
+        check(&format!("x.{}", EXTENSIONS[ext]), data.as_bytes(), &small_opts())?;
+    }
+}
