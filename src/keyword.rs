@@ -31,7 +31,7 @@ use crate::chunk::FileChunks;
 /// Errors of the keyword store.
 #[derive(Debug, thiserror::Error)]
 pub enum KeywordError {
-    #[error("keyword index at {path}: {source}")]
+    #[error("keyword index at {path}: {source}{}", write_hint(source))]
     Tantivy { path: PathBuf, source: tantivy::TantivyError },
     #[error("keyword index at {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
@@ -42,6 +42,17 @@ pub enum KeywordError {
 }
 
 pub type Result<T> = std::result::Result<T, KeywordError>;
+
+/// tantivy's writer threads report a failed write only as "killed": say what
+/// usually causes it. The previous commit of the index stays readable.
+fn write_hint(e: &tantivy::TantivyError) -> &'static str {
+    match e {
+        tantivy::TantivyError::IoError(_) | tantivy::TantivyError::ErrorInThread(_) => {
+            " (writing the index failed: is the disk full, or the index directory not writable? The previous index is intact and still answers queries)"
+        }
+        _ => "",
+    }
+}
 
 const TOKENIZER: &str = "code";
 

@@ -250,3 +250,42 @@ fn kill_9_with_the_semantic_layer() {
         assert_same(&snapshot(repo.path(), &dir, true), &fresh[i], &format!("semantic trial {trial} (seed {seed}), killed after {delay:?}"));
     }
 }
+
+/// A disk that fills up (writes fail with EFBIG under `ulimit -f`, the way
+/// ENOSPC would): the run fails with a clear error, the previous index still
+/// answers, and the next run completes and equals a fresh index.
+#[test]
+fn a_failing_disk_leaves_the_previous_index_answering() {
+    let repo = TestRepo::new();
+    repo.write("pkg/auth.py", "def check_token(token):\n    \"\"\"Reject empty tokens.\"\"\"\n    return bool(token)\n");
+    repo.commit("one");
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let dir = scratch.path().join("idx");
+    let d = dir.to_str().expect("utf-8");
+    rag_ok(repo.path(), &["index", "-q", "--no-semantic", "--index-dir", d]);
+    let before = rag_ok(repo.path(), &["query", "check_token", "--mode", "symbol", "--json", "--index-dir", d]);
+    // A big change, so every store has more to write than the limit allows.
+    for f in 0..60 {
+        let body: String = (0..30).map(|i| format!("def handler_{f}_{i}(request):\n    return check_token(request.token) and {i}\n\n")).collect();
+        repo.write(&format!("web/h{f}.py"), body);
+    }
+    let head = repo.commit("two");
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 64; exec '{}' index -q --no-semantic --index-dir '{}'",
+        env!("CARGO_BIN_EXE_git-rag"),
+        d
+    );
+    let out = Command::new("sh").args(["-c", &script]).current_dir(repo.path()).env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null").output().expect("sh");
+    assert!(!out.status.success(), "the run cannot have succeeded with a full disk: {}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("git-rag: error:") && (err.contains("disk full") || err.contains("File too large")), "{err}");
+    // The previous index still answers, from the previous commit.
+    assert_eq!(rag_ok(repo.path(), &["query", "check_token", "--mode", "symbol", "--json", "--index-dir", d]).replace(|c: char| c.is_ascii_digit(), ""), before.replace(|c: char| c.is_ascii_digit(), ""));
+    // Space again: the next run completes and equals a fresh index.
+    rag_ok(repo.path(), &["index", "-q", "--no-semantic", "--index-dir", d]);
+    let fresh = scratch.path().join("fresh");
+    rag_ok(repo.path(), &["index", "-q", "--no-semantic", "--index-dir", fresh.to_str().expect("utf-8")]);
+    assert_same(&snapshot(repo.path(), &dir, false), &snapshot(repo.path(), &fresh, false), "after a failed write");
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(".rag_index_state.json")).expect("state")).expect("json");
+    assert_eq!(state["last_commit"], head);
+}
