@@ -343,6 +343,12 @@ impl KeywordIndex {
         let symbols = self.symbols.writer_with_num_threads(1, 15_000_000).map_err(|e| self.err(e))?;
         chunks.set_merge_policy(Box::new(merge_policy()));
         symbols.set_merge_policy(Box::new(merge_policy()));
+        // A run killed before its commit leaves files (segments, delete
+        // bitsets) that the committed index does not use; the replayed run
+        // makes the same operations and would collide with them
+        // ("FileAlreadyExists: <segment>.<opstamp>.del"). Remove them first.
+        chunks.garbage_collect_files().wait().map_err(|e| self.err(e))?;
+        symbols.garbage_collect_files().wait().map_err(|e| self.err(e))?;
         Ok(KeywordWriter { index: self, chunks, symbols })
     }
 
