@@ -517,25 +517,36 @@ impl KeywordWriter<'_> {
 
     /// Commits both indexes with `payload` (the indexed commit) and waits for merges.
     pub fn commit(self, payload: &str) -> Result<()> {
-        // The two indexes are independent and a commit is mostly waiting on
-        // fsync, so both commit at once. Each is atomic on its own; a crash
-        // between them is what the run journal is for.
-        let KeywordWriter { index, chunks, symbols } = self;
-        let commit_one = |mut writer: IndexWriter| -> tantivy::Result<()> {
-            let mut prepared = writer.prepare_commit()?;
-            prepared.set_payload(payload);
-            prepared.commit()?;
-            writer.wait_merging_threads()
-        };
+        // Two phases, so that a failed write (a full disk) leaves both
+        // indexes at their previous commit: first both prepare (segments
+        // written and synced: nearly all of the writing, and mostly waiting on
+        // fsync, so both at once); only when both are prepared does either
+        // commit (the small `meta.json` switch). A crash between the two
+        // switches is what the run journal is for.
+        let KeywordWriter { index, mut chunks, mut symbols } = self;
+        let err = |source| KeywordError::Tantivy { path: index.root.clone(), source };
         let (a, b) = std::thread::scope(|s| {
-            let other = s.spawn(|| commit_one(symbols));
-            let a = commit_one(chunks);
-            let b = other.join().unwrap_or_else(|_| Err(tantivy::TantivyError::InternalError("the symbol index commit panicked".into())));
+            let other = s.spawn(|| symbols.prepare_commit());
+            let a = chunks.prepare_commit();
+            let b = other.join().unwrap_or_else(|_| Err(tantivy::TantivyError::InternalError("preparing the symbol index commit panicked".into())));
             (a, b)
         });
-        let err = |source| KeywordError::Tantivy { path: index.root.clone(), source };
-        a.map_err(err)?;
-        b.map_err(err)?;
+        let (mut a, mut b) = match (a, b) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(e), other) | (other, Err(e)) => {
+                // Roll back the one that prepared; report the failure.
+                if let Ok(prepared) = other {
+                    let _ = prepared.abort();
+                }
+                return Err(err(e));
+            }
+        };
+        a.set_payload(payload);
+        b.set_payload(payload);
+        a.commit().map_err(err)?;
+        b.commit().map_err(err)?;
+        chunks.wait_merging_threads().map_err(err)?;
+        symbols.wait_merging_threads().map_err(err)?;
         Ok(())
     }
 }

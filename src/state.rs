@@ -185,9 +185,14 @@ pub fn now_secs() -> u64 {
 pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
     let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
     let mut f = File::create(&tmp).map_err(io("cannot write", &tmp))?;
-    f.write_all(data).map_err(io("cannot write", &tmp))?;
-    f.sync_all().map_err(io("cannot sync", &tmp))?;
+    // A write that fails (disk full, file size limit) must not leave its
+    // partial temp file behind: it holds the space the next run needs.
+    let written = f.write_all(data).map_err(io("cannot write", &tmp)).and_then(|()| f.sync_all().map_err(io("cannot sync", &tmp)));
     drop(f);
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
     if let Err(e) = std::fs::rename(&tmp, path) {
         let _ = std::fs::remove_file(&tmp);
         return Err(io("cannot replace", path)(e));
