@@ -105,7 +105,16 @@ impl ServerStore {
     }
 
     /// Runs a request, retrying with backoff when it fails.
-    fn call<T, F, Fut>(&self, c: Collection, what: &str, mut request: F) -> Result<T>
+    fn call<T, F, Fut>(&self, c: Collection, what: &str, request: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = std::result::Result<T, qdrant_client::QdrantError>>,
+    {
+        self.retrying(request).map_err(|e| self.err(c, format!("{what} failed: {e}")))
+    }
+
+    /// Runs a request, retrying with backoff while it fails in a way that may pass.
+    fn retrying<T, F, Fut>(&self, mut request: F) -> std::result::Result<T, qdrant_client::QdrantError>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = std::result::Result<T, qdrant_client::QdrantError>>,
@@ -114,13 +123,12 @@ impl ServerStore {
         let mut attempt = 1;
         loop {
             match self.runtime.block_on(request()) {
-                Ok(v) => return Ok(v),
                 Err(e) if attempt < ATTEMPTS && retryable(&e) => {
                     std::thread::sleep(delay);
                     delay *= 2;
                     attempt += 1;
                 }
-                Err(e) => return Err(self.err(c, format!("{what} failed: {e}"))),
+                done => return done,
             }
         }
     }
@@ -178,23 +186,11 @@ impl ServerStore {
         StoreError::Engine { place: format!("{} collection {}", self.opts.url, self.state_collection()), message: short_error(&format!("{what} failed: {e}")) }
     }
 
-    fn state_call<T, Fut>(&self, what: &str, mut request: impl FnMut() -> Fut) -> Result<T>
+    fn state_call<T, Fut>(&self, what: &str, request: impl FnMut() -> Fut) -> Result<T>
     where
         Fut: Future<Output = std::result::Result<T, qdrant_client::QdrantError>>,
     {
-        let mut delay = Duration::from_millis(200);
-        let mut attempt = 1;
-        loop {
-            match self.runtime.block_on(request()) {
-                Ok(v) => return Ok(v),
-                Err(e) if attempt < ATTEMPTS && retryable(&e) => {
-                    std::thread::sleep(delay);
-                    delay *= 2;
-                    attempt += 1;
-                }
-                Err(e) => return Err(self.state_err(what, e)),
-            }
-        }
+        self.retrying(request).map_err(|e| self.state_err(what, e))
     }
 
     /// The index state stored beside the collections (`None` when there is
