@@ -18,7 +18,7 @@ use petgraph::Direction;
 use serde::Serialize;
 
 use crate::embed::{EmbedOptions, Embedder};
-use crate::graph::{EdgeKind, Graph, NodeKey};
+use crate::graph::{EdgeKind, Graph, NodeData, NodeKey};
 use crate::intent::{Analysis, GraphAsk, Intent, Relation};
 use crate::keyword::KeywordIndex;
 use crate::search::{self, Hit, Mode, QueryOptions, Response};
@@ -69,6 +69,13 @@ impl HybridOptions {
     }
 }
 
+/// Milliseconds per step of a query.
+pub type Timings = std::collections::BTreeMap<&'static str, f64>;
+
+fn millis(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
 /// A query's answer with how it was reached.
 #[derive(Debug, Clone, Serialize)]
 pub struct Answer {
@@ -81,6 +88,9 @@ pub struct Answer {
     pub fallbacks: Vec<String>,
     /// The graph subject(s) the query resolved to.
     pub subjects: Vec<String>,
+    /// Milliseconds per step of this query (`model_load` and `store_open`
+    /// only when this query opened them): where `took_ms` went.
+    pub timings: Timings,
 }
 
 /// What the semantic layer needs to be opened.
@@ -89,11 +99,17 @@ pub struct SemanticSetup {
     pub backend: Backend,
     pub model_dir: PathBuf,
     pub wait: Duration,
+    /// One query, then exit (`git rag query`): load the model without graph
+    /// optimization, which costs more than it saves for a single input.
+    pub one_shot: bool,
 }
 
 struct Dense {
     embedder: Arc<Embedder>,
     store: Box<dyn VectorStore>,
+    /// Milliseconds it took to load the model (0 when a loaded one was
+    /// adopted) and to open the store; they overlap.
+    opened_ms: (f64, f64),
 }
 
 /// Open index resources for answering queries.
@@ -168,13 +184,18 @@ impl Engine {
 
     /// The model and the vector store, opened on first use.
     fn dense(&self) -> std::result::Result<Arc<Dense>, String> {
+        self.dense_fresh().map(|(d, _)| d)
+    }
+
+    /// Like [`Engine::dense`], and whether this call opened them.
+    fn dense_fresh(&self) -> std::result::Result<(Arc<Dense>, bool), String> {
         let mut slot = self.dense.lock().map_err(|_| "a previous dense search panicked".to_string())?;
         if let Some(d) = slot.as_ref() {
-            return Ok(Arc::clone(d));
+            return Ok((Arc::clone(d), false));
         }
         let d = Arc::new(self.open_dense()?);
         *slot = Some(Arc::clone(&d));
-        Ok(d)
+        Ok((d, true))
     }
 
     fn open_dense(&self) -> std::result::Result<Dense, String> {
@@ -184,13 +205,26 @@ impl Engine {
         let Some(setup) = &self.semantic else { return Err("the semantic layer is turned off".into()) };
         let loaded = self.embedder();
         // The model and the store open in parallel: both take a few hundred ms.
-        let (embedder, store) = std::thread::scope(|s| {
-            let e = s.spawn(|| match &loaded {
-                Some(e) => Ok(Arc::clone(e)),
-                None => Embedder::load(&setup.model_dir, EmbedOptions::default()).map(Arc::new),
+        let (embedder, store, opened_ms) = std::thread::scope(|s| {
+            let e = s.spawn(|| {
+                let t = Instant::now();
+                let e = match &loaded {
+                    Some(e) => Ok(Arc::clone(e)),
+                    None => Embedder::load(&setup.model_dir, EmbedOptions { optimize_graph: !setup.one_shot, ..EmbedOptions::default() }).map(Arc::new),
+                };
+                (e, millis(t))
             });
-            let store = setup.backend.open(&self.dir, sem.dims, &sem.model, Access::Read, setup.wait);
-            (e.join(), store)
+            let t = Instant::now();
+            // Open the collections a query searches now, while the model loads.
+            let store = setup.backend.open(&self.dir, sem.dims, &sem.model, Access::Read, setup.wait).and_then(|store| {
+                store.preload(&[Collection::Semantic, Collection::Symbols, Collection::Files, Collection::Patterns])?;
+                Ok(store)
+            });
+            let store_ms = millis(t);
+            match e.join() {
+                Ok((e, model_ms)) => (Ok(e), store, (model_ms, store_ms)),
+                Err(p) => (Err(p), store, (0.0, store_ms)),
+            }
         });
         let embedder = match embedder {
             Ok(Ok(e)) => e,
@@ -206,7 +240,7 @@ impl Engine {
         }
         self.adopt_embedder(Arc::clone(&embedder));
         let store = store.map_err(|e| e.to_string())?;
-        Ok(Dense { embedder, store })
+        Ok(Dense { embedder, store, opened_ms })
     }
 
     /// The code graph, loaded on first use.
@@ -250,6 +284,7 @@ impl Engine {
             retrievers: Vec::new(),
             fallbacks: Vec::new(),
             subjects: Vec::new(),
+            timings: Default::default(),
         };
         let limit = opts.query.limit;
         let window = opts.window.max(limit);
@@ -262,9 +297,13 @@ impl Engine {
                 search::search(&self.keyword, text, &opts.query)?.results
             }
             Mode::Semantic => {
-                let dense = self.dense().map_err(HybridError::Unavailable)?;
+                let (dense, fresh) = self.dense_fresh().map_err(HybridError::Unavailable)?;
+                if fresh {
+                    answer.timings.insert("model_load", dense.opened_ms.0);
+                    answer.timings.insert("store_open", dense.opened_ms.1);
+                }
                 answer.retrievers.push("dense");
-                self.dense_list(&dense, text, &opts.query)?
+                self.dense_list(&dense, text, &opts.query, &mut answer.timings)?
             }
             Mode::Graph => {
                 let graph = self.graph().map_err(HybridError::Unavailable)?;
@@ -316,12 +355,21 @@ impl Engine {
             let (text, list_opts) = (text.to_string(), list_opts.clone());
             let wants_patterns = analysis.wants_patterns || analysis.intent == Intent::Concept;
             std::thread::spawn(move || {
-                let run = || -> std::result::Result<(Vec<Hit>, Vec<Hit>), String> {
-                    let d = me.dense()?;
+                let run = || -> std::result::Result<(Vec<Hit>, Vec<Hit>, Timings), String> {
+                    let mut timings = Timings::new();
+                    let (d, fresh) = me.dense_fresh()?;
+                    if fresh {
+                        timings.insert("model_load", d.opened_ms.0);
+                        timings.insert("store_open", d.opened_ms.1);
+                    }
+                    let t = Instant::now();
                     let vector = d.embedder.embed_query(&text).map_err(|e| e.to_string())?;
+                    timings.insert("embed_query", millis(t));
+                    let t = Instant::now();
                     let hits = search::semantic_search(d.store.as_ref(), &vector, &text, &list_opts, me.state.files.keys()).map_err(|e| e.to_string())?;
                     let patterns = if wants_patterns { pattern_dense(d.store.as_ref(), &vector, list_opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
-                    Ok((hits.results, patterns))
+                    timings.insert("vector_search", millis(t));
+                    Ok((hits.results, patterns, timings))
                 };
                 let _ = tx.send(run());
             });
@@ -331,14 +379,17 @@ impl Engine {
         let mut lists: Vec<(&'static str, f32, Vec<Hit>)> = Vec::new();
         for (name, weight, mode) in [("bm25", w.bm25, Mode::Keyword), ("symbol", w.symbol, Mode::Symbol)] {
             if weight > 0.0 {
+                let t = Instant::now();
                 let mut o = list_opts.clone();
                 o.mode = mode;
                 // Only name matches (exact or prefix) are symbol evidence; a
                 // symbol list of loose token matches would only add noise.
                 let hits = if mode == Mode::Symbol { search::symbol_name_matches(&self.keyword, text, &o)? } else { search::search(&self.keyword, text, &o)?.results };
+                answer.timings.insert(name, millis(t));
                 lists.push((name, weight, hits));
             }
         }
+        let t = Instant::now();
         let graph_part = match (&analysis.graph, w.graph > 0.0) {
             (Some(ask), true) => Some(match self.graph() {
                 // The subject itself comes from the other retrievers (it is their
@@ -348,6 +399,10 @@ impl Engine {
             }),
             _ => None,
         };
+        if graph_part.is_some() {
+            answer.timings.insert("graph", millis(t));
+        }
+        let t = Instant::now();
         let dense = dense_rx.map(|rx| {
             let left = opts.timeout.saturating_sub(started.elapsed());
             match rx.recv_timeout(left) {
@@ -356,8 +411,13 @@ impl Engine {
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err("the dense retriever failed".into()),
             }
         });
+        if dense.is_some() {
+            // What the dense thread still cost after the others were done.
+            answer.timings.insert("dense_wait", millis(t));
+        }
         match dense {
-            Some(Ok((hits, patterns))) => {
+            Some(Ok((hits, patterns, timings))) => {
+                answer.timings.extend(timings);
                 lists.push(("dense", w.dense, hits));
                 if !patterns.is_empty() {
                     lists.push(("patterns", if analysis.wants_patterns { 2.0 } else { 0.3 }, patterns));
@@ -385,9 +445,14 @@ impl Engine {
         Ok(fuse(&lists, RRF_K))
     }
 
-    fn dense_list(&self, dense: &Dense, text: &str, opts: &QueryOptions) -> Result<Vec<Hit>> {
+    fn dense_list(&self, dense: &Dense, text: &str, opts: &QueryOptions, timings: &mut Timings) -> Result<Vec<Hit>> {
+        let t = Instant::now();
         let vector = dense.embedder.embed_query(text).map_err(|e| HybridError::Unavailable(e.to_string()))?;
-        Ok(search::semantic_search(dense.store.as_ref(), &vector, text, opts, self.state.files.keys())?.results)
+        timings.insert("embed_query", millis(t));
+        let t = Instant::now();
+        let hits = search::semantic_search(dense.store.as_ref(), &vector, text, opts, self.state.files.keys())?.results;
+        timings.insert("vector_search", millis(t));
+        Ok(hits)
     }
 
     /// The graph's answer: the subject's callers or callees (or importers),
@@ -841,6 +906,60 @@ fn import_header(text: &str) -> Option<usize> {
     (last > 0).then_some(last)
 }
 
+/// One line about a file for the context's file section: its outline (the
+/// top-level definitions with their lines) and its neighbours in the import
+/// graph, each list capped so the label stays a line.
+fn file_note(graph: &Graph, path: &str) -> String {
+    const OUTLINE: usize = 12;
+    const RELATED: usize = 5;
+    let Some(file) = graph.node(&NodeKey::File(path.to_string())) else { return String::new() };
+    let capped = |mut items: Vec<String>, cap: usize| -> Option<String> {
+        if items.is_empty() {
+            return None;
+        }
+        let more = items.len().saturating_sub(cap);
+        items.truncate(cap);
+        let mut s = items.join(", ");
+        if more > 0 {
+            s.push_str(&format!(" (+{more} more)"));
+        }
+        Some(s)
+    };
+    let mut defs: Vec<&NodeData> = graph.walk(&[file], &[EdgeKind::Contains], Direction::Outgoing, 1).into_iter().map(|(n, _)| &graph.graph[n]).collect();
+    defs.sort_by_key(|d| (d.start_line, d.end_line));
+    let outline: Vec<String> = defs
+        .iter()
+        .filter_map(|d| match &d.key {
+            NodeKey::Symbol { qualified_name, .. } => Some(format!("{} {qualified_name} {}-{}", d.kind, d.start_line, d.end_line)),
+            _ => None,
+        })
+        .collect();
+    let files_of = |direction: Direction| -> Vec<String> {
+        let mut v: Vec<String> = graph
+            .walk(&[file], &[EdgeKind::Imports], direction, 1)
+            .into_iter()
+            .filter_map(|(n, _)| match &graph.graph[n].key {
+                NodeKey::File(p) if p != path => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut parts = Vec::new();
+    if let Some(s) = capped(outline, OUTLINE) {
+        parts.push(format!("defines: {s}"));
+    }
+    if let Some(s) = capped(files_of(Direction::Outgoing), RELATED) {
+        parts.push(format!("imports: {s}"));
+    }
+    if let Some(s) = capped(files_of(Direction::Incoming), RELATED) {
+        parts.push(format!("imported by: {s}"));
+    }
+    parts.join(" · ")
+}
+
 /// The first lines of a definition, up to the end of its signature.
 fn signature_lines(text: &str, start: usize, end: usize) -> Option<(usize, usize, String)> {
     let lines: Vec<&str> = text.lines().collect();
@@ -930,7 +1049,9 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
         }
     }
 
-    // Surrounding file context: the imports of each file, in result order.
+    // Surrounding file context, in result order: the import header of each
+    // file, labelled with its outline and the files it is linked to.
+    let graph = engine.graph().ok();
     let mut seen_files = HashSet::new();
     for h in &results {
         if !seen_files.insert(h.path.clone()) {
@@ -942,7 +1063,8 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
                 let mut fh = (*h).clone();
                 fh.kind = "imports".into();
                 fh.symbol = None;
-                pieces.push(piece(Section::FileContext, &fh, range, Some("imports".into())));
+                let note = graph.map(|g| file_note(g, &h.path)).filter(|n| !n.is_empty()).unwrap_or_else(|| "imports".into());
+                pieces.push(piece(Section::FileContext, &fh, range, Some(note)));
             }
         }
     }

@@ -325,7 +325,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let opts = git_rag::mcp::ServeOptions {
                 index_dir: index_dir.clone(),
-                semantic: semantic_on.then(|| git_rag::hybrid::SemanticSetup { backend, model_dir, wait: Duration::from_secs_f64(wait.max(0.0)) }),
+                semantic: semantic_on.then(|| git_rag::hybrid::SemanticSetup { backend, model_dir, wait: Duration::from_secs_f64(wait.max(0.0)), one_shot: false }),
                 index,
                 timeout: Duration::from_secs_f64(timeout.max(0.1)),
             };
@@ -489,6 +489,7 @@ fn cmd_query(
     model_dir: &Path,
     wait: Duration,
 ) -> Result<ExitCode> {
+    let opening = std::time::Instant::now();
     let state = IndexState::load(&dir.join(STATE_FILE))?;
     let Some(state) = state.filter(|s| s.last_commit.is_some()) else {
         if let Backend::Server(server) = backend {
@@ -520,15 +521,20 @@ fn cmd_query(
             ),
         }
     }
-    let setup = git_rag::hybrid::SemanticSetup { backend: backend.clone(), model_dir: model_dir.to_path_buf(), wait };
+    let setup = git_rag::hybrid::SemanticSetup { backend: backend.clone(), model_dir: model_dir.to_path_buf(), wait, one_shot: true };
     let engine = std::sync::Arc::new(git_rag::hybrid::Engine::open(dir, state, Some(setup))?);
+    let open_ms = opening.elapsed().as_secs_f64() * 1000.0;
     let mut answer = engine.search(text, &opts)?;
+    // Reading the state and opening the keyword index happen before the search.
+    answer.timings.insert("index_open", open_ms);
     if out.rerank {
         if let Some(r) = git_rag::rerank::Reranker::locate(model_dir) {
+            let t = std::time::Instant::now();
             match r.and_then(|r| r.rerank(text, &mut answer.response.results, 20)) {
                 Ok(()) => answer.retrievers.push("rerank"),
                 Err(e) => answer.fallbacks.push(format!("rerank: {e}")),
             }
+            answer.timings.insert("rerank", t.elapsed().as_secs_f64() * 1000.0);
         }
     }
     for f in &answer.fallbacks {
@@ -620,7 +626,7 @@ fn cmd_query_server(
         state.last_commit.as_deref().map(short).unwrap_or("?")
     );
     let started = std::time::Instant::now();
-    let embedder = git_rag::embed::Embedder::load(model_dir, EmbedOptions::default())?;
+    let embedder = git_rag::embed::Embedder::load(model_dir, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() })?;
     let vector = embedder.embed_query(text)?;
     let mut query = opts.query.clone();
     query.mode = Mode::Semantic;

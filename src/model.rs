@@ -185,7 +185,7 @@ pub fn install(force: bool) -> Result<InstallReport> {
 }
 
 fn verify(cache: &Path, model_dir: &Path, downloaded: Vec<String>) -> Result<InstallReport> {
-    let embedder = embed::Embedder::load(model_dir, embed::EmbedOptions { threads: 1, batch_size: 1 })?;
+    let embedder = embed::Embedder::load(model_dir, embed::EmbedOptions { threads: 1, batch_size: 1, optimize_graph: false })?;
     let v = embedder.embed_query("check that the model runs")?;
     Ok(InstallReport {
         cache_dir: cache.to_path_buf(),

@@ -15,7 +15,7 @@ fn embedder() -> Option<Embedder> {
         eprintln!("skipped: no embedding model installed (run `git rag model install`)");
         return None;
     }
-    Some(Embedder::load(&default_model_dir(), EmbedOptions { threads: 2, batch_size: 4 }).expect("the installed model loads"))
+    Some(Embedder::load(&default_model_dir(), EmbedOptions { threads: 2, batch_size: 4, optimize_graph: true }).expect("the installed model loads"))
 }
 
 #[test]
@@ -107,4 +107,20 @@ fn model_status_reports_a_missing_model_and_runtime_with_the_fix() {
     assert!(out.status.success(), "{}", common::stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["dims"], 384);
+}
+
+#[test]
+fn a_query_loaded_without_graph_optimization_gets_the_same_vector() {
+    // `git rag query` loads the model without ONNX Runtime's graph
+    // optimizations (faster for one input); its query vectors must still
+    // live in the space the index was embedded in.
+    let Some(optimized) = embedder() else { return };
+    let quick = Embedder::load(&default_model_dir(), EmbedOptions { threads: 1, batch_size: 1, optimize_graph: false }).expect("loads unoptimized");
+    for q in ["how are cookies merged", "retry with exponential backoff", "x"] {
+        let (a, b) = (optimized.embed_query(q).unwrap(), quick.embed_query(q).unwrap());
+        let c = cosine(&a, &b);
+        assert!(c > 0.99999, "{q:?}: cos {c}");
+        let worst = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+        assert!(worst < 1e-4, "{q:?}: largest difference {worst}");
+    }
 }

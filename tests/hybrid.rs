@@ -244,6 +244,9 @@ fn context_respects_the_budget_and_cites_every_piece() {
         }
         if budget >= 1200 {
             assert!(markdown.contains("load_config"), "{markdown}");
+            // File context: imports, labelled with the outline and the import graph.
+            assert!(markdown.contains("> defines: ") && markdown.contains("function load_config "), "{markdown}");
+            assert!(markdown.contains("imported by: app/server.py"), "{markdown}");
             let sections: Vec<&str> = pieces.iter().filter_map(|p| p["section"].as_str()).collect();
             assert!(sections.contains(&"code") && sections.contains(&"file_context"), "{sections:?}");
         }

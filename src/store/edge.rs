@@ -122,6 +122,37 @@ impl EdgeStore {
         Ok(Some(shard))
     }
 
+    /// Loads the shards of `collections` that are not loaded yet, each on
+    /// its own thread: a shard's load is mostly waiting on its files.
+    fn load_shards(&self, collections: &[Collection]) -> Result<()> {
+        let missing: Vec<Collection> = {
+            let shards = self.shards.lock().map_err(|_| self.err("a previous store operation panicked"))?;
+            collections.iter().copied().filter(|c| !shards.contains_key(c)).collect()
+        };
+        let loaded: Vec<Result<Option<(Collection, Shard)>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = missing
+                .iter()
+                .map(|&c| {
+                    let dir = self.shard_dir(c);
+                    s.spawn(move || -> Result<Option<(Collection, Shard)>> {
+                        if self.access == Access::Read && !dir.join("edge_config.json").exists() {
+                            return Ok(None);
+                        }
+                        Ok(Some((c, Shard::open_or_create(&dir, self.dims, c)?)))
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(self.err("loading a shard panicked")))).collect()
+        });
+        let mut shards = self.shards.lock().map_err(|_| self.err("a previous store operation panicked"))?;
+        for r in loaded {
+            if let Some((c, shard)) = r? {
+                shards.entry(c).or_insert_with(|| Arc::new(shard));
+            }
+        }
+        Ok(())
+    }
+
     fn writable(&self, c: Collection) -> Result<Arc<Shard>> {
         if self.access != Access::Write {
             return Err(self.err("opened to read, not to write"));
@@ -139,6 +170,10 @@ impl EdgeStore {
 }
 
 impl VectorStore for EdgeStore {
+    fn preload(&self, collections: &[Collection]) -> Result<()> {
+        self.load_shards(collections)
+    }
+
     fn describe(&self) -> String {
         format!("embedded Qdrant ({})", self.dir.display())
     }

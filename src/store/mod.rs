@@ -150,6 +150,12 @@ pub trait VectorStore: Send + Sync {
     /// Makes everything written durable; `optimize` also builds the search indexes.
     fn commit(&self, optimize: bool) -> Result<()>;
 
+    /// Gets these collections ready to search now (an embedded store loads
+    /// its shards on first use; a query loads them beside the model instead).
+    fn preload(&self, _collections: &[Collection]) -> Result<()> {
+        Ok(())
+    }
+
     /// Stored vectors of the given ids (those that exist).
     fn vectors(&self, c: Collection, ids: &[u64]) -> Result<HashMap<u64, Vec<f32>>> {
         Ok(self.retrieve(c, ids, true)?.into_iter().filter_map(|r| r.vector.map(|v| (r.id, v))).collect())
