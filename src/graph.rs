@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::{EdgeRef, IntoEdgeReferences};
 use petgraph::Direction;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::chunk::FileChunks;
@@ -166,11 +167,13 @@ struct StoredFacts {
 /// The resolved graph, as loaded for queries.
 pub struct Graph {
     pub graph: StableDiGraph<NodeData, EdgeData>,
-    nodes: HashMap<NodeKey, NodeIndex>,
+    /// Fx hashing: the default SipHash was ~8% of loading a big graph, and
+    /// these keys come from our own index, not from an attacker.
+    nodes: FxHashMap<NodeKey, NodeIndex>,
     /// Symbol nodes by the lowercase last segment of their qualified name,
     /// built on first lookup (a scan of every node per lookup costs ~10 ms on
     /// a big repository); dropped whenever a node is added or removed.
-    by_name: std::sync::OnceLock<HashMap<String, Vec<NodeIndex>>>,
+    by_name: std::sync::OnceLock<FxHashMap<String, Vec<NodeIndex>>>,
 }
 
 /// The index's facts and graph, as the indexer updates them.
@@ -214,7 +217,7 @@ pub fn exists(index_dir: &Path) -> bool {
 
 impl Graph {
     fn empty() -> Graph {
-        Graph { graph: StableDiGraph::new(), nodes: HashMap::new(), by_name: std::sync::OnceLock::new() }
+        Graph { graph: StableDiGraph::new(), nodes: FxHashMap::default(), by_name: std::sync::OnceLock::new() }
     }
 
     /// Loads the graph for queries; `None` when the index has none.
@@ -322,7 +325,7 @@ impl Graph {
     pub fn find_symbols(&self, name: &str) -> Vec<NodeIndex> {
         let lc = name.to_lowercase();
         let by_name = self.by_name.get_or_init(|| {
-            let mut m: HashMap<String, Vec<NodeIndex>> = HashMap::new();
+            let mut m: FxHashMap<String, Vec<NodeIndex>> = FxHashMap::default();
             for ix in self.graph.node_indices() {
                 if let NodeKey::Symbol { qualified_name, .. } = &self.graph[ix].key {
                     let last = qualified_name.rsplit('.').next().unwrap_or(qualified_name);
