@@ -151,6 +151,7 @@ fn snapshot(repo: &Path, dir: &Path, semantic: bool) -> Vec<(String, String)> {
         let mut v: Value = serde_json::from_str(&rag_ok(repo, &["query", q, "--json", "-n", "10", "--mode", mode, "--index-dir", d])).expect("query json");
         if let Some(o) = v.as_object_mut() {
             o.remove("took_ms");
+            o.remove("timings");
         }
         out.push((format!("query --mode {mode} {q:?}"), v.to_string()));
     }
@@ -449,7 +450,9 @@ fn answers(repo: &Path, dir: &Path) -> Vec<String> {
     out.push(state["files"].to_string());
     for (q, mode) in [("check_token", "symbol"), ("check_token", "keyword"), ("reject empty tokens", "hybrid")] {
         let mut v: Value = serde_json::from_str(&rag_ok(repo, &["query", q, "--json", "--mode", mode, "--index-dir", d])).expect("json");
-        v.as_object_mut().expect("object").remove("took_ms");
+        let o = v.as_object_mut().expect("object");
+        o.remove("took_ms");
+        o.remove("timings");
         out.push(v.to_string());
     }
     // The graph may already hold the new commit's facts (it is written
@@ -569,7 +572,9 @@ fn a_full_disk_fails_clearly_and_the_previous_index_still_answers() {
         eprintln!("{label}: {}", err.lines().find(|l| l.contains("error:")).unwrap_or_default());
         let strip = |t: String| -> String {
             let mut v: Value = serde_json::from_str(&t).expect("query json");
-            v.as_object_mut().expect("object").remove("took_ms");
+            let o = v.as_object_mut().expect("object");
+            o.remove("took_ms");
+            o.remove("timings");
             v.to_string()
         };
         assert_eq!(strip(read("q1")), before[3], "{label}: symbol answers changed after the failed run");

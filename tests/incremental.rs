@@ -44,7 +44,9 @@ fn answers(repo_dir: &Path, index_dir: &Path, semantic: bool) -> Vec<Value> {
         for mode in modes {
             let text = rag_ok(repo_dir, &["query", q, "--json", "--limit", "15", "--mode", mode, "--index-dir", dir]);
             let mut v: Value = serde_json::from_str(&text).expect("json");
-            v.as_object_mut().expect("object").remove("took_ms");
+            let o = v.as_object_mut().expect("object");
+            o.remove("took_ms");
+            o.remove("timings");
             out.push(v);
         }
     }

@@ -96,6 +96,7 @@ impl TestRepo {
         let mut v: Value = serde_json::from_str(&self.rag_ok(&args)).expect("query json");
         if let Some(o) = v.as_object_mut() {
             o.remove("took_ms");
+            o.remove("timings");
         }
         v
     }
