@@ -192,6 +192,9 @@ fn patterns_of_a_repo_with_known_conventions() {
     for (key, n) in expect {
         if n > 0 {
             assert_eq!(counts.get(key), Some(&n), "{key}: {counts:?}");
+        } else {
+            // Seen once: not a convention.
+            assert!(!counts.contains_key(key), "{key}: {counts:?}");
         }
     }
     // Each has a description and an example with a location.
