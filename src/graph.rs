@@ -167,9 +167,10 @@ struct StoredFacts {
 /// The resolved graph, as loaded for queries.
 pub struct Graph {
     pub graph: StableDiGraph<NodeData, EdgeData>,
-    /// Fx hashing: the default SipHash was ~8% of loading a big graph, and
-    /// these keys come from our own index, not from an attacker.
-    nodes: FxHashMap<NodeKey, NodeIndex>,
+    /// Node by key, built on first use: a callers/callees question never
+    /// needs it, and building it was a sixth of loading a big graph. Fx
+    /// hashing: SipHash cost ~8% more, and these keys come from our own index.
+    nodes: std::sync::OnceLock<FxHashMap<NodeKey, NodeIndex>>,
     /// Symbol nodes by the lowercase last segment of their qualified name,
     /// built on first lookup (a scan of every node per lookup costs ~10 ms on
     /// a big repository); dropped whenever a node is added or removed.
@@ -217,7 +218,7 @@ pub fn exists(index_dir: &Path) -> bool {
 
 impl Graph {
     fn empty() -> Graph {
-        Graph { graph: StableDiGraph::new(), nodes: FxHashMap::default(), by_name: std::sync::OnceLock::new() }
+        Graph { graph: StableDiGraph::new(), nodes: std::sync::OnceLock::new(), by_name: std::sync::OnceLock::new() }
     }
 
     /// Loads the graph for queries; `None` when the index has none.
@@ -232,12 +233,12 @@ impl Graph {
 
     fn from_stored(stored: StoredGraph) -> Graph {
         let mut g = Graph::empty();
+        // Sized up front: growing these by doubling was a third of loading a
+        // big graph (copies and page faults).
+        g.graph = StableDiGraph::with_capacity(stored.nodes.len(), stored.edges.len());
         let mut index = Vec::with_capacity(stored.nodes.len());
         for n in stored.nodes {
-            let key = n.key.clone();
-            let ix = g.graph.add_node(n);
-            g.nodes.insert(key, ix);
-            index.push(ix);
+            index.push(g.graph.add_node(n));
         }
         for (a, b, e) in stored.edges {
             if let (Some(&a), Some(&b)) = (index.get(a as usize), index.get(b as usize)) {
@@ -260,22 +261,38 @@ impl Graph {
     }
 
     pub fn node(&self, key: &NodeKey) -> Option<NodeIndex> {
-        self.nodes.get(key).copied()
+        self.key_index().get(key).copied()
+    }
+
+    fn key_index(&self) -> &FxHashMap<NodeKey, NodeIndex> {
+        self.nodes.get_or_init(|| {
+            let mut m = FxHashMap::default();
+            m.reserve(self.graph.node_count());
+            for ix in self.graph.node_indices() {
+                m.insert(self.graph[ix].key.clone(), ix);
+            }
+            m
+        })
+    }
+
+    fn key_index_mut(&mut self) -> &mut FxHashMap<NodeKey, NodeIndex> {
+        self.key_index();
+        self.nodes.get_mut().expect("the key index was built just above")
     }
 
     fn ensure(&mut self, data: NodeData) -> NodeIndex {
-        if let Some(&ix) = self.nodes.get(&data.key) {
+        if let Some(&ix) = self.key_index().get(&data.key) {
             return ix;
         }
         let key = data.key.clone();
         let ix = self.graph.add_node(data);
-        self.nodes.insert(key, ix);
+        self.key_index_mut().insert(key, ix);
         self.by_name = std::sync::OnceLock::new();
         ix
     }
 
     fn remove(&mut self, key: &NodeKey) {
-        if let Some(ix) = self.nodes.remove(key) {
+        if let Some(ix) = self.key_index_mut().remove(key) {
             self.graph.remove_node(ix);
             self.by_name = std::sync::OnceLock::new();
         }
@@ -525,7 +542,7 @@ fn add_file_nodes(g: &mut Graph, path: &str, facts: &FileFacts) {
     // Several definitions may share a qualified name (a redefinition): the first one owns the node.
     for s in &facts.symbols {
         let key = symbol_key(path, &s.qualified_name);
-        if g.nodes.contains_key(&key) {
+        if g.node(&key).is_some() {
             continue;
         }
         let ix = g.ensure(NodeData { key, kind: s.kind.clone(), start_line: s.start_line, end_line: s.end_line });
