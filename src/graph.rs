@@ -34,7 +34,11 @@ use crate::chunk::FileChunks;
 use crate::lang::Language;
 use crate::parse::{Import, SymbolKind};
 
-const FORMAT_VERSION: u32 = 2;
+/// Version of `facts.bin` and `graph.bin`. Bumped when either format or the
+/// way names resolve changes: an index of another version is rebuilt in full
+/// on its next run (a graph resolved by other rules cannot be updated in place).
+/// 3: a bare name no longer resolves to a member of the enclosing class or object.
+const FORMAT_VERSION: u32 = 3;
 /// The pseudo-symbol module-level calls are resolved from.
 const MODULE_CALLER: &str = "<module>";
 const FACTS_FILE: &str = "facts.bin";
@@ -226,7 +230,7 @@ impl Graph {
         let path = graph_dir(index_dir).join(GRAPH_FILE);
         let Some(stored) = read::<StoredGraph>(&path)? else { return Ok(None) };
         if stored.version != FORMAT_VERSION {
-            return Err(GraphError::Decode { path, message: format!("format {} (expected {FORMAT_VERSION})", stored.version) });
+            return Err(GraphError::Decode { path, message: format!("format {}, this git-rag reads {FORMAT_VERSION}", stored.version) });
         }
         Ok(Some(Graph::from_stored(stored)))
     }
@@ -332,13 +336,15 @@ impl Graph {
         self.graph.edge_count()
     }
 
-    /// Symbols whose name or qualified name is `name` (case-insensitive), or
-    /// that end with it after a dot.
-    /// Builds the name lookup now (for a long-lived process).
+    /// Builds the key index and the name lookup now (for a long-lived
+    /// process, so its first questions do not pay for them).
     pub fn prepare(&self) {
+        self.key_index();
         let _ = self.find_symbols("");
     }
 
+    /// Symbols whose name or qualified name is `name` (case-insensitive), or
+    /// that end with it after a dot.
     pub fn find_symbols(&self, name: &str) -> Vec<NodeIndex> {
         let lc = name.to_lowercase();
         let by_name = self.by_name.get_or_init(|| {
@@ -884,6 +890,14 @@ impl<'a> Resolver<'a> {
             // Nested definitions, then the same file: `next()` inside
             // `proto.handle` is `proto.handle.next`; `res.send` is `res.send`.
             for anc in &ancestors {
+                // A bare name is looked up in lexical scopes: the caller and
+                // the functions around it, not the class or object it is a
+                // member of (`sendfile()` inside `res.sendFile` is the
+                // module's `sendfile`, not the method `res.sendfile`; a
+                // Python method cannot call a sibling method by bare name).
+                if segs.len() == 1 && !self.symbol(path, anc).is_some_and(|s| is_callable(&s.kind)) {
+                    continue;
+                }
                 let q = format!("{anc}.{name}");
                 if self.has(path, &q) {
                     return Some((path.to_string(), q));
@@ -1097,6 +1111,23 @@ mod tests {
         let dump = g.dump();
         assert!(dump.iter().any(|l| l.contains("-imports(.utils)-> file:pkg/utils.py")), "{dump:#?}");
         assert!(dump.iter().any(|l| l.contains("-inherits(Mixin)-> class:pkg/sessions.py#Mixin")), "{dump:#?}");
+    }
+
+    #[test]
+    fn a_bare_name_is_not_a_member_of_the_enclosing_class_or_object() {
+        let js = "var res = module.exports = {};\nres.sendFile = function sendFile(p) { return sendfile(this, p); };\nres.sendfile = function (p) { return this.sendFile(p); };\nfunction sendfile(res, p) { return res; }\n";
+        let py = "def helper():\n    return 1\n\nclass A:\n    def helper(self):\n        return 2\n    def run(self):\n        def inner():\n            return 3\n        inner()\n        return helper()\n";
+        let g = build(&[("lib/response.js", js), ("pkg/a.py", py)]);
+        let g = g.graph();
+        let into = |q: &str| -> Vec<String> {
+            g.dump().into_iter().filter(|l| l.contains(&format!("#{q}@")) && l.contains("-calls(")).collect()
+        };
+        let send_file = into("res.sendFile");
+        assert!(send_file.iter().any(|l| l.contains("-calls(sendfile)-> function:lib/response.js#sendfile@")), "{send_file:#?}");
+        let run = into("A.run");
+        assert!(run.iter().any(|l| l.contains("-calls(helper)-> function:pkg/a.py#helper@")), "{run:#?}");
+        assert!(run.iter().any(|l| l.contains("-calls(inner)-> function:pkg/a.py#A.run.inner@")), "{run:#?}");
+        assert!(!run.iter().any(|l| l.contains("#A.helper@")), "{run:#?}");
     }
 
     #[test]
