@@ -22,20 +22,8 @@ fn path_with_binary() -> String {
 
 fn git_cmd(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("git");
-    cmd.args(args)
-        .current_dir(dir)
-        .env("PATH", path_with_binary())
-        .env_remove("GIT_RAG_DIR")
-        .env_remove("QDRANT_URL")
-        .env_remove("GIT_RAG_FAILPOINT")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .env("GIT_AUTHOR_DATE", "2001-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2001-01-01T00:00:00Z");
+    cmd.args(args).current_dir(dir).env("PATH", path_with_binary()).env_remove("GIT_RAG_DIR").env_remove("QDRANT_URL").env_remove("GIT_RAG_FAILPOINT");
+    common::test_git_env(&mut cmd);
     cmd
 }
 

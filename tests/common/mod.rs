@@ -11,12 +11,10 @@ pub struct TestRepo {
     pub dir: tempfile::TempDir,
 }
 
-/// Runs git with a fixed identity and no user or system config.
-pub fn git_in(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
+/// A fixed identity and date and no user or system config, for any command
+/// that runs git (commits are then the same on every machine).
+pub fn test_git_env(cmd: &mut Command) -> &mut Command {
+    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_AUTHOR_NAME", "Test")
         .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
@@ -24,8 +22,11 @@ pub fn git_in(dir: &Path, args: &[&str]) -> String {
         .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
         .env("GIT_AUTHOR_DATE", "2001-01-01T00:00:00Z")
         .env("GIT_COMMITTER_DATE", "2001-01-01T00:00:00Z")
-        .output()
-        .expect("git runs");
+}
+
+/// Runs git with a fixed identity and no user or system config.
+pub fn git_in(dir: &Path, args: &[&str]) -> String {
+    let out = test_git_env(Command::new("git").args(args).current_dir(dir)).output().expect("git runs");
     assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
