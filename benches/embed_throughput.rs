@@ -18,10 +18,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use git_rag::chunk::{chunk_file, ChunkOptions};
-use git_rag::embed::{default_model_dir, EmbedOptions, Embedder, LazyEmbedder};
+use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
+use git_rag::semantic::embed::{default_model_dir, EmbedOptions, Embedder, LazyEmbedder};
 use git_rag::git::{BlobReader, EntryKind, Repo};
-use git_rag::store::edge::{Access, EdgeStore};
+use git_rag::stores::vector::edge::{Access, EdgeStore};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -46,11 +46,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         }
         let data = reader.read(&f.id)?;
-        if git_rag::lang::looks_binary(&data) {
+        if git_rag::analysis::lang::looks_binary(&data) {
             continue;
         }
         let chunks = chunk_file(&f.path, &data, &ChunkOptions::default());
-        docs.extend(git_rag::semantic::documents(&f.path, &f.id.to_string(), &chunks, &model_id));
+        docs.extend(git_rag::semantic::docs::documents(&f.path, &f.id.to_string(), &chunks, &model_id));
     }
     let mut texts: Vec<String> = docs.iter().map(|d| d.text.clone()).collect();
     texts.sort();
@@ -90,7 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let store = EdgeStore::open(&dir.path().join("qdrant"), embedder.manifest().dims, &model_id, Access::Write, Duration::ZERO)?;
         let mut lazy = LazyEmbedder::from_loaded(Embedder::load(&model_dir, EmbedOptions::default())?);
         let t = Instant::now();
-        let report = git_rag::vectors::sync(&store, &mut lazy, true, &[], docs.clone(), Vec::new(), false)?;
+        let report = git_rag::semantic::sync::sync(&store, &mut lazy, true, &[], docs.clone(), Vec::new(), &git_rag::Silent)?;
         let total = t.elapsed().as_secs_f64();
         assert_eq!(report.embedded, texts.len());
         let embed_s = report.timings["embed"] / 1000.0;

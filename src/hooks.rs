@@ -29,10 +29,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config;
-use crate::embed::EmbedOptions;
+use crate::stores::fs::{at as io, FileLock};
+
 use crate::git::Repo;
-use crate::index::{self, IndexOptions, Outcome, SemanticOptions};
 
 /// The hooks git-rag installs, with their scripts (`hooks/` in the source tree).
 pub const HOOKS: [(&str, &str); 4] = [
@@ -57,29 +56,22 @@ pub const QUIET: Duration = Duration::from_millis(250);
 /// …or once it has waited this long.
 pub const MAX_DELAY: Duration = Duration::from_secs(5);
 /// How long a hook run waits for another indexer (`git rag index`, MCP).
-const INDEX_LOCK_WAIT: Duration = Duration::from_secs(600);
+pub const INDEX_LOCK_WAIT: Duration = Duration::from_secs(600);
 
 #[derive(Debug, thiserror::Error)]
 pub enum HookError {
     #[error(transparent)]
     Git(#[from] crate::git::GitError),
     #[error(transparent)]
-    Index(#[from] crate::index::IndexError),
+    State(#[from] crate::stores::state::StateError),
     #[error(transparent)]
-    State(#[from] crate::state::StateError),
-    // The I/O error is part of the message, not a `source`, so that a chain
-    // printed with `{:#}` does not repeat it.
-    #[error("{action} {path}: {error}")]
-    Io { action: &'static str, path: PathBuf, error: std::io::Error },
+    Io(#[from] crate::stores::fs::PathError),
     #[error("cannot start the background indexer {exe}: {error}")]
     Spawn { exe: PathBuf, error: std::io::Error },
 }
 
 pub type Result<T> = std::result::Result<T, HookError>;
 
-fn io<'p>(action: &'static str, path: &'p Path) -> impl FnOnce(std::io::Error) -> HookError + 'p {
-    move |error| HookError::Io { action, path: path.to_path_buf(), error }
-}
 
 // ---------------------------------------------------------------- install
 
@@ -91,7 +83,7 @@ pub fn hooks_dir(repo: &Repo) -> PathBuf {
     let configured = local.config_snapshot().string("core.hooksPath").map(|s| s.to_string()).filter(|s| !s.is_empty());
     match configured {
         Some(p) => {
-            let path = match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
+            let path = match (p.strip_prefix("~/"), crate::env::home()) {
                 (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
                 _ => PathBuf::from(p),
             };
@@ -210,7 +202,7 @@ pub fn status(repo: &Repo) -> HooksStatus {
 
 /// Whether an executable `name` is on `PATH`.
 pub fn on_path(name: &str) -> bool {
-    let Some(path) = std::env::var_os("PATH") else { return false };
+    let Some(path) = crate::env::path() else { return false };
     std::env::split_paths(&path).any(|d| is_executable(&d.join(name)))
 }
 
@@ -230,10 +222,46 @@ fn is_executable(p: &Path) -> bool {
 pub struct HookAction {
     pub name: String,
     pub path: PathBuf,
-    /// installed, chained, updated, unchanged, conflict (install);
-    /// removed, restored, not_installed, foreign (uninstall).
-    pub action: &'static str,
+    pub action: HookActionKind,
     pub detail: Option<String>,
+}
+
+/// What install or uninstall did to one hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookActionKind {
+    // install
+    Installed,
+    Chained,
+    Updated,
+    Unchanged,
+    Conflict,
+    // uninstall
+    Removed,
+    Restored,
+    NotInstalled,
+    Foreign,
+}
+
+impl HookActionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookActionKind::Installed => "installed",
+            HookActionKind::Chained => "chained",
+            HookActionKind::Updated => "updated",
+            HookActionKind::Unchanged => "unchanged",
+            HookActionKind::Conflict => "conflict",
+            HookActionKind::Removed => "removed",
+            HookActionKind::Restored => "restored",
+            HookActionKind::NotInstalled => "not_installed",
+            HookActionKind::Foreign => "foreign",
+        }
+    }
+
+    /// Whether the hook is ours (and active) after this action.
+    pub fn installs(self) -> bool {
+        !matches!(self, HookActionKind::Removed | HookActionKind::Restored | HookActionKind::NotInstalled)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -246,33 +274,14 @@ pub struct HooksChange {
 impl HooksChange {
     /// Whether some hook could not be handled.
     pub fn has_conflicts(&self) -> bool {
-        self.hooks.iter().any(|h| h.action == "conflict")
+        self.hooks.iter().any(|h| h.action == HookActionKind::Conflict)
     }
 }
 
 /// Writes `script` to `path` as an executable file, atomically (git may run
 /// the hook at any moment).
 fn write_script(path: &Path, script: &str) -> Result<()> {
-    let tmp = {
-        let mut s = path.as_os_str().to_os_string();
-        s.push(format!(".git-rag-tmp.{}", std::process::id()));
-        PathBuf::from(s)
-    };
-    let result = (|| {
-        let mut f = File::create(&tmp).map_err(io("cannot write", &tmp))?;
-        f.write_all(script.as_bytes()).map_err(io("cannot write", &tmp))?;
-        f.sync_all().map_err(io("cannot sync", &tmp))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)).map_err(io("cannot make executable", &tmp))?;
-        }
-        std::fs::rename(&tmp, path).map_err(io("cannot write", path))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    crate::stores::fs::write_atomic(path, script.as_bytes(), Some(0o755)).map_err(|(at, e)| io("cannot write", &at)(e).into())
 }
 
 /// Installs every hook into `dir` (created if needed). Idempotent: our own
@@ -285,10 +294,10 @@ pub fn install_in(dir: &Path) -> Result<HooksChange> {
         let orig = orig_path(&path);
         let (action, detail) = if is_ours(&path) {
             if std::fs::read(&path).map(|b| b == script.as_bytes()).unwrap_or(false) {
-                ("unchanged", None)
+                (HookActionKind::Unchanged, None)
             } else {
                 write_script(&path, script)?;
-                ("updated", None)
+                (HookActionKind::Updated, None)
             }
         } else if exists(&path) {
             if exists(&orig) {
@@ -297,7 +306,7 @@ pub fn install_in(dir: &Path) -> Result<HooksChange> {
                     path.display(),
                     orig.display()
                 );
-                ("conflict", Some(detail))
+                (HookActionKind::Conflict, Some(detail))
             } else {
                 std::fs::rename(&path, &orig).map_err(io("cannot move aside", &path))?;
                 if let Err(e) = write_script(&path, script) {
@@ -305,14 +314,14 @@ pub fn install_in(dir: &Path) -> Result<HooksChange> {
                     let _ = std::fs::rename(&orig, &path);
                     return Err(e);
                 }
-                ("chained", Some(format!("the existing hook runs first, kept as {}", orig.display())))
+                (HookActionKind::Chained, Some(format!("the existing hook runs first, kept as {}", orig.display())))
             }
         } else {
             write_script(&path, script)?;
             if exists(&orig) {
-                ("chained", Some(format!("runs {} first", orig.display())))
+                (HookActionKind::Chained, Some(format!("runs {} first", orig.display())))
             } else {
-                ("installed", None)
+                (HookActionKind::Installed, None)
             }
         };
         hooks.push(HookAction { name: name.to_string(), path, action, detail });
@@ -334,20 +343,20 @@ pub fn uninstall_in(dir: &Path) -> Result<HooksChange> {
         let (action, detail) = if is_ours(&path) {
             if exists(&orig) {
                 std::fs::rename(&orig, &path).map_err(io("cannot restore", &orig))?;
-                ("restored", Some(format!("put back the hook saved as {}", orig.display())))
+                (HookActionKind::Restored, Some(format!("put back the hook saved as {}", orig.display())))
             } else {
                 std::fs::remove_file(&path).map_err(io("cannot remove", &path))?;
-                ("removed", None)
+                (HookActionKind::Removed, None)
             }
         } else if exists(&path) {
             let detail = exists(&orig).then(|| format!("not git-rag's; the hook saved as {} is left there too", orig.display()));
-            ("foreign", detail)
+            (HookActionKind::Foreign, detail)
         } else if exists(&orig) {
             // Our script was deleted by hand: the original still belongs here.
             std::fs::rename(&orig, &path).map_err(io("cannot restore", &orig))?;
-            ("restored", Some(format!("put back the hook saved as {}", orig.display())))
+            (HookActionKind::Restored, Some(format!("put back the hook saved as {}", orig.display())))
         } else {
-            ("not_installed", None)
+            (HookActionKind::NotInstalled, None)
         };
         hooks.push(HookAction { name: name.to_string(), path, action, detail });
     }
@@ -429,11 +438,11 @@ fn bound_log(path: &Path) {
 }
 
 /// Appends a line to `hook.log` (best effort).
-fn log(dir: &Path, msg: &str) {
+pub fn log(dir: &Path, msg: &str) {
     let path = dir.join(LOG_FILE);
     bound_log(&path);
     if let Ok(mut f) = OpenOptions::new().create(true).append(true).open(&path) {
-        let _ = writeln!(f, "{} [{}] {msg}", utc(crate::state::now_secs()), std::process::id());
+        let _ = writeln!(f, "{} [{}] {msg}", utc(crate::stores::state::now_secs()), std::process::id());
     }
 }
 
@@ -456,32 +465,9 @@ pub fn utc(secs: u64) -> String {
 
 // ---------------------------------------------------------------- runner
 
-/// The runner's lock on `hook.lock`; released on drop or when the process dies.
-struct RunnerLock {
-    _file: File,
-}
-
-impl RunnerLock {
-    /// Takes the lock if nobody holds it.
-    fn try_acquire(dir: &Path) -> Result<Option<RunnerLock>> {
-        let path = dir.join(RUNNER_LOCK);
-        let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io("cannot open", &path))?;
-        match file.try_lock() {
-            Ok(()) => {
-                let _ = file.set_len(0);
-                let _ = (&file).write_all(std::process::id().to_string().as_bytes());
-                Ok(Some(RunnerLock { _file: file }))
-            }
-            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => Err(io("cannot lock", &path)(e)),
-        }
-    }
-}
-
 /// Whether a runner holds `hook.lock` right now.
 pub fn runner_active(dir: &Path) -> bool {
-    let Ok(file) = File::open(dir.join(RUNNER_LOCK)) else { return false };
-    matches!(file.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
+    FileLock::is_held(&dir.join(RUNNER_LOCK))
 }
 
 /// One index run started by a hook.
@@ -517,26 +503,8 @@ impl HookRunState {
 
     fn save(&self, dir: &Path) {
         if let Ok(json) = serde_json::to_vec_pretty(self) {
-            let _ = crate::state::write_atomic(&dir.join(HOOK_STATE_FILE), &json);
+            let _ = crate::stores::fs::write_atomic(&dir.join(HOOK_STATE_FILE), &json, None);
         }
-    }
-}
-
-/// The options of a hook run: this repository's configuration, no progress.
-fn index_options(repo: &Repo) -> IndexOptions {
-    IndexOptions {
-        full: false,
-        rev: None,
-        chunk: config::chunk_options(repo),
-        lock_wait: INDEX_LOCK_WAIT,
-        progress: false,
-        semantic: SemanticOptions {
-            enabled: config::semantic_enabled(repo),
-            model_dir: config::model_dir(repo),
-            backend: config::backend(repo, None),
-            embed: EmbedOptions::default(),
-        },
-        reindex: Vec::new(),
     }
 }
 
@@ -563,22 +531,25 @@ fn take_request(marker: &Path) -> Result<Option<String>> {
     match std::fs::remove_file(marker) {
         Ok(()) => Ok(Some(if who.trim().is_empty() { "hook".to_string() } else { who.trim().to_string() })),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io("cannot remove", marker)(e)),
+        Err(e) => Err(io("cannot remove", marker)(e).into()),
     }
 }
 
-/// The background runner (`git rag hooks runner`): index runs until no
-/// request is left. Returns how many runs it made.
-pub fn run_runner(root: &Path, index_dir: &Path) -> Result<u64> {
+/// The background runner's loop (`git rag hooks runner`): calls `one_run`
+/// (with the hook that asked) until no request is left. Returns how many
+/// runs it made. The caller does the run and records it ([`record_run`]).
+pub fn run_runner(index_dir: &Path, mut one_run: impl FnMut(&str)) -> Result<u64> {
     std::fs::create_dir_all(index_dir).map_err(io("cannot create the index directory", index_dir))?;
     let marker = index_dir.join(REQUEST_FILE);
     let mut runs = 0u64;
     let mut counted = false;
     loop {
-        let Some(lock) = RunnerLock::try_acquire(index_dir)? else {
+        let lock_path = index_dir.join(RUNNER_LOCK);
+        let Some(lock) = FileLock::try_exclusive(&lock_path).map_err(io("cannot lock", &lock_path))? else {
             // Another runner holds it and will see the request.
             return Ok(runs);
         };
+        lock.record_pid();
         if !counted {
             counted = true;
             let mut st = HookRunState::load(index_dir).unwrap_or_default();
@@ -588,7 +559,7 @@ pub fn run_runner(root: &Path, index_dir: &Path) -> Result<u64> {
         while settle(&marker) {
             let Some(requested_by) = take_request(&marker)? else { break };
             runs += 1;
-            one_run(root, index_dir, &requested_by);
+            one_run(&requested_by);
         }
         drop(lock);
         // A request written while we were letting go: take it up again,
@@ -599,59 +570,17 @@ pub fn run_runner(root: &Path, index_dir: &Path) -> Result<u64> {
     }
 }
 
-/// One index run to HEAD, recorded in `hook_state.json` and `hook.log`.
-fn one_run(root: &Path, index_dir: &Path, requested_by: &str) {
-    let started_at = crate::state::now_secs();
-    let t = Instant::now();
+/// Records a finished run in `hook_state.json`.
+pub fn record_run(index_dir: &Path, run: HookRun) {
     let mut st = HookRunState::load(index_dir).unwrap_or_default();
     st.runs += 1;
-    let n = st.runs;
-    // The HEAD this run is for, kept for the record when it fails.
-    let mut head = None;
-    let result = Repo::discover(root).map_err(HookError::from).and_then(|repo| {
-        head = repo.head_commit().ok().flatten().map(|h| h.to_string());
-        Ok(index::run(&repo, index_dir, &index_options(&repo))?)
-    });
-    let took_ms = t.elapsed().as_secs_f64() * 1000.0;
-    let mut run = HookRun { started_at, requested_by: requested_by.to_string(), took_ms, ..HookRun::default() };
-    match &result {
-        Ok(Outcome::Indexed(r)) => {
-            run.commit = Some(r.commit.clone());
-            run.outcome = "indexed".into();
-            log(
-                index_dir,
-                &format!(
-                    "run {n} ({requested_by}): indexed {} ({}, {} files indexed, {} deleted) in {took_ms:.0} ms",
-                    short(&r.commit),
-                    if r.full { "full" } else { "incremental" },
-                    r.files_indexed,
-                    r.files_deleted
-                ),
-            );
-        }
-        Ok(Outcome::UpToDate { commit }) => {
-            run.commit = Some(commit.clone());
-            run.outcome = "up_to_date".into();
-            log(index_dir, &format!("run {n} ({requested_by}): already at {}", short(commit)));
-        }
-        Ok(Outcome::Empty) => {
-            run.outcome = "empty".into();
-            log(index_dir, &format!("run {n} ({requested_by}): no commits yet"));
-        }
-        Err(e) => {
-            run.outcome = "failed".into();
-            run.commit = head;
-            run.error = Some(e.to_string());
-            log(index_dir, &format!("run {n} ({requested_by}): failed: {e}"));
-        }
-    }
-    run.finished_at = crate::state::now_secs();
     st.last_run = Some(run);
     st.save(index_dir);
 }
 
-fn short(id: &str) -> &str {
-    &id[..id.len().min(12)]
+/// The number the next run will have in `hook_state.json`.
+pub fn next_run_number(index_dir: &Path) -> u64 {
+    HookRunState::load(index_dir).unwrap_or_default().runs + 1
 }
 
 // ---------------------------------------------------------------- status
@@ -679,9 +608,7 @@ pub fn runner_status(index_dir: &Path) -> Option<RunnerStatus> {
     if state.is_none() && !running && !pending {
         return None;
     }
-    let pid = running
-        .then(|| std::fs::read_to_string(index_dir.join(RUNNER_LOCK)).ok().and_then(|s| s.trim().parse().ok()))
-        .flatten();
+    let pid = running.then(|| FileLock::holder_pid(&index_dir.join(RUNNER_LOCK))).flatten();
     let state = state.unwrap_or_default();
     Some(RunnerStatus { running, pid, pending, runs: state.runs, last_run: state.last_run, log: index_dir.join(LOG_FILE) })
 }
@@ -718,10 +645,10 @@ mod tests {
         std::os::unix::fs::symlink("/nowhere", dir.join("post-rewrite")).unwrap();
 
         let first = install_in(&dir).unwrap();
-        let acts: Vec<_> = first.hooks.iter().map(|h| (h.name.as_str(), h.action)).collect();
+        let acts: Vec<_> = first.hooks.iter().map(|h| (h.name.as_str(), h.action.as_str())).collect();
         assert_eq!(acts, [("post-commit", "installed"), ("post-merge", "chained"), ("post-checkout", "installed"), ("post-rewrite", "chained")]);
         let again = install_in(&dir).unwrap();
-        assert!(again.hooks.iter().all(|h| h.action == "unchanged"), "{again:?}");
+        assert!(again.hooks.iter().all(|h| h.action == HookActionKind::Unchanged), "{again:?}");
         assert!(!exists(&dir.join("post-merge.git-rag-orig.git-rag-orig")));
         let st = status_in(&dir);
         let states: Vec<_> = st.hooks.iter().map(|h| h.state).collect();
@@ -731,10 +658,10 @@ mod tests {
         // An outdated script of ours is updated, not chained.
         std::fs::write(dir.join("post-commit"), "#!/bin/sh\n# git-rag-managed-hook (old)\n").unwrap();
         assert!(status_in(&dir).hooks[0].outdated);
-        assert_eq!(install_in(&dir).unwrap().hooks[0].action, "updated");
+        assert_eq!(install_in(&dir).unwrap().hooks[0].action, HookActionKind::Updated);
 
         let un = uninstall_in(&dir).unwrap();
-        let acts: Vec<_> = un.hooks.iter().map(|h| h.action).collect();
+        let acts: Vec<_> = un.hooks.iter().map(|h| h.action.as_str()).collect();
         assert_eq!(acts, ["removed", "restored", "removed", "restored"]);
         assert_eq!(std::fs::read(dir.join("post-merge")).unwrap(), user);
         assert_eq!(mode(&dir.join("post-merge")), 0o740);
@@ -742,7 +669,7 @@ mod tests {
         assert!(!exists(&dir.join("post-commit")));
         let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
-        assert!(uninstall_in(&dir).unwrap().hooks.iter().all(|h| h.action != "removed" && h.action != "restored"));
+        assert!(uninstall_in(&dir).unwrap().hooks.iter().all(|h| h.action != HookActionKind::Removed && h.action != HookActionKind::Restored));
     }
 
     #[test]
@@ -764,9 +691,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         assert!(runner_status(dir).is_none());
-        let lock = RunnerLock::try_acquire(dir).unwrap().unwrap();
+        let lock = FileLock::try_exclusive(&dir.join(RUNNER_LOCK)).unwrap().unwrap();
+        lock.record_pid();
         assert!(runner_active(dir));
-        assert!(RunnerLock::try_acquire(dir).unwrap().is_none());
+        assert!(FileLock::try_exclusive(&dir.join(RUNNER_LOCK)).unwrap().is_none());
         let st = runner_status(dir).unwrap();
         assert!(st.running);
         assert_eq!(st.pid, Some(std::process::id()));

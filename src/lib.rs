@@ -1,35 +1,45 @@
 //! git-rag: a retrieval index of a git repository that follows its commits.
 //!
-//! See `ARCHITECTURE.md` for the code map. In short: [`git`] reads trees and
-//! blobs, [`parse`] and [`chunk`] turn files into symbols and chunks,
-//! [`keyword`] stores them in tantivy, [`index`] drives an update from the
-//! last indexed commit to the target, [`state`] records what the index
-//! holds, [`search`] answers queries and [`config`] resolves options.
-//! [`embed`] runs an ONNX embedding model; [`model`] installs the default one.
-//! [`semantic`] decides what is embedded, [`vectors`] embeds what the cache
-//! lacks and writes the [`store`] (Qdrant, embedded or on a server).
-//! [`hooks`] installs the git hooks and runs their background index updates.
+//! The library does the work and never prints; frontends (the `git-rag`
+//! binary: CLI, MCP server, hooks runner) parse their input, call what this
+//! facade exports, and render. Progress and notices reach the caller through
+//! a [`Progress`] sink it passes in. See `ARCHITECTURE.md` for the code map
+//! and the dependency direction:
+//! analysis ← stores ← semantic ← {index, query} ← frontends.
+//!
+//! Public modules are reusable building blocks with their own API (chunking,
+//! embedding, the vector stores, git access); everything else is private and
+//! reached through the re-exports below.
 
-pub mod chunk;
-pub mod ci;
-pub mod config;
-pub mod context;
-pub mod embed;
+pub mod analysis;
 pub mod git;
-pub mod graph;
-pub mod hooks;
-pub mod hybrid;
-pub mod index;
-pub mod intent;
-pub mod keyword;
-pub mod lang;
-pub mod mcp;
-pub mod model;
-pub mod parse;
-pub mod patterns;
-pub mod rerank;
-pub mod search;
 pub mod semantic;
-pub mod state;
-pub mod store;
-pub mod vectors;
+pub mod stores;
+
+mod env;
+mod graph;
+mod index;
+mod progress;
+mod query;
+mod settings;
+mod status;
+
+pub mod hooks;
+
+pub use graph::{dump_graph, load_patterns};
+pub use index::ci::{run as index_ci, CiOptions, CiReport};
+pub use index::{run as index, IndexError, IndexOptions, Outcome as IndexOutcome, Report as IndexReport, SemanticOptions};
+pub use progress::{Progress, Silent, Step};
+pub use query::context::Context;
+pub use query::engine::{Answer, Engine, HybridOptions, SemanticSetup, DEFAULT_WINDOW};
+pub use query::intent::Relation;
+pub use query::retrievers::{Hit, Mode, QueryOptions, Response, SYMBOL_NAME_MATCH};
+pub use query::server_only::{self as server_query, ServerQueryError};
+pub use query::warm::{WarmEngine, WarmStatus};
+pub use query::{indexed_state, index_notices, open_engine, run as query, short, Output as QueryOutput, Outcome as QueryOutcome, QueryError, Request as QueryRequest};
+pub use settings::{Overrides, SettingsError, Workspace};
+pub use status::{collect as collect_status, Status, StatusError};
+pub use semantic::dump::dump_vectors;
+pub use stores::state::now_secs;
+pub use stores::vector::server::ServerOptions;
+pub use stores::vector::Backend;

@@ -4,13 +4,13 @@
 //! plain text, files over the parse cap).
 //!
 //! Fixtures live in `tests/fixtures/chunker/`. Line numbers are 1-based and
-//! inclusive, as in [`git_rag::parse::Span`].
+//! inclusive, as in [`git_rag::analysis::parse::Span`].
 
 use std::collections::HashSet;
 
-use git_rag::chunk::{self, Chunk, ChunkKind, ChunkOptions, FileChunks};
-use git_rag::lang::Language;
-use git_rag::parse::{Symbol, SymbolKind};
+use git_rag::analysis::chunk::{self, Chunk, ChunkKind, ChunkOptions, FileChunks};
+use git_rag::analysis::lang::Language;
+use git_rag::analysis::parse::{Symbol, SymbolKind};
 
 const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chunker");
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 fn server() -> Option<String> {
     match std::env::var("QDRANT_URL") {
         Ok(u) if !u.is_empty() => {
-            assert!(git_rag::model::installed(), "the CI indexing tests need the embedding model: run `git rag model install`");
+            assert!(git_rag::semantic::model::installed(), "the CI indexing tests need the embedding model: run `git rag model install`");
             Some(u)
         }
         _ => {

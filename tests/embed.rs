@@ -4,10 +4,10 @@
 
 mod common;
 
-use git_rag::embed::{cosine, default_model_dir, EmbedOptions, Embedder};
+use git_rag::semantic::embed::{cosine, default_model_dir, EmbedOptions, Embedder};
 
 fn embedder() -> Option<Embedder> {
-    if !git_rag::model::installed() {
+    if !git_rag::semantic::model::installed() {
         assert!(
             std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(),
             "GIT_RAG_REQUIRE_MODEL is set but the model is not installed: run `git rag model install`"

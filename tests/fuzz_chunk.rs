@@ -17,7 +17,7 @@
 
 use std::collections::HashSet;
 
-use git_rag::chunk::{chunk_file, ChunkOptions};
+use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
 use proptest::prelude::*;
 
 /// Real source per language (the chunker fixtures, broken ones included).
@@ -222,7 +222,7 @@ macro_rules! language_properties {
                     let data = apply(src, &edits);
                     check($path, &data, &opts)?;
                     let (a, b) = (chunk_file($path, &data, &opts), chunk_file($path, &data, &opts));
-                    let ids = |c: &git_rag::chunk::FileChunks| c.chunks.iter().map(|c| (c.id.clone(), c.start_line, c.end_line)).collect::<Vec<_>>();
+                    let ids = |c: &git_rag::analysis::chunk::FileChunks| c.chunks.iter().map(|c| (c.id.clone(), c.start_line, c.end_line)).collect::<Vec<_>>();
                     prop_assert_eq!(ids(&a), ids(&b), "the same bytes gave other chunks");
                 }
             }

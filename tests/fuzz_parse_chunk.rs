@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use git_rag::chunk::{chunk_file, ChunkOptions};
+use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
 use proptest::prelude::*;
 
 const EXTENSIONS: &[&str] = &["py", "js", "ts", "tsx", "md", "txt", "weird"];

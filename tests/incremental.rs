@@ -177,7 +177,7 @@ fn new_content(rng: &mut Lcg, path: &str) -> String {
 #[test]
 fn generated_history_incremental_equals_full() {
     // The semantic layer too, when the model is installed (CI requires it).
-    let semantic = git_rag::model::installed();
+    let semantic = git_rag::semantic::model::installed();
     assert!(semantic || std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(), "GIT_RAG_REQUIRE_MODEL is set but no model is installed");
     let no_sem: &[&str] = if semantic { &[] } else { &["--no-semantic"] };
     let repo = TestRepo::new();

@@ -241,7 +241,7 @@ fn handshake_tools_and_every_tool_on_a_real_repo() {
     let e = mcp.tool_error("search", json!({"query": ""}));
     assert!(e.contains("`query`"), "{e}");
     let e = mcp.tool_error("search", json!({"query": "x", "mode": "psychic"}));
-    assert!(e.contains("unknown mode"), "{e}");
+    assert!(e.contains("`mode`") && e.contains("psychic") && e.contains("hybrid"), "{e}");
     assert_eq!(mcp.request("ping", json!({}))["result"], json!({}));
     mcp.finish();
 }
@@ -309,5 +309,48 @@ fn a_warm_server_does_not_block_the_indexer() {
     assert_eq!(mcp.tool("index", json!({}))["commit"], head);
     let s = mcp.tool("search", json!({"query": "linear backoff between retries", "mode": "hybrid"}));
     assert_eq!(s["results"][0]["path"], "pkg/retry.py", "{s}");
+    mcp.finish();
+}
+
+/// The answer without what differs between two runs of the same query, and
+/// with scores as the f32 they are (structuredContent widens them to f64).
+fn comparable(mut answer: Value) -> Value {
+    fn f32_numbers(v: &mut Value) {
+        match v {
+            Value::Number(n) if n.is_f64() => *v = json!(n.as_f64().map(|x| (x as f32).to_string())),
+            Value::Array(a) => a.iter_mut().for_each(f32_numbers),
+            Value::Object(o) => o.values_mut().for_each(f32_numbers),
+            _ => {}
+        }
+    }
+    for key in ["took_ms", "timings"] {
+        answer.as_object_mut().expect("an object").remove(key);
+    }
+    f32_numbers(&mut answer);
+    answer
+}
+
+#[test]
+fn the_cli_and_mcp_search_give_the_same_answer() {
+    // Both frontends call the library's one query entry point; every mode
+    // and option the two share must answer alike (rerank off: none installed).
+    let repo = repo_with_code(model_ready());
+    repo.rag_ok(&["index", "-q"]);
+    let mut mcp = Mcp::start(&repo, &["--lazy"]);
+    mcp.handshake();
+    let cases: [(&str, &[&str], Value); 5] = [
+        ("how are sessions persisted?", &[], json!({"query": "how are sessions persisted?"})),
+        ("check_token", &["--mode", "symbol", "-n", "3"], json!({"query": "check_token", "mode": "symbol", "limit": 3})),
+        ("session cookies", &["--mode", "keyword", "--path", "pkg/*.py"], json!({"query": "session cookies", "mode": "keyword", "path": "pkg/*.py"})),
+        ("who calls check_token", &["--kind", "method"], json!({"query": "who calls check_token", "kind": "method"})),
+        ("list users route", &["--lang", "javascript"], json!({"query": "list users route", "language": "javascript"})),
+    ];
+    for (text, flags, args) in cases {
+        let mut cli_args = vec!["query", text, "--json"];
+        cli_args.extend_from_slice(flags);
+        let cli: Value = serde_json::from_str(&repo.rag_ok(&cli_args)).expect("CLI JSON");
+        let via_mcp = mcp.tool("search", args);
+        assert_eq!(comparable(cli), comparable(via_mcp), "{text} {flags:?}");
+    }
     mcp.finish();
 }

@@ -6,9 +6,9 @@ mod common;
 
 use std::time::Duration;
 
-use git_rag::store::edge::{Access, EdgeStore};
-use git_rag::store::server::{ServerOptions, ServerStore};
-use git_rag::store::{Collection, Filter, Point, VectorStore};
+use git_rag::stores::vector::edge::{Access, EdgeStore};
+use git_rag::stores::vector::server::{ServerOptions, ServerStore};
+use git_rag::stores::vector::{Collection, Filter, Point, VectorStore};
 use serde_json::{json, Map, Value};
 
 fn point(id: u64, v: [f32; 4], path: &str, kind: &str, lang: &str) -> Point {
@@ -20,7 +20,7 @@ fn point(id: u64, v: [f32; 4], path: &str, kind: &str, lang: &str) -> Point {
     Point { id, vector: v.to_vec(), payload, text: Some(format!("{kind} in {path}")) }
 }
 
-fn ids(hits: &[git_rag::store::ScoredHit]) -> Vec<u64> {
+fn ids(hits: &[git_rag::stores::vector::ScoredHit]) -> Vec<u64> {
     hits.iter().map(|h| h.id).collect()
 }
 

@@ -166,7 +166,7 @@ pub fn stdout(out: &Output) -> String {
 /// Whether the embedding model is installed. Under GIT_RAG_REQUIRE_MODEL (CI)
 /// a missing model fails the test instead of skipping it.
 pub fn model_ready() -> bool {
-    if git_rag::model::installed() {
+    if git_rag::semantic::model::installed() {
         return true;
     }
     assert!(std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(), "GIT_RAG_REQUIRE_MODEL is set but the model is not installed");

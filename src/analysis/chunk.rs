@@ -1,0 +1,708 @@
+//! cAST chunking: the syntax tree, cut into retrieval units.
+//!
+//! Every function, method, class, interface, enum and type alias gets a
+//! chunk of its own (file ▶ class ▶ method). A class chunk is its outline:
+//! header, docstring, fields and member signatures, with member bodies
+//! elided, because each member has its own chunk. A definition larger than
+//! the budget keeps a summary chunk and its body is cut into `block` chunks
+//! that point at it. Everything between definitions (imports, constants,
+//! module code) is merged greedily into `code` chunks up to the budget, and a
+//! single statement over the budget is split along its children, recursively.
+//! Sizes count non-whitespace characters, so indentation style does not
+//! change where a cut falls.
+//!
+//! Files without a grammar are cut into Markdown sections or paragraphs;
+//! files over the size cap into line windows.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use tree_sitter::Node;
+
+use crate::analysis::lang::Language;
+use crate::analysis::parse::{self, ParsedFile, Symbol, SymbolKind};
+
+/// Chunking options. `budget` is in non-whitespace characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct ChunkOptions {
+    pub budget: usize,
+    /// Files larger than this (bytes) are not parsed, only cut into line windows.
+    pub max_parse_bytes: usize,
+    /// Line windows never hold more lines than this.
+    pub max_window_lines: usize,
+}
+
+impl Default for ChunkOptions {
+    fn default() -> Self {
+        ChunkOptions { budget: 2000, max_parse_bytes: 1_000_000, max_window_lines: 120 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChunkKind {
+    /// Imports and outline of a whole file.
+    File,
+    Class,
+    Interface,
+    Enum,
+    Type,
+    Function,
+    Method,
+    /// A part of a definition over the budget.
+    Block,
+    /// Module-level code between definitions.
+    Code,
+    /// A Markdown section.
+    Section,
+    /// Paragraphs of a plain text file.
+    Text,
+    /// Lines of a file over the parse cap.
+    Window,
+    /// The whole text of a file that did not parse cleanly.
+    Fallback,
+}
+
+impl ChunkKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChunkKind::File => "file",
+            ChunkKind::Class => "class",
+            ChunkKind::Interface => "interface",
+            ChunkKind::Enum => "enum",
+            ChunkKind::Type => "type",
+            ChunkKind::Function => "function",
+            ChunkKind::Method => "method",
+            ChunkKind::Block => "block",
+            ChunkKind::Code => "code",
+            ChunkKind::Section => "section",
+            ChunkKind::Text => "text",
+            ChunkKind::Window => "window",
+            ChunkKind::Fallback => "fallback",
+        }
+    }
+
+    pub fn all() -> &'static [ChunkKind] {
+        use ChunkKind::*;
+        &[File, Class, Interface, Enum, Type, Function, Method, Block, Code, Section, Text, Window, Fallback]
+    }
+
+    pub fn from_symbol(kind: SymbolKind) -> ChunkKind {
+        match kind {
+            SymbolKind::Class => ChunkKind::Class,
+            SymbolKind::Interface => ChunkKind::Interface,
+            SymbolKind::Enum => ChunkKind::Enum,
+            SymbolKind::Type => ChunkKind::Type,
+            SymbolKind::Function => ChunkKind::Function,
+            SymbolKind::Method => ChunkKind::Method,
+            SymbolKind::Variable | SymbolKind::Const => ChunkKind::Code,
+        }
+    }
+}
+
+/// One retrieval unit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Chunk {
+    /// Hash of (path, symbol path, content); stable across runs.
+    pub id: String,
+    /// Hash of the content alone, for reusing work on identical text.
+    pub content_hash: String,
+    pub kind: ChunkKind,
+    /// The symbol this chunk is about (qualified), if any.
+    pub symbol: Option<String>,
+    /// Every symbol defined in this chunk (qualified), for symbol lookup.
+    pub symbols: Vec<String>,
+    pub parent_id: Option<String>,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub start_byte: usize,
+    pub end_byte: usize,
+    pub content: String,
+}
+
+/// Everything derived from one file.
+pub struct FileChunks {
+    pub language: Language,
+    pub chunks: Vec<Chunk>,
+    pub symbols: Vec<Symbol>,
+    pub imports: Vec<parse::Import>,
+    pub has_errors: bool,
+    /// Convention instances mined from the tree (empty when not parsed).
+    pub patterns: Vec<crate::analysis::patterns::PatternInstance>,
+    /// Calls made outside any definition (module level), for the code graph.
+    pub module_calls: Vec<String>,
+}
+
+/// Chunks one file. `data` is the blob; callers skip binary files first.
+pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
+    let language = Language::from_path(path);
+    let mut builder = Builder::new(data, opts);
+    let mut symbols = Vec::new();
+    let mut imports = Vec::new();
+    let mut has_errors = false;
+    let mut patterns = Vec::new();
+    let mut module_calls = Vec::new();
+    if data.len() > opts.max_parse_bytes {
+        builder.line_windows(0, data.len(), ChunkKind::Window, None, None);
+    } else if let Some(parsed) = parse::parse(language, data) {
+        has_errors = parsed.has_errors;
+        builder.code_file(path, &parsed);
+        patterns = crate::analysis::patterns::mine(path, &parsed, data);
+        symbols = parsed.symbols;
+        imports = parsed.imports;
+        module_calls = parsed.module_calls;
+    } else if language == Language::Markdown {
+        builder.markdown();
+    } else {
+        builder.paragraphs(0, data.len(), ChunkKind::Text, None);
+    }
+    let chunks = builder.finish(path);
+    FileChunks { language, chunks, symbols, imports, has_errors, patterns, module_calls }
+}
+
+/// Counts what the budget counts.
+pub fn non_ws_len(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|b| !b.is_ascii_whitespace()).count()
+}
+
+/// A chunk before its id is known; `parent` indexes `Builder::chunks`.
+struct Draft {
+    kind: ChunkKind,
+    symbol: Option<String>,
+    symbols: Vec<String>,
+    parent: Option<usize>,
+    start_byte: usize,
+    end_byte: usize,
+    start_line: usize,
+    end_line: usize,
+    content: String,
+}
+
+struct Builder<'a> {
+    src: &'a [u8],
+    opts: &'a ChunkOptions,
+    /// Byte offset of the start of each line.
+    line_starts: Vec<usize>,
+    chunks: Vec<Draft>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(src: &'a [u8], opts: &'a ChunkOptions) -> Self {
+        let mut line_starts = vec![0];
+        for (i, b) in src.iter().enumerate() {
+            if *b == b'\n' && i + 1 < src.len() {
+                line_starts.push(i + 1);
+            }
+        }
+        Builder { src, opts, line_starts, chunks: Vec::new() }
+    }
+
+    /// 1-based line of a byte offset.
+    fn line_of(&self, byte: usize) -> usize {
+        match self.line_starts.binary_search(&byte) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        }
+    }
+
+    /// 1-based line of the last byte before `end` (exclusive end offset).
+    fn end_line_of(&self, start: usize, end: usize) -> usize {
+        if end <= start {
+            return self.line_of(start);
+        }
+        // Trailing newlines do not extend a chunk onto the next line.
+        let mut last = end - 1;
+        while last > start && matches!(self.src[last], b'\n' | b'\r') {
+            last -= 1;
+        }
+        self.line_of(last)
+    }
+
+    fn text(&self, start: usize, end: usize) -> String {
+        String::from_utf8_lossy(&self.src[start..end]).into_owned()
+    }
+
+    fn push(&mut self, draft: Draft) -> usize {
+        self.chunks.push(draft);
+        self.chunks.len() - 1
+    }
+
+    fn push_range(&mut self, kind: ChunkKind, start: usize, end: usize, symbol: Option<String>, symbols: Vec<String>, parent: Option<usize>) -> usize {
+        let content = self.text(start, end);
+        self.push_content(kind, start, end, symbol, symbols, parent, content)
+    }
+
+    /// A chunk covering `start..end` whose text is not the verbatim source
+    /// (an outline, or the head of a definition over the budget).
+    #[allow(clippy::too_many_arguments)]
+    fn push_content(&mut self, kind: ChunkKind, start: usize, end: usize, symbol: Option<String>, symbols: Vec<String>, parent: Option<usize>, content: String) -> usize {
+        self.push(Draft {
+            kind,
+            symbol,
+            symbols,
+            parent,
+            start_byte: start,
+            end_byte: end,
+            start_line: self.line_of(start),
+            end_line: self.end_line_of(start, end),
+            content,
+        })
+    }
+
+    // ---- code ---------------------------------------------------------------
+
+    fn code_file(&mut self, path: &str, parsed: &ParsedFile) {
+        let file_idx = self.file_chunk(path, parsed);
+        let root = parsed.tree.root_node();
+        // Chunk index of each symbol's own chunk, so members can point at it.
+        let mut chunk_of_symbol: HashMap<usize, usize> = HashMap::new();
+        let owned: HashSet<usize> = parsed
+            .defs_by_node
+            .iter()
+            .filter(|(_, defs)| defs.iter().any(|&d| parsed.symbols[d].kind.owns_chunk()))
+            .map(|(&node, _)| node)
+            .collect();
+        let mut stack = vec![root];
+        let mut def_nodes: Vec<(Node, usize)> = Vec::new();
+        // Find every statement that owns a chunk, in source order.
+        while let Some(node) = stack.pop() {
+            if owned.contains(&node.id()) {
+                if let Some(defs) = parsed.defs_by_node.get(&node.id()) {
+                    for &d in defs {
+                        if parsed.symbols[d].kind.owns_chunk() {
+                            def_nodes.push((node, d));
+                        }
+                    }
+                }
+            }
+            let mut cursor = node.walk();
+            let children: Vec<Node> = node.named_children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        for (node, d) in def_nodes {
+            let sym = &parsed.symbols[d];
+            let parent = match sym.parent_index {
+                Some(p) => chunk_of_symbol.get(&p).copied().or(Some(file_idx)),
+                None => Some(file_idx),
+            };
+            let idx = self.definition(node, sym, d, parsed, &owned, parent);
+            chunk_of_symbol.insert(d, idx);
+        }
+        // Module-level code between definitions.
+        let mut cursor = root.walk();
+        let top: Vec<Node> = root.named_children(&mut cursor).collect();
+        self.merge_siblings(&top, parsed, &owned, ChunkKind::Code, None, Some(file_idx));
+        if parsed.has_errors {
+            self.fallback(file_idx);
+        }
+    }
+
+    /// The file chunk: path, imports and an outline of the definitions.
+    fn file_chunk(&mut self, path: &str, parsed: &ParsedFile) -> usize {
+        let mut content = format!("// file: {path}\n");
+        for imp in &parsed.imports {
+            if imp.names.is_empty() {
+                content.push_str(&format!("import {}\n", imp.module));
+            } else {
+                content.push_str(&format!("from {} import {}\n", imp.module, imp.names.join(", ")));
+            }
+        }
+        for sym in &parsed.symbols {
+            let depth = sym.qualified_name.matches('.').count().min(sym.parent.as_ref().map_or(0, |p| p.matches('.').count() + 1));
+            content.push_str(&"  ".repeat(depth));
+            content.push_str(&sym.signature);
+            content.push('\n');
+        }
+        let content = truncate_to_budget(&content, self.opts.budget);
+        let end = self.src.len();
+        self.push(Draft {
+            kind: ChunkKind::File,
+            symbol: None,
+            symbols: Vec::new(),
+            parent: None,
+            start_byte: 0,
+            end_byte: end,
+            start_line: 1,
+            end_line: self.end_line_of(0, end).max(1),
+            content,
+        })
+    }
+
+    /// The chunk(s) of one definition; returns the index of its main chunk.
+    fn definition(&mut self, node: Node, sym: &Symbol, sym_idx: usize, parsed: &ParsedFile, owned: &HashSet<usize>, parent: Option<usize>) -> usize {
+        let (start, _) = sym.chunk_start();
+        let end = node.end_byte();
+        let kind = ChunkKind::from_symbol(sym.kind);
+        let symbol = Some(sym.qualified_name.clone());
+        let symbols = vec![sym.qualified_name.clone()];
+        let size = non_ws_len(&self.src[start..end]);
+
+        if sym.kind.is_container() {
+            // The outline: member bodies elided, since members have their own chunks.
+            let members: Vec<(usize, usize)> = parsed
+                .symbols
+                .iter()
+                .filter(|m| m.parent_index == Some(sym_idx) && m.kind.owns_chunk())
+                .filter_map(|m| m.body.map(|b| (b.start_byte, b.end_byte)))
+                .collect();
+            let outline = elide(self.src, start, end, &members, parsed.language == Language::Python);
+            let fits = non_ws_len(outline.as_bytes()) <= self.opts.budget;
+            let content = if fits { outline } else { truncate_to_budget(&outline, self.opts.budget) };
+            let idx = self.push_content(kind, start, end, symbol.clone(), symbols, parent, content);
+            if !fits {
+                // Fields and other non-member parts that did not fit the outline.
+                if let Some(body) = body_node(node, sym) {
+                    let mut cursor = body.walk();
+                    let children: Vec<Node> = body.named_children(&mut cursor).collect();
+                    self.merge_siblings(&children, parsed, owned, ChunkKind::Block, symbol, Some(idx));
+                }
+            }
+            return idx;
+        }
+
+        if size <= self.opts.budget {
+            return self.push_range(kind, start, end, symbol, symbols, parent);
+        }
+        // Over budget: a summary chunk for the whole definition, and its body in blocks.
+        let head = truncate_to_budget(&self.text(start, end), self.opts.budget);
+        let idx = self.push_content(kind, start, end, symbol.clone(), symbols, parent, head);
+        match body_node(node, sym) {
+            Some(body) => {
+                let mut cursor = body.walk();
+                let children: Vec<Node> = body.named_children(&mut cursor).collect();
+                if children.is_empty() {
+                    self.line_windows(body.start_byte(), body.end_byte(), ChunkKind::Block, symbol, Some(idx));
+                } else {
+                    self.merge_siblings(&children, parsed, owned, ChunkKind::Block, symbol, Some(idx));
+                }
+            }
+            None => self.line_windows(start, end, ChunkKind::Block, symbol, Some(idx)),
+        }
+        idx
+    }
+
+    /// Greedy merge of adjacent siblings up to the budget; statements that own
+    /// a chunk are skipped (they have theirs), oversized ones are split.
+    fn merge_siblings(&mut self, nodes: &[Node], parsed: &ParsedFile, owned: &HashSet<usize>, kind: ChunkKind, symbol: Option<String>, parent: Option<usize>) {
+        let budget = self.opts.budget;
+        // (start, end, size, symbols) of the run being built.
+        let mut run: Option<(usize, usize, usize, Vec<String>)> = None;
+        // Leading comments of owned definitions belong to their chunk.
+        let doc_starts: HashMap<usize, usize> = nodes
+            .iter()
+            .filter(|n| owned.contains(&n.id()))
+            .filter_map(|n| {
+                let defs = parsed.defs_by_node.get(&n.id())?;
+                let (b, _) = parsed.symbols[defs[0]].chunk_start();
+                Some((n.id(), b))
+            })
+            .collect();
+        let doc_ranges: Vec<(usize, usize)> = nodes.iter().filter_map(|n| doc_starts.get(&n.id()).map(|&b| (b, n.start_byte()))).collect();
+
+        for node in nodes {
+            let (s, e) = (node.start_byte(), node.end_byte());
+            if owned.contains(&node.id()) || doc_ranges.iter().any(|&(ds, de)| s >= ds && e <= de) {
+                self.flush_run(&mut run, kind, &symbol, parent);
+                continue;
+            }
+            let size = non_ws_len(&self.src[s..e]);
+            let names: Vec<String> = parsed
+                .defs_by_node
+                .get(&node.id())
+                .map(|defs| defs.iter().map(|&d| parsed.symbols[d].qualified_name.clone()).collect())
+                .unwrap_or_default();
+            if size > budget {
+                self.flush_run(&mut run, kind, &symbol, parent);
+                let first_piece = self.chunks.len();
+                let mut cursor = node.walk();
+                let children: Vec<Node> = node.named_children(&mut cursor).collect();
+                if children.is_empty() {
+                    self.line_windows(s, e, kind, symbol.clone(), parent);
+                } else {
+                    // The parts of the node before its first and after its last
+                    // child (keywords, brackets) are small; the children carry the content.
+                    self.merge_siblings(&children, parsed, owned, kind, symbol.clone(), parent);
+                }
+                // The names the statement defines stay findable: on its first piece.
+                if let Some(first) = self.chunks.get_mut(first_piece) {
+                    if first.symbol.is_none() {
+                        first.symbol = names.first().cloned();
+                    }
+                    first.symbols.extend(names);
+                }
+                continue;
+            }
+            // Measure the run as the text it will hold, separators included.
+            match &mut run {
+                Some((rs, re, rsize, rnames)) if non_ws_len(&self.src[*rs..e]) <= budget => {
+                    *re = e;
+                    *rsize = non_ws_len(&self.src[*rs..e]);
+                    rnames.extend(names);
+                }
+                _ => {
+                    self.flush_run(&mut run, kind, &symbol, parent);
+                    run = Some((s, e, size, names));
+                }
+            }
+        }
+        self.flush_run(&mut run, kind, &symbol, parent);
+    }
+
+    fn flush_run(&mut self, run: &mut Option<(usize, usize, usize, Vec<String>)>, kind: ChunkKind, symbol: &Option<String>, parent: Option<usize>) {
+        if let Some((s, e, size, names)) = run.take() {
+            if size == 0 {
+                return;
+            }
+            let sym = symbol.clone().or_else(|| names.first().cloned());
+            self.push_range(kind, s, e, sym, names, parent);
+        }
+    }
+
+    fn fallback(&mut self, file_idx: usize) {
+        let len = self.src.len();
+        if non_ws_len(self.src) <= self.opts.budget {
+            self.push_range(ChunkKind::Fallback, 0, len, None, Vec::new(), Some(file_idx));
+        } else {
+            self.line_windows(0, len, ChunkKind::Fallback, None, Some(file_idx));
+        }
+    }
+
+    // ---- text -----------------------------------------------------------------
+
+    /// Consecutive lines up to the budget (or the line cap) per chunk.
+    fn line_windows(&mut self, start: usize, end: usize, kind: ChunkKind, symbol: Option<String>, parent: Option<usize>) {
+        let budget = self.opts.budget;
+        let max_lines = self.opts.max_window_lines;
+        let mut win_start = start;
+        let mut size = 0;
+        let mut lines = 0;
+        let mut pos = start;
+        while pos < end {
+            let line_end = self.src[pos..end].iter().position(|&b| b == b'\n').map_or(end, |i| pos + i + 1);
+            let line_size = non_ws_len(&self.src[pos..line_end]);
+            if lines > 0 && (size + line_size > budget || lines >= max_lines) {
+                self.push_window(win_start, pos, kind, &symbol, parent, size);
+                win_start = pos;
+                size = 0;
+                lines = 0;
+            }
+            // A single line over the budget (minified code) is cut by bytes.
+            if line_size > budget {
+                let mut cut = pos;
+                while cut < line_end {
+                    let mut next = (cut + budget).min(line_end);
+                    while next < line_end && !is_char_boundary(self.src, next) {
+                        next += 1;
+                    }
+                    let chunk_size = non_ws_len(&self.src[cut..next]);
+                    self.push_window(cut, next, kind, &symbol, parent, chunk_size);
+                    cut = next;
+                }
+                win_start = line_end;
+                pos = line_end;
+                continue;
+            }
+            size += line_size;
+            lines += 1;
+            pos = line_end;
+        }
+        if win_start < end {
+            self.push_window(win_start, end, kind, &symbol, parent, size);
+        }
+    }
+
+    fn push_window(&mut self, start: usize, end: usize, kind: ChunkKind, symbol: &Option<String>, parent: Option<usize>, size: usize) {
+        if size > 0 {
+            self.push_range(kind, start, end, symbol.clone(), Vec::new(), parent);
+        }
+    }
+
+    /// Paragraphs (blank-line separated) merged up to the budget.
+    fn paragraphs(&mut self, start: usize, end: usize, kind: ChunkKind, symbol: Option<String>) {
+        let budget = self.opts.budget;
+        let mut run: Option<(usize, usize, usize)> = None;
+        for (ps, pe) in paragraph_ranges(self.src, start, end) {
+            let size = non_ws_len(&self.src[ps..pe]);
+            if size > budget {
+                if let Some((rs, re, _)) = run.take() {
+                    self.push_range(kind, rs, re, symbol.clone(), Vec::new(), None);
+                }
+                self.line_windows(ps, pe, kind, symbol.clone(), None);
+                continue;
+            }
+            match &mut run {
+                Some((_, re, rsize)) if *rsize + size <= budget => {
+                    *re = pe;
+                    *rsize += size;
+                }
+                _ => {
+                    if let Some((rs, re, _)) = run.take() {
+                        self.push_range(kind, rs, re, symbol.clone(), Vec::new(), None);
+                    }
+                    run = Some((ps, pe, size));
+                }
+            }
+        }
+        if let Some((rs, re, _)) = run {
+            self.push_range(kind, rs, re, symbol, Vec::new(), None);
+        }
+    }
+
+    /// Markdown: one chunk per heading section, paragraphs when a section is too big.
+    fn markdown(&mut self) {
+        let mut sections: Vec<(usize, Option<String>)> = vec![(0, None)];
+        let mut in_fence = false;
+        let mut pos = 0;
+        while pos < self.src.len() {
+            let line_end = self.src[pos..].iter().position(|&b| b == b'\n').map_or(self.src.len(), |i| pos + i + 1);
+            let line = String::from_utf8_lossy(&self.src[pos..line_end]);
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                in_fence = !in_fence;
+            } else if !in_fence && trimmed.starts_with('#') && line.len() - trimmed.len() < 4 {
+                let title = trimmed.trim_start_matches('#').trim().to_string();
+                if pos == 0 {
+                    sections[0].1 = Some(title);
+                } else {
+                    sections.push((pos, Some(title)));
+                }
+            }
+            pos = line_end;
+        }
+        for i in 0..sections.len() {
+            let (s, ref title) = sections[i];
+            let title = title.clone();
+            let e = sections.get(i + 1).map_or(self.src.len(), |n| n.0);
+            let size = non_ws_len(&self.src[s..e]);
+            if size == 0 {
+                continue;
+            }
+            if size <= self.opts.budget {
+                self.push_range(ChunkKind::Section, s, e, title, Vec::new(), None);
+            } else {
+                self.paragraphs(s, e, ChunkKind::Section, title);
+            }
+        }
+    }
+
+    /// Assigns ids: hash of (path, symbol path, content), made unique within the file.
+    fn finish(self, path: &str) -> Vec<Chunk> {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut ids = Vec::with_capacity(self.chunks.len());
+        for d in &self.chunks {
+            let symbol_path = d.symbol.as_deref().unwrap_or("");
+            let mut hasher = blake3::Hasher::new();
+            hasher.update(path.as_bytes());
+            hasher.update(&[0]);
+            hasher.update(symbol_path.as_bytes());
+            hasher.update(&[0]);
+            hasher.update(d.content.as_bytes());
+            let base = hex16(hasher.finalize().as_bytes());
+            let n = seen.entry(base.clone()).or_insert(0);
+            let id = if *n == 0 { base.clone() } else { hex16(blake3::hash(format!("{base}#{n}").as_bytes()).as_bytes()) };
+            *n += 1;
+            ids.push(id);
+        }
+        self.chunks
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| Chunk {
+                id: ids[i].clone(),
+                content_hash: hex16(blake3::hash(d.content.as_bytes()).as_bytes()),
+                kind: d.kind,
+                symbol: d.symbol,
+                symbols: d.symbols,
+                parent_id: d.parent.map(|p| ids[p].clone()),
+                start_line: d.start_line,
+                end_line: d.end_line,
+                start_byte: d.start_byte,
+                end_byte: d.end_byte,
+                content: d.content,
+            })
+            .collect()
+    }
+}
+
+fn body_node<'t>(node: Node<'t>, sym: &Symbol) -> Option<Node<'t>> {
+    let body = sym.body?;
+    node.descendant_for_byte_range(body.start_byte, body.end_byte)
+        .filter(|n| n.start_byte() == body.start_byte && n.end_byte() == body.end_byte)
+}
+
+/// Source text of `start..end` with the given byte ranges replaced by `...` / `{ … }`.
+fn elide(src: &[u8], start: usize, end: usize, ranges: &[(usize, usize)], python: bool) -> String {
+    let mut ranges: Vec<(usize, usize)> = ranges.iter().copied().filter(|&(s, e)| s >= start && e <= end).collect();
+    ranges.sort();
+    let mut out = String::new();
+    let mut pos = start;
+    for (s, e) in ranges {
+        if s < pos {
+            continue; // nested inside an elided range
+        }
+        out.push_str(&String::from_utf8_lossy(&src[pos..s]));
+        out.push_str(if python { "..." } else { "{ … }" });
+        pos = e;
+    }
+    out.push_str(&String::from_utf8_lossy(&src[pos..end]));
+    out
+}
+
+/// Cuts text at the line where the non-whitespace count passes the budget.
+fn truncate_to_budget(text: &str, budget: usize) -> String {
+    let mut size = 0;
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let n = non_ws_len(line.as_bytes());
+        if size + n > budget && !out.is_empty() {
+            break;
+        }
+        if size + n > budget {
+            // A single huge first line: cut it by characters.
+            let mut count = 0;
+            for c in line.chars() {
+                if !c.is_whitespace() {
+                    count += 1;
+                }
+                if count > budget {
+                    break;
+                }
+                out.push(c);
+            }
+            break;
+        }
+        size += n;
+        out.push_str(line);
+    }
+    out
+}
+
+fn paragraph_ranges(src: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut para_start: Option<usize> = None;
+    let mut pos = start;
+    while pos < end {
+        let line_end = src[pos..end].iter().position(|&b| b == b'\n').map_or(end, |i| pos + i + 1);
+        let blank = src[pos..line_end].iter().all(|b| b.is_ascii_whitespace());
+        match (blank, para_start) {
+            (true, Some(ps)) => {
+                out.push((ps, pos));
+                para_start = None;
+            }
+            (false, None) => para_start = Some(pos),
+            _ => {}
+        }
+        pos = line_end;
+    }
+    if let Some(ps) = para_start {
+        out.push((ps, end));
+    }
+    out
+}
+
+fn is_char_boundary(src: &[u8], i: usize) -> bool {
+    i >= src.len() || (src[i] as i8) >= -0x40
+}
+
+fn hex16(bytes: &[u8]) -> String {
+    bytes[..16].iter().map(|b| format!("{b:02x}")).collect()
+}

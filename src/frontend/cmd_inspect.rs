@@ -1,0 +1,75 @@
+//! `git rag status` and `git rag patterns`: what the index holds, rendered.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use git_rag::{short, Workspace};
+
+pub fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
+    let status = git_rag::collect_status(&ws.repo, &ws.index_dir, &ws.backend, true)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&status)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("index:    {}", status.index_dir);
+    println!("indexed:  {}", status.indexed_commit.as_deref().map(short).unwrap_or("(nothing)"));
+    println!("HEAD:     {}", status.head.as_deref().map(short).unwrap_or("(no commits)"));
+    println!("stale:    {}", if status.stale { "yes (run `git rag index`)" } else { "no" });
+    if status.indexing {
+        println!("indexing: a run is in progress");
+    }
+    println!("counts:   {} files, {} chunks, {} symbols", status.counts.files, status.counts.chunks, status.counts.symbols);
+    match &status.semantic {
+        Some(sem) => {
+            println!("semantic: {} ({} dims) in {}", sem.model, sem.dims, sem.store);
+            if let Some(counts) = &sem.counts {
+                let parts: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+                println!("vectors:  {}", parts.join(", "));
+            }
+            if let Some(err) = &sem.error {
+                println!("vectors:  {err}");
+            }
+        }
+        None => println!("semantic: off (keyword and symbol only; `git rag model install` then `git rag index` turns it on)"),
+    }
+    if let Some(l) = &status.last_run {
+        println!("last run: {} (embedded {}, reused {})", l.mode, l.embedded, l.reused);
+        if let Some(err) = &l.error {
+            println!("last run: failed: {err}");
+        }
+    }
+    if let Some(h) = &status.hook {
+        if h.running {
+            println!("hook:     updating the index in the background{}", h.pid.map(|p| format!(" (pid {p})")).unwrap_or_default());
+        } else if h.pending {
+            println!("hook:     an update is requested");
+        }
+        if let Some(r) = &h.last_run {
+            match &r.error {
+                Some(err) => println!("hook run: failed at {}: {err} (log: {})", git_rag::hooks::utc(r.finished_at), h.log.display()),
+                None => println!("hook run: {} at {} ({}, {} runs in all)", r.outcome, git_rag::hooks::utc(r.finished_at), r.requested_by, h.runs),
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn patterns(ws: &Workspace, json: bool) -> Result<ExitCode> {
+    if git_rag::indexed_state(&ws.index_dir)?.is_none() {
+        anyhow::bail!("there is no index yet at {}; run `git rag index` first", ws.index_dir.display());
+    }
+    let patterns = git_rag::load_patterns(&ws.index_dir)?;
+    if json {
+        println!("{}", serde_json::to_string(&patterns)?);
+    } else if patterns.is_empty() {
+        eprintln!("git-rag: no recurring conventions found");
+    } else {
+        for p in &patterns {
+            println!("{:>5} × in {:>3} files  {}  — {}", p.count, p.files, p.key, p.description);
+            if let Some(e) = p.examples.first() {
+                println!("        e.g. {}:{}-{}", e.path, e.start_line, e.end_line);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,87 @@
+//! `git rag query`: open the index (or, without one, the server's
+//! collections), answer through the library's one query entry point, render.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use git_rag::{server_query, Backend, short, Hit, QueryOutput, QueryRequest, Workspace};
+
+pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -> Result<ExitCode> {
+    let opening = Instant::now();
+    let Some(state) = git_rag::indexed_state(&ws.index_dir)? else {
+        if let Backend::Server(server) = &ws.backend {
+            // No local index: what CI built in the server (`git rag index --ci`).
+            return run_server_only(ws, server, request, json);
+        }
+        anyhow::bail!("there is no index yet at {}; run `git rag index` first", ws.index_dir.display());
+    };
+    for notice in git_rag::index_notices(&ws.repo, &state) {
+        eprintln!("git-rag: {notice}");
+    }
+    let setup = git_rag::SemanticSetup { backend: ws.backend.clone(), model_dir: ws.model_dir.clone(), wait, one_shot: true };
+    // Not dropped: the process exits after this answer, and freeing a big
+    // repository's graph and state (millions of allocations) cost ~10% of a
+    // graph query on `large`.
+    let engine = std::mem::ManuallyDrop::new(Arc::new(git_rag::open_engine(&ws.index_dir, state, Some(setup))?));
+    let open_ms = opening.elapsed().as_secs_f64() * 1000.0;
+    let outcome = git_rag::query(&engine, &ws.repo, &ws.model_dir, request)?;
+    for notice in &outcome.notices {
+        eprintln!("git-rag: {notice}");
+    }
+    match outcome.output {
+        QueryOutput::Context(ctx) if json => println!("{}", serde_json::to_string(&ctx)?),
+        QueryOutput::Context(ctx) => {
+            print!("{}", ctx.markdown);
+            if !ctx.markdown.ends_with('\n') {
+                println!();
+            }
+        }
+        QueryOutput::Answer(mut answer) => {
+            // Reading the state and opening the keyword index happen before the search.
+            answer.timings.insert("index_open", open_ms);
+            if json {
+                println!("{}", serde_json::to_string(&answer)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            if !answer.subjects.is_empty() {
+                eprintln!("git-rag: about {}", answer.subjects.join(", "));
+            }
+            print_hits(&answer.response.results, 3);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A query answered from a Qdrant server's collections alone (dense only).
+fn run_server_only(ws: &Workspace, server: &git_rag::ServerOptions, request: &QueryRequest, json: bool) -> Result<ExitCode> {
+    server_query::check_supported(request.search.query.mode, request.context_budget.is_some())?;
+    let (store, commit, paths) = server_query::connect(server, &ws.model_dir)?;
+    eprintln!(
+        "git-rag: no local index: answering from {} at {} (dense only; `git rag index` adds keyword, symbol and graph retrieval)",
+        server.prefix,
+        commit.as_deref().map(short).unwrap_or("?")
+    );
+    let response = server_query::search(&store, &paths, &request.text, &request.search.query, &ws.model_dir)?;
+    if json {
+        println!("{}", serde_json::to_string(&response)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    print_hits(&response.results, 0);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line per hit, then up to `preview` non-blank lines of its content.
+fn print_hits(hits: &[Hit], preview: usize) {
+    if hits.is_empty() {
+        eprintln!("git-rag: no results");
+    }
+    for hit in hits {
+        println!("{}:{}-{}  {}  [{}, {:.3}]", hit.path, hit.start_line, hit.end_line, hit.symbol.as_deref().unwrap_or("-"), hit.kind, hit.score);
+        for line in hit.content.lines().filter(|l| !l.trim().is_empty()).take(preview) {
+            let line: String = line.chars().take(120).collect();
+            println!("    {line}");
+        }
+    }
+}

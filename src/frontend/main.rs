@@ -1,0 +1,101 @@
+//! `git-rag`: the command line. It parses flags, resolves the settings once,
+//! calls the library and renders: results on stdout, progress and warnings
+//! on stderr. The MCP server (`serve --mcp`) and the hooks runner are
+//! frontends beside it.
+
+mod args;
+mod cmd_hooks;
+mod cmd_index;
+mod cmd_inspect;
+mod cmd_model;
+mod cmd_query;
+mod mcp;
+mod progress;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Parser;
+
+use args::{Cli, Command};
+use git_rag::{Overrides, Workspace};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("git-rag: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Seconds from a flag, never negative.
+fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(s.max(0.0))
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    // Model commands work outside a repository.
+    if let Command::Model { action } = &cli.command {
+        return cmd_model::run(action);
+    }
+    let overrides = Overrides { directory: cli.directory, index_dir: cli.index_dir, qdrant_url: cli.qdrant_url, branch: cli.branch };
+    let ws = Workspace::discover(&overrides)?;
+    match cli.command {
+        Command::Index { ci: true, full, rev, json, quiet, .. } => cmd_index::run_ci(&ws, full, rev, json, quiet),
+        Command::Index { full, rev, wait, json, quiet, no_semantic, ci: false } => {
+            let mut opts = ws.index_options(secs(wait));
+            opts.full = full;
+            opts.rev = rev;
+            opts.semantic.enabled &= !no_semantic;
+            cmd_index::run(&ws, &opts, json, quiet)
+        }
+        Command::Query { text, mode, limit, lang, path, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, context, budget } => {
+            let mut search = git_rag::HybridOptions::new(git_rag::QueryOptions { mode: mode.into(), limit: limit.max(1), lang, path, kind });
+            search.window = window.max(1);
+            search.diversity = diversity;
+            search.expand_parent = expand.is_some();
+            search.depth = depth.max(1);
+            search.relation = relation.map(Into::into);
+            search.timeout = Duration::from_secs_f64(timeout.max(0.1));
+            let request = git_rag::QueryRequest { text, search, rerank, context_budget: context.then_some(budget) };
+            cmd_query::run(&ws, &request, json, secs(wait))
+        }
+        Command::Status { json } => cmd_inspect::status(&ws, json),
+        Command::Serve { mcp, wait, timeout, lazy } => {
+            if !mcp {
+                anyhow::bail!("say which protocol to serve: `git rag serve --mcp`");
+            }
+            let opts = mcp::ServeOptions {
+                index_dir: ws.index_dir.clone(),
+                semantic: ws.semantic_setup(secs(wait), false),
+                index: ws.index_options(Duration::from_secs(30)),
+                timeout: Duration::from_secs_f64(timeout.max(0.1)),
+            };
+            let index_dir = ws.index_dir.clone();
+            let mut server = mcp::Server::new(ws, opts);
+            if !lazy {
+                server.warm_in_background();
+            }
+            eprintln!("git-rag: MCP server ready on stdio (index {})", index_dir.display());
+            server.serve(std::io::stdin().lock(), std::io::stdout().lock()).map_err(|e| anyhow::anyhow!("stdio failed: {e}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Hooks { action } => cmd_hooks::run(&ws, action),
+        Command::DumpVectors => {
+            println!("{}", serde_json::to_string_pretty(&git_rag::dump_vectors(&ws.index_dir, &ws.backend)?)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::DumpGraph => {
+            for line in git_rag::dump_graph(&ws.index_dir)? {
+                println!("{line}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Patterns { json } => cmd_inspect::patterns(&ws, json),
+        Command::Model { .. } => unreachable!("handled above"),
+    }
+}

@@ -1,0 +1,300 @@
+//! The MCP tools: each one's arguments are a typed struct, deserialized with
+//! serde (the error names the field) and described to clients by a JSON
+//! Schema that schemars generates from the same struct, so the two cannot
+//! drift apart. Each tool calls the library and returns its JSON.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::{Server, ToolError, ToolResult};
+use crate::args::ModeArg;
+use git_rag::{HybridOptions, Mode, QueryOptions, QueryOutput, QueryRequest, Relation};
+
+/// The tools, in the order `tools/list` gives them.
+pub const NAMES: &[&str] = &["search", "context", "symbols", "callers", "callees", "status", "index"];
+
+const MAX_LIMIT: u64 = 100;
+const MAX_DEPTH: u64 = 5;
+
+fn ten() -> u64 {
+    10
+}
+fn twenty() -> u64 {
+    20
+}
+fn one() -> u64 {
+    1
+}
+fn default_budget() -> u64 {
+    8000
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// Words, identifiers or a question.
+    query: String,
+    /// Most results to return.
+    #[serde(default = "ten")]
+    #[schemars(range(min = 1, max = 100))]
+    limit: u64,
+    /// hybrid fuses every retriever; the others force one.
+    #[serde(default)]
+    mode: ModeArg,
+    /// Only this language: python, javascript, typescript, tsx, markdown, text.
+    language: Option<String>,
+    /// Only paths matching this glob (`src/**/*.py`; without `/` it matches file names).
+    path: Option<String>,
+    /// Only this kind: function, method, class, code, file, …
+    kind: Option<String>,
+    /// Rerank the top results with a cross-encoder, when one is installed.
+    #[serde(default)]
+    rerank: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContextArgs {
+    /// The question or task.
+    query: String,
+    /// Tokens the context may use.
+    #[serde(default = "default_budget")]
+    #[schemars(range(min = 1, max = 200000))]
+    budget: u64,
+    /// Most results to build the context from.
+    #[serde(default = "ten")]
+    #[schemars(range(min = 1, max = 100))]
+    limit: u64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolsArgs {
+    /// A symbol name, plain or qualified.
+    name: String,
+    /// Only this kind: function, method, class, interface, type, enum, variable, const.
+    kind: Option<String>,
+    /// Most results to return.
+    #[serde(default = "twenty")]
+    #[schemars(range(min = 1, max = 100))]
+    limit: u64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphArgs {
+    /// The symbol's name.
+    symbol: String,
+    /// How many call hops to follow (1 = direct).
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 5))]
+    depth: u64,
+    /// Most results to return.
+    #[serde(default = "twenty")]
+    #[schemars(range(min = 1, max = 100))]
+    limit: u64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusArgs {}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IndexArgs {
+    /// A file or directory (relative to the repository root) to index again even if unchanged.
+    path: Option<String>,
+    /// Rebuild everything.
+    #[serde(default)]
+    full: bool,
+}
+
+/// Arguments of type `T`; a wrong one is a tool error that names the field.
+fn parse<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, ToolError> {
+    serde_path_to_error::deserialize(Value::Object(args)).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            ToolError(e.into_inner().to_string())
+        } else {
+            ToolError(format!("`{path}`: {}", e.into_inner()))
+        }
+    })
+}
+
+fn in_range(key: &str, n: u64, max: u64) -> Result<usize, ToolError> {
+    if !(1..=max).contains(&n) {
+        return Err(ToolError(format!("`{key}` must be between 1 and {max}, not {n}")));
+    }
+    Ok(n as usize)
+}
+
+fn non_empty(key: &str, s: String) -> Result<String, ToolError> {
+    if s.trim().is_empty() {
+        return Err(ToolError(format!("`{key}` is required (a non-empty string)")));
+    }
+    Ok(s)
+}
+
+/// Runs tool `name` with its arguments.
+pub fn call(server: &mut Server, name: &str, args: Map<String, Value>) -> ToolResult {
+    match name {
+        "search" => search(server, parse(args)?),
+        "context" => context(server, parse(args)?),
+        "symbols" => symbols(server, parse(args)?),
+        "callers" => graph(server, parse(args)?, Relation::Callers),
+        "callees" => graph(server, parse(args)?, Relation::Callees),
+        "status" => status(server, parse(args)?),
+        "index" => index(server, parse(args)?),
+        other => Err(ToolError(format!("unknown tool `{other}`"))),
+    }
+}
+
+fn options(server: &Server, mode: Mode, limit: usize) -> HybridOptions {
+    let mut o = HybridOptions::new(QueryOptions { mode, limit, lang: None, path: None, kind: None });
+    o.timeout = server.opts.timeout;
+    o
+}
+
+/// Runs a request through the library's query entry point, as the CLI does.
+fn query(server: &Server, request: &QueryRequest) -> Result<QueryOutput, ToolError> {
+    let engine = server.engine.current()?;
+    Ok(git_rag::query(&engine, &server.ws.repo, &server.ws.model_dir, request)?.output)
+}
+
+fn search(server: &Server, a: SearchArgs) -> ToolResult {
+    let mut search = options(server, a.mode.into(), in_range("limit", a.limit, MAX_LIMIT)?);
+    search.query.lang = a.language;
+    search.query.path = a.path;
+    search.query.kind = a.kind;
+    let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: a.rerank, context_budget: None };
+    Ok(serde_json::to_value(query(server, &request)?)?)
+}
+
+fn context(server: &Server, a: ContextArgs) -> ToolResult {
+    let budget = in_range("budget", a.budget, 200_000)?;
+    let search = options(server, Mode::Hybrid, in_range("limit", a.limit, MAX_LIMIT)?);
+    let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: false, context_budget: Some(budget) };
+    Ok(serde_json::to_value(query(server, &request)?)?)
+}
+
+fn symbols(server: &Server, a: SymbolsArgs) -> ToolResult {
+    let name = non_empty("name", a.name)?;
+    let mut search = options(server, Mode::Symbol, in_range("limit", a.limit, MAX_LIMIT)?);
+    search.query.kind = a.kind;
+    let answer = server.engine.current()?.search(&name, &search)?;
+    // Definitions are name matches; looser matches are offered as suggestions.
+    let (defs, others): (Vec<_>, Vec<_>) = answer.response.results.into_iter().partition(|h| h.score >= git_rag::SYMBOL_NAME_MATCH);
+    let definitions: Vec<Value> = defs
+        .iter()
+        .map(|h| {
+            json!({
+                "symbol": h.symbol, "kind": h.kind, "language": h.language,
+                "path": h.path, "start_line": h.start_line, "end_line": h.end_line,
+                "citation": format!("{}:{}-{}", h.path, h.start_line, h.end_line),
+                "signature": h.content.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim(),
+                "content": h.content,
+            })
+        })
+        .collect();
+    let suggestions: Vec<&str> = others.iter().filter_map(|h| h.symbol.as_deref()).take(5).collect();
+    Ok(json!({"name": name, "definitions": definitions, "suggestions": suggestions}))
+}
+
+fn graph(server: &Server, a: GraphArgs, relation: Relation) -> ToolResult {
+    let symbol = non_empty("symbol", a.symbol)?;
+    let depth = in_range("depth", a.depth, MAX_DEPTH)?;
+    let mut search = options(server, Mode::Graph, in_range("limit", a.limit, MAX_LIMIT)?);
+    search.relation = Some(relation);
+    search.depth = depth;
+    let answer = server.engine.current()?.search(&symbol, &search)?;
+    if answer.subjects.is_empty() {
+        return Err(ToolError(format!("no symbol named `{symbol}` in the code graph (try the `symbols` tool for the exact name)")));
+    }
+    let key = if relation == Relation::Callers { "callers" } else { "callees" };
+    Ok(json!({"symbol": symbol, "subjects": answer.subjects, "depth": depth, key: answer.response.results}))
+}
+
+fn status(server: &Server, _: StatusArgs) -> ToolResult {
+    let status = git_rag::collect_status(&server.ws.repo, &server.opts.index_dir, &server.ws.backend, false)?;
+    let mut value = serde_json::to_value(status)?;
+    value["server"] = serde_json::to_value(server.engine.status())?;
+    Ok(value)
+}
+
+fn index(server: &Server, a: IndexArgs) -> ToolResult {
+    let mut opts = server.opts.index.clone();
+    opts.full = a.full;
+    if let Some(path) = a.path {
+        let path = path.trim().trim_start_matches("./").to_string();
+        if path.is_empty() || path.starts_with('/') || path.split('/').any(|s| s == "..") {
+            return Err(ToolError(format!("`path` must be a path inside the repository, relative to its root, not `{path}`")));
+        }
+        opts.reindex = vec![path];
+    }
+    // Our own shared lock on the vector store would keep the run from writing.
+    server.engine.release_store();
+    let outcome = git_rag::index(&server.ws.repo, &server.opts.index_dir, &opts, &git_rag::Silent)?;
+    Ok(serde_json::to_value(&outcome)?)
+}
+
+/// One tool's description for `tools/list`, its input schema generated from `T`.
+fn tool<T: JsonSchema>(name: &str, title: &str, description: &str, read_only: bool) -> Value {
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let Value::Object(o) = &mut schema {
+        o.remove("$schema");
+        o.remove("title");
+        o.entry("properties").or_insert_with(|| json!({}));
+    }
+    let annotations = if read_only {
+        json!({"readOnlyHint": true, "openWorldHint": false})
+    } else {
+        json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+    };
+    json!({"name": name, "title": title, "description": description, "inputSchema": schema, "annotations": annotations})
+}
+
+/// The `tools/list` answer.
+pub fn list() -> Value {
+    json!([
+        tool::<SearchArgs>(
+            "search",
+            "Search the code",
+            "Hybrid code search over the repository (BM25, symbol names, embeddings and the call graph, fused). \
+             Returns ranked chunks with path, line range, symbol, kind, content and per-retriever signals.",
+            true,
+        ),
+        tool::<ContextArgs>(
+            "context",
+            "Build a cited context",
+            "A token-budgeted Markdown context for a question: definitions, relevant code, file context and project \
+             patterns, each piece cited as path:start-end. Tokens counted with cl100k_base; the budget is never exceeded.",
+            true,
+        ),
+        tool::<SymbolsArgs>(
+            "symbols",
+            "Find definitions",
+            "Definitions of a symbol by name (`Session`, `Session.send`, `parse_url`): path, lines, kind, signature and code.",
+            true,
+        ),
+        tool::<GraphArgs>("callers", "Who calls this", "Functions and modules that call a symbol, from the code graph, up to `depth` hops.", true),
+        tool::<GraphArgs>("callees", "What this calls", "Functions a symbol calls, from the code graph, up to `depth` hops.", true),
+        tool::<StatusArgs>(
+            "status",
+            "Index status",
+            "Which commit the index is at, whether it is behind HEAD, whether a run is in progress, counts and the last run.",
+            true,
+        ),
+        tool::<IndexArgs>(
+            "index",
+            "Update the index",
+            "Bring the index to HEAD now (only what changed), or re-index one file or directory, or rebuild in full.",
+            false,
+        ),
+    ])
+}

@@ -1,0 +1,480 @@
+//! The code graph: files and symbols as nodes; contains, imports, calls and
+//! inherits as edges, in a petgraph `StableDiGraph`.
+//!
+//! Two files live in `<index>/graph/`:
+//! - `facts.bin`: what each file says about itself (symbols with their raw
+//!   calls and bases, imports). Facts are the source of truth: the graph can
+//!   always be rebuilt from them, and a file's facts change only when it does.
+//! - `graph.bin`: the resolved graph, which queries load.
+//!
+//! An update replaces the facts of the changed files, removes their nodes and
+//! re-resolves only the references that could now point elsewhere: every
+//! reference from a changed file, and references from other files whose last
+//! name segment is a name defined (before or after) in a changed file, or whose
+//! import names a module whose path appeared or vanished. A change inside a
+//! function body therefore touches that file's nodes and the few references
+//! to its names, never the whole graph. Resolution depends only on the facts,
+//! so an incremental update equals a fresh build (tests compare [`Graph::dump`]).
+//!
+//! Name resolution, in order: the enclosing class and its bases for
+//! `self.x`/`this.x`; nested and same-file definitions; what the file
+//! imports; a unique definition of that name anywhere. What stays unresolved
+//! is kept as a named stub node, not dropped.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+
+use petgraph::stable_graph::{NodeIndex, StableDiGraph};
+use petgraph::visit::{EdgeRef, IntoEdgeReferences};
+use petgraph::Direction;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+mod facts;
+mod resolve;
+mod store;
+
+pub use facts::{FileFacts, SymbolFact};
+pub use store::{dump_graph, exists, load_patterns, GraphStore};
+pub use resolve::is_callable;
+use store::{graph_dir, read, StoredGraph};
+
+use crate::analysis::lang::Language;
+
+/// Version of `facts.bin` and `graph.bin`. Bumped when either format or the
+/// way names resolve changes: an index of another version is rebuilt in full
+/// on its next run (a graph resolved by other rules cannot be updated in place).
+/// 3: a bare name no longer resolves to a member of the enclosing class or object.
+const FORMAT_VERSION: u32 = 3;
+/// The pseudo-symbol module-level calls are resolved from.
+const MODULE_CALLER: &str = "<module>";
+const FACTS_FILE: &str = "facts.bin";
+const GRAPH_FILE: &str = "graph.bin";
+const PATTERNS_FILE: &str = "patterns.json";
+/// A convention is something seen at least this often.
+pub const MIN_PATTERN_COUNT: usize = 2;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GraphError {
+    #[error("cannot read the code graph {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("the code graph {path} is damaged or from another version ({message}); run `git rag index --full`")]
+    Decode { path: PathBuf, message: String },
+    #[error("cannot write the code graph {path}: {source}")]
+    Write { path: PathBuf, source: crate::stores::state::StateError },
+    #[error("the index has no code graph; run `git rag index`")]
+    Missing,
+}
+
+pub type Result<T> = std::result::Result<T, GraphError>;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum NodeKey {
+    File(String),
+    Symbol { path: String, qualified_name: String },
+    /// A call or base that resolved to nothing (or to more than one thing).
+    Stub(String),
+    /// An import of something outside the repository.
+    External(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeData {
+    pub key: NodeKey,
+    pub kind: String,
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum EdgeKind {
+    Contains,
+    Imports,
+    Calls,
+    Inherits,
+}
+
+impl EdgeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Contains => "contains",
+            EdgeKind::Imports => "imports",
+            EdgeKind::Calls => "calls",
+            EdgeKind::Inherits => "inherits",
+        }
+    }
+}
+
+/// An edge and the reference as written, so it can be resolved again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EdgeData {
+    pub kind: EdgeKind,
+    pub raw: String,
+}
+
+/// The resolved graph, as loaded for queries.
+pub struct Graph {
+    pub graph: StableDiGraph<NodeData, EdgeData>,
+    /// Node by key, built on first use: a callers/callees question never
+    /// needs it, and building it was a sixth of loading a big graph. Fx
+    /// hashing: SipHash cost ~8% more, and these keys come from our own index.
+    nodes: std::sync::OnceLock<FxHashMap<NodeKey, NodeIndex>>,
+    /// Symbol nodes by the lowercase last segment of their qualified name,
+    /// built on first lookup (a scan of every node per lookup costs ~10 ms on
+    /// a big repository); dropped whenever a node is added or removed.
+    by_name: std::sync::OnceLock<FxHashMap<String, Vec<NodeIndex>>>,
+}
+
+impl Graph {
+    fn empty() -> Graph {
+        Graph { graph: StableDiGraph::new(), nodes: std::sync::OnceLock::new(), by_name: std::sync::OnceLock::new() }
+    }
+
+    /// Loads the graph for queries; `None` when the index has none.
+    pub fn load(index_dir: &Path) -> Result<Option<Graph>> {
+        let path = graph_dir(index_dir).join(GRAPH_FILE);
+        let Some(stored) = read::<StoredGraph>(&path)? else { return Ok(None) };
+        if stored.version != FORMAT_VERSION {
+            return Err(GraphError::Decode { path, message: format!("format {}, this git-rag reads {FORMAT_VERSION}", stored.version) });
+        }
+        Ok(Some(Graph::from_stored(stored)))
+    }
+
+    fn from_stored(stored: StoredGraph) -> Graph {
+        let mut g = Graph::empty();
+        // Sized up front: growing these by doubling was a third of loading a
+        // big graph (copies and page faults).
+        g.graph = StableDiGraph::with_capacity(stored.nodes.len(), stored.edges.len());
+        let mut index = Vec::with_capacity(stored.nodes.len());
+        for n in stored.nodes {
+            index.push(g.graph.add_node(n));
+        }
+        for (a, b, e) in stored.edges {
+            if let (Some(&a), Some(&b)) = (index.get(a as usize), index.get(b as usize)) {
+                g.graph.add_edge(a, b, e);
+            }
+        }
+        g
+    }
+
+    fn to_stored(&self, generation: &str) -> StoredGraph {
+        let mut order: Vec<NodeIndex> = self.graph.node_indices().collect();
+        // A canonical order keeps the file identical for identical graphs.
+        order.sort_by(|a, b| self.graph[*a].key.cmp(&self.graph[*b].key));
+        let position: HashMap<NodeIndex, u32> = order.iter().enumerate().map(|(i, ix)| (*ix, i as u32)).collect();
+        let nodes = order.iter().map(|ix| self.graph[*ix].clone()).collect();
+        let mut edges: Vec<(u32, u32, EdgeData)> =
+            self.graph.edge_references().map(|e| (position[&e.source()], position[&e.target()], e.weight().clone())).collect();
+        edges.sort_by(|a, b| (a.0, a.1, a.2.kind, &a.2.raw).cmp(&(b.0, b.1, b.2.kind, &b.2.raw)));
+        StoredGraph { version: FORMAT_VERSION, generation: generation.to_string(), nodes, edges }
+    }
+
+    pub fn node(&self, key: &NodeKey) -> Option<NodeIndex> {
+        self.key_index().get(key).copied()
+    }
+
+    fn key_index(&self) -> &FxHashMap<NodeKey, NodeIndex> {
+        self.nodes.get_or_init(|| {
+            let mut m = FxHashMap::default();
+            m.reserve(self.graph.node_count());
+            for ix in self.graph.node_indices() {
+                m.insert(self.graph[ix].key.clone(), ix);
+            }
+            m
+        })
+    }
+
+    fn key_index_mut(&mut self) -> &mut FxHashMap<NodeKey, NodeIndex> {
+        self.key_index();
+        self.nodes.get_mut().expect("the key index was built just above")
+    }
+
+    fn ensure(&mut self, data: NodeData) -> NodeIndex {
+        if let Some(&ix) = self.key_index().get(&data.key) {
+            return ix;
+        }
+        let key = data.key.clone();
+        let ix = self.graph.add_node(data);
+        self.key_index_mut().insert(key, ix);
+        self.by_name = std::sync::OnceLock::new();
+        ix
+    }
+
+    fn remove(&mut self, key: &NodeKey) {
+        if let Some(ix) = self.key_index_mut().remove(key) {
+            self.graph.remove_node(ix);
+            self.by_name = std::sync::OnceLock::new();
+        }
+    }
+
+    /// Every edge as text, sorted: two graphs are equal when their dumps are.
+    pub fn dump(&self) -> Vec<String> {
+        let name = |ix: NodeIndex| {
+            let n = &self.graph[ix];
+            match &n.key {
+                NodeKey::File(p) => format!("file:{p}"),
+                NodeKey::Symbol { path, qualified_name } => format!("{}:{path}#{qualified_name}@{}-{}", n.kind, n.start_line, n.end_line),
+                NodeKey::Stub(s) => format!("stub:{s}"),
+                NodeKey::External(m) => format!("external:{m}"),
+            }
+        };
+        let mut out: Vec<String> = self
+            .graph
+            .edge_references()
+            .map(|e| format!("{} -{}({})-> {}", name(e.source()), e.weight().kind.as_str(), e.weight().raw, name(e.target())))
+            .collect();
+        // Nodes without edges count too.
+        for ix in self.graph.node_indices() {
+            if self.graph.neighbors_undirected(ix).next().is_none() {
+                out.push(name(ix));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.graph.edge_count()
+    }
+
+    /// Builds the key index and the name lookup now (for a long-lived
+    /// process, so its first questions do not pay for them).
+    pub fn prepare(&self) {
+        self.key_index();
+        let _ = self.find_symbols("");
+    }
+
+    /// Symbols whose name or qualified name is `name` (case-insensitive), or
+    /// that end with it after a dot.
+    pub fn find_symbols(&self, name: &str) -> Vec<NodeIndex> {
+        let lc = name.to_lowercase();
+        let by_name = self.by_name.get_or_init(|| {
+            let mut m: FxHashMap<String, Vec<NodeIndex>> = FxHashMap::default();
+            for ix in self.graph.node_indices() {
+                if let NodeKey::Symbol { qualified_name, .. } = &self.graph[ix].key {
+                    let last = qualified_name.rsplit('.').next().unwrap_or(qualified_name);
+                    m.entry(last.to_lowercase()).or_default().push(ix);
+                }
+            }
+            m
+        });
+        let last = lc.rsplit('.').next().unwrap_or(&lc);
+        let dotted = format!(".{lc}");
+        let mut out: Vec<NodeIndex> = by_name
+            .get(last)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|ix| match &self.graph[*ix].key {
+                NodeKey::Symbol { qualified_name, .. } => {
+                    let q = qualified_name.to_lowercase();
+                    q == lc || q.ends_with(&dotted)
+                }
+                _ => false,
+            })
+            .collect();
+        out.sort_by(|a, b| self.graph[*a].key.cmp(&self.graph[*b].key));
+        out
+    }
+
+    /// Nodes reached from `start` over `kinds` edges in `direction`, with the
+    /// depth at which each was first reached (breadth first, deterministic).
+    pub fn walk(&self, start: &[NodeIndex], kinds: &[EdgeKind], direction: Direction, depth: usize) -> Vec<(NodeIndex, usize)> {
+        let mut seen: HashSet<NodeIndex> = start.iter().copied().collect();
+        let mut out = Vec::new();
+        let mut queue: VecDeque<(NodeIndex, usize)> = start.iter().map(|s| (*s, 0)).collect();
+        while let Some((ix, d)) = queue.pop_front() {
+            if d >= depth {
+                continue;
+            }
+            let mut next: Vec<(NodeIndex, usize)> = self
+                .graph
+                .edges_directed(ix, direction)
+                .filter(|e| kinds.contains(&e.weight().kind))
+                .map(|e| if direction == Direction::Outgoing { e.target() } else { e.source() })
+                .map(|n| (n, d + 1))
+                .collect();
+            next.sort_by(|a, b| self.graph[a.0].key.cmp(&self.graph[b.0].key));
+            next.dedup();
+            for (n, nd) in next {
+                if seen.insert(n) {
+                    out.push((n, nd));
+                    queue.push_back((n, nd));
+                }
+            }
+        }
+        out
+    }
+
+    /// Nested definitions of a symbol (closures and methods), which act on its behalf.
+    pub fn descendants(&self, ix: NodeIndex) -> Vec<NodeIndex> {
+        self.walk(&[ix], &[EdgeKind::Contains], Direction::Outgoing, usize::MAX).into_iter().map(|(n, _)| n).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve::{import_stem, last_segment, module_stem};
+    use super::*;
+    use std::collections::BTreeSet;
+    use crate::analysis::chunk::{chunk_file, ChunkOptions};
+
+    fn facts(files: &[(&str, &str)]) -> Vec<(String, FileFacts)> {
+        files.iter().map(|(p, src)| (p.to_string(), FileFacts::of(&chunk_file(p, src.as_bytes(), &ChunkOptions::default())))).collect()
+    }
+
+    fn build(files: &[(&str, &str)]) -> GraphStore {
+        let dir = tempfile::tempdir().unwrap();
+        let mut g = GraphStore::empty(dir.path());
+        g.update(&BTreeSet::new(), facts(files));
+        g
+    }
+
+    fn callers(g: &Graph, name: &str) -> Vec<String> {
+        let start = g.find_symbols(name);
+        g.walk(&start, &[EdgeKind::Calls], Direction::Incoming, 1)
+            .into_iter()
+            .filter_map(|(ix, _)| match &g.graph[ix].key {
+                NodeKey::Symbol { qualified_name, .. } => Some(qualified_name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const UTILS: &str = "def get_auth(url):\n    return helper(url)\n\ndef helper(u):\n    return u\n";
+    const SESSIONS: &str = "from .utils import get_auth\n\nclass Mixin:\n    def rebuild(self):\n        return get_auth('x')\n\nclass Session(Mixin):\n    def send(self):\n        self.rebuild()\n        return self.adapter()\n    def adapter(self):\n        return unknown_thing()\n";
+
+    #[test]
+    fn resolves_imports_self_and_bases() {
+        let g = build(&[("pkg/utils.py", UTILS), ("pkg/sessions.py", SESSIONS)]);
+        let g = g.graph();
+        assert_eq!(callers(g, "get_auth"), vec!["Mixin.rebuild"]);
+        assert_eq!(callers(g, "helper"), vec!["get_auth"]);
+        // self.rebuild() in Session.send resolves through the base class.
+        assert_eq!(callers(g, "Mixin.rebuild"), vec!["Session.send"]);
+        assert_eq!(callers(g, "Session.adapter"), vec!["Session.send"]);
+        // Unresolved calls stay as stubs.
+        assert!(g.node(&NodeKey::Stub("unknown_thing".into())).is_some());
+        let dump = g.dump();
+        assert!(dump.iter().any(|l| l.contains("-imports(.utils)-> file:pkg/utils.py")), "{dump:#?}");
+        assert!(dump.iter().any(|l| l.contains("-inherits(Mixin)-> class:pkg/sessions.py#Mixin")), "{dump:#?}");
+    }
+
+    #[test]
+    fn a_bare_name_is_not_a_member_of_the_enclosing_class_or_object() {
+        let js = "var res = module.exports = {};\nres.sendFile = function sendFile(p) { return sendfile(this, p); };\nres.sendfile = function (p) { return this.sendFile(p); };\nfunction sendfile(res, p) { return res; }\n";
+        let py = "def helper():\n    return 1\n\nclass A:\n    def helper(self):\n        return 2\n    def run(self):\n        def inner():\n            return 3\n        inner()\n        return helper()\n";
+        let g = build(&[("lib/response.js", js), ("pkg/a.py", py)]);
+        let g = g.graph();
+        let into = |q: &str| -> Vec<String> {
+            g.dump().into_iter().filter(|l| l.contains(&format!("#{q}@")) && l.contains("-calls(")).collect()
+        };
+        let send_file = into("res.sendFile");
+        assert!(send_file.iter().any(|l| l.contains("-calls(sendfile)-> function:lib/response.js#sendfile@")), "{send_file:#?}");
+        let run = into("A.run");
+        assert!(run.iter().any(|l| l.contains("-calls(helper)-> function:pkg/a.py#helper@")), "{run:#?}");
+        assert!(run.iter().any(|l| l.contains("-calls(inner)-> function:pkg/a.py#A.run.inner@")), "{run:#?}");
+        assert!(!run.iter().any(|l| l.contains("#A.helper@")), "{run:#?}");
+    }
+
+    #[test]
+    fn js_require_and_this() {
+        let util = "exports.compile = function compile(v) { return v; };\n";
+        let app = "var compile = require('./utils').compile;\nvar app = exports = module.exports = {};\napp.set = function set(v) { this.get(v); return compile(v); };\napp.get = function get(v) { return v; };\n";
+        let g = build(&[("lib/utils.js", util), ("lib/app.js", app)]);
+        let g = g.graph();
+        assert_eq!(callers(g, "exports.compile"), vec!["app.set"]);
+        assert_eq!(callers(g, "app.get"), vec!["app.set"]);
+        // A module-level call is an edge from the file.
+        let g2 = build(&[("lib/utils.js", util), ("lib/main.js", "var u = require('./utils');\nu.compile(1);\n")]);
+        let start = g2.graph().find_symbols("exports.compile");
+        let from: Vec<NodeKey> = g2.graph().walk(&start, &[EdgeKind::Calls], Direction::Incoming, 1).into_iter().map(|(ix, _)| g2.graph().graph[ix].key.clone()).collect();
+        assert_eq!(from, vec![NodeKey::File("lib/main.js".into())]);
+    }
+
+    #[test]
+    fn incremental_equals_full() {
+        let v1 = [("pkg/utils.py", UTILS), ("pkg/sessions.py", SESSIONS)];
+        let mut g = build(&v1);
+        // Move get_auth to a new module, delete utils, edit a body.
+        let auth = "def get_auth(url):\n    return url\n";
+        let sessions2 = SESSIONS.replace("from .utils import get_auth", "from .auth import get_auth").replace("unknown_thing()", "get_auth(1)");
+        let mut removed = BTreeSet::new();
+        removed.insert("pkg/utils.py".to_string());
+        removed.insert("pkg/sessions.py".to_string());
+        g.update(&removed, facts(&[("pkg/auth.py", auth), ("pkg/sessions.py", &sessions2)]));
+        let fresh = build(&[("pkg/auth.py", auth), ("pkg/sessions.py", &sessions2)]);
+        assert_eq!(g.graph().dump(), fresh.graph().dump());
+        assert_eq!(callers(g.graph(), "get_auth"), vec!["Mixin.rebuild", "Session.adapter"]);
+        // A body-only change in one file.
+        let mut removed = BTreeSet::new();
+        removed.insert("pkg/auth.py".to_string());
+        let auth2 = "def get_auth(url):\n    x = 1\n    return url\n";
+        g.update(&removed, facts(&[("pkg/auth.py", auth2)]));
+        let fresh = build(&[("pkg/auth.py", auth2), ("pkg/sessions.py", &sessions2)]);
+        assert_eq!(g.graph().dump(), fresh.graph().dump());
+    }
+
+    /// References whose text is not a plain dotted name (subscripted bases,
+    /// calls on call results) and `self.x` through a base chain that changed
+    /// elsewhere are re-resolved like a fresh build would.
+    #[test]
+    fn incremental_equals_full_for_complex_references() {
+        let models = "class Root:\n    def dump_json(self):\n        return 1\n";
+        let user = "from .models import Root\n\nclass Model(Root[int]):\n    pass\n\ndef use():\n    return make(Model(a=1), b={'c': 2}).dump_json()\n";
+        let mut g = build(&[("pkg/user.py", user)]);
+        g.update(&BTreeSet::new(), facts(&[("pkg/models.py", models)]));
+        let fresh = build(&[("pkg/user.py", user), ("pkg/models.py", models)]);
+        assert_eq!(g.graph().dump(), fresh.graph().dump());
+        assert!(g.graph().dump().iter().any(|l| l.contains("-inherits(Root[int])-> class:pkg/models.py#Root")), "{:#?}", g.graph().dump());
+
+        // A(B) unchanged; B gains a base C that defines what A's method calls.
+        let a = "from .b import B\n\nclass A(B):\n    def run(self):\n        return self.helper()\n";
+        let b1 = "class B:\n    pass\n";
+        let b2 = "from .c import C\n\nclass B(C):\n    pass\n";
+        let c = "class C:\n    def helper(self):\n        return 1\n";
+        let mut g = build(&[("pkg/a.py", a), ("pkg/b.py", b1), ("pkg/c.py", c)]);
+        let mut removed = BTreeSet::new();
+        removed.insert("pkg/b.py".to_string());
+        g.update(&removed, facts(&[("pkg/b.py", b2)]));
+        let fresh = build(&[("pkg/a.py", a), ("pkg/b.py", b2), ("pkg/c.py", c)]);
+        assert_eq!(g.graph().dump(), fresh.graph().dump());
+        assert_eq!(callers(g.graph(), "C.helper"), vec!["A.run"]);
+        // And back: the edge goes away again.
+        g.update(&removed, facts(&[("pkg/b.py", b1)]));
+        let fresh = build(&[("pkg/a.py", a), ("pkg/b.py", b1), ("pkg/c.py", c)]);
+        assert_eq!(g.graph().dump(), fresh.graph().dump());
+    }
+
+    #[test]
+    fn save_and_load_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut g = GraphStore::open(dir.path()).unwrap();
+        g.update(&BTreeSet::new(), facts(&[("pkg/utils.py", UTILS), ("pkg/sessions.py", SESSIONS)]));
+        g.save("gen1").unwrap();
+        let loaded = Graph::load(dir.path()).unwrap().unwrap();
+        assert_eq!(loaded.dump(), g.graph().dump());
+        let reopened = GraphStore::open(dir.path()).unwrap();
+        assert_eq!(reopened.graph().dump(), g.graph().dump());
+        // A damaged graph file is rebuilt from the facts by the indexer.
+        std::fs::write(dir.path().join("graph").join(GRAPH_FILE), b"garbage").unwrap();
+        assert!(Graph::load(dir.path()).is_err());
+        let repaired = GraphStore::open(dir.path()).unwrap();
+        assert_eq!(repaired.graph().dump(), g.graph().dump());
+    }
+
+    #[test]
+    fn stems() {
+        assert_eq!(module_stem("lib/router/index.js"), "router");
+        assert_eq!(module_stem("src/requests/utils.py"), "utils");
+        assert_eq!(import_stem("./router"), "router");
+        assert_eq!(import_stem("./router/index.js"), "router");
+        assert_eq!(import_stem(".utils"), "utils");
+        assert_eq!(import_stem("requests.compat"), "compat");
+        assert_eq!(last_segment("this.foo"), "foo");
+    }
+}

@@ -1,0 +1,538 @@
+//! Name resolution: from the raw references in the facts (calls, bases,
+//! imports) to the symbols they name, and the edits an update makes to the
+//! graph's nodes and edges.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use petgraph::stable_graph::NodeIndex;
+
+use super::*;
+use crate::analysis::parse::SymbolKind;
+
+pub(super) fn symbol_key(path: &str, qualified_name: &str) -> NodeKey {
+    NodeKey::Symbol { path: path.to_string(), qualified_name: qualified_name.to_string() }
+}
+
+pub(super) fn add_file_nodes(g: &mut Graph, path: &str, facts: &FileFacts) {
+    let file = g.ensure(NodeData { key: NodeKey::File(path.to_string()), kind: "file".into(), start_line: 1, end_line: 1 });
+    // Several definitions may share a qualified name (a redefinition): the first one owns the node.
+    for s in &facts.symbols {
+        let key = symbol_key(path, &s.qualified_name);
+        if g.node(&key).is_some() {
+            continue;
+        }
+        let ix = g.ensure(NodeData { key, kind: s.kind.clone(), start_line: s.start_line, end_line: s.end_line });
+        let parent = s.parent.as_ref().and_then(|p| g.node(&symbol_key(path, p))).unwrap_or(file);
+        g.graph.add_edge(parent, ix, EdgeData { kind: EdgeKind::Contains, raw: String::new() });
+    }
+}
+
+/// Removes a file's symbols; the file node itself only when the file is gone,
+/// so imports of a file that changed in place stay attached.
+pub(super) fn remove_file_nodes(g: &mut Graph, path: &str, facts: &FileFacts, keep_file: bool) {
+    for s in &facts.symbols {
+        g.remove(&symbol_key(path, &s.qualified_name));
+    }
+    if !keep_file {
+        g.remove(&NodeKey::File(path.to_string()));
+    }
+}
+
+pub(super) fn drop_orphan_stubs(g: &mut Graph) {
+    let orphans: Vec<NodeKey> = g
+        .graph
+        .node_indices()
+        .filter(|ix| matches!(g.graph[*ix].key, NodeKey::Stub(_) | NodeKey::External(_)))
+        .filter(|ix| g.graph.neighbors_undirected(*ix).next().is_none())
+        .map(|ix| g.graph[ix].key.clone())
+        .collect();
+    for k in orphans {
+        g.remove(&k);
+    }
+}
+
+/// Resolves the references of one file. With `scope`, only references whose
+/// last name segment is in it are redone; otherwise all of them (and imports).
+pub(super) fn resolve_file(g: &mut Graph, resolver: &mut Resolver, facts: &BTreeMap<String, FileFacts>, path: &str, scope: Option<&HashSet<String>>) {
+    let Some(f) = facts.get(path) else { return };
+    let Some(file_ix) = g.node(&NodeKey::File(path.to_string())) else { return };
+    let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(&ref_name(raw)));
+    if scope.is_none() {
+        remove_edges(g, file_ix, |e| e.kind == EdgeKind::Imports);
+        let mut targets: Vec<(String, NodeKey)> = Vec::new();
+        for imp in &f.imports {
+            let key = match resolver.module_file(path, &imp.module) {
+                Some(p) => NodeKey::File(p),
+                None => NodeKey::External(imp.module.clone()),
+            };
+            targets.push((imp.module.clone(), key));
+        }
+        targets.sort();
+        targets.dedup();
+        for (raw, key) in targets {
+            let kind = if matches!(key, NodeKey::File(_)) { "file" } else { "external" };
+            let to = g.ensure(NodeData { key, kind: kind.into(), start_line: 1, end_line: 1 });
+            g.graph.add_edge(file_ix, to, EdgeData { kind: EdgeKind::Imports, raw });
+        }
+    }
+    // Module-level calls: edges from the file node.
+    remove_edges(g, file_ix, |e| e.kind == EdgeKind::Calls && in_scope(&e.raw));
+    let module = SymbolFact {
+        qualified_name: MODULE_CALLER.to_string(),
+        name: MODULE_CALLER.to_string(),
+        kind: "module".into(),
+        parent: None,
+        start_line: 1,
+        end_line: 1,
+        calls: Vec::new(),
+        bases: Vec::new(),
+    };
+    let mut edges: Vec<(String, NodeKey)> = Vec::new();
+    for raw in f.module_calls.iter().filter(|r| in_scope(r)) {
+        let target = resolver
+            .resolve(path, &module, raw)
+            .map(|(p, q)| symbol_key(&p, &q))
+            .unwrap_or_else(|| NodeKey::Stub(ref_name(raw)));
+        edges.push((raw.clone(), target));
+    }
+    edges.sort();
+    edges.dedup();
+    for (raw, key) in edges {
+        let to = match g.node(&key) {
+            Some(t) => t,
+            None => g.ensure(NodeData { key, kind: "stub".into(), start_line: 0, end_line: 0 }),
+        };
+        g.graph.add_edge(file_ix, to, EdgeData { kind: EdgeKind::Calls, raw });
+    }
+
+    let mut seen_symbols = HashSet::new();
+    for s in &f.symbols {
+        if !seen_symbols.insert(&s.qualified_name) {
+            continue;
+        }
+        let Some(ix) = g.node(&symbol_key(path, &s.qualified_name)) else { continue };
+        remove_edges(g, ix, |e| matches!(e.kind, EdgeKind::Calls | EdgeKind::Inherits) && in_scope(&e.raw));
+        let mut edges: Vec<(EdgeKind, String, NodeKey)> = Vec::new();
+        for (kind, raws) in [(EdgeKind::Calls, &s.calls), (EdgeKind::Inherits, &s.bases)] {
+            for raw in raws.iter().filter(|r| in_scope(r)) {
+                let target = resolver
+                    .resolve(path, s, raw)
+                    .map(|(p, q)| symbol_key(&p, &q))
+                    .unwrap_or_else(|| NodeKey::Stub(ref_name(raw)));
+                edges.push((kind, raw.clone(), target));
+            }
+        }
+        edges.sort();
+        edges.dedup();
+        for (kind, raw, key) in edges {
+            let to = match g.node(&key) {
+                Some(t) => t,
+                None => g.ensure(NodeData { key, kind: "stub".into(), start_line: 0, end_line: 0 }),
+            };
+            g.graph.add_edge(ix, to, EdgeData { kind, raw });
+        }
+    }
+}
+
+/// Names of the members of every class reached by `inherits` edges from a
+/// class defined in `paths`.
+pub(super) fn inherited_member_names(g: &Graph, paths: &BTreeSet<String>, facts: &BTreeMap<String, FileFacts>) -> HashSet<String> {
+    let mut start = Vec::new();
+    for p in paths {
+        let Some(f) = facts.get(p) else { continue };
+        start.extend(f.symbols.iter().filter(|s| !s.bases.is_empty()).filter_map(|s| g.node(&symbol_key(p, &s.qualified_name))));
+    }
+    let mut names = HashSet::new();
+    for (base, _) in g.walk(&start, &[EdgeKind::Inherits], Direction::Outgoing, 8) {
+        for edge in g.graph.edges_directed(base, Direction::Outgoing).filter(|e| e.weight().kind == EdgeKind::Contains) {
+            if let NodeKey::Symbol { qualified_name, .. } = &g.graph[edge.target()].key {
+                names.insert(qualified_name.rsplit('.').next().unwrap_or(qualified_name).to_string());
+            }
+        }
+    }
+    names
+}
+
+pub(super) fn remove_edges(g: &mut Graph, from: NodeIndex, mut pred: impl FnMut(&EdgeData) -> bool) {
+    let ids: Vec<_> = g.graph.edges_directed(from, Direction::Outgoing).filter(|e| pred(e.weight())).map(|e| e.id()).collect();
+    for id in ids {
+        g.graph.remove_edge(id);
+    }
+}
+
+/// `this.foo`, `new Foo`, `await x.y` → the dotted name called.
+pub(super) fn normalize_call(raw: &str) -> String {
+    let mut s = raw.trim();
+    for prefix in ["new ", "await "] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            s = rest.trim();
+        }
+    }
+    // Drop call arguments and generic parameters inside the callee (`a(b).c`).
+    let mut out = String::with_capacity(s.len());
+    let mut depth = 0usize;
+    for c in s.chars() {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' | '>' | ']' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out.trim_start_matches("?.").replace("?.", ".").replace("!.", ".")
+}
+
+/// The name a reference is looked up and scoped by: the last segment of the
+/// callee without arguments or subscripts (`copy(x).dump` → `dump`,
+/// `RootModel[int]` → `RootModel`). Incremental updates re-resolve a reference
+/// when this name is defined in a changed file, so it must agree with
+/// [`Resolver::resolve`].
+pub(super) fn ref_name(raw: &str) -> String {
+    last_segment(&normalize_call(raw)).to_string()
+}
+
+pub fn last_segment(raw: &str) -> &str {
+    let s = raw.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'));
+    let s = s.split('(').next().unwrap_or(s);
+    s.rsplit('.').next().unwrap_or(s).trim()
+}
+
+/// The name an import of a file would use: `pkg/utils.py` → `utils`,
+/// `lib/router/index.js` → `router`.
+pub(super) fn module_stem(path: &str) -> String {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    if matches!(stem, "index" | "__init__") {
+        let mut parts = path.rsplit('/');
+        parts.next();
+        return parts.next().unwrap_or(stem).to_lowercase();
+    }
+    stem.to_lowercase()
+}
+
+pub(super) fn import_stem(module: &str) -> String {
+    let m = module.trim_end_matches('/');
+    let last = m.rsplit(['/', '.']).find(|s| !s.is_empty()).unwrap_or(m);
+    let last = if matches!(last, "js" | "ts" | "tsx" | "jsx" | "mjs" | "cjs") {
+        m.trim_end_matches(&format!(".{last}")).rsplit(['/', '.']).find(|s| !s.is_empty()).unwrap_or(m)
+    } else {
+        last
+    };
+    if last == "index" {
+        let trimmed = m.trim_end_matches("/index").trim_end_matches("/index.js").trim_end_matches("/index.ts");
+        return trimmed.rsplit('/').next().unwrap_or(last).to_lowercase();
+    }
+    last.to_lowercase()
+}
+
+/// Lookups shared by every resolution in one update.
+pub(super) struct Resolver<'a> {
+    facts: &'a BTreeMap<String, FileFacts>,
+    /// name → (path, qualified name) of every definition with that name.
+    by_name: HashMap<&'a str, Vec<(&'a str, &'a str)>>,
+    modules: HashMap<(String, String), Option<String>>,
+}
+
+impl<'a> Resolver<'a> {
+    pub(super) fn new(facts: &'a BTreeMap<String, FileFacts>) -> Resolver<'a> {
+        let mut by_name: HashMap<&str, Vec<(&str, &str)>> = HashMap::new();
+        for (path, f) in facts {
+            for s in &f.symbols {
+                by_name.entry(s.name.as_str()).or_default().push((path.as_str(), s.qualified_name.as_str()));
+            }
+        }
+        for v in by_name.values_mut() {
+            v.sort();
+            v.dedup();
+        }
+        Resolver { facts, by_name, modules: HashMap::new() }
+    }
+
+    pub(super) fn has(&self, path: &str, qualified: &str) -> bool {
+        self.facts.get(path).is_some_and(|f| f.symbols.iter().any(|s| s.qualified_name == qualified))
+    }
+
+    pub(super) fn symbol(&self, path: &str, qualified: &str) -> Option<&'a crate::graph::SymbolFact> {
+        self.facts.get(path).and_then(|f| f.symbols.iter().find(|s| s.qualified_name == qualified))
+    }
+
+    /// The file an import refers to, if it is in the repository.
+    pub(super) fn module_file(&mut self, from: &str, module: &str) -> Option<String> {
+        let key = (from.to_string(), module.to_string());
+        if let Some(hit) = self.modules.get(&key) {
+            return hit.clone();
+        }
+        let found = self.find_module(from, module);
+        self.modules.insert(key, found.clone());
+        found
+    }
+
+    pub(super) fn find_module(&self, from: &str, module: &str) -> Option<String> {
+        let dir: Vec<&str> = {
+            let mut parts: Vec<&str> = from.split('/').collect();
+            parts.pop();
+            parts
+        };
+        let language = Language::from_path(from);
+        if language == Language::Python {
+            let dots = module.chars().take_while(|c| *c == '.').count();
+            let rest = &module[dots..];
+            let rel: Vec<&str> = rest.split('.').filter(|s| !s.is_empty()).collect();
+            let candidates = |base: &[&str]| {
+                let mut p: Vec<&str> = base.to_vec();
+                p.extend(&rel);
+                let joined = p.join("/");
+                let prefix = if joined.is_empty() { String::new() } else { format!("{joined}/") };
+                [format!("{joined}.py"), format!("{prefix}__init__.py")]
+            };
+            if dots > 0 {
+                let up = dots - 1;
+                if up > dir.len() {
+                    return None;
+                }
+                let base = &dir[..dir.len() - up];
+                return candidates(base).into_iter().find(|c| self.facts.contains_key(c));
+            }
+            // Absolute: the module path may sit under any source root; prefer the
+            // one closest to the importing file.
+            let [file, package] = candidates(&[]);
+            let mut matches: Vec<&String> = self
+                .facts
+                .keys()
+                .filter(|p| *p == &file || p.ends_with(&format!("/{file}")) || *p == &package || p.ends_with(&format!("/{package}")))
+                .collect();
+            matches.sort_by_key(|p| (std::cmp::Reverse(common_prefix(p, from)), p.len(), (*p).clone()));
+            return matches.first().map(|p| (*p).clone());
+        }
+        if !module.starts_with('.') {
+            return None;
+        }
+        let mut parts: Vec<&str> = dir.clone();
+        for seg in module.split('/') {
+            match seg {
+                "." | "" => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                s => parts.push(s),
+            }
+        }
+        let base = parts.join("/");
+        let stripped = base.trim_end_matches(".js").trim_end_matches(".mjs").trim_end_matches(".cjs").to_string();
+        let exts = ["", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", "/index.ts", "/index.tsx", "/index.js", "/index.jsx"];
+        for b in [&base, &stripped] {
+            for ext in exts {
+                let c = format!("{b}{ext}");
+                if self.facts.contains_key(&c) {
+                    return Some(c);
+                }
+            }
+        }
+        None
+    }
+
+    /// Resolves one reference made from `caller` in `path`.
+    pub(super) fn resolve(&mut self, path: &str, caller: &SymbolFact, raw: &str) -> Option<(String, String)> {
+        let name = normalize_call(raw);
+        let segs: Vec<&str> = name.split('.').filter(|s| !s.is_empty()).collect();
+        let last = *segs.last()?;
+        let first = segs[0];
+        let receiver_is_self = segs.len() == 2 && matches!(first, "self" | "this" | "cls" | "super");
+        let ancestors = ancestors(&caller.qualified_name);
+
+        if receiver_is_self {
+            // The enclosing class or object, then its bases.
+            for anc in &ancestors[1..] {
+                let q = format!("{anc}.{last}");
+                if self.has(path, &q) {
+                    return Some((path.to_string(), q));
+                }
+                if let Some(found) = self.in_bases(path, anc, last, 0) {
+                    return Some(found);
+                }
+                for proto in [format!("{anc}.prototype.{last}")] {
+                    if self.has(path, &proto) {
+                        return Some((path.to_string(), proto));
+                    }
+                }
+            }
+        } else {
+            // Nested definitions, then the same file: `next()` inside
+            // `proto.handle` is `proto.handle.next`; `res.send` is `res.send`.
+            for anc in &ancestors {
+                // A bare name is looked up in lexical scopes: the caller and
+                // the functions around it, not the class or object it is a
+                // member of (`sendfile()` inside `res.sendFile` is the
+                // module's `sendfile`, not the method `res.sendfile`; a
+                // Python method cannot call a sibling method by bare name).
+                if segs.len() == 1 && !self.symbol(path, anc).is_some_and(|s| is_callable(&s.kind)) {
+                    continue;
+                }
+                let q = format!("{anc}.{name}");
+                if self.has(path, &q) {
+                    return Some((path.to_string(), q));
+                }
+            }
+            if let Some(local) = self.symbol(path, &name) {
+                // `var compile = require('./utils').compile` defines a local
+                // name for an import: follow it to the definition.
+                if matches!(local.kind.as_str(), "variable" | "const") {
+                    if let Some(found) = self.via_imports(path, &segs) {
+                        return Some(found);
+                    }
+                }
+                return Some((path.to_string(), name.clone()));
+            }
+            for wrapper in ["exports", "module.exports"] {
+                let q = format!("{wrapper}.{name}");
+                if self.has(path, &q) {
+                    return Some((path.to_string(), q));
+                }
+            }
+            // What the file imports.
+            if let Some(found) = self.via_imports(path, &segs) {
+                return Some(found);
+            }
+        }
+        // A unique definition of that name anywhere (not the caller itself).
+        let defs: Vec<(&str, &str)> = self
+            .by_name
+            .get(last)
+            .map(|v| v.iter().copied().filter(|(p, q)| !(*p == path && *q == caller.qualified_name)).collect())
+            .unwrap_or_default();
+        match defs.as_slice() {
+            [(p, q)] => Some((p.to_string(), q.to_string())),
+            [] => None,
+            many => {
+                // Several: the ones in this file win if there is exactly one.
+                let local: Vec<&(&str, &str)> = many.iter().filter(|(p, _)| *p == path).collect();
+                match local.as_slice() {
+                    [(p, q)] => Some((p.to_string(), q.to_string())),
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    pub(super) fn in_bases(&mut self, path: &str, class: &str, member: &str, depth: usize) -> Option<(String, String)> {
+        if depth > 4 {
+            return None;
+        }
+        let bases = self.symbol(path, class)?.bases.clone();
+        for base in bases {
+            let caller = self.symbol(path, class)?.clone();
+            let Some((bp, bq)) = self.resolve_base(path, &caller, &base) else { continue };
+            let q = format!("{bq}.{member}");
+            if self.has(&bp, &q) {
+                return Some((bp, q));
+            }
+            if let Some(found) = self.in_bases(&bp, &bq, member, depth + 1) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    pub(super) fn resolve_base(&mut self, path: &str, class: &SymbolFact, base: &str) -> Option<(String, String)> {
+        let name = normalize_call(base);
+        if self.has(path, &name) {
+            return Some((path.to_string(), name));
+        }
+        let segs: Vec<&str> = name.split('.').collect();
+        if let Some(found) = self.via_imports(path, &segs) {
+            return Some(found);
+        }
+        let last = *segs.last()?;
+        let defs: Vec<(&str, &str)> =
+            self.by_name.get(last).map(|v| v.iter().copied().filter(|(p, q)| !(*p == path && *q == class.qualified_name)).collect()).unwrap_or_default();
+        match defs.as_slice() {
+            [(p, q)] => Some((p.to_string(), q.to_string())),
+            _ => None,
+        }
+    }
+
+    /// `get_netrc_auth` with `from .utils import get_netrc_auth`; `utils.foo`
+    /// with `import utils` or `require('./utils')`; a name defined once among
+    /// the files this file imports.
+    pub(super) fn via_imports(&mut self, path: &str, segs: &[&str]) -> Option<(String, String)> {
+        let facts = self.facts.get(path)?;
+        let last = *segs.last()?;
+        let first = segs[0];
+        let imports = facts.imports.clone();
+        let mut candidates: Vec<(String, String)> = Vec::new();
+        for imp in &imports {
+            let Some(file) = self.module_file(path, &imp.module) else {
+                // `from . import utils` then `utils.foo()`: the module is a name.
+                if imp.names.iter().any(|n| n == first) && segs.len() >= 2 {
+                    let sub = format!("{}.{first}", imp.module);
+                    if let Some(file) = self.module_file(path, &sub) {
+                        if let Some(q) = self.top_level(&file, last) {
+                            return Some((file, q));
+                        }
+                    }
+                }
+                continue;
+            };
+            let named = imp.names.iter().any(|n| n == first || n == last);
+            let module_named = import_stem(&imp.module) == first.to_lowercase();
+            if named || (segs.len() >= 2 && module_named) {
+                if let Some(q) = self.top_level(&file, last) {
+                    return Some((file, q));
+                }
+                if segs.len() >= 2 && imp.names.iter().any(|n| n == first) {
+                    // `from .models import Request` then `Request.prepare()`.
+                    let q = format!("{first}.{last}");
+                    if self.has(&file, &q) {
+                        return Some((file, q));
+                    }
+                }
+                // `from . import utils` then `utils.foo()`.
+                if imp.names.iter().any(|n| n == first) && segs.len() >= 2 {
+                    let sub = format!("{}.{first}", imp.module.trim_end_matches('.'));
+                    let sub = if imp.module.chars().all(|c| c == '.') { format!("{}{first}", imp.module) } else { sub };
+                    if let Some(file) = self.module_file(path, &sub) {
+                        if let Some(q) = self.top_level(&file, last) {
+                            return Some((file, q));
+                        }
+                    }
+                }
+            }
+            if let Some(q) = self.top_level(&file, last) {
+                candidates.push((file, q));
+            }
+        }
+        candidates.sort();
+        candidates.dedup();
+        match candidates.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
+    }
+
+    /// A definition a module exports under `name`.
+    pub(super) fn top_level(&self, path: &str, name: &str) -> Option<String> {
+        let f = self.facts.get(path)?;
+        let exported = [name.to_string(), format!("exports.{name}"), format!("module.exports.{name}")];
+        f.symbols.iter().find(|s| exported.contains(&s.qualified_name)).map(|s| s.qualified_name.clone())
+    }
+}
+
+/// `a.b.c` → [`a.b.c`, `a.b`, `a`].
+pub(super) fn ancestors(qualified: &str) -> Vec<String> {
+    let mut out = vec![qualified.to_string()];
+    let mut cur = qualified;
+    while let Some((head, _)) = cur.rsplit_once('.') {
+        out.push(head.to_string());
+        cur = head;
+    }
+    out
+}
+
+pub(super) fn common_prefix(a: &str, b: &str) -> usize {
+    a.split('/').zip(b.split('/')).take_while(|(x, y)| x == y).count()
+}
+
+/// Whether a symbol kind is a callable whose body calls things.
+pub fn is_callable(kind: &str) -> bool {
+    kind == SymbolKind::Function.as_str() || kind == SymbolKind::Method.as_str()
+}

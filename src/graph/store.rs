@@ -1,0 +1,200 @@
+//! Persistence of the graph: `facts.bin`, `graph.bin` and `patterns.json`
+//! under `<index>/graph/` (bincode, atomic writes), and [`GraphStore`], the
+//! facts and graph as an index run updates them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::resolve::*;
+use super::*;
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct StoredGraph {
+    pub(super) version: u32,
+    pub(super) generation: String,
+    pub(super) nodes: Vec<NodeData>,
+    pub(super) edges: Vec<(u32, u32, EdgeData)>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct StoredFacts {
+    pub(super) version: u32,
+    pub(super) generation: String,
+    pub(super) files: BTreeMap<String, FileFacts>,
+}
+
+/// The index's facts and graph, as the indexer updates them.
+pub struct GraphStore {
+    dir: PathBuf,
+    facts: BTreeMap<String, FileFacts>,
+    graph: Graph,
+}
+
+pub(super) fn graph_dir(index_dir: &Path) -> PathBuf {
+    index_dir.join("graph")
+}
+
+pub(super) fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(GraphError::Read { path: path.to_path_buf(), source: e }),
+    };
+    bincode::serde::decode_from_slice(&bytes, bincode::config::standard())
+        .map(|(v, _)| Some(v))
+        .map_err(|e| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() })
+}
+
+pub(super) fn write<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let bytes = bincode::serde::encode_to_vec(value, bincode::config::standard())
+        .map_err(|e| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() })?;
+    crate::stores::state::write_atomic(path, &bytes).map_err(|e| GraphError::Write { path: path.to_path_buf(), source: e })
+}
+
+/// Whether the index has a code graph at all (an index from before the graph
+/// existed needs a full run to get one).
+pub fn exists(index_dir: &Path) -> bool {
+    let dir = graph_dir(index_dir);
+    // Facts of another format cannot be updated in place: they count as absent.
+    let version = std::fs::read(dir.join(FACTS_FILE))
+        .ok()
+        .and_then(|b| bincode::decode_from_slice::<u32, _>(&b, bincode::config::standard()).ok().map(|(v, _)| v));
+    version == Some(FORMAT_VERSION) && dir.join(GRAPH_FILE).is_file()
+}
+
+impl GraphStore {
+    /// Opens the index's facts and graph; a missing or stale graph is rebuilt
+    /// from the facts, missing facts give an empty store (the caller runs in full).
+    pub fn open(index_dir: &Path) -> Result<GraphStore> {
+        let dir = graph_dir(index_dir);
+        let stored_facts = read::<StoredFacts>(&dir.join(FACTS_FILE))?;
+        let (facts, generation) = match stored_facts {
+            Some(f) if f.version == FORMAT_VERSION => (f.files, Some(f.generation)),
+            _ => (BTreeMap::new(), None),
+        };
+        let stored_graph = read::<StoredGraph>(&dir.join(GRAPH_FILE)).ok().flatten();
+        let mut store = GraphStore { dir, facts, graph: Graph::empty() };
+        match stored_graph {
+            Some(g) if g.version == FORMAT_VERSION && Some(&g.generation) == generation.as_ref() => {
+                store.graph = Graph::from_stored(g);
+            }
+            // A crash between the two writes: the facts are newer, rebuild from them.
+            _ => store.rebuild(),
+        }
+        Ok(store)
+    }
+
+    /// A store with nothing in it, for a full run (whatever is on disk, even damaged, is replaced).
+    pub fn empty(index_dir: &Path) -> GraphStore {
+        GraphStore { dir: graph_dir(index_dir), facts: BTreeMap::new(), graph: Graph::empty() }
+    }
+
+    #[cfg(test)]
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The project's conventions: pattern instances of every file, grouped.
+    pub fn patterns(&self) -> Vec<crate::analysis::patterns::Pattern> {
+        crate::analysis::patterns::aggregate(self.facts.values().flat_map(|f| f.patterns.iter()), MIN_PATTERN_COUNT)
+    }
+
+    /// Resolves everything from the facts.
+    fn rebuild(&mut self) {
+        self.graph = Graph::empty();
+        let all: BTreeSet<String> = self.facts.keys().cloned().collect();
+        let mut resolver = Resolver::new(&self.facts);
+        for path in &all {
+            add_file_nodes(&mut self.graph, path, &self.facts[path]);
+        }
+        for path in &all {
+            resolve_file(&mut self.graph, &mut resolver, &self.facts, path, None);
+        }
+    }
+
+    /// Replaces the facts of `removed` paths and `added` files, and re-resolves
+    /// what they affect.
+    pub fn update(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) {
+        let added_paths: BTreeSet<String> = added.iter().map(|(p, _)| p.clone()).collect();
+        // Names defined before or after in the changed files.
+        let mut names: HashSet<String> = HashSet::new();
+        let mut changed_paths: BTreeSet<String> = removed.clone();
+        changed_paths.extend(added_paths.iter().cloned());
+        for p in &changed_paths {
+            if let Some(f) = self.facts.get(p) {
+                names.extend(f.symbols.iter().map(|s| s.name.clone()));
+            }
+        }
+        for (_, f) in &added {
+            names.extend(f.symbols.iter().map(|s| s.name.clone()));
+        }
+        // Paths that appeared or vanished change what imports resolve to.
+        let existed: BTreeSet<String> = changed_paths.iter().filter(|p| self.facts.contains_key(*p)).cloned().collect();
+        let exists_after: BTreeSet<String> = added_paths.clone();
+        let moved_stems: HashSet<String> = existed.symmetric_difference(&exists_after).map(|p| module_stem(p)).collect();
+        // `self.x` in an unchanged subclass resolves through the bases of a
+        // changed class: the members along those base chains, before and after.
+        names.extend(inherited_member_names(&self.graph, &changed_paths, &self.facts));
+
+        for p in &changed_paths {
+            if let Some(f) = self.facts.remove(p) {
+                remove_file_nodes(&mut self.graph, p, &f, added_paths.contains(p));
+            }
+        }
+        for (p, f) in added {
+            self.facts.insert(p, f);
+        }
+        for p in &added_paths {
+            add_file_nodes(&mut self.graph, p, &self.facts[p]);
+        }
+        let mut resolver = Resolver::new(&self.facts);
+        for p in &added_paths {
+            resolve_file(&mut self.graph, &mut resolver, &self.facts, p, None);
+        }
+        names.extend(inherited_member_names(&self.graph, &added_paths, &self.facts));
+        // References from unchanged files that may now resolve elsewhere.
+        let unchanged: Vec<String> = self.facts.keys().filter(|p| !changed_paths.contains(*p)).cloned().collect();
+        for p in unchanged {
+            let f = &self.facts[&p];
+            let imports_moved = f.imports.iter().any(|i| moved_stems.contains(&import_stem(&i.module)));
+            let touches = |raw: &str| names.contains(&ref_name(raw));
+            let refs_changed = f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c));
+            if imports_moved || refs_changed {
+                let scope = if imports_moved { None } else { Some(&names) };
+                resolve_file(&mut self.graph, &mut resolver, &self.facts, &p, scope);
+            }
+        }
+        drop_orphan_stubs(&mut self.graph);
+    }
+
+    /// Writes facts, then the graph, both atomically and with one generation
+    /// (a crash between them is noticed and repaired by [`GraphStore::open`]).
+    pub fn save(&self, generation: &str) -> Result<()> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| GraphError::Write { path: self.dir.clone(), source: crate::stores::fs::at("cannot create", &self.dir)(e).into() })?;
+        let facts = StoredFacts { version: FORMAT_VERSION, generation: generation.to_string(), files: self.facts.clone() };
+        write(&self.dir.join(FACTS_FILE), &facts)?;
+        write(&self.dir.join(GRAPH_FILE), &self.graph.to_stored(generation))?;
+        let patterns = serde_json::to_vec(&self.patterns()).unwrap_or_default();
+        let path = self.dir.join(PATTERNS_FILE);
+        crate::stores::state::write_atomic(&path, &patterns).map_err(|e| GraphError::Write { path, source: e })
+    }
+}
+
+/// Every edge of the code graph in `index_dir`, sorted (`git rag dump-graph`,
+/// to compare two indexes).
+pub fn dump_graph(index_dir: &Path) -> Result<Vec<String>> {
+    Ok(Graph::load(index_dir)?.ok_or(GraphError::Missing)?.dump())
+}
+
+/// The project's conventions as of the last run (empty when there are none yet).
+pub fn load_patterns(index_dir: &Path) -> Result<Vec<crate::analysis::patterns::Pattern>> {
+    let path = graph_dir(index_dir).join(PATTERNS_FILE);
+    match std::fs::read(&path) {
+        Ok(b) => serde_json::from_slice(&b).map_err(|e| GraphError::Decode { path, message: e.to_string() }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(GraphError::Read { path, source: e }),
+    }
+}

@@ -1,0 +1,531 @@
+//! The indexing pipeline: bring every store from `last_commit` to the target
+//! commit, then record the new state.
+//!
+//! Invariants:
+//! - The unit of work is a path: delete everything indexed under it, then
+//!   index it again if it exists at the target. Replaying a run is harmless.
+//! - A journal (`PendingRun`: target commit, full or not) is written before
+//!   any store changes and removed after the final state write. A run that
+//!   died leaves each store at either `last_commit` or the journal's target;
+//!   the next run re-indexes the paths of both diffs, which brings every
+//!   store to the new target whatever it held (an interrupted full rebuild
+//!   is simply redone).
+//! - The state file is written last, atomically, after every store committed.
+
+pub mod analyze;
+pub mod ci;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use gix::ObjectId;
+use serde::Serialize;
+
+use crate::analysis::chunk::ChunkOptions;
+use crate::git::{Change, Repo, TreeFile};
+use crate::progress::{millis, Progress};
+use crate::semantic::docs::Doc;
+use crate::semantic::embed::{EmbedOptions, ModelManifest};
+use crate::semantic::sync::SyncReport;
+use crate::stores::keyword::KeywordIndex;
+use crate::stores::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingRun, SemanticState, STATE_FILE};
+use crate::stores::vector::edge::Access;
+use crate::stores::vector::Backend;
+use analyze::FileOutcome;
+pub use analyze::Skipped;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+    #[error(transparent)]
+    State(#[from] crate::stores::state::StateError),
+    #[error(transparent)]
+    Keyword(#[from] crate::stores::keyword::KeywordError),
+    #[error("cannot create the index directory {path}: {source}")]
+    IndexDir { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Vectors(#[from] crate::semantic::sync::VectorsError),
+    #[error(transparent)]
+    Store(#[from] crate::stores::vector::StoreError),
+    #[error(transparent)]
+    Graph(#[from] crate::graph::GraphError),
+    #[error("the index holds embeddings of model `{model}`, but the model cannot be used: {source}. Install it (`git rag model install`), or rebuild without the semantic layer (`git rag index --full --no-semantic`)")]
+    ModelGone { model: String, source: crate::semantic::embed::EmbedError },
+}
+
+pub type Result<T> = std::result::Result<T, IndexError>;
+
+/// What `git rag index` was asked to do.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Ignore the state file and rebuild everything.
+    pub full: bool,
+    /// Index this revision instead of HEAD.
+    pub rev: Option<String>,
+    pub chunk: ChunkOptions,
+    /// How long to wait for another indexer to finish.
+    pub lock_wait: Duration,
+    pub semantic: SemanticOptions,
+    /// Paths (files or directories) to index again even if unchanged.
+    pub reindex: Vec<String>,
+}
+
+/// The semantic layer of a run: which model, which store.
+#[derive(Debug, Clone)]
+pub struct SemanticOptions {
+    /// `false`: keyword and symbol index only (`--no-semantic`, `rag.semantic=false`).
+    pub enabled: bool,
+    pub model_dir: PathBuf,
+    pub backend: Backend,
+    pub embed: EmbedOptions,
+}
+
+impl Default for SemanticOptions {
+    fn default() -> Self {
+        SemanticOptions { enabled: true, model_dir: crate::semantic::embed::default_model_dir(), backend: Backend::Embedded, embed: EmbedOptions::default() }
+    }
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            full: false,
+            rev: None,
+            chunk: ChunkOptions::default(),
+            lock_wait: Duration::from_secs(10),
+            semantic: SemanticOptions::default(),
+            reindex: Vec::new(),
+        }
+    }
+}
+
+/// Hash of everything that changes what ends up in the index.
+pub fn config_hash(chunk: &ChunkOptions) -> String {
+    let key = format!(
+        "schema={};keyword={};chunk={};max_parse={};window={}",
+        crate::stores::state::SCHEMA_VERSION,
+        crate::stores::keyword::FORMAT_VERSION,
+        chunk.budget,
+        chunk.max_parse_bytes,
+        chunk.max_window_lines
+    );
+    blake3::hash(key.as_bytes()).to_hex()[..16].to_string()
+}
+
+/// How the run went.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The repository has no commits: nothing to index.
+    Empty,
+    UpToDate { commit: String },
+    Indexed(Box<Report>),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub commit: String,
+    pub previous: Option<String>,
+    pub full: bool,
+    /// Why a full rebuild happened, if it did.
+    pub full_reason: Option<String>,
+    pub files_indexed: usize,
+    pub files_deleted: usize,
+    pub bytes_indexed: u64,
+    pub renamed: usize,
+    pub chunks_added: usize,
+    pub files_total: usize,
+    pub chunks_total: usize,
+    pub symbols_total: usize,
+    pub skipped: Skipped,
+    pub files_with_syntax_errors: usize,
+    /// The semantic layer's work, when it is on.
+    pub semantic: Option<SyncReport>,
+    /// Texts embedded by the model in this run.
+    pub embedded: usize,
+    /// Points whose vectors came from the cache.
+    pub reused: usize,
+    pub took_ms: f64,
+    /// Where the time went, in ms.
+    pub timings: BTreeMap<String, f64>,
+}
+
+/// Work for one run: paths to clear, and files to (re)index.
+struct Plan {
+    full: bool,
+    full_reason: Option<String>,
+    clear: BTreeSet<String>,
+    index: Vec<TreeFile>,
+    renamed: usize,
+}
+
+/// Brings the index in `index_dir` to the target commit.
+pub fn run(repo: &Repo, index_dir: &Path, opts: &IndexOptions, progress: &dyn Progress) -> Result<Outcome> {
+    let started = Instant::now();
+    let target = match &opts.rev {
+        Some(rev) => Some(repo.resolve(rev)?),
+        None => repo.head_commit()?,
+    };
+    let Some(target) = target else { return Ok(Outcome::Empty) };
+    std::fs::create_dir_all(index_dir).map_err(|source| IndexError::IndexDir { path: index_dir.to_path_buf(), source })?;
+    let _lock = IndexLock::acquire(index_dir, opts.lock_wait)?;
+
+    let result = run_locked(repo, index_dir, opts, target, started, progress);
+    let last = match &result {
+        Ok(Outcome::Indexed(r)) => Some(LastRun {
+            finished_at: crate::stores::state::now_secs(),
+            commit: Some(r.commit.clone()),
+            mode: if r.full { "full".into() } else { "incremental".into() },
+            files_indexed: r.files_indexed,
+            files_deleted: r.files_deleted,
+            chunks: r.chunks_added,
+            embedded: r.embedded,
+            reused: r.reused,
+            took_ms: r.took_ms,
+            error: None,
+        }),
+        Ok(_) => None,
+        Err(e) => Some(LastRun {
+            finished_at: crate::stores::state::now_secs(),
+            commit: Some(target.to_string()),
+            mode: "failed".into(),
+            error: Some(e.to_string()),
+            took_ms: millis(started),
+            ..LastRun::default()
+        }),
+    };
+    if let Some(last) = last {
+        // Best effort: the record of a run must not turn success into failure.
+        let _ = last.save(index_dir);
+    }
+    result
+}
+
+
+/// A run after planning: what it starts from and what it will do.
+struct Prepared {
+    previous: Option<IndexState>,
+    /// The state being built: the previous one (incremental) or a new one.
+    state: IndexState,
+    plan: Plan,
+    keyword: KeywordIndex,
+    manifest: Option<ModelManifest>,
+    semantic: Option<SemanticState>,
+    hash: String,
+}
+
+/// What the analyze step produced for the stores and the state.
+#[derive(Default)]
+struct Collected {
+    files: HashMap<String, FileState>,
+    docs: Vec<Doc>,
+    facts: Vec<(String, crate::graph::FileFacts)>,
+    skipped: Skipped,
+    files_with_syntax_errors: usize,
+    bytes: u64,
+}
+
+type Timings = BTreeMap<String, f64>;
+
+fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId, started: Instant, progress: &dyn Progress) -> Result<Outcome> {
+    let mut timings = Timings::new();
+    let Some(mut run) = prepare(repo, index_dir, opts, target, progress, &mut timings)? else {
+        return Ok(Outcome::UpToDate { commit: target.to_string() });
+    };
+
+    let t = Instant::now();
+    let heap = if run.plan.full || run.plan.index.len() > 200 { 256_000_000 } else { 30_000_000 };
+    let writer_threads = if heap > 30_000_000 { rayon::current_num_threads() } else { 1 };
+    let mut writer = run.keyword.writer(writer_threads, heap)?;
+    if run.plan.full {
+        writer.delete_all()?;
+    }
+    for path in &run.plan.clear {
+        writer.delete_path(path);
+    }
+    timings.insert("open_writer".into(), millis(t));
+
+    let t = Instant::now();
+    let files = std::mem::take(&mut run.plan.index);
+    let collected = collect(repo, files, opts, run.manifest.as_ref(), &writer, progress)?;
+    timings.insert("parse_chunk_add".into(), millis(t));
+
+    // The code graph: replace the changed files' facts, re-resolve what they
+    // touch. Written first: it is rebuilt from scratch if the run is replayed.
+    let t = Instant::now();
+    let mut graph = if run.plan.full { crate::graph::GraphStore::empty(index_dir) } else { crate::graph::GraphStore::open(index_dir)? };
+    graph.update(&run.plan.clear, collected.facts);
+    graph.save(&target.to_string())?;
+    let patterns = graph.patterns();
+    drop(graph);
+    timings.insert("graph".into(), millis(t));
+
+    // The vector store, then the keyword index: either may hold the target
+    // or the last commit after a crash; the journal makes the next run redo both.
+    let mut sync_report = None;
+    if let Some(m) = &run.manifest {
+        let t = Instant::now();
+        let store = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60)))?;
+        let mut embedder = crate::semantic::embed::LazyEmbedder::new(&opts.semantic.model_dir, opts.semantic.embed);
+        let cleared: Vec<String> = run.plan.clear.iter().cloned().collect();
+        let pattern_docs = crate::semantic::docs::pattern_documents(&patterns, &m.id);
+        sync_report = Some(crate::semantic::sync::sync(store.as_ref(), &mut embedder, run.plan.full, &cleared, collected.docs, pattern_docs, progress)?);
+        timings.insert("vectors".into(), millis(t));
+    }
+    crate::env::failpoint("after-vector-commit");
+
+    crate::env::failpoint("before-keyword-commit");
+    let t = Instant::now();
+    writer.commit(&target.to_string())?;
+    crate::env::failpoint("after-keyword-commit");
+    drop(run.keyword);
+    timings.insert("commit".into(), millis(t));
+
+    let files_deleted = run.plan.clear.iter().filter(|p| !collected.files.contains_key(*p) && run.state.files.contains_key(*p)).count();
+    for path in &run.plan.clear {
+        run.state.files.remove(path);
+    }
+    let chunks_added = collected.files.values().map(|f| f.chunks.len()).sum();
+    let files_indexed = collected.files.len();
+    let mut state = run.state;
+    state.files.extend(collected.files);
+    state.last_commit = Some(target.to_string());
+    state.config_hash = run.hash;
+    state.semantic = run.semantic;
+    state.updated_at = crate::stores::state::now_secs();
+    let t = Instant::now();
+    state.save(&index_dir.join(STATE_FILE))?;
+    PendingRun::clear(index_dir)?;
+    timings.insert("state".into(), millis(t));
+
+    Ok(Outcome::Indexed(Box::new(Report {
+        commit: target.to_string(),
+        previous: run.previous.as_ref().and_then(|p| p.last_commit.clone()),
+        full: run.plan.full,
+        full_reason: run.plan.full_reason,
+        files_indexed,
+        files_deleted,
+        bytes_indexed: collected.bytes,
+        renamed: run.plan.renamed,
+        chunks_added,
+        files_total: state.files.len(),
+        chunks_total: state.chunk_count(),
+        symbols_total: state.symbol_count(),
+        skipped: collected.skipped,
+        files_with_syntax_errors: collected.files_with_syntax_errors,
+        embedded: sync_report.as_ref().map_or(0, |r| r.embedded),
+        reused: sync_report.as_ref().map_or(0, |r| r.reused),
+        semantic: sync_report,
+        took_ms: millis(started),
+        timings,
+    })))
+}
+
+/// Loads the previous state, plans the run, opens the keyword index and
+/// writes the journal; `None` when the index is already at `target`.
+fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId, progress: &dyn Progress, timings: &mut Timings) -> Result<Option<Prepared>> {
+    let hash = config_hash(&opts.chunk);
+    let t = Instant::now();
+    let mut previous = if opts.full { None } else { IndexState::load(&index_dir.join(STATE_FILE))? };
+    // An index made before the code graph existed, or whose graph facts were
+    // lost, gets everything again: the facts come from parsing every file.
+    let mut graph_missing = false;
+    if previous.is_some() && !crate::graph::exists(index_dir) {
+        previous = None;
+        graph_missing = true;
+    }
+    let pending = PendingRun::load(index_dir);
+    timings.insert("load_state".into(), millis(t));
+    let keyword_dir = index_dir.join("keyword");
+    let manifest = semantic_model(opts, previous.as_ref(), progress)?;
+    let semantic = manifest.as_ref().map(|m| SemanticState { model: m.id.clone(), dims: m.dims, store: opts.semantic.backend.identity() });
+
+    let t = Instant::now();
+    let mut plan = match plan(repo, previous.as_ref(), pending.as_ref(), &hash, semantic.as_ref(), target, opts.full, progress)? {
+        Some(p) => p,
+        None if opts.reindex.is_empty() => return Ok(None),
+        None => Plan { full: false, full_reason: None, clear: BTreeSet::new(), index: Vec::new(), renamed: 0 },
+    };
+    if !plan.full && !opts.reindex.is_empty() {
+        add_reindexed(repo, &mut plan, previous.as_ref(), &opts.reindex, &target)?;
+    }
+    if graph_missing {
+        plan.full_reason = Some("the code graph is missing or from another version of git-rag".into());
+    }
+    timings.insert("plan".into(), millis(t));
+    let keyword = match KeywordIndex::open_or_create(&keyword_dir) {
+        Ok(k) => k,
+        Err(crate::stores::keyword::KeywordError::SchemaMismatch { .. }) => {
+            plan.full = true;
+            plan.full_reason = Some("the keyword index was made by another version of git-rag".into());
+            KeywordIndex::destroy(&keyword_dir)?;
+            KeywordIndex::open_or_create(&keyword_dir)?
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if plan.full {
+        // A full plan lists the whole tree.
+        plan.index = repo.list_files(&target)?;
+        plan.clear.clear();
+    }
+    if let Some(reason) = &plan.full_reason {
+        progress.note(&format!("full rebuild: {reason}"));
+    }
+
+    // Record the run before touching any store (see the module docs).
+    let t = Instant::now();
+    PendingRun { target: target.to_string(), full: plan.full }.save(index_dir)?;
+    timings.insert("journal".into(), millis(t));
+    let state = match (previous.as_ref(), plan.full) {
+        (Some(prev), false) => prev.clone(),
+        _ => IndexState::new(hash.clone()),
+    };
+    Ok(Some(Prepared { previous, state, plan, keyword, manifest, semantic, hash }))
+}
+
+/// Analyzes the files (in parallel), adding each to the keyword writer, and
+/// gathers what the graph, the vectors and the state need.
+fn collect(
+    repo: &Repo,
+    files: Vec<TreeFile>,
+    opts: &IndexOptions,
+    manifest: Option<&ModelManifest>,
+    writer: &crate::stores::keyword::KeywordWriter<'_>,
+    progress: &dyn Progress,
+) -> Result<Collected> {
+    let mut out = Collected::default();
+    let files = analyze::select(files, &mut out.skipped);
+    let results = analyze::analyze(repo, files, &opts.chunk, progress, |file, chunks| -> Result<_> {
+        writer.add_file(&file.path, &chunks)?;
+        let docs = manifest.map(|m| crate::semantic::docs::documents(&file.path, &file.id.to_string(), &chunks, &m.id)).unwrap_or_default();
+        let state = FileState {
+            blob: file.id.to_string(),
+            language: chunks.language.name().to_string(),
+            chunks: chunks.chunks.iter().filter_map(|c| ChunkId::parse(&c.id)).collect(),
+            symbols: chunks.symbols.len(),
+        };
+        Ok((state, docs, crate::graph::FileFacts::of(&chunks), chunks.has_errors))
+    });
+    for (file, r) in results {
+        match r? {
+            FileOutcome::Indexed { product: (state, docs, facts, has_errors), bytes } => {
+                out.files_with_syntax_errors += usize::from(has_errors);
+                out.bytes += bytes;
+                out.facts.push((file.path.clone(), facts));
+                out.files.insert(file.path, state);
+                out.docs.extend(docs);
+            }
+            FileOutcome::Binary => out.skipped.binary += 1,
+            FileOutcome::Unreadable => out.skipped.unreadable += 1,
+        }
+    }
+    Ok(out)
+}
+
+/// The model of this run's semantic layer, or `None` when it is off. A model
+/// that is missing while the index holds its vectors is an error: going on
+/// would silently drop the semantic layer.
+fn semantic_model(opts: &IndexOptions, previous: Option<&IndexState>, progress: &dyn Progress) -> Result<Option<ModelManifest>> {
+    if !opts.semantic.enabled {
+        return Ok(None);
+    }
+    match crate::semantic::embed::check_installed(&opts.semantic.model_dir) {
+        Ok(m) => Ok(Some(m)),
+        Err(source) => match previous.and_then(|p| p.semantic.as_ref()) {
+            Some(prev) => Err(IndexError::ModelGone { model: prev.model.clone(), source }),
+            None => {
+                progress.note(&format!("semantic layer off: {source}; keyword and symbol search work"));
+                Ok(None)
+            }
+        },
+    }
+}
+
+/// Adds the files under `paths` (as of `target`) to an incremental plan, and
+/// clears what the index held under them.
+fn add_reindexed(repo: &Repo, plan: &mut Plan, previous: Option<&IndexState>, paths: &[String], target: &ObjectId) -> Result<()> {
+    let wanted = |p: &str| {
+        paths.iter().map(|r| r.trim_matches('/')).any(|r| r.is_empty() || p == r || p.strip_prefix(r).is_some_and(|rest| rest.starts_with('/')))
+    };
+    let queued: BTreeSet<String> = plan.index.iter().map(|f| f.path.clone()).collect();
+    for f in repo.list_files(target)? {
+        if wanted(&f.path) && !queued.contains(&f.path) {
+            plan.clear.insert(f.path.clone());
+            plan.index.push(f);
+        }
+    }
+    if let Some(prev) = previous {
+        plan.clear.extend(prev.files.keys().filter(|p| wanted(p)).cloned());
+    }
+    Ok(())
+}
+
+/// Decides between a full rebuild, an incremental update and nothing to do.
+fn plan(
+    repo: &Repo,
+    previous: Option<&IndexState>,
+    pending: Option<&PendingRun>,
+    hash: &str,
+    semantic: Option<&SemanticState>,
+    target: ObjectId,
+    forced: bool,
+    progress: &dyn Progress,
+) -> Result<Option<Plan>> {
+    let full = |reason: &str| Ok(Some(Plan { full: true, full_reason: Some(reason.to_string()), clear: BTreeSet::new(), index: Vec::new(), renamed: 0 }));
+    if forced {
+        return full("--full was given");
+    }
+    let Some(prev) = previous else { return full("no index yet") };
+    if prev.config_hash != hash {
+        return full("indexing options changed since the last run");
+    }
+    if prev.semantic.as_ref() != semantic {
+        let describe = |s: Option<&SemanticState>| s.map_or("none".to_string(), |s| format!("{} in {}", s.model, s.store));
+        return full(&format!("the semantic layer changed (was: {}; now: {})", describe(prev.semantic.as_ref()), describe(semantic)));
+    }
+    let Some(last) = prev.last_commit.as_deref() else { return full("the previous index never completed") };
+    let parse = |s: &str| ObjectId::from_hex(s.as_bytes()).ok();
+    let Some(last_id) = parse(last).filter(|id| repo.has_commit(id)) else {
+        progress.note(&format!(
+            "the last indexed commit {last} is no longer in the repository (history rewritten and collected, or a shallow clone); rebuilding the index in full"
+        ));
+        return full("last indexed commit is gone");
+    };
+    let pending_id = match pending {
+        None => None,
+        Some(p) if p.full => return full("the previous full rebuild was interrupted"),
+        Some(p) => match parse(&p.target).filter(|id| repo.has_commit(id)) {
+            Some(id) => Some(id),
+            None => return full("an interrupted run targeted a commit that is gone"),
+        },
+    };
+    if last_id == target && pending_id.is_none() {
+        return Ok(None);
+    }
+    let mut changes = repo.diff(&last_id, &target)?;
+    if let Some(p) = pending_id {
+        // A previous run died on its way to `p`: its paths may hold either version.
+        changes.extend(repo.diff(&p, &target)?);
+    }
+    let mut clear = BTreeSet::new();
+    let mut index: BTreeMap<String, TreeFile> = BTreeMap::new();
+    let mut renamed = 0;
+    for change in &changes {
+        for p in change.paths() {
+            clear.insert(p.to_string());
+        }
+        match change {
+            Change::Added(f) | Change::Modified { new: f, .. } => {
+                index.insert(f.path.clone(), f.clone());
+            }
+            Change::Renamed { new, .. } => {
+                renamed += 1;
+                index.insert(new.path.clone(), new.clone());
+            }
+            Change::Deleted(_) => {}
+        }
+    }
+    Ok(Some(Plan { full: false, full_reason: None, clear, index: index.into_values().collect(), renamed }))
+}

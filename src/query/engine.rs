@@ -1,0 +1,522 @@
+//! Hybrid retrieval: the query is analysed ([`crate::query::intent`]), the
+//! retrievers that exist run side by side (BM25 and symbol lookup on tantivy,
+//! dense vectors on Qdrant, the code graph, project patterns), their ranked
+//! lists are fused with weighted Reciprocal Rank Fusion, then overlapping
+//! results are merged, optionally diversified (MMR) and lifted to their
+//! enclosing definition.
+//!
+//! [`Engine`] holds what a query needs and opens the expensive parts (the
+//! model, the vector store, the graph) only when a query uses them, so a
+//! long-lived process (the MCP server) pays for them once.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::progress::millis;
+use crate::semantic::embed::{EmbedOptions, Embedder};
+use crate::graph::Graph;
+
+use super::graph_answers::identifier_subjects;
+use crate::query::intent::{Analysis, GraphAsk, Intent, Relation};
+use crate::stores::keyword::KeywordIndex;
+use crate::query::retrievers::{self as search, Hit, Mode, QueryOptions, Response, Retriever};
+use crate::stores::state::IndexState;
+use crate::stores::vector::edge::Access;
+use crate::stores::vector::{Backend, Collection, VectorStore};
+
+use super::fusion::{dedup_overlaps, fuse, mmr, RRF_K};
+use super::pattern_hits::{pattern_dense, pattern_keyword};
+
+#[derive(Debug, thiserror::Error)]
+pub enum HybridError {
+    #[error(transparent)]
+    Search(#[from] search::SearchError),
+    #[error(transparent)]
+    Graph(#[from] crate::graph::GraphError),
+    #[error(transparent)]
+    Unavailable(#[from] Unavailable),
+}
+
+pub type Result<T> = std::result::Result<T, HybridError>;
+
+/// Why a retriever cannot answer now: its list is left out of the fusion and
+/// the answer names it among the fallbacks.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Unavailable {
+    #[error("the index has no semantic layer (built without an embedding model)")]
+    NoSemanticLayer,
+    #[error("the semantic layer is turned off")]
+    SemanticOff,
+    #[error("the embedding model cannot be loaded: {0}")]
+    ModelLoad(String),
+    #[error("loading the embedding model panicked")]
+    ModelPanicked,
+    #[error("the index holds vectors of model `{indexed}` but `{configured}` is configured; run `git rag index` to re-embed")]
+    ModelMismatch { indexed: String, configured: String },
+    #[error("a previous dense search panicked")]
+    Poisoned,
+    #[error("the index has no code graph yet; run `git rag index`")]
+    NoGraph,
+    #[error("timed out after {0:.1}s")]
+    TimedOut(f64),
+    #[error("the dense retriever failed")]
+    Gone,
+    /// A store, graph or model error, kept as its message (they are not `Clone`).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl Unavailable {
+    fn failed(e: impl std::fmt::Display) -> Unavailable {
+        Unavailable::Failed(e.to_string())
+    }
+}
+
+/// Candidates each retriever contributes to the fusion.
+pub const DEFAULT_WINDOW: usize = 50;
+
+#[derive(Debug, Clone)]
+pub struct HybridOptions {
+    pub query: QueryOptions,
+    /// Candidates per retriever.
+    pub window: usize,
+    /// MMR trade-off λ in [0, 1] (1 = relevance only); `None` leaves the order alone.
+    pub diversity: Option<f32>,
+    /// Return the enclosing class or function of each hit instead.
+    pub expand_parent: bool,
+    /// How far graph answers walk (1 = direct callers/callees).
+    pub depth: usize,
+    /// Force a graph relation instead of reading it from the query.
+    pub relation: Option<Relation>,
+    /// How long the slowest retriever (dense: model load, store open) may
+    /// take before the answer goes ahead without it.
+    pub timeout: Duration,
+}
+
+impl HybridOptions {
+    pub fn new(query: QueryOptions) -> HybridOptions {
+        HybridOptions { query, window: DEFAULT_WINDOW, diversity: None, expand_parent: false, depth: 1, relation: None, timeout: Duration::from_secs(10) }
+    }
+}
+
+/// Milliseconds per step of a query.
+pub type Timings = std::collections::BTreeMap<&'static str, f64>;
+
+
+/// A query's answer with how it was reached.
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    #[serde(flatten)]
+    pub response: Response,
+    pub analysis: Analysis,
+    /// Retrievers that ran.
+    pub retrievers: Vec<Retriever>,
+    /// Retrievers that were wanted but missing, and why.
+    pub fallbacks: Vec<String>,
+    /// The graph subject(s) the query resolved to.
+    pub subjects: Vec<String>,
+    /// Milliseconds per step of this query (`model_load` and `store_open`
+    /// only when this query opened them): where `took_ms` went.
+    pub timings: Timings,
+}
+
+/// What the semantic layer needs to be opened.
+#[derive(Debug, Clone)]
+pub struct SemanticSetup {
+    pub backend: Backend,
+    pub model_dir: PathBuf,
+    pub wait: Duration,
+    /// One query, then exit (`git rag query`): load the model without graph
+    /// optimization, which costs more than it saves for a single input.
+    pub one_shot: bool,
+}
+
+/// The dense thread's answer: chunk hits, pattern hits, timings; or why not.
+type DenseOutcome = std::result::Result<(Vec<Hit>, Vec<Hit>, Timings), Unavailable>;
+
+pub(super) struct Dense {
+    pub(super) embedder: Arc<Embedder>,
+    pub(super) store: Box<dyn VectorStore>,
+    /// Milliseconds it took to load the model (0 when a loaded one was
+    /// adopted) and to open the store; they overlap.
+    pub(super) opened_ms: (f64, f64),
+}
+
+/// Open index resources for answering queries.
+pub struct Engine {
+    pub(super) dir: PathBuf,
+    pub(super) state: IndexState,
+    pub(super) keyword: KeywordIndex,
+    pub(super) semantic: Option<SemanticSetup>,
+    /// The model and the vector store once opened. Failures are not kept: a
+    /// store that was busy (an indexer writing) is tried again next time.
+    pub(super) dense: Mutex<Option<Arc<Dense>>>,
+    /// Kept apart from the store so that releasing the store (for a writer)
+    /// or reopening the index keeps the model loaded.
+    pub(super) embedder: Mutex<Option<Arc<Embedder>>>,
+    pub(super) graph: OnceLock<std::result::Result<Option<Graph>, Unavailable>>,
+    pub(super) patterns: OnceLock<Vec<crate::analysis::patterns::Pattern>>,
+}
+
+impl Engine {
+    pub fn open(dir: &Path, state: IndexState, semantic: Option<SemanticSetup>) -> Result<Engine> {
+        let keyword = KeywordIndex::open(&dir.join("keyword")).map_err(search::SearchError::from)?;
+        Ok(Engine {
+            dir: dir.to_path_buf(),
+            state,
+            keyword,
+            semantic,
+            dense: Mutex::new(None),
+            embedder: Mutex::new(None),
+            graph: OnceLock::new(),
+            patterns: OnceLock::new(),
+        })
+    }
+
+    pub fn keyword(&self) -> &KeywordIndex {
+        &self.keyword
+    }
+
+    pub fn state(&self) -> &IndexState {
+        &self.state
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The loaded embedding model, to hand to the engine of a newer index.
+    pub fn embedder(&self) -> Option<Arc<Embedder>> {
+        self.embedder.lock().ok().and_then(|e| e.clone())
+    }
+
+    /// Uses an already loaded model instead of loading one.
+    pub fn adopt_embedder(&self, embedder: Arc<Embedder>) {
+        if let Ok(mut slot) = self.embedder.lock() {
+            *slot = Some(embedder);
+        }
+    }
+
+    /// Closes the vector store (and gives up its shared lock, so an indexer
+    /// can write) unless a query is opening it right now. The model stays
+    /// loaded; the next query reopens the store. Returns whether it was open.
+    pub fn release_store(&self) -> bool {
+        match self.dense.try_lock() {
+            Ok(mut slot) => slot.take().is_some(),
+            Err(_) => false,
+        }
+    }
+
+    /// Whether the vector store is open now.
+    pub fn store_open(&self) -> bool {
+        self.dense.lock().map(|d| d.is_some()).unwrap_or(false)
+    }
+
+    /// The model and the vector store, opened on first use.
+    fn dense(&self) -> std::result::Result<Arc<Dense>, Unavailable> {
+        self.dense_fresh().map(|(d, _)| d)
+    }
+
+    /// Like [`Engine::dense`], and whether this call opened them.
+    fn dense_fresh(&self) -> std::result::Result<(Arc<Dense>, bool), Unavailable> {
+        let mut slot = self.dense.lock().map_err(|_| Unavailable::Poisoned)?;
+        if let Some(d) = slot.as_ref() {
+            return Ok((Arc::clone(d), false));
+        }
+        let d = Arc::new(self.open_dense()?);
+        *slot = Some(Arc::clone(&d));
+        Ok((d, true))
+    }
+
+    fn open_dense(&self) -> std::result::Result<Dense, Unavailable> {
+        let Some(sem) = &self.state.semantic else {
+            return Err(Unavailable::NoSemanticLayer);
+        };
+        let Some(setup) = &self.semantic else { return Err(Unavailable::SemanticOff) };
+        let loaded = self.embedder();
+        // The model and the store open in parallel: both take a few hundred ms.
+        let (embedder, store, opened_ms) = std::thread::scope(|s| {
+            let e = s.spawn(|| {
+                let t = Instant::now();
+                let e = match &loaded {
+                    Some(e) => Ok(Arc::clone(e)),
+                    None => Embedder::load(&setup.model_dir, EmbedOptions { optimize_graph: !setup.one_shot, ..EmbedOptions::default() }).map(Arc::new),
+                };
+                (e, millis(t))
+            });
+            let t = Instant::now();
+            // Open the collections a query searches now, while the model loads.
+            let store = setup.backend.open(&self.dir, sem.dims, &sem.model, Access::Read, setup.wait).and_then(|store| {
+                store.preload(&[Collection::Semantic, Collection::Symbols, Collection::Files, Collection::Patterns])?;
+                Ok(store)
+            });
+            let store_ms = millis(t);
+            match e.join() {
+                Ok((e, model_ms)) => (Ok(e), store, (model_ms, store_ms)),
+                Err(p) => (Err(p), store, (0.0, store_ms)),
+            }
+        });
+        let embedder = match embedder {
+            Ok(Ok(e)) => e,
+            Ok(Err(e)) => return Err(Unavailable::ModelLoad(e.to_string())),
+            Err(_) => return Err(Unavailable::ModelPanicked),
+        };
+        if embedder.manifest().id != sem.model {
+            return Err(Unavailable::ModelMismatch { indexed: sem.model.clone(), configured: embedder.manifest().id.clone() });
+        }
+        self.adopt_embedder(Arc::clone(&embedder));
+        let store = store.map_err(Unavailable::failed)?;
+        Ok(Dense { embedder, store, opened_ms })
+    }
+
+    /// The code graph, loaded on first use.
+    pub fn graph(&self) -> std::result::Result<&Graph, Unavailable> {
+        match self.graph.get_or_init(|| Graph::load(&self.dir).map_err(Unavailable::failed)) {
+            Ok(Some(g)) => Ok(g),
+            Ok(None) => Err(Unavailable::NoGraph),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    pub fn patterns(&self) -> &[crate::analysis::patterns::Pattern] {
+        self.patterns.get_or_init(|| crate::graph::load_patterns(&self.dir).unwrap_or_default())
+    }
+
+    /// Opens everything now (for a long-lived process).
+    pub fn warm(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Err(e) = self.dense() {
+            problems.push(format!("semantic: {e}"));
+        }
+        match self.graph() {
+            Ok(g) => g.prepare(),
+            Err(e) => problems.push(format!("graph: {e}")),
+        }
+        self.patterns();
+        problems
+    }
+
+    /// Answers a query in the mode asked for.
+    pub fn search(self: &Arc<Self>, text: &str, opts: &HybridOptions) -> Result<Answer> {
+        let started = Instant::now();
+        let mut analysis = crate::query::intent::analyze(text);
+        if let Some(r) = opts.relation {
+            let ask = crate::query::intent::graph_ask(text).unwrap_or(GraphAsk { relation: r, subject: identifier_subjects(text), context: Vec::new() });
+            analysis.graph = Some(GraphAsk { relation: r, ..ask });
+        }
+        let mut answer = Answer {
+            response: Response { query: text.to_string(), took_ms: 0.0, results: Vec::new() },
+            analysis: analysis.clone(),
+            retrievers: Vec::new(),
+            fallbacks: Vec::new(),
+            subjects: Vec::new(),
+            timings: Default::default(),
+        };
+        let limit = opts.query.limit;
+        let window = opts.window.max(limit);
+        let mut list_opts = opts.query.clone();
+        list_opts.limit = window;
+
+        let results = match opts.query.mode {
+            Mode::Keyword | Mode::Symbol => {
+                answer.retrievers.push(if opts.query.mode == Mode::Keyword { Retriever::Bm25 } else { Retriever::Symbol });
+                search::search(&self.keyword, text, &opts.query)?.results
+            }
+            Mode::Semantic => {
+                let (dense, fresh) = self.dense_fresh().map_err(HybridError::Unavailable)?;
+                if fresh {
+                    answer.timings.insert("model_load", dense.opened_ms.0);
+                    answer.timings.insert("store_open", dense.opened_ms.1);
+                }
+                answer.retrievers.push(Retriever::Dense);
+                self.dense_list(&dense, text, &opts.query, &mut answer.timings)?
+            }
+            Mode::Graph => {
+                let graph = self.graph().map_err(HybridError::Unavailable)?;
+                answer.retrievers.push(Retriever::Graph);
+                let ask = analysis.graph.clone().unwrap_or(GraphAsk { relation: Relation::Callers, subject: identifier_subjects(text), context: Vec::new() });
+                let neighbours = analysis.graph.is_none() && opts.relation.is_none();
+                let (hits, subjects) = self.graph_list(graph, &ask, neighbours, true, opts.depth, &opts.query)?;
+                answer.subjects = subjects;
+                hits
+            }
+            Mode::Hybrid => self.hybrid(text, &analysis, opts, &list_opts, &mut answer)?,
+        };
+        let mut results = results;
+        if opts.query.mode == Mode::Hybrid {
+            results = dedup_overlaps(results);
+            if let Some(lambda) = opts.diversity {
+                search::fill_content(&self.keyword, &mut results)?;
+                results = mmr(results, lambda, limit);
+            }
+        }
+        if opts.expand_parent {
+            results = self.expand_parent(results)?;
+        }
+        results.truncate(limit);
+        search::fill_content(&self.keyword, &mut results)?;
+        for (i, h) in results.iter_mut().enumerate() {
+            h.rank = i + 1;
+        }
+        answer.response.results = results;
+        answer.response.took_ms = millis(started);
+        Ok(answer)
+    }
+
+    fn hybrid(self: &Arc<Self>, text: &str, analysis: &Analysis, opts: &HybridOptions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<Hit>> {
+        let w = analysis.weights;
+        let dense_wanted = w.dense > 0.0 && self.state.semantic.is_some() && self.semantic.is_some();
+        if w.dense > 0.0 && !dense_wanted {
+            answer.fallbacks.push(if self.state.semantic.is_none() {
+                "dense: the index has no semantic layer (run `git rag model install`, then `git rag index`)".to_string()
+            } else {
+                "dense: the semantic layer is turned off".to_string()
+            });
+        }
+        // The dense retriever (model load, store open, embedding) runs beside
+        // the others, on its own thread so a slow one can be left behind.
+        let wants_patterns = analysis.wants_patterns || analysis.intent == Intent::Concept;
+        let dense_rx = dense_wanted.then(|| self.spawn_dense(text, list_opts, wants_patterns));
+        let started = Instant::now();
+        let mut lists: Vec<(Retriever, f32, Vec<Hit>)> = Vec::new();
+        for (name, weight, mode) in [(Retriever::Bm25, w.bm25, Mode::Keyword), (Retriever::Symbol, w.symbol, Mode::Symbol)] {
+            if weight > 0.0 {
+                let t = Instant::now();
+                let mut o = list_opts.clone();
+                o.mode = mode;
+                // Only name matches (exact or prefix) are symbol evidence; a
+                // symbol list of loose token matches would only add noise.
+                let hits = if mode == Mode::Symbol { search::symbol_name_matches(&self.keyword, text, &o)? } else { search::search(&self.keyword, text, &o)?.results };
+                answer.timings.insert(name.as_str(), millis(t));
+                lists.push((name, weight, hits));
+            }
+        }
+        let t = Instant::now();
+        let graph_part = match (&analysis.graph, w.graph > 0.0) {
+            (Some(ask), true) => Some(match self.graph() {
+                // The subject itself comes from the other retrievers (it is their
+                // best match); the graph list holds only what it relates to.
+                Ok(g) => self.graph_list(g, ask, false, false, opts.depth, list_opts).map_err(Unavailable::failed),
+                Err(e) => Err(e),
+            }),
+            _ => None,
+        };
+        if graph_part.is_some() {
+            answer.timings.insert("graph", millis(t));
+        }
+        let t = Instant::now();
+        let dense = dense_rx.map(|rx| {
+            let left = opts.timeout.saturating_sub(started.elapsed());
+            match rx.recv_timeout(left) {
+                Ok(r) => r,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(Unavailable::TimedOut(opts.timeout.as_secs_f64())),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(Unavailable::Gone),
+            }
+        });
+        if dense.is_some() {
+            // What the dense thread still cost after the others were done.
+            answer.timings.insert("dense_wait", millis(t));
+        }
+        match dense {
+            Some(Ok((hits, patterns, timings))) => {
+                answer.timings.extend(timings);
+                lists.push((Retriever::Dense, w.dense, hits));
+                if !patterns.is_empty() {
+                    lists.push((Retriever::Patterns, if analysis.wants_patterns { 2.0 } else { 0.3 }, patterns));
+                }
+            }
+            Some(Err(e)) => answer.fallbacks.push(format!("dense: {e}")),
+            None => {}
+        }
+        match graph_part {
+            Some(Ok((hits, subjects))) => {
+                answer.subjects = subjects;
+                lists.push((Retriever::Graph, w.graph, hits));
+            }
+            Some(Err(e)) => answer.fallbacks.push(format!("graph: {e}")),
+            None => {}
+        }
+        if analysis.wants_patterns && !lists.iter().any(|(n, _, _)| *n == Retriever::Patterns) {
+            // Without vectors, patterns are matched on their descriptions.
+            let hits = pattern_keyword(self.patterns(), text, 10);
+            if !hits.is_empty() {
+                lists.push((Retriever::Patterns, 2.0, hits));
+            }
+        }
+        answer.retrievers = lists.iter().map(|(n, _, _)| *n).collect();
+        Ok(fuse(&lists, RRF_K))
+    }
+
+    /// Runs the dense retriever (model load, store open, embedding, search)
+    /// on its own thread, so that a slow one can be left behind.
+    fn spawn_dense(self: &Arc<Self>, text: &str, list_opts: &QueryOptions, wants_patterns: bool) -> std::sync::mpsc::Receiver<DenseOutcome> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let me = Arc::clone(self);
+        let (text, list_opts) = (text.to_string(), list_opts.clone());
+        std::thread::spawn(move || {
+            let run = || -> DenseOutcome {
+                let mut timings = Timings::new();
+                let (d, fresh) = me.dense_fresh()?;
+                if fresh {
+                    timings.insert("model_load", d.opened_ms.0);
+                    timings.insert("store_open", d.opened_ms.1);
+                }
+                let t = Instant::now();
+                let vector = d.embedder.embed_query(&text).map_err(Unavailable::failed)?;
+                timings.insert("embed_query", millis(t));
+                let t = Instant::now();
+                let hits = search::semantic_search(d.store.as_ref(), &vector, &text, &list_opts, me.state.files.keys()).map_err(Unavailable::failed)?;
+                let patterns = if wants_patterns { pattern_dense(d.store.as_ref(), &vector, list_opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
+                timings.insert("vector_search", millis(t));
+                Ok((hits.results, patterns, timings))
+            };
+            let _ = tx.send(run());
+        });
+        rx
+    }
+
+    fn dense_list(&self, dense: &Dense, text: &str, opts: &QueryOptions, timings: &mut Timings) -> Result<Vec<Hit>> {
+        let t = Instant::now();
+        let vector = dense.embedder.embed_query(text).map_err(Unavailable::failed)?;
+        timings.insert("embed_query", millis(t));
+        let t = Instant::now();
+        let hits = search::semantic_search(dense.store.as_ref(), &vector, text, opts, self.state.files.keys())?.results;
+        timings.insert("vector_search", millis(t));
+        Ok(hits)
+    }
+
+    /// The graph's answer: the subject's callers or callees (or importers),
+    /// nearest first, then the subject itself for context.
+    fn expand_parent(&self, hits: Vec<Hit>) -> Result<Vec<Hit>> {
+        let mut out: Vec<Hit> = Vec::with_capacity(hits.len());
+        let mut seen = HashSet::new();
+        for h in hits {
+            let lifted = match &h.chunk_id {
+                Some(id) => match search::chunk_hit(&self.keyword, id)? {
+                    Some((_, Some(parent))) => search::chunk_hit(&self.keyword, &parent)?.map(|(p, _)| p),
+                    _ => None,
+                },
+                None => None,
+            };
+            let mut h2 = match lifted {
+                Some(mut p) => {
+                    p.rank = h.rank;
+                    p.score = h.score;
+                    p.signals = h.signals.clone();
+                    p
+                }
+                None => h,
+            };
+            let key = h2.chunk_id.clone().unwrap_or_else(|| format!("{}:{}-{}", h2.path, h2.start_line, h2.end_line));
+            if seen.insert(key) {
+                h2.rank = out.len() + 1;
+                out.push(h2);
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,211 @@
+//! Fusing ranked lists: weighted Reciprocal Rank Fusion, overlap dedup and
+//! MMR diversification.
+
+use std::collections::{HashMap, HashSet};
+
+use super::retrievers::{Hit, Retriever};
+
+/// RRF's k: ranks deep in a list still count, but the top dominates.
+pub const RRF_K: f32 = 60.0;
+/// Extra credit for each retriever's first result. With k = 60, rank 1 is
+/// worth barely more than rank 5, so a chunk one retriever was sure of lost
+/// to chunks two retrievers placed mid-list (measured on the dev kit: +0.008
+/// nDCG@10, +0.018 MRR, recall unchanged).
+pub const TOP_RANK_BONUS: f32 = 0.5;
+/// The shortest list a retriever contributes, however light its weight.
+const MIN_LIST: usize = 10;
+
+pub(super) fn hit_key(h: &Hit) -> String {
+    h.chunk_id.clone().unwrap_or_else(|| format!("{}:{}-{}", h.path, h.start_line, h.end_line))
+}
+
+/// Weighted Reciprocal Rank Fusion: each list adds `weight / (k + rank)` to
+/// the results it holds. A result keeps the form (lines, content) of the list
+/// that credited it most, and its rank in every list as signals.
+pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32) -> Vec<Hit> {
+    let mut fused: HashMap<String, (f32, f32, Hit)> = HashMap::new();
+    for (name, weight, hits) in lists {
+        // A retriever weighted below 1 contributes a shorter list: its deep
+        // ranks are weak evidence that would otherwise add up across lists.
+        let depth = if *weight >= 1.0 { hits.len() } else { ((hits.len() as f32 * weight).round() as usize).max(MIN_LIST) };
+        // A list credits each result once, at its best rank (several symbol
+        // hits may stand for one chunk).
+        let mut credited = HashSet::new();
+        let mut rank = 0;
+        for h in hits {
+            if !credited.insert(hit_key(h)) {
+                continue;
+            }
+            rank += 1;
+            if rank > depth {
+                break;
+            }
+            let bonus = if rank == 1 { 1.0 + TOP_RANK_BONUS } else { 1.0 };
+            let contribution = weight * bonus / (k + rank as f32);
+            let entry = fused.entry(hit_key(h)).or_insert_with(|| (0.0, -1.0, h.clone()));
+            entry.0 += contribution;
+            if contribution > entry.1 {
+                let signals = entry.2.signals.clone();
+                entry.2 = h.clone();
+                entry.2.signals = signals;
+                entry.1 = contribution;
+            }
+            let s = &mut entry.2.signals;
+            let slot = match name {
+                Retriever::Bm25 => &mut s.bm25,
+                Retriever::Symbol => &mut s.symbol,
+                Retriever::Dense => &mut s.dense,
+                Retriever::Graph => &mut s.graph,
+                Retriever::Patterns => &mut s.patterns,
+                Retriever::Rerank => continue,
+            };
+            *slot = Some(rank);
+        }
+    }
+    let mut out: Vec<(String, f32, Hit)> = fused.into_iter().map(|(k, (score, _, h))| (k, score, h)).collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out.into_iter()
+        .enumerate()
+        .map(|(i, (_, score, mut h))| {
+            h.rank = i + 1;
+            h.score = score;
+            h
+        })
+        .collect()
+}
+
+/// Outlines (file, class) elide their members' bodies, so they do not repeat
+/// the members' lines.
+pub(super) fn is_outline(kind: &str) -> bool {
+    matches!(kind, "file" | "class" | "interface" | "enum" | "pattern")
+}
+
+/// Drops a result whose lines mostly repeat a better-ranked result of the same file.
+pub fn dedup_overlaps(hits: Vec<Hit>) -> Vec<Hit> {
+    let mut kept: Vec<Hit> = Vec::with_capacity(hits.len());
+    for h in hits {
+        let repeats = !is_outline(&h.kind)
+            && kept.iter().any(|k| {
+                if k.path != h.path || is_outline(&k.kind) {
+                    return false;
+                }
+                let lo = k.start_line.max(h.start_line);
+                let hi = k.end_line.min(h.end_line);
+                if lo > hi {
+                    return false;
+                }
+                let overlap = (hi - lo + 1) as f32;
+                let smaller = ((k.end_line - k.start_line + 1).min(h.end_line - h.start_line + 1)) as f32;
+                overlap / smaller.max(1.0) >= 0.5
+            });
+        if !repeats {
+            kept.push(h);
+        }
+    }
+    kept
+}
+
+pub(super) fn token_set(text: &str) -> HashSet<String> {
+    crate::stores::keyword::code_terms(text).into_iter().map(|t| t.text).collect()
+}
+
+/// Maximal Marginal Relevance over the fused list: each pick trades its
+/// relevance (normalised fused score) against its similarity to what is
+/// already picked (Jaccard over code terms; the same file counts extra).
+pub fn mmr(hits: Vec<Hit>, lambda: f32, limit: usize) -> Vec<Hit> {
+    let lambda = lambda.clamp(0.0, 1.0);
+    if hits.len() <= 1 || lambda >= 1.0 {
+        return hits;
+    }
+    let max = hits.iter().map(|h| h.score).fold(f32::MIN, f32::max).max(1e-9);
+    let terms: Vec<HashSet<String>> = hits.iter().map(|h| token_set(&h.content)).collect();
+    let mut remaining: Vec<usize> = (0..hits.len()).collect();
+    let mut picked: Vec<usize> = Vec::new();
+    while !remaining.is_empty() && picked.len() < limit.max(1) {
+        let (pos, _) = remaining
+            .iter()
+            .enumerate()
+            .map(|(pos, &i)| {
+                let sim = picked
+                    .iter()
+                    .map(|&j| {
+                        let inter = terms[i].intersection(&terms[j]).count() as f32;
+                        let union = terms[i].union(&terms[j]).count().max(1) as f32;
+                        let same_file = if hits[i].path == hits[j].path { 0.2 } else { 0.0 };
+                        (inter / union + same_file).min(1.0)
+                    })
+                    .fold(0.0, f32::max);
+                (pos, lambda * hits[i].score / max - (1.0 - lambda) * sim)
+            })
+            .fold((0, f32::MIN), |best, cur| if cur.1 > best.1 { cur } else { best });
+        picked.push(remaining.remove(pos));
+    }
+    picked.extend(remaining);
+    let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
+    picked.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::retrievers::Signals;
+
+    fn hit(path: &str, s: usize, e: usize, kind: &str, id: &str) -> Hit {
+        Hit {
+            rank: 0,
+            path: path.into(),
+            start_line: s,
+            end_line: e,
+            symbol: None,
+            kind: kind.into(),
+            language: "python".into(),
+            score: 0.0,
+            content: format!("{path} {s}"),
+            signals: Signals::default(),
+            chunk_id: Some(id.into()),
+        }
+    }
+
+    #[test]
+    fn rrf_adds_weighted_ranks_and_keeps_signals() {
+        let a = vec![hit("a.py", 1, 5, "function", "x"), hit("b.py", 1, 5, "function", "y")];
+        let b = vec![hit("b.py", 1, 5, "function", "y"), hit("c.py", 1, 5, "function", "z")];
+        let fused = fuse(&[(Retriever::Bm25, 1.0, a), (Retriever::Dense, 1.0, b)], RRF_K);
+        assert_eq!(fused[0].path, "b.py");
+        assert_eq!(fused[0].signals.bm25, Some(2));
+        assert_eq!(fused[0].signals.dense, Some(1));
+        assert!((fused[0].score - (1.0 / 62.0 + (1.0 + TOP_RANK_BONUS) / 61.0)).abs() < 1e-6);
+        // A heavier list wins ties of rank.
+        let fused = fuse(&[(Retriever::Bm25, 1.0, vec![hit("a.py", 1, 5, "function", "x")]), (Retriever::Dense, 2.0, vec![hit("c.py", 1, 5, "function", "z")])], RRF_K);
+        assert_eq!(fused[0].path, "c.py");
+        // One retriever's first answer beats a second place seconded by a
+        // light retriever.
+        let sure = vec![hit("s.py", 1, 5, "function", "s"), hit("t.py", 1, 5, "function", "t")];
+        let fused = fuse(&[(Retriever::Bm25, 1.0, sure), (Retriever::Dense, 0.3, vec![hit("t.py", 1, 5, "function", "t")])], RRF_K);
+        assert_eq!(fused[0].path, "s.py");
+    }
+
+    #[test]
+    fn overlaps_keep_the_better_ranked() {
+        let hits = vec![hit("a.py", 10, 30, "function", "1"), hit("a.py", 12, 28, "block", "2"), hit("a.py", 1, 100, "class", "3"), hit("a.py", 40, 50, "method", "4")];
+        let kept: Vec<String> = dedup_overlaps(hits).into_iter().map(|h| h.chunk_id.unwrap()).collect();
+        assert_eq!(kept, vec!["1", "3", "4"]);
+    }
+
+    #[test]
+    fn mmr_spreads_near_duplicates() {
+        let mut a = hit("a.py", 1, 5, "function", "1");
+        a.content = "def load_config(path): return json.load(path)".into();
+        a.score = 1.0;
+        let mut b = hit("a.py", 10, 15, "function", "2");
+        b.content = "def load_config_file(path): return json.load(path)".into();
+        b.score = 0.9;
+        let mut c = hit("b.py", 1, 5, "function", "3");
+        c.content = "def send_request(session, url): pass".into();
+        c.score = 0.8;
+        let order: Vec<String> = mmr(vec![a.clone(), b.clone(), c.clone()], 0.5, 3).into_iter().map(|h| h.chunk_id.unwrap()).collect();
+        assert_eq!(order, vec!["1", "3", "2"]);
+        let order: Vec<String> = mmr(vec![a, b, c], 1.0, 3).into_iter().map(|h| h.chunk_id.unwrap()).collect();
+        assert_eq!(order, vec!["1", "2", "3"]);
+    }
+}

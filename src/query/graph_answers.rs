@@ -1,0 +1,162 @@
+//! Graph answers: pick the subject(s) a graph question names among
+//! same-named symbols, then walk callers, callees or imports from them.
+
+use std::collections::HashSet;
+
+use petgraph::Direction;
+
+use super::engine::{Engine, Result};
+use super::intent::{GraphAsk, Relation};
+use super::retrievers::{self as search, Hit, QueryOptions};
+use crate::graph::{EdgeKind, Graph, NodeKey};
+
+impl Engine {
+    pub(super) fn graph_list(&self, graph: &Graph, ask: &GraphAsk, neighbours: bool, with_subject: bool, depth: usize, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
+        let subjects = pick_subjects(graph, ask);
+        let names: Vec<String> = subjects.iter().map(|ix| describe(graph, *ix)).collect();
+        let depth = depth.max(1);
+        let mut reached: Vec<(petgraph::stable_graph::NodeIndex, usize)> = Vec::new();
+        let relations: Vec<Relation> = if neighbours { vec![Relation::Callers, Relation::Callees] } else { vec![ask.relation] };
+        for relation in relations {
+            match relation {
+                Relation::Callers => reached.extend(graph.walk(&subjects, &[EdgeKind::Calls], Direction::Incoming, depth)),
+                Relation::Callees => {
+                    // A function acts through its nested helpers too.
+                    let mut from = subjects.clone();
+                    for s in &subjects {
+                        from.extend(graph.descendants(*s).into_iter().filter(|d| crate::graph::is_callable(&graph.graph[*d].kind)));
+                    }
+                    reached.extend(graph.walk(&from, &[EdgeKind::Calls], Direction::Outgoing, depth));
+                }
+                Relation::Importers | Relation::Imports => {
+                    let files: Vec<_> = subjects.iter().filter_map(|s| file_of(graph, *s)).collect();
+                    let dir = if relation == Relation::Importers { Direction::Incoming } else { Direction::Outgoing };
+                    reached.extend(graph.walk(&files, &[EdgeKind::Imports], dir, depth));
+                }
+            }
+        }
+        // Nearest first; within a depth, the subject's own file first, then by place.
+        let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(graph, *s)).collect();
+        reached.sort_by_cached_key(|(ix, depth)| {
+            let p = node_path(graph, *ix).unwrap_or_default();
+            (*depth, !subject_paths.contains(&p), search::is_test_path(&p), p, graph.graph[*ix].start_line)
+        });
+        let mut order: Vec<petgraph::stable_graph::NodeIndex> = Vec::new();
+        let first_depth_end = reached.iter().position(|(_, d)| *d > 1).unwrap_or(reached.len());
+        order.extend(reached[..first_depth_end].iter().map(|(n, _)| *n));
+        if with_subject {
+            order.extend(subjects.iter().copied());
+        }
+        order.extend(reached[first_depth_end..].iter().map(|(n, _)| *n));
+        let glob = opts.path.as_deref().map(search::compile_glob).transpose()?;
+        let mut seen = HashSet::new();
+        let mut hits = Vec::new();
+        for ix in order {
+            if !seen.insert(ix) || hits.len() >= opts.limit {
+                continue;
+            }
+            let hit = match &graph.graph[ix].key {
+                NodeKey::Symbol { path, qualified_name } => search::symbol_hit(&self.keyword, path, qualified_name)?,
+                NodeKey::File(path) => search::file_hit(&self.keyword, path)?,
+                _ => None,
+            };
+            let Some(mut hit) = hit else { continue };
+            if glob.as_ref().is_some_and(|g| !g.is_match(&hit.path))
+                || opts.lang.as_ref().is_some_and(|l| crate::analysis::lang::Language::from_name(l).is_none_or(|l| l.name() != hit.language))
+                || opts.kind.as_ref().is_some_and(|k| !k.eq_ignore_ascii_case(&hit.kind))
+            {
+                continue;
+            }
+            hit.rank = hits.len() + 1;
+            hit.score = 1.0 / hit.rank as f32;
+            hit.signals.graph = Some(hit.rank);
+            hits.push(hit);
+        }
+        Ok((hits, names))
+    }
+}
+
+/// Code-shaped words of a query, as graph subjects when no relation was asked.
+pub(super) fn identifier_subjects(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = text
+        .split_whitespace()
+        .filter(|w| crate::query::intent::looks_like_code(w))
+        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.')).split('(').next().unwrap_or("").to_string())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if out.is_empty() {
+        out = text.split_whitespace().map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_')).to_string()).filter(|w| w.len() > 2).collect();
+    }
+    out
+}
+
+pub(super) fn node_path(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> Option<String> {
+    match &graph.graph[ix].key {
+        NodeKey::File(p) | NodeKey::Symbol { path: p, .. } => Some(p.clone()),
+        _ => None,
+    }
+}
+
+pub(super) fn file_of(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> Option<petgraph::stable_graph::NodeIndex> {
+    graph.node(&NodeKey::File(node_path(graph, ix)?))
+}
+
+pub(super) fn describe(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> String {
+    match &graph.graph[ix].key {
+        NodeKey::File(p) => p.clone(),
+        NodeKey::Symbol { path, qualified_name } => format!("{qualified_name} ({path}:{})", graph.graph[ix].start_line),
+        NodeKey::Stub(s) | NodeKey::External(s) => s.clone(),
+    }
+}
+
+/// The definitions a graph question is about. Each candidate word is matched
+/// against symbol names; candidates score for an exact match and for the
+/// other words of the query appearing in their path or name; the best tier wins.
+pub fn pick_subjects(graph: &Graph, ask: &GraphAsk) -> Vec<petgraph::stable_graph::NodeIndex> {
+    let mut scored: Vec<(f32, petgraph::stable_graph::NodeIndex)> = Vec::new();
+    let all_words: Vec<String> = ask.subject.iter().chain(&ask.context).map(|w| w.to_lowercase()).collect();
+    for word in &ask.subject {
+        // A file: `app/utils.py`, or just `utils.py`.
+        if crate::analysis::lang::Language::from_path(word) != crate::analysis::lang::Language::Text || word.contains('/') {
+            let suffix = format!("/{word}");
+            for ix in graph.graph.node_indices() {
+                if let NodeKey::File(p) = &graph.graph[ix].key {
+                    if p == word || p.ends_with(&suffix) {
+                        scored.push((5.0, ix));
+                    }
+                }
+            }
+        }
+        for ix in graph.find_symbols(word) {
+            let NodeKey::Symbol { path, qualified_name } = &graph.graph[ix].key else { continue };
+            let mut score = if qualified_name == word {
+                3.0
+            } else if qualified_name.eq_ignore_ascii_case(word) {
+                2.5
+            } else if qualified_name.rsplit('.').next().is_some_and(|n| n == word) {
+                2.0
+            } else {
+                1.5
+            };
+            let haystack = format!("{} {}", path.to_lowercase(), qualified_name.to_lowercase());
+            for other in all_words.iter().filter(|w| !w.eq_ignore_ascii_case(word)) {
+                let stem = other.trim_end_matches('s');
+                if stem.len() >= 3 && haystack.contains(stem) {
+                    score += 1.0;
+                }
+            }
+            if search::is_test_path(path) {
+                score -= 1.0;
+            }
+            if crate::graph::is_callable(&graph.graph[ix].kind) || matches!(ask.relation, Relation::Importers | Relation::Imports) {
+                score += 0.5;
+            }
+            scored.push((score, ix));
+        }
+    }
+    let Some(best) = scored.iter().map(|(s, _)| *s).reduce(f32::max) else { return Vec::new() };
+    let mut out: Vec<_> = scored.into_iter().filter(|(s, _)| *s >= best).map(|(_, ix)| ix).collect();
+    out.sort_by(|a, b| graph.graph[*a].key.cmp(&graph.graph[*b].key));
+    out.dedup();
+    out
+}

@@ -1,0 +1,148 @@
+//! Answering queries: query analysis (intent), the single retrievers, the
+//! hybrid engine (fusion, graph answers), and the context assembler.
+//!
+//! [`run`] is the one entry point the frontends share: the CLI's
+//! `git rag query` and the MCP `search` / `context` tools call it with the
+//! same [`Request`], so they answer alike (rerank, expand, diversity and
+//! context included).
+
+pub mod context;
+pub mod engine;
+mod fusion;
+mod graph_answers;
+pub mod intent;
+mod pattern_hits;
+mod pieces;
+pub mod retrievers;
+pub mod server_only;
+pub mod warm;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::progress::millis;
+use crate::git::{BlobReader, Repo};
+use crate::stores::state::{IndexState, STATE_FILE};
+use engine::{Answer, Engine, HybridOptions, SemanticSetup};
+use retrievers::Mode;
+
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    #[error(transparent)]
+    State(#[from] crate::stores::state::StateError),
+    #[error(transparent)]
+    Engine(#[from] engine::HybridError),
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+    #[error("there is no index yet at {dir}; call the `index` tool (or run `git rag index`)")]
+    NoIndex { dir: String },
+    #[error("the engine lock is poisoned (a previous query panicked)")]
+    Poisoned,
+    #[error("the index at {dir} has no semantic layer (it was built without an embedding model); run `git rag model install`, then `git rag index`")]
+    NoSemanticLayer { dir: String },
+}
+
+pub type Result<T> = std::result::Result<T, QueryError>;
+
+/// One query: what to search, and what to make of the results.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub text: String,
+    pub search: HybridOptions,
+    /// Rerank the top results with a cross-encoder, when one is installed.
+    pub rerank: bool,
+    /// `Some(budget)`: assemble a token-budgeted context instead of a list.
+    pub context_budget: Option<usize>,
+}
+
+/// The answer to a [`Request`]; as JSON, the answer's or the context's.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(untagged)]
+pub enum Output {
+    Answer(Box<Answer>),
+    Context(Box<context::Context>),
+}
+
+/// A query's answer with what the user should know about how it was reached
+/// (a stale index, a missing reranker); the frontend decides how to show them.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub output: Output,
+    pub notices: Vec<String>,
+}
+
+/// Reads the index state for queries: `None` when nothing was indexed yet.
+pub fn indexed_state(index_dir: &Path) -> Result<Option<IndexState>> {
+    Ok(IndexState::load(&index_dir.join(STATE_FILE))?.filter(|s| s.last_commit.is_some()))
+}
+
+/// Opens an engine on an index state (see [`indexed_state`]).
+pub fn open_engine(index_dir: &Path, state: IndexState, semantic: Option<SemanticSetup>) -> Result<Engine> {
+    Ok(Engine::open(index_dir, state, semantic)?)
+}
+
+/// Warnings about the index itself: behind HEAD, or empty.
+pub fn index_notices(repo: &Repo, state: &IndexState) -> Vec<String> {
+    let mut notices = Vec::new();
+    if let (Some(indexed), Ok(Some(head))) = (&state.last_commit, repo.head_commit()) {
+        if indexed != &head.to_string() {
+            notices.push(format!("warning: the index is at {} but HEAD is {}; run `git rag index`", short(indexed), short(&head.to_string())));
+        }
+    }
+    if state.files.is_empty() {
+        notices.push("the index is empty (the indexed commit has no files git-rag reads)".to_string());
+    }
+    notices
+}
+
+/// Answers `req` on an open engine: search, rerank, and (when asked) the context.
+pub fn run(engine: &Arc<Engine>, repo: &Repo, model_dir: &Path, req: &Request) -> Result<Outcome> {
+    let mut notices = Vec::new();
+    if req.search.query.mode == Mode::Semantic && engine.state().semantic.is_none() {
+        return Err(QueryError::NoSemanticLayer { dir: engine.dir().display().to_string() });
+    }
+    let reranker = if req.rerank { crate::semantic::rerank::Reranker::locate(model_dir) } else { None };
+    if req.rerank && reranker.is_none() {
+        notices.push(format!(
+            "--rerank: no reranker model installed (looked for {}); answering without it",
+            crate::semantic::rerank::reranker_dir(model_dir).display()
+        ));
+    }
+    let mut answer = engine.search(&req.text, &req.search)?;
+    if let Some(r) = reranker {
+        let t = Instant::now();
+        match r.and_then(|r| r.rerank(&req.text, &mut answer.response.results, 20)) {
+            Ok(()) => answer.retrievers.push(retrievers::Retriever::Rerank),
+            Err(e) => answer.fallbacks.push(format!("rerank: {e}")),
+        }
+        answer.timings.insert("rerank", millis(t));
+    }
+    notices.extend(answer.fallbacks.iter().map(|f| format!("without {f}")));
+    if !answer.fallbacks.is_empty() && !answer.retrievers.is_empty() {
+        let names: Vec<&str> = answer.retrievers.iter().map(|r| r.as_str()).collect();
+        notices.push(format!("answered with: {}", names.join(", ")));
+    }
+    let output = match req.context_budget {
+        None => Output::Answer(Box::new(answer)),
+        Some(budget) => {
+            let reader = BlobReader::new(repo);
+            let read_file = |path: &str| read_indexed_file(engine, &reader, path);
+            let pieces = pieces::context_pieces(engine, &answer, &read_file)?;
+            Output::Context(Box::new(context::assemble(&req.text, pieces, &context::ContextOptions { budget })))
+        }
+    };
+    Ok(Outcome { output, notices })
+}
+
+/// The text of `path` at the indexed commit (from its blob, never the work tree).
+fn read_indexed_file(engine: &Engine, reader: &BlobReader, path: &str) -> Option<String> {
+    let blob = engine.state().files.get(path)?;
+    let id = gix::ObjectId::from_hex(blob.blob.as_bytes()).ok()?;
+    reader.read(&id).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// The first 12 hex digits of a commit id.
+pub fn short(id: &str) -> &str {
+    &id[..id.len().min(12)]
+}

@@ -1,0 +1,227 @@
+//! Context candidates for the assembler: the answer's code, the definitions
+//! it relies on, each file's import header labelled with its outline and
+//! import neighbours, and the project's patterns.
+
+use std::collections::{HashMap, HashSet};
+
+use petgraph::Direction;
+
+use super::engine::{Answer, Engine, Result};
+use super::pattern_hits::{pattern_hit, pattern_keyword};
+use super::retrievers::Hit;
+use crate::graph::{EdgeKind, Graph, NodeData, NodeKey};
+
+/// Lines `start..=end` (1-based) of a text, clamped to it; `None` when empty.
+fn lines_of(text: &str, start: usize, end: usize) -> Option<(usize, usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = start.max(1);
+    let end = end.min(lines.len());
+    if start > end {
+        return None;
+    }
+    Some((start, end, lines[start - 1..end].join("\n")))
+}
+
+/// The header of a file: leading imports, `require`s, docstring and comments.
+fn import_header(text: &str) -> Option<usize> {
+    let mut last = 0;
+    for (i, line) in text.lines().take(120).enumerate() {
+        let t = line.trim_start();
+        let is_import = t.starts_with("import ")
+            || t.starts_with("from ") && t.contains(" import")
+            || t.contains("require(")
+            || (t.starts_with("export ") && t.contains(" from "))
+            || t.starts_with("'use strict'")
+            || t.starts_with("\"use strict\"");
+        if is_import {
+            last = i + 1;
+        }
+    }
+    (last > 0).then_some(last)
+}
+
+/// One line about a file for the context's file section: its outline (the
+/// top-level definitions with their lines) and its neighbours in the import
+/// graph, each list capped so the label stays a line.
+fn file_note(graph: &Graph, path: &str) -> String {
+    const OUTLINE: usize = 12;
+    const RELATED: usize = 5;
+    let Some(file) = graph.node(&NodeKey::File(path.to_string())) else { return String::new() };
+    let capped = |mut items: Vec<String>, cap: usize| -> Option<String> {
+        if items.is_empty() {
+            return None;
+        }
+        let more = items.len().saturating_sub(cap);
+        items.truncate(cap);
+        let mut s = items.join(", ");
+        if more > 0 {
+            s.push_str(&format!(" (+{more} more)"));
+        }
+        Some(s)
+    };
+    let mut defs: Vec<&NodeData> = graph.walk(&[file], &[EdgeKind::Contains], Direction::Outgoing, 1).into_iter().map(|(n, _)| &graph.graph[n]).collect();
+    defs.sort_by_key(|d| (d.start_line, d.end_line));
+    let outline: Vec<String> = defs
+        .iter()
+        .filter_map(|d| match &d.key {
+            NodeKey::Symbol { qualified_name, .. } => Some(format!("{} {qualified_name} {}-{}", d.kind, d.start_line, d.end_line)),
+            _ => None,
+        })
+        .collect();
+    let files_of = |direction: Direction| -> Vec<String> {
+        let mut v: Vec<String> = graph
+            .walk(&[file], &[EdgeKind::Imports], direction, 1)
+            .into_iter()
+            .filter_map(|(n, _)| match &graph.graph[n].key {
+                NodeKey::File(p) if p != path => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut parts = Vec::new();
+    if let Some(s) = capped(outline, OUTLINE) {
+        parts.push(format!("defines: {s}"));
+    }
+    if let Some(s) = capped(files_of(Direction::Outgoing), RELATED) {
+        parts.push(format!("imports: {s}"));
+    }
+    if let Some(s) = capped(files_of(Direction::Incoming), RELATED) {
+        parts.push(format!("imported by: {s}"));
+    }
+    parts.join(" · ")
+}
+
+/// The first lines of a definition, up to the end of its signature.
+fn signature_lines(text: &str, start: usize, end: usize) -> Option<(usize, usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut stop = start;
+    for n in start..=end.min(lines.len()).min(start + 5) {
+        stop = n;
+        let l = lines[n - 1].trim_end();
+        if l.ends_with(':') || l.ends_with('{') || l.ends_with("=>") || l.ends_with(';') || l.contains(") {") {
+            break;
+        }
+    }
+    lines_of(text, start, stop)
+}
+
+/// Candidates for the context assembler, from an answer: the code of the
+/// results; the signatures of what that code calls and of the classes that
+/// hold it (definitions before uses); the import header of each file; the
+/// project's conventions that match the query. Text is read from the indexed
+/// blobs (`read_file`), so every citation is verbatim.
+pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str) -> Option<String>) -> Result<Vec<crate::query::context::Piece>> {
+    use crate::query::context::{Piece, Section};
+    let mut files: HashMap<String, Option<String>> = HashMap::new();
+    let mut text_of = |path: &str| -> Option<String> { files.entry(path.to_string()).or_insert_with(|| read_file(path)).clone() };
+    let mut pieces = Vec::new();
+    let piece = |section: Section, h: &Hit, range: (usize, usize, String), note: Option<String>| Piece {
+        section,
+        path: h.path.clone(),
+        start_line: range.0,
+        end_line: range.1,
+        symbol: h.symbol.clone(),
+        kind: h.kind.clone(),
+        language: h.language.clone(),
+        content: range.2,
+        note,
+    };
+    let results: Vec<&Hit> = answer.response.results.iter().filter(|h| h.kind != "pattern").collect();
+    let in_results: HashSet<(String, String)> = results.iter().filter_map(|h| Some((h.path.clone(), h.symbol.clone()?))).collect();
+
+    // Relevant code, best first.
+    for h in &results {
+        if h.kind == "file" {
+            continue;
+        }
+        if let Some(range) = text_of(&h.path).and_then(|t| lines_of(&t, h.start_line, h.end_line)) {
+            pieces.push(piece(Section::Code, h, range, None));
+        }
+    }
+
+    // Definitions the code relies on: callees and enclosing classes, most referenced first.
+    if let Ok(graph) = engine.graph() {
+        for ix in relied_on(graph, &results) {
+            let node = &graph.graph[ix];
+            let NodeKey::Symbol { path, qualified_name } = &node.key else { continue };
+            if in_results.contains(&(path.clone(), qualified_name.clone())) {
+                continue;
+            }
+            let Some(text) = text_of(path) else { continue };
+            let Some(range) = signature_lines(&text, node.start_line, node.end_line) else { continue };
+            let language = crate::analysis::lang::Language::from_path(path).name().to_string();
+            let h = Hit {
+                rank: 0,
+                path: path.clone(),
+                start_line: node.start_line,
+                end_line: node.end_line,
+                symbol: Some(qualified_name.clone()),
+                kind: node.kind.clone(),
+                language,
+                score: 0.0,
+                content: String::new(),
+                signals: Default::default(),
+                chunk_id: None,
+            };
+            pieces.push(piece(Section::Definitions, &h, range, None));
+        }
+    }
+
+    // Surrounding file context, in result order: the import header of each
+    // file, labelled with its outline and the files it is linked to.
+    let graph = engine.graph().ok();
+    let mut seen_files = HashSet::new();
+    for h in &results {
+        if !seen_files.insert(h.path.clone()) {
+            continue;
+        }
+        let Some(text) = text_of(&h.path) else { continue };
+        if let Some(end) = import_header(&text) {
+            if let Some(range) = lines_of(&text, 1, end) {
+                let mut fh = (*h).clone();
+                fh.kind = "imports".into();
+                fh.symbol = None;
+                let note = graph.map(|g| file_note(g, &h.path)).filter(|n| !n.is_empty()).unwrap_or_else(|| "imports".into());
+                pieces.push(piece(Section::FileContext, &fh, range, Some(note)));
+            }
+        }
+    }
+
+    // Project conventions that match the query (or the most common ones).
+    let patterns = engine.patterns();
+    let mut hits = pattern_keyword(patterns, &answer.response.query, 4);
+    if hits.is_empty() {
+        hits = patterns.iter().take(3).enumerate().filter_map(|(i, p)| pattern_hit(p, i + 1)).collect();
+    }
+    for h in hits {
+        let Some(p) = patterns.iter().find(|p| Some(&p.key) == h.symbol.as_ref()) else { continue };
+        let Some(text) = text_of(&h.path) else { continue };
+        if let Some(range) = lines_of(&text, h.start_line, h.end_line) {
+            let note = format!("{} (used {} times in {} files)", p.description, p.count, p.files);
+            pieces.push(piece(Section::Patterns, &h, range, Some(note)));
+        }
+    }
+    Ok(pieces)
+}
+
+/// Definitions the top results rely on (what they call or inherit, and
+/// their enclosing classes), most referenced first.
+fn relied_on(graph: &Graph, results: &[&Hit]) -> Vec<petgraph::stable_graph::NodeIndex> {
+    let mut counts: HashMap<petgraph::stable_graph::NodeIndex, (usize, usize)> = HashMap::new();
+    for (rank, h) in results.iter().take(8).enumerate() {
+        let Some(sym) = &h.symbol else { continue };
+        let Some(ix) = graph.node(&NodeKey::Symbol { path: h.path.clone(), qualified_name: sym.clone() }) else { continue };
+        let mut related: Vec<_> = graph.walk(&[ix], &[EdgeKind::Calls, EdgeKind::Inherits], Direction::Outgoing, 1).into_iter().map(|(n, _)| n).collect();
+        related.extend(graph.walk(&[ix], &[EdgeKind::Contains], Direction::Incoming, 1).into_iter().map(|(n, _)| n));
+        for n in related {
+            let e = counts.entry(n).or_insert((0, rank));
+            e.0 += 1;
+        }
+    }
+    let mut defs: Vec<_> = counts.into_iter().collect();
+    defs.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.1 .1.cmp(&b.1 .1)).then_with(|| graph.graph[a.0].key.cmp(&graph.graph[b.0].key)));
+    defs.into_iter().take(24).map(|(ix, _)| ix).collect()
+}

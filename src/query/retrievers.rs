@@ -1,0 +1,723 @@
+//! Query the index: keyword (BM25 over chunks, with symbol-name boosts) and
+//! symbol (exact, case-insensitive and prefix lookup of definitions).
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::Instant;
+
+use globset::{GlobBuilder, GlobMatcher};
+use serde::Serialize;
+use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, RegexQuery, TermQuery, TermSetQuery};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{Searcher, Term};
+
+use crate::stores::keyword::{analyze, get_str, get_u64, KeywordError, KeywordIndex};
+use crate::analysis::lang::Language;
+use crate::stores::vector::{point_id, Collection, Filter, VectorStore};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error(transparent)]
+    Keyword(#[from] KeywordError),
+    #[error("invalid --path glob `{glob}`: {message}")]
+    BadGlob { glob: String, message: String },
+    #[error("unknown language `{0}` (known: python, javascript, typescript, tsx, markdown, text)")]
+    BadLanguage(String),
+    #[error(transparent)]
+    Store(#[from] crate::stores::vector::StoreError),
+}
+
+pub type Result<T> = std::result::Result<T, SearchError>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Every retriever, weighted by what the query looks like, fused with RRF.
+    Hybrid,
+    Keyword,
+    Symbol,
+    /// Dense vectors: SEMANTIC chunks, SYMBOLS headers and FILES outlines.
+    Semantic,
+    /// The code graph: callers, callees, importers of what the query names.
+    Graph,
+}
+
+/// A retriever (or a step) that contributed to an answer; in JSON, its
+/// lowercase name (`bm25`, `symbol`, `dense`, `graph`, `patterns`, `rerank`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Retriever {
+    Bm25,
+    Symbol,
+    Dense,
+    Graph,
+    Patterns,
+    Rerank,
+}
+
+impl Retriever {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Retriever::Bm25 => "bm25",
+            Retriever::Symbol => "symbol",
+            Retriever::Dense => "dense",
+            Retriever::Graph => "graph",
+            Retriever::Patterns => "patterns",
+            Retriever::Rerank => "rerank",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct QueryOptions {
+    pub mode: Mode,
+    pub limit: usize,
+    pub lang: Option<String>,
+    pub path: Option<String>,
+    pub kind: Option<String>,
+}
+
+/// Rank of a result in each retriever (1-based), `None` where it did not appear.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Signals {
+    pub bm25: Option<usize>,
+    pub dense: Option<usize>,
+    pub graph: Option<usize>,
+    pub symbol: Option<usize>,
+    /// Rank among project patterns (PATTERNS), when the query asked about conventions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patterns: Option<usize>,
+}
+
+/// One result, in the shape of the JSON contract.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Hit {
+    pub rank: usize,
+    pub path: String,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub symbol: Option<String>,
+    pub kind: String,
+    pub language: String,
+    pub score: f32,
+    pub content: String,
+    pub signals: Signals,
+    /// The chunk this hit stands for, when known: the fusion key.
+    #[serde(skip)]
+    pub chunk_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Response {
+    pub query: String,
+    pub took_ms: f64,
+    pub results: Vec<Hit>,
+}
+
+/// Words that carry no meaning in a question about code.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "if", "in", "into", "is", "it",
+    "its", "me", "of", "on", "or", "show", "that", "the", "their", "this", "to", "was", "what", "when", "where", "which", "who", "why",
+    "with", "find", "defined", "definition", "implementation", "implemented", "code", "there", "we", "our", "get's", "does", "happens",
+    "work", "works", "used", "handle", "handled", "handles", "should", "would", "any", "all", "about", "after", "before", "some", "then",
+];
+
+fn is_stopword(w: &str) -> bool {
+    STOPWORDS.contains(&w)
+}
+
+/// Words of the query that look like identifiers: `snake_case`, `camelCase`,
+/// `Dotted.name`, `call()` or `backticked`.
+fn identifier_words(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for raw in text.split_whitespace() {
+        let backticked = raw.starts_with('`');
+        let called = raw.contains("()");
+        let w = raw.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '#'));
+        let w = w.split('(').next().unwrap_or(w).trim_end_matches(['.', ',', '?', ':', ';', '\'', '"']);
+        if w.is_empty() {
+            continue;
+        }
+        let has_inner_upper = w.chars().skip(1).any(|c| c.is_uppercase()) && w.chars().any(|c| c.is_lowercase());
+        let looks_code = backticked || called || w.contains('_') || w.contains('.') || has_inner_upper || w.starts_with('#');
+        out.push((w.to_string(), looks_code));
+    }
+    out
+}
+
+/// Runs a query against the keyword index.
+pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Response> {
+    let started = Instant::now();
+    if let Some(l) = &opts.lang {
+        if Language::from_name(l).is_none() {
+            return Err(SearchError::BadLanguage(l.clone()));
+        }
+    }
+    let glob = match &opts.path {
+        Some(g) => Some(compile_glob(g)?),
+        None => None,
+    };
+    let (chunk_reader, symbol_reader) = index.readers()?;
+    let chunks = chunk_reader.searcher();
+    let results = match opts.mode {
+        Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => keyword_search(index, &chunks, text, opts, glob.as_ref())?,
+        Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, text, opts, glob.as_ref(), None)?,
+    };
+    Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results })
+}
+
+/// The least score of a symbol hit whose name (or its last segment) equals a
+/// query word; prefix and token matches score below it.
+pub const SYMBOL_NAME_MATCH: f32 = 30.0;
+
+/// How much a hit from each dense collection counts: a chunk is the answer
+/// itself; a symbol header points at its definition; a file outline is a
+/// broad match.
+const SEMANTIC_WEIGHT: f32 = 1.0;
+const SYMBOL_WEIGHT: f32 = 0.97;
+const FILE_WEIGHT: f32 = 0.9;
+/// Tests weigh less unless the query asks about them (as in keyword mode,
+/// scaled to cosine similarities).
+const DENSE_TEST_WEIGHT: f32 = 0.93;
+const DENSE_PROSE_WEIGHT: f32 = 0.93;
+/// Candidates taken from each collection before fusion.
+const DENSE_WINDOW: usize = 50;
+
+/// Runs a query against the vector store: the query's embedding is matched
+/// against SEMANTIC, SYMBOLS and FILES, and each hit counts for the chunk it
+/// stands for (a symbol for its definition's chunk, a file for its outline).
+/// `paths` are the indexed paths, against which `--path` is expanded.
+pub fn semantic_search<'a>(
+    store: &dyn VectorStore,
+    query_vector: &[f32],
+    text: &str,
+    opts: &QueryOptions,
+    paths: impl Iterator<Item = &'a String>,
+) -> Result<Response> {
+    let started = Instant::now();
+    let mut filter = Filter::default();
+    if let Some(l) = &opts.lang {
+        let lang = Language::from_name(l).ok_or_else(|| SearchError::BadLanguage(l.clone()))?;
+        filter = filter.any_of("language", vec![lang.name().to_string()]);
+    }
+    if let Some(g) = &opts.path {
+        let glob = compile_glob(g)?;
+        let matching: Vec<String> = paths.filter(|p| glob.is_match(p.as_str())).cloned().collect();
+        if matching.is_empty() {
+            return Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results: Vec::new() });
+        }
+        filter = filter.any_of("path", matching);
+    }
+    let kind = opts.kind.as_ref().map(|k| k.to_lowercase());
+    let with_kind = |f: &Filter| match &kind {
+        Some(k) => f.clone().any_of("kind", vec![k.clone()]),
+        None => f.clone(),
+    };
+    let window = DENSE_WINDOW.max(opts.limit * 2);
+    let test_weight = if asks_about_tests(text) { 1.0 } else { DENSE_TEST_WEIGHT };
+
+    // (chunk id) -> (score, payload of the hit that gave it, its content if known)
+    let mut best: HashMap<String, (f32, serde_json::Map<String, serde_json::Value>)> = HashMap::new();
+    let mut consider = |chunk_id: Option<&str>, score: f32, payload: &serde_json::Map<String, serde_json::Value>| {
+        let Some(id) = chunk_id else { return };
+        let path = payload.get("path").and_then(|v| v.as_str()).unwrap_or("");
+        let score = if is_test_path(path) { score * test_weight } else { score };
+        // Prose: a changelog entry is near in meaning to many questions.
+        let prose = matches!(payload.get("kind").and_then(|v| v.as_str()), Some("section" | "text"));
+        let score = if prose { score * DENSE_PROSE_WEIGHT } else { score };
+        match best.get_mut(id) {
+            Some(b) if b.0 >= score => {}
+            Some(b) => {
+                b.0 = score;
+                if payload.contains_key("content") {
+                    b.1 = payload.clone();
+                }
+            }
+            None => {
+                best.insert(id.to_string(), (score, payload.clone()));
+            }
+        }
+    };
+    for hit in store.search(Collection::Semantic, query_vector, &with_kind(&filter), window)? {
+        consider(hit.payload.get("chunk_id").and_then(|v| v.as_str()), hit.score * SEMANTIC_WEIGHT, &hit.payload);
+    }
+    for hit in store.search(Collection::Symbols, query_vector, &with_kind(&filter), window)? {
+        // A definition without a chunk of its own (a constant inside module
+        // code) stands for its own lines.
+        let own = format!("symbol:{}", hit.id);
+        let id = hit.payload.get("chunk_id").and_then(|v| v.as_str()).unwrap_or(&own).to_string();
+        consider(Some(&id), hit.score * SYMBOL_WEIGHT, &hit.payload);
+    }
+    if kind.as_deref().is_none_or(|k| k == "file") {
+        for hit in store.search(Collection::Files, query_vector, &filter, window / 2)? {
+            consider(hit.payload.get("chunk_id").and_then(|v| v.as_str()), hit.score * FILE_WEIGHT, &hit.payload);
+        }
+    }
+
+    let mut ranked: Vec<(String, f32, serde_json::Map<String, serde_json::Value>)> = best.into_iter().map(|(id, (s, p))| (id, s, p)).collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ranked.truncate(opts.limit);
+
+    let results = dense_hits(store, ranked)?;
+    Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results })
+}
+
+/// Hits of the ranked dense results; symbol hits carry no chunk text, so
+/// it is read from SEMANTIC.
+fn dense_hits(store: &dyn VectorStore, ranked: Vec<(String, f32, serde_json::Map<String, serde_json::Value>)>) -> Result<Vec<Hit>> {
+    let need: Vec<u64> = ranked
+        .iter()
+        .filter(|(_, _, p)| !p.contains_key("content"))
+        .filter_map(|(id, _, _)| crate::stores::state::ChunkId::parse(id).map(|c| point_id(c.0)))
+        .collect();
+    let fetched: HashMap<u64, serde_json::Map<String, serde_json::Value>> =
+        store.retrieve(Collection::Semantic, &need, false)?.into_iter().map(|r| (r.id, r.payload)).collect();
+
+    let mut results = Vec::with_capacity(ranked.len());
+    for (id, score, payload) in ranked {
+        let payload = match crate::stores::state::ChunkId::parse(&id).and_then(|c| fetched.get(&point_id(c.0))) {
+            Some(p) if !payload.contains_key("content") => p.clone(),
+            _ => payload,
+        };
+        let get = |k: &str| payload.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        let line = |k: &str| payload.get(k).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
+        let rank = results.len() + 1;
+        results.push(Hit {
+            rank,
+            path: get("path").unwrap_or_default(),
+            start_line: line("start_line").max(1),
+            end_line: line("end_line").max(1),
+            symbol: get("symbol").or_else(|| get("qualified_name")),
+            kind: get("kind").unwrap_or_else(|| "chunk".into()),
+            language: get("language").unwrap_or_default(),
+            score,
+            content: get("content").or_else(|| get("signature")).unwrap_or_default(),
+            signals: Signals { dense: Some(rank), ..Signals::default() },
+            chunk_id: if id.starts_with("symbol:") { None } else { Some(id.clone()) },
+        });
+    }
+    Ok(results)
+}
+
+pub fn compile_glob(glob: &str) -> Result<GlobMatcher> {
+    // A pattern without `/` matches a file name at any depth, as in .gitignore.
+    let pattern = if glob.contains('/') { glob.to_string() } else { format!("**/{glob}") };
+    GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| SearchError::BadGlob { glob: glob.to_string(), message: e.to_string() })
+}
+
+/// Filters as a query that matches without scoring.
+fn filters(searcher: &Searcher, path_field: Field, lang_field: Field, kind_field: Field, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Box<dyn Query>>> {
+    let mut out: Vec<Box<dyn Query>> = Vec::new();
+    if let Some(l) = opts.lang.as_deref().and_then(Language::from_name) {
+        out.push(Box::new(TermQuery::new(Term::from_field_text(lang_field, l.name()), IndexRecordOption::Basic)));
+    }
+    if let Some(k) = &opts.kind {
+        out.push(Box::new(TermQuery::new(Term::from_field_text(kind_field, &k.to_lowercase()), IndexRecordOption::Basic)));
+    }
+    if let Some(glob) = glob {
+        // Expand the glob against the paths in the index.
+        let mut paths = BTreeSet::new();
+        for seg in searcher.segment_readers() {
+            let inverted = seg.inverted_index(path_field).map_err(|e| KeywordError::Tantivy { path: "path".into(), source: e })?;
+            let mut stream = inverted.terms().stream().map_err(|e| KeywordError::Io { path: "path".into(), source: e })?;
+            while stream.advance() {
+                if let Ok(p) = std::str::from_utf8(stream.key()) {
+                    if glob.is_match(p) {
+                        paths.insert(p.to_string());
+                    }
+                }
+            }
+        }
+        let terms: Vec<Term> = paths.iter().map(|p| Term::from_field_text(path_field, p)).collect();
+        out.push(Box::new(TermSetQuery::new(terms)));
+    }
+    Ok(out)
+}
+
+fn with_filters(main: Box<dyn Query>, filters: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+    if filters.is_empty() {
+        return main;
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, main)];
+    for f in filters {
+        clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(f, 0.0))));
+    }
+    Box::new(BooleanQuery::new(clauses))
+}
+
+/// How much a chunk kind is worth in a ranking: whole-file chunks are
+/// outlines, useful but rarely the answer.
+const TEST_WEIGHT: f32 = 0.6;
+
+fn kind_weight(kind: &str) -> f32 {
+    match kind {
+        "file" | "fallback" => 0.5,
+        // Prose (Markdown sections, text) answers fewer questions about code.
+        "window" | "section" | "text" => 0.8,
+        _ => 1.0,
+    }
+}
+
+/// Tests, fixtures and examples are rarely what a question about behaviour
+/// is after, unless it asks about tests.
+pub fn is_test_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.split('/').any(|part| {
+        matches!(part, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs" | "e2e" | "fixtures" | "examples")
+            || part.starts_with("test_")
+            || part.ends_with("_test.py")
+            || part.contains(".test.")
+            || part.contains(".spec.")
+            || part == "conftest.py"
+    })
+}
+
+pub fn asks_about_tests(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w.to_ascii_lowercase().as_str(), "test" | "tests" | "testing" | "fixture" | "fixtures" | "spec" | "mock"))
+}
+
+fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Hit>> {
+    let cf = index.cf;
+    let mut terms: Vec<String> = Vec::new();
+    for w in text.split_whitespace() {
+        let lw = w.to_lowercase();
+        if is_stopword(lw.trim_matches(|c: char| !c.is_alphanumeric())) {
+            continue;
+        }
+        for t in analyze(w) {
+            if !terms.contains(&t) {
+                terms.push(t);
+            }
+        }
+    }
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    for t in &terms {
+        let term_q = |field: Field, boost: f32| -> (Occur, Box<dyn Query>) {
+            let q = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
+            (Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost)))
+        };
+        clauses.push(term_q(cf.content, 1.0));
+        clauses.push(term_q(cf.symbol_text, 2.0));
+        clauses.push(term_q(cf.path_text, 0.5));
+    }
+    // A word naming a symbol exactly is strong evidence.
+    let words = identifier_words(text);
+    let single = words.len() == 1;
+    for (w, looks_code) in &words {
+        let lc = w.to_lowercase();
+        if is_stopword(&lc) || (!looks_code && !single && lc.len() < 4) {
+            continue;
+        }
+        let boost = if *looks_code || single { 8.0 } else { 1.5 };
+        let q = TermQuery::new(Term::from_field_text(cf.symbol_names, &lc), IndexRecordOption::Basic);
+        clauses.push((Occur::Should, Box::new(ConstScoreQuery::new(Box::new(q), boost))));
+    }
+    let main: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
+    let query = with_filters(main, filters(searcher, cf.path, cf.language, cf.kind, opts, glob)?);
+    // Take more than asked, re-weight by kind, cut again.
+    let window = opts.limit * 3 + 20;
+    let top = index.top_docs(searcher, query.as_ref(), window, "key")?;
+    let test_weight = if asks_about_tests(text) { 1.0 } else { TEST_WEIGHT };
+    let mut hits = Vec::with_capacity(top.len());
+    for (score, addr) in top {
+        let doc = index.doc(searcher, addr)?;
+        let kind = get_str(&doc, cf.kind).unwrap_or_default();
+        let id = get_str(&doc, cf.id).unwrap_or_default();
+        let path = get_str(&doc, cf.path).unwrap_or_default();
+        let weight = kind_weight(&kind) * if is_test_path(&path) { test_weight } else { 1.0 };
+        hits.push((
+            score * weight,
+            crate::stores::keyword::key_of(&id),
+            Hit {
+                rank: 0,
+                path,
+                start_line: get_u64(&doc, cf.start_line) as usize,
+                end_line: get_u64(&doc, cf.end_line) as usize,
+                symbol: get_str(&doc, cf.symbol),
+                kind,
+                language: get_str(&doc, cf.language).unwrap_or_default(),
+                score: 0.0,
+                content: get_str(&doc, cf.content).unwrap_or_default(),
+                signals: Signals::default(),
+                chunk_id: Some(id.clone()),
+            },
+        ));
+    }
+    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    Ok(hits
+        .into_iter()
+        .take(opts.limit)
+        .enumerate()
+        .map(|(i, (score, _, mut h))| {
+            h.rank = i + 1;
+            h.score = score;
+            h.signals.bm25 = Some(i + 1);
+            h
+        })
+        .collect())
+}
+
+/// Symbol lookup keeping only name matches (score ≥ [`SYMBOL_NAME_MATCH`]):
+/// the symbol list of hybrid retrieval. Looser matches are never read from
+/// the document store, and the hits' `content` is left empty when they have a
+/// chunk, for [`fill_content`] to read once the fusion has picked its results
+/// (reading every candidate's chunk is most of a lookup's cost on a big index).
+pub fn symbol_name_matches(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Vec<Hit>> {
+    let glob = match &opts.path {
+        Some(g) => Some(compile_glob(g)?),
+        None => None,
+    };
+    let (chunk_reader, symbol_reader) = index.readers()?;
+    symbol_search(index, &symbol_reader.searcher(), &chunk_reader.searcher(), text, opts, glob.as_ref(), Some(SYMBOL_NAME_MATCH))
+}
+
+/// Reads the content of hits that [`symbol_name_matches`] left empty.
+pub fn fill_content(index: &KeywordIndex, hits: &mut [Hit]) -> Result<()> {
+    let mut chunks = None;
+    for h in hits.iter_mut().filter(|h| h.content.is_empty()) {
+        let Some(id) = h.chunk_id.clone() else { continue };
+        if chunks.is_none() {
+            chunks = Some(index.readers()?.0.searcher());
+        }
+        let Some(searcher) = chunks.as_ref() else { continue };
+        if let Some(c) = chunk_content(index, searcher, &id, h.start_line, h.end_line)? {
+            h.content = c;
+        }
+    }
+    Ok(())
+}
+
+fn symbol_search(
+    index: &KeywordIndex,
+    searcher: &Searcher,
+    chunks: &Searcher,
+    text: &str,
+    opts: &QueryOptions,
+    glob: Option<&GlobMatcher>,
+    min_score: Option<f32>,
+) -> Result<Vec<Hit>> {
+    let sf = index.sf;
+    let words = identifier_words(text);
+    let code_words: Vec<&String> = words.iter().filter(|(_, c)| *c).map(|(w, _)| w).collect();
+    // Prefer words that look like code; otherwise every meaningful word.
+    let candidates: Vec<String> = if code_words.is_empty() {
+        words.iter().map(|(w, _)| w.clone()).filter(|w| !is_stopword(&w.to_lowercase())).collect()
+    } else {
+        code_words.into_iter().cloned().collect()
+    };
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    let konst = |q: Box<dyn Query>, score: f32| -> (Occur, Box<dyn Query>) { (Occur::Should, Box::new(ConstScoreQuery::new(q, score))) };
+    for c in &candidates {
+        let lc = c.to_lowercase();
+        let term = |f: Field, v: &str| Box::new(TermQuery::new(Term::from_field_text(f, v), IndexRecordOption::Basic)) as Box<dyn Query>;
+        clauses.push(konst(term(sf.qualified, c), 20.0));
+        clauses.push(konst(term(sf.qualified_lc, &lc), 100.0));
+        clauses.push(konst(term(sf.name_lc, &lc), 60.0));
+        if let Some(last) = lc.rsplit('.').next().filter(|l| *l != lc) {
+            clauses.push(konst(term(sf.name_lc, last), 30.0));
+        }
+        if lc.chars().count() >= 3 {
+            if let Ok(q) = RegexQuery::from_pattern(&format!("{}.*", regex_escape(&lc)), sf.name_lc) {
+                clauses.push(konst(Box::new(q), 20.0));
+            }
+        }
+        for t in analyze(c) {
+            let q = TermQuery::new(Term::from_field_text(sf.name_text, &t), IndexRecordOption::WithFreqs);
+            clauses.push((Occur::Should, Box::new(q)));
+        }
+    }
+    let main: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
+    let query = with_filters(main, filters(searcher, sf.path, sf.language, sf.kind, opts, glob)?);
+    let top = index.top_docs(searcher, query.as_ref(), opts.limit, "key")?;
+    let mut hits = Vec::with_capacity(top.len());
+    for (i, (score, addr)) in top.into_iter().enumerate() {
+        if min_score.is_some_and(|m| score < m) {
+            break; // sorted by score: the rest are lower
+        }
+        let doc = index.doc(searcher, addr)?;
+        let start_line = get_u64(&doc, sf.start_line) as usize;
+        let end_line = get_u64(&doc, sf.end_line) as usize;
+        let chunk_id = get_str(&doc, sf.chunk_id);
+        let content = match &chunk_id {
+            // Name matches only (hybrid): the content is read for the results kept.
+            Some(_) if min_score.is_some() => Some(String::new()),
+            Some(id) => chunk_content(index, chunks, id, start_line, end_line)?,
+            None => None,
+        };
+        let content = content.unwrap_or_else(|| {
+            let sig = get_str(&doc, sf.signature).unwrap_or_default();
+            match get_str(&doc, sf.doc) {
+                Some(d) => format!("{sig}\n{d}"),
+                None => sig,
+            }
+        });
+        hits.push(Hit {
+            rank: i + 1,
+            path: get_str(&doc, sf.path).unwrap_or_default(),
+            start_line,
+            end_line,
+            symbol: get_str(&doc, sf.qualified),
+            kind: get_str(&doc, sf.kind).unwrap_or_default(),
+            language: get_str(&doc, sf.language).unwrap_or_default(),
+            score,
+            content,
+            signals: Signals { symbol: Some(i + 1), ..Signals::default() },
+            chunk_id,
+        });
+    }
+    Ok(hits)
+}
+
+/// The text of the chunk holding a symbol, cut to the symbol's lines when the
+/// chunk is verbatim source that spans more than the symbol.
+fn chunk_content(index: &KeywordIndex, chunks: &Searcher, id: &str, start: usize, end: usize) -> Result<Option<String>> {
+    let cf = index.cf;
+    let q = TermQuery::new(Term::from_field_text(cf.id, id), IndexRecordOption::Basic);
+    let top = index.top_docs(chunks, &q, 1, "key")?;
+    let Some((_, addr)) = top.first() else { return Ok(None) };
+    let doc = index.doc(chunks, *addr)?;
+    let content = get_str(&doc, cf.content).unwrap_or_default();
+    let kind = get_str(&doc, cf.kind).unwrap_or_default();
+    let c_start = get_u64(&doc, cf.start_line) as usize;
+    let c_end = get_u64(&doc, cf.end_line) as usize;
+    if kind == "code" && (c_start < start || c_end > end) && start >= c_start {
+        let lines: Vec<&str> = content.lines().collect();
+        let from = start - c_start;
+        let to = (end - c_start + 1).min(lines.len());
+        if from < to {
+            return Ok(Some(lines[from..to].join("\n")));
+        }
+    }
+    Ok(Some(content))
+}
+
+/// The definition `qualified` in `path`, as a hit; its `content` (its lines,
+/// cut from its chunk) is left for [`fill_content`].
+pub fn symbol_hit(index: &KeywordIndex, path: &str, qualified: &str) -> Result<Option<Hit>> {
+    let (_, symbol_reader) = index.readers()?;
+    let symbols = symbol_reader.searcher();
+    let sf = index.sf;
+    let q = BooleanQuery::new(vec![
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(sf.qualified, qualified), IndexRecordOption::Basic)) as Box<dyn Query>),
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(sf.path, path), IndexRecordOption::Basic))),
+    ]);
+    let top = index.top_docs(&symbols, &q, 1, "key")?;
+    let Some((_, addr)) = top.first() else { return Ok(None) };
+    let doc = index.doc(&symbols, *addr)?;
+    let start_line = get_u64(&doc, sf.start_line) as usize;
+    let end_line = get_u64(&doc, sf.end_line) as usize;
+    let chunk_id = get_str(&doc, sf.chunk_id);
+    // The chunk's text is read by `fill_content` for the hits that are kept.
+    let content = if chunk_id.is_some() { String::new() } else { get_str(&doc, sf.signature).unwrap_or_default() };
+    Ok(Some(Hit {
+        rank: 0,
+        path: path.to_string(),
+        start_line,
+        end_line,
+        symbol: Some(qualified.to_string()),
+        kind: get_str(&doc, sf.kind).unwrap_or_default(),
+        language: get_str(&doc, sf.language).unwrap_or_default(),
+        score: 0.0,
+        content,
+        signals: Signals::default(),
+        chunk_id,
+    }))
+}
+
+/// A chunk by id, with the id of its parent chunk (the enclosing class or function).
+pub fn chunk_hit(index: &KeywordIndex, id: &str) -> Result<Option<(Hit, Option<String>)>> {
+    let (chunk_reader, _) = index.readers()?;
+    let chunks = chunk_reader.searcher();
+    let cf = index.cf;
+    let q = TermQuery::new(Term::from_field_text(cf.id, id), IndexRecordOption::Basic);
+    let top = index.top_docs(&chunks, &q, 1, "key")?;
+    let Some((_, addr)) = top.first() else { return Ok(None) };
+    let doc = index.doc(&chunks, *addr)?;
+    Ok(Some((hit_of_chunk(index, &doc, id), get_str(&doc, cf.parent))))
+}
+
+/// The outline chunk (imports and top-level definitions) of a file.
+pub fn file_hit(index: &KeywordIndex, path: &str) -> Result<Option<Hit>> {
+    let (chunk_reader, _) = index.readers()?;
+    let chunks = chunk_reader.searcher();
+    let cf = index.cf;
+    let q = BooleanQuery::new(vec![
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(cf.path, path), IndexRecordOption::Basic)) as Box<dyn Query>),
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(cf.kind, "file"), IndexRecordOption::Basic))),
+    ]);
+    let top = index.top_docs(&chunks, &q, 1, "key")?;
+    let Some((_, addr)) = top.first() else { return Ok(None) };
+    let doc = index.doc(&chunks, *addr)?;
+    let id = get_str(&doc, cf.id).unwrap_or_default();
+    Ok(Some(hit_of_chunk(index, &doc, &id)))
+}
+
+fn hit_of_chunk(index: &KeywordIndex, doc: &tantivy::TantivyDocument, id: &str) -> Hit {
+    let cf = index.cf;
+    Hit {
+        rank: 0,
+        path: get_str(doc, cf.path).unwrap_or_default(),
+        start_line: get_u64(doc, cf.start_line) as usize,
+        end_line: get_u64(doc, cf.end_line) as usize,
+        symbol: get_str(doc, cf.symbol),
+        kind: get_str(doc, cf.kind).unwrap_or_default(),
+        language: get_str(doc, cf.language).unwrap_or_default(),
+        score: 0.0,
+        content: get_str(doc, cf.content).unwrap_or_default(),
+        signals: Signals::default(),
+        chunk_id: Some(id.to_string()),
+    }
+}
+
+fn regex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$#&-~\"@<>".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifier_words_flag_code() {
+        let w = identifier_words("where is `parse_header_links` defined? Session.send() HTTPDigestAuth class");
+        let code: Vec<&str> = w.iter().filter(|(_, c)| *c).map(|(w, _)| w.as_str()).collect();
+        assert_eq!(code, vec!["parse_header_links", "Session.send", "HTTPDigestAuth"]);
+    }
+
+    #[test]
+    fn test_paths() {
+        assert!(is_test_path("tests/test_utils.py"));
+        assert!(is_test_path("src/__tests__/a.ts"));
+        assert!(is_test_path("src/query.test.ts"));
+        assert!(is_test_path("pkg/conftest.py"));
+        assert!(!is_test_path("src/requests/utils.py"));
+        assert!(!is_test_path("src/contest.py"));
+        assert!(asks_about_tests("which tests cover retries"));
+        assert!(!asks_about_tests("latest value"));
+    }
+
+    #[test]
+    fn globs_without_slash_match_anywhere() {
+        let g = compile_glob("*.py").unwrap();
+        assert!(g.is_match("src/a/b.py"));
+        let g = compile_glob("src/*.py").unwrap();
+        assert!(g.is_match("src/b.py"));
+        assert!(!g.is_match("src/a/b.py"));
+    }
+}

@@ -1,0 +1,252 @@
+//! What is embedded, and under which key.
+//!
+//! Embedding dominates indexing cost on a CPU, so the text is chosen with
+//! care: a SEMANTIC chunk is a short contextual header (qualified symbol,
+//! kind, docstring) plus its code, cut to about the model's window; a SYMBOL
+//! is its header only; a FILE is its outline. Vectors are keyed by (model id,
+//! hash of that text), so identical text is embedded once, whatever path or
+//! commit it appears at. That is also why no path is embedded: a rename, a
+//! revert or a branch switch must re-embed nothing. Paths are matched by the
+//! keyword index and filtered as payload.
+
+use serde_json::{json, Map, Value};
+
+use crate::analysis::chunk::{Chunk, ChunkKind, FileChunks};
+use crate::analysis::parse::Symbol;
+use crate::stores::vector::{point_id, point_id_of, Collection};
+
+/// About 256 word-piece tokens of code.
+pub const MAX_CHARS: usize = 1200;
+
+/// The text embedded for a chunk.
+pub fn chunk_text(chunk: &Chunk, symbol: Option<&Symbol>) -> String {
+    let mut head = String::new();
+    if let Some(s) = &chunk.symbol {
+        head.push_str(&format!("symbol: {s} ({})\n", chunk.kind.as_str()));
+    }
+    if let Some(sym) = symbol {
+        if let Some(doc) = &sym.doc {
+            head.push_str(&format!("doc: {}\n", first_chars(doc, 300)));
+        }
+    }
+    let body_budget = MAX_CHARS.saturating_sub(head.len());
+    head.push_str(&first_chars(&chunk.content, body_budget));
+    head
+}
+
+/// The text embedded for a symbol: its header only.
+pub fn symbol_text(sym: &Symbol) -> String {
+    let mut t = format!("{} {}\n{}", sym.kind.as_str(), sym.qualified_name, sym.signature);
+    if let Some(doc) = &sym.doc {
+        t.push('\n');
+        t.push_str(&first_chars(doc, 400));
+    }
+    t
+}
+
+/// The text embedded for a file: its outline (the file chunk without its path line).
+pub fn file_text(chunks: &[Chunk]) -> String {
+    let outline = chunks.iter().find(|c| c.kind == ChunkKind::File).map(|c| c.content.as_str()).unwrap_or("");
+    let outline = if outline.starts_with("// file: ") { outline.split_once('\n').map_or("", |(_, rest)| rest) } else { outline };
+    first_chars(outline, MAX_CHARS)
+}
+
+/// Key of a vector: the model and the exact text embedded.
+pub fn vector_key(model_id: &str, text: &str) -> u128 {
+    let mut h = blake3::Hasher::new();
+    h.update(model_id.as_bytes());
+    h.update(&[0]);
+    h.update(text.as_bytes());
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&h.finalize().as_bytes()[..16]);
+    u128::from_le_bytes(b)
+}
+
+/// A point waiting for its vector: what to embed, and what to store with it.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    pub collection: Collection,
+    pub id: u64,
+    /// The text embedded (also the server's BM25 text).
+    pub text: String,
+    /// [`vector_key`] of `text`.
+    pub key: u128,
+    pub payload: Map<String, Value>,
+}
+
+/// The points of one file in FILES, SYMBOLS and SEMANTIC. Ids depend on the
+/// path and the content only, so a replay or an incremental run produces the
+/// same points as a fresh index.
+pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> Vec<Doc> {
+    let language = file.language.name();
+    let mut docs = Vec::new();
+    let mut doc = |collection: Collection, id: u64, text: String, payload: Map<String, Value>| {
+        if text.trim().is_empty() {
+            return;
+        }
+        let key = vector_key(model_id, &text);
+        docs.push(Doc { collection, id, text, key, payload });
+    };
+    let chunk_of_symbol = |qualified: &str| file.chunks.iter().find(|c| c.symbol.as_deref() == Some(qualified) && c.kind != ChunkKind::Block);
+
+    // SEMANTIC: every chunk but the file outline (that is FILES) and the
+    // line windows of files over the parse cap: those are mostly data or
+    // generated code, found by keyword, and would cost minutes of embedding.
+    for chunk in file.chunks.iter().filter(|c| !matches!(c.kind, ChunkKind::File | ChunkKind::Window)) {
+        let Some(chunk_id) = crate::stores::state::ChunkId::parse(&chunk.id) else { continue };
+        let symbol = chunk.symbol.as_deref().and_then(|q| file.symbols.iter().find(|s| s.qualified_name == q));
+        let text = chunk_text(chunk, symbol);
+        let payload = object(json!({
+            "path": path,
+            "chunk_id": chunk.id,
+            "parent_id": chunk.parent_id,
+            "kind": chunk.kind.as_str(),
+            "symbol": chunk.symbol,
+            "language": language,
+            "start_line": chunk.start_line,
+            "end_line": chunk.end_line,
+            "tokens": estimate_tokens(&text),
+            "content": chunk.content,
+        }));
+        doc(Collection::Semantic, point_id(chunk_id.0), text, payload);
+    }
+
+    // SYMBOLS: the header of every definition.
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for sym in &file.symbols {
+        let n = seen.entry(sym.qualified_name.as_str()).or_insert(0);
+        *n += 1;
+        let occurrence = n.to_string();
+        let chunk = chunk_of_symbol(&sym.qualified_name);
+        // The definition's own chunk (for a class, its outline).
+        let source = chunk.map(|c| c.content.as_str()).unwrap_or("");
+        let payload = object(json!({
+            "path": path,
+            "name": sym.name,
+            "qualified_name": sym.qualified_name,
+            "kind": sym.kind.as_str(),
+            "parent": sym.parent,
+            "signature": sym.signature,
+            "doc": sym.doc,
+            "language": language,
+            "start_line": sym.span.start_line,
+            "end_line": sym.span.end_line,
+            "complexity": complexity(source),
+            "chunk_id": chunk.map(|c| c.id.clone()),
+        }));
+        doc(Collection::Symbols, point_id_of(&[path, &sym.qualified_name, &occurrence]), symbol_text(sym), payload);
+    }
+
+    // FILES: the outline (or the start of the text, for files without one).
+    let outline = file.chunks.iter().find(|c| c.kind == ChunkKind::File);
+    let text = match outline {
+        Some(_) => file_text(&file.chunks),
+        None => file.chunks.first().map(|c| first_chars(&c.content, MAX_CHARS)).unwrap_or_default(),
+    };
+    let end_line = file.chunks.iter().map(|c| c.end_line).max().unwrap_or(1);
+    let filename = path.rsplit('/').next().unwrap_or(path);
+    let top_level: Vec<&str> = file.symbols.iter().filter(|s| s.parent.is_none()).map(|s| s.name.as_str()).collect();
+    let imports: Vec<&str> = file.imports.iter().map(|i| i.module.as_str()).collect();
+    let payload = object(json!({
+        "path": path,
+        "filename": filename,
+        "language": language,
+        "imports": imports,
+        "symbols": top_level,
+        "blob": blob,
+        "chunk_id": outline.map(|c| c.id.clone()),
+        "kind": "file",
+        "start_line": 1,
+        "end_line": end_line,
+        "content": outline.map(|c| c.content.clone()).unwrap_or_else(|| text.clone()),
+    }));
+    doc(Collection::Files, point_id_of(&[path]), text, payload);
+    docs
+}
+
+fn object(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m.into_iter().filter(|(_, v)| !v.is_null()).collect(),
+        _ => Map::new(),
+    }
+}
+
+/// About four characters per word-piece token, for code and prose alike.
+fn estimate_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// Cyclomatic complexity, estimated from the branch points in the source.
+pub fn complexity(source: &str) -> usize {
+    let mut n = 1;
+    for word in source.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if matches!(word, "if" | "elif" | "for" | "while" | "case" | "catch" | "except" | "and" | "or") {
+            n += 1;
+        }
+    }
+    n + source.matches("&&").count() + source.matches("||").count() + source.matches(" ? ").count()
+}
+
+fn first_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_are_bounded_and_keys_depend_on_model_and_text() {
+        let chunk = Chunk {
+            id: "0".repeat(32),
+            content_hash: "1".repeat(32),
+            kind: ChunkKind::Function,
+            symbol: Some("Session.send".into()),
+            symbols: vec!["Session.send".into()],
+            parent_id: None,
+            start_line: 1,
+            end_line: 2,
+            start_byte: 0,
+            end_byte: 10,
+            content: "x".repeat(5000),
+        };
+        let t = chunk_text(&chunk, None);
+        assert!(t.starts_with("symbol: Session.send (function)\n"));
+        assert!(t.chars().count() <= MAX_CHARS);
+        assert_ne!(vector_key("a", "t"), vector_key("b", "t"));
+        assert_ne!(vector_key("a", "t"), vector_key("a", "u"));
+        assert_eq!(vector_key("a", "t"), vector_key("a", "t"));
+    }
+}
+
+/// The points of PATTERNS: one per convention. The embedded text is the
+/// description and an example, without counts or paths, so it stays stable
+/// (and cached) while the counts move.
+pub fn pattern_documents(patterns: &[crate::analysis::patterns::Pattern], model_id: &str) -> Vec<Doc> {
+    patterns
+        .iter()
+        .filter_map(|p| {
+            let example = p.examples.first()?;
+            let text = crate::analysis::patterns::embed_text(p);
+            let payload = object(json!({
+                "path": example.path,
+                "key": p.key,
+                "category": p.category,
+                "description": p.description,
+                "count": p.count,
+                "files": p.files,
+                "kind": "pattern",
+                "symbol": p.key,
+                "language": example.language,
+                "start_line": example.start_line,
+                "end_line": example.end_line,
+                "content": example.snippet,
+                "examples": p.examples,
+            }));
+            Some(Doc { collection: Collection::Patterns, id: point_id_of(&["pattern", &p.key]), key: vector_key(model_id, &text), text, payload })
+        })
+        .collect()
+}

@@ -1,0 +1,428 @@
+//! Embeddings: a transformer run through ONNX Runtime (`ort`, loaded from a
+//! shared library at run time) with a Hugging Face `tokenizers` tokenizer.
+//!
+//! A model is a directory with a `manifest.json` ([`ModelManifest`]): the
+//! ONNX graph, the tokenizer, the output size, the token window, pooling,
+//! normalisation and the prefixes for queries and documents. The default
+//! (all-MiniLM-L6-v2) is put in place by `git rag model install`; any other
+//! ONNX encoder can be used by pointing `git config rag.model` at its
+//! directory.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use ort::session::Session;
+use ort::value::Tensor;
+use serde::{Deserialize, Serialize};
+use tokenizers::{Tokenizer, TruncationParams};
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    #[error("no embedding model at {path}: run `git rag model install` (or point `git config rag.model` at a model directory with a manifest.json)")]
+    NoModel { path: PathBuf },
+    #[error("the model manifest {path} is invalid ({message}); reinstall with `git rag model install --force`")]
+    BadManifest { path: PathBuf, message: String },
+    #[error("no ONNX Runtime library at {path}: run `git rag model install` (or set GIT_RAG_ORT_LIB to a libonnxruntime.so >= 1.24)")]
+    NoRuntime { path: PathBuf },
+    #[error("cannot load ONNX Runtime from {path}: {message}")]
+    Runtime { path: PathBuf, message: String },
+    #[error("cannot load the model {path}: {message}")]
+    Model { path: PathBuf, message: String },
+    #[error("cannot load the tokenizer {path}: {message}")]
+    Tokenizer { path: PathBuf, message: String },
+    #[error("embedding failed: {0}")]
+    Inference(String),
+}
+
+pub type Result<T> = std::result::Result<T, EmbedError>;
+
+/// How token vectors become one vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pooling {
+    /// Mean over the tokens the attention mask keeps.
+    Mean,
+    /// The first token (`[CLS]`).
+    Cls,
+}
+
+/// `manifest.json` of a model directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelManifest {
+    /// Stable name of the model; vectors are cached under it.
+    pub id: String,
+    /// ONNX graph, relative to the model directory.
+    pub onnx: String,
+    /// `tokenizer.json`, relative to the model directory.
+    pub tokenizer: String,
+    pub dims: usize,
+    /// Longest input in tokens; longer inputs are truncated.
+    pub max_tokens: usize,
+    pub pooling: Pooling,
+    pub normalize: bool,
+    #[serde(default)]
+    pub query_prefix: String,
+    #[serde(default)]
+    pub document_prefix: String,
+    #[serde(default)]
+    pub license: Option<String>,
+    /// sha256 of each file, as installed.
+    #[serde(default)]
+    pub sha256: std::collections::BTreeMap<String, String>,
+}
+
+impl ModelManifest {
+    pub const FILE: &'static str = "manifest.json";
+
+    pub fn load(model_dir: &Path) -> Result<ModelManifest> {
+        let path = model_dir.join(Self::FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(_) => return Err(EmbedError::NoModel { path: model_dir.to_path_buf() }),
+        };
+        let manifest: ModelManifest =
+            serde_json::from_slice(&bytes).map_err(|e| EmbedError::BadManifest { path: path.clone(), message: e.to_string() })?;
+        if manifest.dims == 0 || manifest.max_tokens < 8 {
+            return Err(EmbedError::BadManifest { path, message: "dims and max_tokens must be positive".into() });
+        }
+        Ok(manifest)
+    }
+}
+
+/// Where git-rag keeps downloaded runtimes and models: `$XDG_CACHE_HOME/git-rag`
+/// or `~/.cache/git-rag`; `GIT_RAG_CACHE` overrides.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = crate::env::cache_dir() {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = crate::env::xdg_cache_home() {
+        return PathBuf::from(d).join("git-rag");
+    }
+    let home = crate::env::home().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    home.join(".cache").join("git-rag")
+}
+
+pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
+pub const ORT_LIB_NAME: &str = "libonnxruntime.so.1.31.1";
+
+/// The default model directory.
+pub fn default_model_dir() -> PathBuf {
+    cache_dir().join("models").join(DEFAULT_MODEL)
+}
+
+/// The ONNX Runtime library: `GIT_RAG_ORT_LIB`, else the installed one.
+pub fn runtime_library() -> PathBuf {
+    match crate::env::ort_library() {
+        Some(p) => PathBuf::from(p),
+        None => cache_dir().join("onnxruntime").join(ORT_LIB_NAME),
+    }
+}
+
+/// ONNX Runtime is loaded once per process; later calls reuse it (or its error).
+pub(crate) fn environment(lib: &Path) -> Result<&'static ort::environment::Environment> {
+    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> = OnceLock::new();
+    if !lib.exists() {
+        return Err(EmbedError::NoRuntime { path: lib.to_path_buf() });
+    }
+    let env = ENV.get_or_init(|| {
+        let builder = ort::init_from(lib).map_err(|e| e.to_string())?;
+        builder.with_name("git-rag").build().map_err(|e| e.to_string())
+    });
+    env.as_ref().map_err(|message| EmbedError::Runtime { path: lib.to_path_buf(), message: message.clone() })
+}
+
+/// Encodings padded into the row-major `i64` matrices a BERT-style ONNX
+/// graph takes (shared by the embedder and the reranker).
+pub(crate) struct PaddedBatch {
+    pub rows: usize,
+    pub cols: usize,
+    pub ids: Vec<i64>,
+    pub mask: Vec<i64>,
+    pub types: Vec<i64>,
+}
+
+impl PaddedBatch {
+    pub(crate) fn of(encs: &[&tokenizers::Encoding]) -> PaddedBatch {
+        let rows = encs.len();
+        let cols = encs.iter().map(|e| e.get_ids().len()).max().unwrap_or(0).max(1);
+        let mut ids = vec![0i64; rows * cols];
+        let mut mask = vec![0i64; rows * cols];
+        let mut types = vec![0i64; rows * cols];
+        for (r, e) in encs.iter().enumerate() {
+            for (c, ((&id, &m), &t)) in e.get_ids().iter().zip(e.get_attention_mask()).zip(e.get_type_ids()).enumerate() {
+                ids[r * cols + c] = i64::from(id);
+                mask[r * cols + c] = i64::from(m);
+                types[r * cols + c] = i64::from(t);
+            }
+        }
+        PaddedBatch { rows, cols, ids, mask, types }
+    }
+}
+
+/// Options of an [`Embedder`].
+#[derive(Debug, Clone, Copy)]
+pub struct EmbedOptions {
+    /// ONNX Runtime intra-op threads.
+    pub threads: usize,
+    /// Inputs per inference call (similar lengths are batched together).
+    pub batch_size: usize,
+    /// Let ONNX Runtime optimize the graph at load. That costs ~250 ms here
+    /// and pays off over many inputs; a process that embeds one query loads
+    /// faster without it (the vectors agree to ~1e-6).
+    pub optimize_graph: bool,
+}
+
+impl Default for EmbedOptions {
+    fn default() -> Self {
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        EmbedOptions { threads, batch_size: 16, optimize_graph: true }
+    }
+}
+
+/// A loaded model, ready to embed.
+pub struct Embedder {
+    session: Mutex<Session>,
+    tokenizer: Tokenizer,
+    manifest: ModelManifest,
+    batch_size: usize,
+    wants_token_types: bool,
+}
+
+impl Embedder {
+    /// Loads the model in `model_dir` with the runtime at [`runtime_library`].
+    pub fn load(model_dir: &Path, opts: EmbedOptions) -> Result<Embedder> {
+        let manifest = ModelManifest::load(model_dir)?;
+        let onnx = model_dir.join(&manifest.onnx);
+        let tok_path = model_dir.join(&manifest.tokenizer);
+        if !onnx.exists() {
+            return Err(EmbedError::NoModel { path: onnx });
+        }
+        let env = environment(&runtime_library())?;
+        let model_err = |message: String| EmbedError::Model { path: onnx.clone(), message };
+        let mut builder = Session::builder(env).map_err(|e| model_err(e.to_string()))?;
+        if !opts.optimize_graph {
+            builder = builder
+                .with_optimization_level(ort::session::builder::GraphOptimizationLevel::Disable)
+                .map_err(|e| model_err(ort::Error::<()>::from(e).to_string()))?;
+        }
+        let session = builder
+            .with_intra_threads(opts.threads.max(1))
+            .map_err(|e| model_err(ort::Error::<()>::from(e).to_string()))?
+            .with_intra_op_spinning(false)
+            .map_err(|e| model_err(ort::Error::<()>::from(e).to_string()))?
+            .commit_from_file(&onnx)
+            .map_err(|e| model_err(e.to_string()))?;
+        let wants_token_types = session.inputs().iter().any(|i| i.name() == "token_type_ids");
+        let mut tokenizer =
+            Tokenizer::from_file(&tok_path).map_err(|e| EmbedError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
+        tokenizer
+            .with_truncation(Some(TruncationParams { max_length: manifest.max_tokens, ..Default::default() }))
+            .map_err(|e| EmbedError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
+        tokenizer.with_padding(None);
+        Ok(Embedder { session: Mutex::new(session), tokenizer, manifest, batch_size: opts.batch_size.max(1), wants_token_types })
+    }
+
+    pub fn manifest(&self) -> &ModelManifest {
+        &self.manifest
+    }
+
+    /// Embeds documents (chunks, symbol headers), with the document prefix.
+    pub fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        let prefixed: Vec<String> = texts.iter().map(|t| format!("{}{t}", self.manifest.document_prefix)).collect();
+        self.embed_raw(&prefixed)
+    }
+
+    /// Embeds a query, with the query prefix.
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        let mut v = self.embed_raw(&[format!("{}{text}", self.manifest.query_prefix)])?;
+        v.pop().ok_or_else(|| EmbedError::Inference("no vector for the query".into()))
+    }
+
+    /// Tokenizes everything, then runs batches of similar length (padding
+    /// costs compute), and returns vectors in input order.
+    fn embed_raw(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encodings = self.tokenize(texts)?;
+        let mut order: Vec<usize> = (0..encodings.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); encodings.len()];
+        for batch in order.chunks(self.batch_size) {
+            let encs: Vec<&tokenizers::Encoding> = batch.iter().map(|&i| &encodings[i]).collect();
+            let vectors = self.run_batch(&encs)?;
+            for (&i, v) in batch.iter().zip(vectors) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Tokenizes (in parallel), truncated to the model's window. Exposed for
+    /// the throughput benchmark, which times inference alone as a reference.
+    pub fn tokenize(&self, texts: &[String]) -> Result<Vec<tokenizers::Encoding>> {
+        let inputs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        self.tokenizer.encode_batch(inputs, true).map_err(|e| EmbedError::Inference(e.to_string()))
+    }
+
+    /// One inference call on a batch of encodings: the model alone.
+    pub fn infer(&self, batch: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
+        self.run_batch(batch)
+    }
+
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
+    fn run_batch(&self, encs: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
+        let PaddedBatch { rows, cols, ids, mask, types } = PaddedBatch::of(encs);
+        let err = |e: ort::Error| EmbedError::Inference(e.to_string());
+        let shape = [rows as i64, cols as i64];
+        let ids_t = Tensor::from_array((shape, ids)).map_err(err)?;
+        let mask_t = Tensor::from_array((shape, mask.clone())).map_err(err)?;
+        let mut session = self.session.lock().map_err(|_| EmbedError::Inference("the model session was poisoned".into()))?;
+        let outputs = if self.wants_token_types {
+            let types_t = Tensor::from_array((shape, types)).map_err(err)?;
+            session.run(ort::inputs!["input_ids" => ids_t, "attention_mask" => mask_t, "token_type_ids" => types_t]).map_err(err)?
+        } else {
+            session.run(ort::inputs!["input_ids" => ids_t, "attention_mask" => mask_t]).map_err(err)?
+        };
+        let (out_shape, data) = outputs[0].try_extract_tensor::<f32>().map_err(err)?;
+        let dims: Vec<usize> = out_shape.iter().map(|&d| d.max(0) as usize).collect();
+        let mut vectors = match dims.as_slice() {
+            // Already pooled: [batch, dims].
+            [b, d] if *b == rows => (0..rows).map(|r| data[r * d..(r + 1) * d].to_vec()).collect::<Vec<_>>(),
+            // Token vectors: [batch, tokens, dims].
+            [b, t, d] if *b == rows => pool(data, &mask, rows, *t, *d, cols, self.manifest.pooling),
+            other => return Err(EmbedError::Inference(format!("unexpected model output shape {other:?}"))),
+        };
+        for v in &mut vectors {
+            if v.len() != self.manifest.dims {
+                return Err(EmbedError::Inference(format!("the model gives {} dimensions, its manifest says {}", v.len(), self.manifest.dims)));
+            }
+            if self.manifest.normalize {
+                normalize(v);
+            }
+        }
+        Ok(vectors)
+    }
+}
+
+/// An embedder loaded on first use: a run whose texts are all in the
+/// vector cache (a rename, a revert) never loads the model.
+pub struct LazyEmbedder {
+    model_dir: PathBuf,
+    opts: EmbedOptions,
+    loaded: Option<Embedder>,
+}
+
+impl LazyEmbedder {
+    pub fn new(model_dir: &Path, opts: EmbedOptions) -> LazyEmbedder {
+        LazyEmbedder { model_dir: model_dir.to_path_buf(), opts, loaded: None }
+    }
+
+    /// An embedder that is already loaded.
+    pub fn from_loaded(embedder: Embedder) -> LazyEmbedder {
+        LazyEmbedder { model_dir: PathBuf::new(), opts: EmbedOptions::default(), loaded: Some(embedder) }
+    }
+
+    pub fn get(&mut self) -> Result<&Embedder> {
+        if self.loaded.is_none() {
+            self.loaded = Some(Embedder::load(&self.model_dir, self.opts)?);
+        }
+        self.loaded.as_ref().ok_or_else(|| EmbedError::Inference("the model did not load".into()))
+    }
+
+    pub fn is_loaded(&self) -> bool {
+        self.loaded.is_some()
+    }
+}
+
+/// Checks, without loading anything, that a model and the runtime are in
+/// place; returns the model's manifest.
+pub fn check_installed(model_dir: &Path) -> Result<ModelManifest> {
+    let manifest = ModelManifest::load(model_dir)?;
+    let onnx = model_dir.join(&manifest.onnx);
+    if !onnx.exists() {
+        return Err(EmbedError::NoModel { path: onnx });
+    }
+    let lib = runtime_library();
+    if !lib.exists() {
+        return Err(EmbedError::NoRuntime { path: lib });
+    }
+    Ok(manifest)
+}
+
+fn pool(data: &[f32], mask: &[i64], rows: usize, tokens: usize, dims: usize, cols: usize, pooling: Pooling) -> Vec<Vec<f32>> {
+    (0..rows)
+        .map(|r| {
+            let row = &data[r * tokens * dims..(r + 1) * tokens * dims];
+            match pooling {
+                Pooling::Cls => row[..dims].to_vec(),
+                Pooling::Mean => {
+                    let mut sum = vec![0f32; dims];
+                    let mut n = 0f32;
+                    for t in 0..tokens.min(cols) {
+                        if mask[r * cols + t] == 0 {
+                            continue;
+                        }
+                        n += 1.0;
+                        for (s, x) in sum.iter_mut().zip(&row[t * dims..(t + 1) * dims]) {
+                            *s += x;
+                        }
+                    }
+                    let n = n.max(1.0);
+                    sum.iter_mut().for_each(|s| *s /= n);
+                    sum
+                }
+            }
+        })
+        .collect()
+}
+
+fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+/// Cosine similarity (dot product of normalised vectors).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na * nb)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_and_broken_manifests_name_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = ModelManifest::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("git rag model install"), "{err}");
+        std::fs::write(dir.path().join("manifest.json"), b"{\"id\": 3}").unwrap();
+        let err = ModelManifest::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("invalid") && err.contains("--force"), "{err}");
+    }
+
+    #[test]
+    fn mean_pooling_respects_the_mask() {
+        // One row, three tokens of two dims; the last token is padding.
+        let data = [1.0, 2.0, 3.0, 4.0, 100.0, 100.0];
+        let mask = [1, 1, 0];
+        let v = pool(&data, &mask, 1, 3, 2, 3, Pooling::Mean);
+        assert_eq!(v, vec![vec![2.0, 3.0]]);
+        let mut n = vec![3.0, 4.0];
+        normalize(&mut n);
+        assert!((n[0] - 0.6).abs() < 1e-6 && (n[1] - 0.8).abs() < 1e-6);
+        assert!((cosine(&[1.0, 0.0], &[2.0, 0.0]) - 1.0).abs() < 1e-6);
+    }
+}

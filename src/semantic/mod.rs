@@ -1,0 +1,10 @@
+//! The semantic layer: the embedding model (install, load, embed), what is
+//! embedded for each chunk / symbol / file, syncing vectors into a store
+//! through the (model, text) cache, and the optional cross-encoder reranker.
+
+pub mod docs;
+pub mod dump;
+pub mod embed;
+pub mod model;
+pub mod rerank;
+pub mod sync;

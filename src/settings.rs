@@ -1,0 +1,233 @@
+//! Settings, resolved once: flags (the frontend's [`Overrides`]) > the
+//! environment > `git config rag.*` > defaults. The result is a [`Workspace`]
+//! (the context a command works in: repository, index dir, vector backend,
+//! model, chunking), from which the library's Options are made. Only this
+//! module reads `git config rag.*`; the environment comes through [`crate::env`].
+
+use std::path::{Path, PathBuf};
+
+use std::time::Duration;
+
+use crate::analysis::chunk::ChunkOptions;
+use crate::git::Repo;
+use crate::stores::vector::server::ServerOptions;
+use crate::stores::vector::Backend;
+
+/// What a frontend's flags say; `None` leaves the choice to the environment,
+/// git config and the defaults.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Run as if started in this directory (`-C`).
+    pub directory: Option<PathBuf>,
+    pub index_dir: Option<PathBuf>,
+    pub qdrant_url: Option<String>,
+    /// With a Qdrant server: this branch's collections (`<prefix>_<branch>`).
+    pub branch: Option<String>,
+}
+
+/// The context every command works in, resolved once.
+pub struct Workspace {
+    pub repo: Repo,
+    pub index_dir: PathBuf,
+    pub backend: Backend,
+    pub model_dir: PathBuf,
+    pub chunk: ChunkOptions,
+    /// `git config rag.semantic` (default true).
+    pub semantic: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(std::io::Error),
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+}
+
+impl Workspace {
+    /// Finds the repository (from `-C` or the current directory) and resolves
+    /// every setting.
+    pub fn discover(overrides: &Overrides) -> Result<Workspace, SettingsError> {
+        let cwd = match &overrides.directory {
+            Some(d) => d.clone(),
+            None => std::env::current_dir().map_err(SettingsError::CurrentDir)?,
+        };
+        let repo = Repo::discover(&cwd)?;
+        Ok(Workspace::resolve(repo, overrides))
+    }
+
+    /// Resolves every setting for `repo`.
+    pub fn resolve(repo: Repo, overrides: &Overrides) -> Workspace {
+        let index_dir = index_dir(&repo, overrides.index_dir.as_deref());
+        let mut backend = backend(&repo, overrides.qdrant_url.as_deref());
+        let branch = overrides.branch.clone().filter(|b| !b.is_empty()).or_else(crate::env::branch);
+        if let (Some(b), Backend::Server(o)) = (&branch, &mut backend) {
+            o.prefix = branch_prefix(&o.prefix, b);
+        }
+        Workspace {
+            index_dir,
+            backend,
+            model_dir: model_dir(&repo),
+            chunk: chunk_options(&repo),
+            semantic: semantic_enabled(&repo),
+            repo,
+        }
+    }
+
+    /// Options of an index run in this workspace (the defaults of `git rag index`).
+    pub fn index_options(&self, lock_wait: Duration) -> crate::index::IndexOptions {
+        crate::index::IndexOptions {
+            full: false,
+            rev: None,
+            chunk: self.chunk,
+            lock_wait,
+            semantic: crate::index::SemanticOptions {
+                enabled: self.semantic,
+                model_dir: self.model_dir.clone(),
+                backend: self.backend.clone(),
+                embed: crate::semantic::embed::EmbedOptions::default(),
+            },
+            reindex: Vec::new(),
+        }
+    }
+
+    /// What queries need to open the semantic layer; `None` when it is turned off.
+    pub fn semantic_setup(&self, wait: Duration, one_shot: bool) -> Option<crate::query::engine::SemanticSetup> {
+        self.semantic.then(|| crate::query::engine::SemanticSetup { backend: self.backend.clone(), model_dir: self.model_dir.clone(), wait, one_shot })
+    }
+}
+
+/// The collection prefix of one branch: `<repo prefix>_<branch>`.
+pub fn branch_prefix(repo_prefix: &str, branch: &str) -> String {
+    crate::stores::vector::sanitize(&format!("{repo_prefix}_{branch}"))
+}
+
+/// Where the index of `repo` lives: `--index-dir`, then `GIT_RAG_DIR`, then
+/// `git config rag.indexDir`, then `<git-dir>/rag`.
+pub fn index_dir(repo: &Repo, cli: Option<&Path>) -> PathBuf {
+    if let Some(dir) = cli {
+        return dir.to_path_buf();
+    }
+    if let Some(dir) = crate::env::index_dir() {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = config_string(repo, "rag.indexDir") {
+        return PathBuf::from(dir);
+    }
+    repo.git_dir().join("rag")
+}
+
+/// Chunking options, with `rag.chunkBudget`, `rag.maxFileBytes` and
+/// `rag.windowLines` from git config overriding the defaults.
+pub fn chunk_options(repo: &Repo) -> ChunkOptions {
+    let mut opts = ChunkOptions::default();
+    if let Some(v) = config_usize(repo, "rag.chunkBudget") {
+        opts.budget = v.max(100);
+    }
+    if let Some(v) = config_usize(repo, "rag.maxFileBytes") {
+        opts.max_parse_bytes = v;
+    }
+    if let Some(v) = config_usize(repo, "rag.windowLines") {
+        opts.max_window_lines = v.max(1);
+    }
+    opts
+}
+
+/// Whether to build the semantic layer: `git config rag.semantic` (default true).
+pub fn semantic_enabled(repo: &Repo) -> bool {
+    let local = repo.local();
+    let snapshot = local.config_snapshot();
+    snapshot.boolean("rag.semantic").unwrap_or(true)
+}
+
+/// The embedding model directory: `git config rag.model`, else the installed default.
+pub fn model_dir(repo: &Repo) -> PathBuf {
+    match config_string(repo, "rag.model") {
+        Some(dir) => PathBuf::from(dir),
+        None => crate::semantic::embed::default_model_dir(),
+    }
+}
+
+/// The vector store: a Qdrant server when `--qdrant-url`, `QDRANT_URL` or
+/// `git config rag.qdrantUrl` names one (API key from `QDRANT_API_KEY`),
+/// else the embedded engine.
+pub fn backend(repo: &Repo, cli_url: Option<&str>) -> Backend {
+    let url = cli_url
+        .map(str::to_string)
+        .or_else(crate::env::qdrant_url)
+        .filter(|u| !u.is_empty())
+        .or_else(|| config_string(repo, "rag.qdrantUrl"));
+    let Some(url) = url else { return Backend::Embedded };
+    Backend::Server(ServerOptions {
+        url,
+        api_key: crate::env::qdrant_api_key(),
+        prefix: collection_prefix(repo),
+        timeout: Duration::from_secs(60),
+    })
+}
+
+/// Prefix of this repository's collections on a shared server:
+/// `git config rag.qdrantPrefix`, else `git_rag_<name>_<hash>` where the hash
+/// is of the `origin` URL (so every clone of one project shares it) or, with
+/// no remote, of the repository's path.
+pub fn collection_prefix(repo: &Repo) -> String {
+    if let Some(p) = config_string(repo, "rag.qdrantPrefix") {
+        return crate::stores::vector::sanitize(&p);
+    }
+    let origin = config_string(repo, "remote.origin.url");
+    let git_dir = repo.git_dir();
+    let root = std::fs::canonicalize(&git_dir).unwrap_or(git_dir);
+    let root = if root.ends_with(".git") { root.parent().map(Path::to_path_buf).unwrap_or(root) } else { root };
+    let key = origin.as_deref().map(normalize_remote).unwrap_or_else(|| root.display().to_string());
+    let name = origin
+        .as_deref()
+        .and_then(|u| u.trim_end_matches('/').trim_end_matches(".git").rsplit(['/', ':']).next().map(str::to_string))
+        .or_else(|| root.file_name().map(|n| n.to_string_lossy().to_string()))
+        .unwrap_or_else(|| "repo".into());
+    let hash = &blake3::hash(key.as_bytes()).to_hex()[..8];
+    format!("git_rag_{}_{hash}", crate::stores::vector::sanitize(&name))
+}
+
+/// One spelling per remote repository: `https://github.com/o/r`,
+/// `git@github.com:o/r.git` and `ssh://git@github.com/o/r` are all
+/// `github.com/o/r`, so a CI checkout and a developer's clone share collections.
+pub fn normalize_remote(url: &str) -> String {
+    let mut s = url.trim().trim_end_matches('/').trim_end_matches(".git").to_string();
+    if let Some((_, rest)) = s.split_once("://") {
+        s = rest.to_string();
+    } else if let Some((host, path)) = s.split_once(':').filter(|(h, _)| !h.contains('/')) {
+        // scp-like `user@host:path`
+        s = format!("{host}/{path}");
+    }
+    if let Some((user, rest)) = s.split_once('@').filter(|(u, _)| !u.contains('/')) {
+        let _ = user;
+        s = rest.to_string();
+    }
+    match s.split_once('/') {
+        Some((host, path)) => format!("{}/{}", host.to_lowercase(), path.trim_start_matches('/')),
+        None => s.to_lowercase(),
+    }
+}
+
+fn config_string(repo: &Repo, key: &str) -> Option<String> {
+    let local = repo.local();
+    let snapshot = local.config_snapshot();
+    snapshot.string(key).map(|s| s.to_string())
+}
+
+fn config_usize(repo: &Repo, key: &str) -> Option<usize> {
+    let local = repo.local();
+    let snapshot = local.config_snapshot();
+    snapshot.integer(key).and_then(|v| usize::try_from(v).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn remotes_of_one_repository_normalize_alike() {
+        for url in ["https://github.com/Owner/Repo", "https://github.com/Owner/Repo.git", "git@github.com:Owner/Repo.git", "ssh://git@GitHub.com/Owner/Repo/"] {
+            assert_eq!(super::normalize_remote(url), "github.com/Owner/Repo", "{url}");
+        }
+        assert_eq!(super::normalize_remote("file:///tmp/x/src"), "/tmp/x/src");
+    }
+}

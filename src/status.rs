@@ -1,0 +1,95 @@
+//! What `git rag status` and the MCP `status` tool report: one collection,
+//! rendered by each frontend.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::git::Repo;
+use crate::hooks::RunnerStatus;
+use crate::stores::state::{IndexLock, IndexState, LastRun, PendingRun, STATE_FILE};
+use crate::stores::vector::edge::Access;
+use crate::stores::vector::{Backend, Collection};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StatusError {
+    #[error(transparent)]
+    State(#[from] crate::stores::state::StateError),
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    pub index_dir: String,
+    pub indexed_commit: Option<String>,
+    pub head: Option<String>,
+    pub stale: bool,
+    /// A run holds the index lock now.
+    pub indexing: bool,
+    /// The commit a run was heading for when it stopped (the next run finishes it).
+    pub interrupted_run: Option<String>,
+    pub counts: Counts,
+    pub last_run: Option<LastRun>,
+    /// The semantic layer: model, store, and points per collection.
+    pub semantic: Option<SemanticStatus>,
+    /// Background updates started by git hooks: in progress, last run.
+    pub hook: Option<RunnerStatus>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Counts {
+    pub files: usize,
+    pub chunks: usize,
+    pub symbols: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SemanticStatus {
+    pub model: String,
+    pub dims: usize,
+    pub store: String,
+    /// Points per collection, when they were counted.
+    pub counts: Option<std::collections::BTreeMap<String, usize>>,
+    /// Why they could not be counted.
+    pub error: Option<String>,
+}
+
+/// Collects the status of the index in `index_dir`. `count_vectors` opens the
+/// vector store (briefly, read-only) to count its points.
+pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: bool) -> Result<Status, StatusError> {
+    let state = IndexState::load(&index_dir.join(STATE_FILE))?;
+    let head = repo.head_commit()?.map(|h| h.to_string());
+    let indexed = state.as_ref().and_then(|s| s.last_commit.clone());
+    let semantic = state.as_ref().and_then(|s| s.semantic.as_ref()).map(|sem| {
+        let counts = count_vectors.then(|| {
+            backend.open(index_dir, sem.dims, &sem.model, Access::Read, Duration::from_secs(1)).and_then(|store| {
+                Collection::TREE.iter().map(|c| Ok((c.name().to_string(), store.count(*c)?))).collect::<Result<std::collections::BTreeMap<_, _>, _>>()
+            })
+        });
+        SemanticStatus {
+            model: sem.model.clone(),
+            dims: sem.dims,
+            store: sem.store.clone(),
+            error: counts.as_ref().and_then(|c| c.as_ref().err()).map(|e| e.to_string()),
+            counts: counts.and_then(Result::ok),
+        }
+    });
+    Ok(Status {
+        index_dir: index_dir.display().to_string(),
+        stale: indexed != head,
+        indexed_commit: indexed,
+        head,
+        indexing: IndexLock::is_held(index_dir),
+        interrupted_run: PendingRun::load(index_dir).map(|p| p.target),
+        counts: Counts {
+            files: state.as_ref().map_or(0, |s| s.files.len()),
+            chunks: state.as_ref().map_or(0, IndexState::chunk_count),
+            symbols: state.as_ref().map_or(0, IndexState::symbol_count),
+        },
+        last_run: LastRun::load(index_dir),
+        semantic,
+        hook: crate::hooks::runner_status(index_dir),
+    })
+}

@@ -1,0 +1,8 @@
+//! Where the index lives on disk or on a server: the tantivy keyword index,
+//! the vector stores (embedded Qdrant or a server), and the index state.
+
+pub mod fs;
+pub mod keyword;
+pub mod server_state;
+pub mod state;
+pub mod vector;

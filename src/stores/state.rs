@@ -1,0 +1,313 @@
+//! `.rag_index_state.json`: what the index holds, written atomically after
+//! every store has committed; the indexer lock; the record of the last run.
+//!
+//! The JSON Schema of the state file is `state/rag_index_state.schema.json`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::stores::fs::{at as io, FileLock, LockError, LockKind, PathError};
+
+/// Bump when the state file or the stores change shape; older indexes are rebuilt.
+pub const SCHEMA_VERSION: u32 = 1;
+pub const STATE_FILE: &str = ".rag_index_state.json";
+pub const LOCK_FILE: &str = "index.lock";
+pub const LAST_RUN_FILE: &str = "last_run.json";
+pub const PENDING_FILE: &str = ".rag_index_pending.json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("the index state file {path} is corrupt ({message}); rebuild the index with `git rag index --full`")]
+    Corrupt { path: PathBuf, message: String },
+    #[error("the index state file {path} has schema version {found}, newer than this git-rag understands ({supported}); upgrade git-rag, or rebuild the index with `git rag index --full`")]
+    TooNew { path: PathBuf, found: u64, supported: u32 },
+    #[error(transparent)]
+    Io(#[from] PathError),
+    #[error("another `git rag index` is running on {path} (waited {waited:?}); try again when it has finished")]
+    Locked { path: PathBuf, waited: Duration },
+}
+
+pub type Result<T> = std::result::Result<T, StateError>;
+
+
+/// What the index holds for one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    /// Blob id of the indexed content.
+    pub blob: String,
+    pub language: String,
+    pub chunks: Vec<ChunkId>,
+    pub symbols: usize,
+}
+
+/// A chunk id (128-bit hash), written as 32 hex digits. Held as a number so
+/// that reading a state file with a few hundred thousand ids allocates
+/// nothing per id: the state is read and written on every run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChunkId(pub u128);
+
+impl ChunkId {
+    pub fn parse(hex: &str) -> Option<ChunkId> {
+        if hex.len() != 32 {
+            return None;
+        }
+        u128::from_str_radix(hex, 16).ok().map(ChunkId)
+    }
+}
+
+impl std::fmt::Display for ChunkId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:032x}", self.0)
+    }
+}
+
+impl Serialize for ChunkId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut buf = [0u8; 32];
+        let hex = b"0123456789abcdef";
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = hex[((self.0 >> (124 - 4 * i)) & 0xf) as usize];
+        }
+        s.serialize_str(std::str::from_utf8(&buf).map_err(serde::ser::Error::custom)?)
+    }
+}
+
+impl<'de> Deserialize<'de> for ChunkId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<ChunkId, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = ChunkId;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a chunk id of 32 hex digits")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<ChunkId, E> {
+                ChunkId::parse(v).ok_or_else(|| E::custom(format!("bad chunk id `{v}`")))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexState {
+    pub schema_version: u32,
+    pub tool_version: String,
+    /// Hash of the options that change what is indexed; a change forces a rebuild.
+    pub config_hash: String,
+    pub last_commit: Option<String>,
+    pub files: BTreeMap<String, FileState>,
+    /// Unix seconds of the last successful run.
+    pub updated_at: u64,
+    /// The semantic layer the vector store holds, or `None` when the index
+    /// is keyword and symbol only.
+    #[serde(default)]
+    pub semantic: Option<SemanticState>,
+}
+
+/// Which model's vectors are in which store.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SemanticState {
+    pub model: String,
+    pub dims: usize,
+    /// `embedded`, or `server <url> <collection prefix>`.
+    pub store: String,
+}
+
+impl IndexState {
+    pub fn new(config_hash: String) -> IndexState {
+        IndexState {
+            schema_version: SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            config_hash,
+            last_commit: None,
+            files: BTreeMap::new(),
+            updated_at: 0,
+            semantic: None,
+        }
+    }
+
+    pub fn chunk_count(&self) -> usize {
+        self.files.values().map(|f| f.chunks.len()).sum()
+    }
+
+    pub fn symbol_count(&self) -> usize {
+        self.files.values().map(|f| f.symbols).sum()
+    }
+
+    /// Reads the state file; `Ok(None)` when there is none yet.
+    pub fn load(path: &Path) -> Result<Option<IndexState>> {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io("cannot read", path)(e).into()),
+        };
+        let corrupt = |message: String| StateError::Corrupt { path: path.to_path_buf(), message };
+        #[derive(Deserialize)]
+        struct Version {
+            schema_version: Option<u64>,
+        }
+        let too_new = |found: u64| StateError::TooNew { path: path.to_path_buf(), found, supported: SCHEMA_VERSION };
+        let state: IndexState = match serde_json::from_slice(&bytes) {
+            Ok(state) => state,
+            Err(e) => {
+                // A newer format may not parse: report it as newer, not corrupt.
+                let version = serde_json::from_slice::<Version>(&bytes).ok().and_then(|v| v.schema_version);
+                return Err(match version {
+                    Some(v) if v > u64::from(SCHEMA_VERSION) => too_new(v),
+                    _ => corrupt(e.to_string()),
+                });
+            }
+        };
+        if state.schema_version > SCHEMA_VERSION {
+            return Err(too_new(u64::from(state.schema_version)));
+        }
+        Ok(Some(state))
+    }
+
+    /// Writes the state file atomically: temp file, fsync, rename.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let json = serde_json::to_vec(self).map_err(|e| StateError::Corrupt { path: path.to_path_buf(), message: e.to_string() })?;
+        write_atomic(path, &json)
+    }
+}
+
+pub fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// Replaces `path` atomically ([`crate::stores::fs::write_atomic`]).
+pub fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
+    crate::stores::fs::write_atomic(path, data, None).map_err(|(at, e)| io("cannot write", &at)(e).into())
+}
+
+/// The run journal: written before any store is touched, removed after the
+/// state file is written. If it is there when a run starts, the previous run
+/// died on its way to `target`, and any store may hold that commit's files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingRun {
+    pub target: String,
+    /// The run was a full rebuild: the stores may hold a mix of anything.
+    pub full: bool,
+}
+
+impl PendingRun {
+    /// Reads the journal. One that cannot be read is reported as an
+    /// unknown full rebuild, which is always safe.
+    pub fn load(dir: &Path) -> Option<PendingRun> {
+        let bytes = match std::fs::read(dir.join(PENDING_FILE)) {
+            Ok(b) => b,
+            Err(_) => return None,
+        };
+        Some(serde_json::from_slice(&bytes).unwrap_or(PendingRun { target: String::new(), full: true }))
+    }
+
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        let path = dir.join(PENDING_FILE);
+        let json = serde_json::to_vec(self).map_err(|e| StateError::Corrupt { path: path.clone(), message: e.to_string() })?;
+        write_atomic(&path, &json)
+    }
+
+    pub fn clear(dir: &Path) -> Result<()> {
+        let path = dir.join(PENDING_FILE);
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(io("cannot remove", &path)(e).into()),
+        }
+    }
+}
+
+/// The record of the last `git rag index` run, successful or not.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LastRun {
+    pub finished_at: u64,
+    pub commit: Option<String>,
+    pub mode: String,
+    pub files_indexed: usize,
+    pub files_deleted: usize,
+    pub chunks: usize,
+    pub embedded: usize,
+    pub reused: usize,
+    pub took_ms: f64,
+    pub error: Option<String>,
+}
+
+impl LastRun {
+    pub fn load(dir: &Path) -> Option<LastRun> {
+        let bytes = std::fs::read(dir.join(LAST_RUN_FILE)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        let json = serde_json::to_vec_pretty(self).map_err(|e| StateError::Corrupt { path: dir.join(LAST_RUN_FILE), message: e.to_string() })?;
+        write_atomic(&dir.join(LAST_RUN_FILE), &json)
+    }
+}
+
+/// An exclusive lock on an index directory, released on drop (or when the
+/// process dies: the OS drops the lock with the file descriptor).
+pub struct IndexLock {
+    _lock: FileLock,
+}
+
+impl IndexLock {
+    /// Takes the lock, polling for up to `wait`.
+    pub fn acquire(dir: &Path, wait: Duration) -> Result<IndexLock> {
+        let path = dir.join(LOCK_FILE);
+        match FileLock::acquire(&path, LockKind::Exclusive, wait, Duration::from_millis(50), || {}) {
+            Ok(lock) => {
+                lock.record_pid();
+                Ok(IndexLock { _lock: lock })
+            }
+            Err(LockError::Busy) => Err(StateError::Locked { path: dir.to_path_buf(), waited: wait }),
+            Err(LockError::Io(e)) => Err(io("cannot lock", &path)(e).into()),
+        }
+    }
+
+    /// Whether some process holds the lock right now.
+    pub fn is_held(dir: &Path) -> bool {
+        FileLock::is_held(&dir.join(LOCK_FILE))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundtrip_and_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(STATE_FILE);
+        assert!(IndexState::load(&path).unwrap().is_none());
+        let mut s = IndexState::new("abc".into());
+        s.last_commit = Some("deadbeef".into());
+        let id = ChunkId::parse("00ff00ff00ff00ff00ff00ff00ff00f1").unwrap();
+        assert_eq!(id.to_string(), "00ff00ff00ff00ff00ff00ff00ff00f1");
+        s.files.insert("a.py".into(), FileState { blob: "1".into(), language: "python".into(), chunks: vec![id], symbols: 2 });
+        s.save(&path).unwrap();
+        assert_eq!(IndexState::load(&path).unwrap(), Some(s));
+
+        std::fs::write(&path, b"{not json").unwrap();
+        let err = IndexState::load(&path).unwrap_err().to_string();
+        assert!(err.contains("corrupt") && err.contains("git rag index --full"), "{err}");
+
+        std::fs::write(&path, br#"{"schema_version": 99, "whatever": true}"#).unwrap();
+        let err = IndexState::load(&path).unwrap_err().to_string();
+        assert!(err.contains("newer") && err.contains("99"), "{err}");
+    }
+
+    #[test]
+    fn lock_is_exclusive() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = IndexLock::acquire(dir.path(), Duration::from_millis(10)).unwrap();
+        assert!(IndexLock::is_held(dir.path()));
+        let err = IndexLock::acquire(dir.path(), Duration::from_millis(100)).err().unwrap();
+        assert!(err.to_string().contains("another `git rag index` is running"));
+        drop(lock);
+        assert!(!IndexLock::is_held(dir.path()));
+        IndexLock::acquire(dir.path(), Duration::from_millis(10)).unwrap();
+    }
+}

@@ -1,0 +1,124 @@
+//! The code map's rules, checked on the source tree (ARCHITECTURE.md,
+//! "Dependency direction"): the library never prints and never knows clap;
+//! frontends use the library's facade, not store internals; the CLI entry
+//! file stays small; no library function grows past 100 lines.
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The library's source files (everything outside `src/frontend/`).
+fn library_files() -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    rust_files(&src(), &mut all);
+    all.retain(|p| !p.starts_with(src().join("frontend")));
+    assert!(all.len() > 20, "found only {} library files", all.len());
+    all
+}
+
+fn frontend_files() -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    rust_files(&src().join("frontend"), &mut all);
+    assert!(all.len() > 3, "found only {} frontend files", all.len());
+    all
+}
+
+/// A file's lines up to its unit tests (`#[cfg(test)]` at the top level).
+fn code_lines(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).expect("read");
+    text.lines().take_while(|l| !l.starts_with("#[cfg(test)]")).map(str::to_string).collect()
+}
+
+/// Lines that hold `needle` outside comments.
+fn offending(files: &[PathBuf], needles: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    for f in files {
+        for (i, line) in code_lines(f).iter().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if needles.iter().any(|n| code.contains(n)) {
+                found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_library_never_prints_and_never_knows_clap() {
+    let found = offending(&library_files(), &["println!", "eprintln!", "print!(", "eprint!(", "std::io::stdout", "std::io::stderr", "clap::", "use clap", "indicatif"]);
+    assert!(found.is_empty(), "library code that prints or knows the CLI (report through Progress, return values):\n{}", found.join("\n"));
+}
+
+#[test]
+fn only_the_environment_module_reads_the_environment() {
+    let files: Vec<PathBuf> = library_files().into_iter().filter(|p| !p.ends_with("env.rs")).collect();
+    let found = offending(&files, &["std::env::var", "env::var_os(", "env::var("]);
+    assert!(found.is_empty(), "environment read outside src/env.rs:\n{}", found.join("\n"));
+}
+
+#[test]
+fn frontends_use_the_facade_not_store_internals() {
+    let found = offending(&frontend_files(), &["git_rag::stores", "git_rag::graph", "git_rag::index::", "git_rag::query::", "tantivy::", "qdrant_client", "qdrant_edge", "petgraph", "gix::"]);
+    assert!(found.is_empty(), "a frontend reaching into library internals (export what it needs from lib.rs):\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_cli_entry_file_is_short() {
+    let n = std::fs::read_to_string(src().join("frontend/main.rs")).expect("main.rs").lines().count();
+    assert!(n <= 300, "src/frontend/main.rs has {n} lines; keep the entry file at most 300");
+}
+
+/// `(file, line, name, length)` of each function, measured from its `fn`
+/// line to the closing brace at the same indentation.
+fn functions(path: &Path) -> Vec<(String, usize, String, usize)> {
+    let lines = code_lines(path);
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let head = trimmed.trim_start_matches("pub ").trim_start_matches("pub(crate) ").trim_start_matches("pub(super) ");
+        let head = head.trim_start_matches("const ").trim_start_matches("async ").trim_start_matches("unsafe ");
+        let Some(rest) = head.strip_prefix("fn ") else { continue };
+        if line.trim_end().ends_with(';') {
+            continue;
+        }
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let close = format!("{indent}}}");
+        if line.trim_end().ends_with('}') {
+            continue; // a one-line function
+        }
+        if let Some(end) = lines[i + 1..].iter().position(|l| l.trim_end() == close) {
+            out.push((path.display().to_string(), i + 1, name, end + 2));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_library_function_is_longer_than_100_lines() {
+    let mut long: Vec<String> = Vec::new();
+    let mut measured = 0;
+    for f in library_files() {
+        for (file, line, name, len) in functions(&f) {
+            measured += 1;
+            if len > 100 {
+                long.push(format!("{file}:{line}: fn {name} has {len} lines"));
+            }
+        }
+    }
+    assert!(measured > 300, "measured only {measured} functions: the scanner is broken");
+    assert!(long.is_empty(), "split these functions (at most 100 lines each):\n{}", long.join("\n"));
+}
