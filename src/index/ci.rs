@@ -30,7 +30,8 @@ use serde::Serialize;
 use crate::analysis::chunk::ChunkOptions;
 use crate::semantic::embed::{EmbedOptions, LazyEmbedder, ModelManifest};
 use crate::git::{Repo, TreeFile};
-use crate::stores::server_state::{load_state, save_state, ServerFile, ServerState, SERVER_STATE_VERSION};
+use super::record::{RunRecord, ServerRecord};
+use crate::stores::server_state::{ServerFile, ServerState, SERVER_STATE_VERSION};
 use crate::progress::{millis, Progress};
 use crate::stores::vector::server::{ServerOptions, ServerStore};
 
@@ -92,7 +93,8 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
     let store = ServerStore::connect(opts.server.clone(), manifest.dims, &manifest.id)?;
     let hash = crate::index::config_hash(&opts.chunk);
 
-    let previous = load_state(&store)?;
+    let record = ServerRecord { store: &store };
+    let previous = record.load()?;
     let previous_commit = previous.as_ref().and_then(|p| p.last_commit.clone());
     let full_reason = full_reason(previous.as_ref(), opts.full, &hash, &manifest);
     let full = full_reason.is_some();
@@ -106,7 +108,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
         if state.last_commit.as_deref() != Some(&target.to_string()) {
             state.last_commit = Some(target.to_string());
             state.updated_at = crate::stores::state::now_secs();
-            save_state(&store, &state)?;
+            record.commit(&state)?;
         }
         return Ok(CiReport {
             commit: target.to_string(),
@@ -128,11 +130,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
     }
 
     // Journal: what this run is about to change, before any collection changes.
-    let mut journal = state.clone();
-    journal.version = SERVER_STATE_VERSION;
-    journal.pending = cleared.clone();
-    journal.pending_full = full;
-    save_state(&store, &journal)?;
+    record.journal(&state, &target.to_string(), full, &cleared)?;
     crate::env::failpoint("ci-after-journal");
 
     // Parse and chunk the files to index (in parallel), then sync the vectors.
@@ -156,7 +154,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
     state.pending.clear();
     state.pending_full = false;
     state.updated_at = crate::stores::state::now_secs();
-    save_state(&store, &state)?;
+    record.commit(&state)?;
     Ok(CiReport {
         commit: target.to_string(),
         previous_commit,

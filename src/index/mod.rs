@@ -14,6 +14,9 @@
 
 pub mod analyze;
 pub mod ci;
+mod record;
+
+use record::{LocalRecord, RunRecord};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -29,7 +32,7 @@ use crate::semantic::docs::Doc;
 use crate::semantic::embed::{EmbedOptions, ModelManifest};
 use crate::semantic::sync::SyncReport;
 use crate::stores::keyword::KeywordIndex;
-use crate::stores::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingRun, SemanticState, STATE_FILE};
+use crate::stores::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingRun, SemanticState};
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::Backend;
 use analyze::FileOutcome;
@@ -296,8 +299,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     state.semantic = run.semantic;
     state.updated_at = crate::stores::state::now_secs();
     let t = Instant::now();
-    state.save(&index_dir.join(STATE_FILE))?;
-    PendingRun::clear(index_dir)?;
+    LocalRecord::new(index_dir).commit(&state)?;
     timings.insert("state".into(), millis(t));
 
     Ok(Outcome::Indexed(Box::new(Report {
@@ -328,7 +330,8 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId, progress: &dyn Progress, timings: &mut Timings) -> Result<Option<Prepared>> {
     let hash = config_hash(&opts.chunk);
     let t = Instant::now();
-    let mut previous = if opts.full { None } else { IndexState::load(&index_dir.join(STATE_FILE))? };
+    let record = LocalRecord::new(index_dir);
+    let mut previous = if opts.full { None } else { record.load()? };
     // An index made before the code graph existed, or whose graph facts were
     // lost, gets everything again: the facts come from parsing every file.
     let mut graph_missing = false;
@@ -336,7 +339,7 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
         previous = None;
         graph_missing = true;
     }
-    let pending = PendingRun::load(index_dir);
+    let pending = record.pending();
     timings.insert("load_state".into(), millis(t));
     let keyword_dir = index_dir.join("keyword");
     let manifest = semantic_model(opts, previous.as_ref(), progress)?;
@@ -374,14 +377,14 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
         progress.note(&format!("full rebuild: {reason}"));
     }
 
-    // Record the run before touching any store (see the module docs).
-    let t = Instant::now();
-    PendingRun { target: target.to_string(), full: plan.full }.save(index_dir)?;
-    timings.insert("journal".into(), millis(t));
     let state = match (previous.as_ref(), plan.full) {
         (Some(prev), false) => prev.clone(),
         _ => IndexState::new(hash.clone()),
     };
+    // Record the run before touching any store (see the module docs).
+    let t = Instant::now();
+    record.journal(&state, &target.to_string(), plan.full, &plan.clear)?;
+    timings.insert("journal".into(), millis(t));
     Ok(Some(Prepared { previous, state, plan, keyword, manifest, semantic, hash }))
 }
 
