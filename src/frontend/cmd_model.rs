@@ -23,30 +23,18 @@ pub fn run(action: &ModelAction) -> Result<ExitCode> {
             }
         }
         ModelAction::Status { json } => {
-            let model_dir = git_rag::semantic::embed::default_model_dir();
-            let runtime = git_rag::semantic::embed::runtime_library();
-            let manifest = git_rag::semantic::embed::ModelManifest::load(&model_dir);
-            let loads = git_rag::semantic::embed::Embedder::load(&model_dir, Default::default()).and_then(|e| e.embed_query("ok").map(|v| v.len()));
-            let status = serde_json::json!({
-                "cache_dir": git_rag::semantic::embed::cache_dir(),
-                "runtime": runtime,
-                "runtime_present": runtime.exists(),
-                "model_dir": model_dir,
-                "model": manifest.as_ref().ok().map(|m| m.id.clone()),
-                "dims": loads.as_ref().ok(),
-                "error": loads.as_ref().err().map(|e| e.to_string()),
-            });
+            let status = git_rag::semantic::model::status();
             if *json {
                 println!("{}", serde_json::to_string_pretty(&status)?);
             } else {
-                println!("runtime:  {} ({})", runtime.display(), if runtime.exists() { "present" } else { "missing" });
-                println!("model:    {}", model_dir.display());
-                match &loads {
-                    Ok(d) => println!("status:   loads and embeds ({d} dims)"),
-                    Err(e) => println!("status:   {e}"),
+                println!("runtime:  {} ({})", status.runtime.display(), if status.runtime_present { "present" } else { "missing" });
+                println!("model:    {}", status.model_dir.display());
+                match (&status.dims, &status.error) {
+                    (Some(d), _) => println!("status:   loads and embeds ({d} dims)"),
+                    (None, e) => println!("status:   {}", e.as_deref().unwrap_or("does not load")),
                 }
             }
-            if loads.is_err() {
+            if status.dims.is_none() {
                 return Ok(ExitCode::FAILURE);
             }
         }

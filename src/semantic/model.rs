@@ -130,6 +130,38 @@ pub fn installed() -> bool {
     runtime.exists() && manifest.sha256.iter().all(|(file, sum)| sha256_file(&cache.join(file)).is_ok_and(|s| &s == sum))
 }
 
+/// Where the runtime and the default model are, and whether they load and embed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ModelStatus {
+    pub cache_dir: PathBuf,
+    pub runtime: PathBuf,
+    pub runtime_present: bool,
+    pub model_dir: PathBuf,
+    /// The model's id from its manifest.
+    pub model: Option<String>,
+    /// Dimensions of a test embedding, when the model loads and embeds.
+    pub dims: Option<usize>,
+    /// Why it does not, otherwise.
+    pub error: Option<String>,
+}
+
+/// Loads the default model and embeds a word, to say whether it works.
+pub fn status() -> ModelStatus {
+    let model_dir = embed::default_model_dir();
+    let runtime = embed::runtime_library();
+    let manifest = ModelManifest::load(&model_dir);
+    let loads = embed::Embedder::load(&model_dir, Default::default()).and_then(|e| e.embed_query("ok").map(|v| v.len()));
+    ModelStatus {
+        cache_dir: embed::cache_dir(),
+        runtime_present: runtime.exists(),
+        runtime,
+        model_dir,
+        model: manifest.ok().map(|m| m.id),
+        dims: loads.as_ref().ok().copied(),
+        error: loads.err().map(|e| e.to_string()),
+    }
+}
+
 /// Downloads (unless present and `force` is off), verifies, extracts, and
 /// checks that the model loads and embeds. Downloads are announced to `progress`.
 pub fn install(force: bool, progress: &dyn Progress) -> Result<InstallReport> {
