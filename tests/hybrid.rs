@@ -337,3 +337,41 @@ fn hybrid_with_the_semantic_layer() {
     let counts: Value = repo.status(&[]);
     assert!(counts["semantic"]["counts"]["patterns"].as_u64().unwrap_or(0) >= 3, "{counts}");
 }
+
+#[test]
+fn an_issue_report_with_a_traceback_finds_the_frame_first() {
+    let repo = repo();
+    repo.write(
+        "docs/configuration.md",
+        "# Configuration\n\nThe server calls load_config and uses the port. It imports the configuration file and \
+         reports errors when the configuration cannot be read: an error is raised and logged.\n",
+    );
+    repo.commit("docs");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    // What an agent pastes: prose full of relation words ("calls", "uses",
+    // "imports"), a traceback, and a reproduction.
+    let issue = "Server crashes on start when the port is not a number\n\n\
+        When I start the server it calls the config loader and then uses the port from argv, but it \
+        crashes instead of reporting a clear error. It also imports the configuration file twice.\n\n\
+        ```\n\
+        Traceback (most recent call last):\n  \
+        File \"app/server.py\", line 19, in start\n    \
+        port = parse_port(argv[1])\n  \
+        File \"app/util.py\", line 20, in parse_port\n    \
+        return int(text)\n\
+        ValueError: invalid literal for int() with base 10: 'eighty'\n\
+        ```\n\n\
+        Expected: a clear message naming the bad port.";
+    let v = repo.query(issue, &["--limit", "10"]);
+    assert_eq!(v["analysis"]["intent"], "document", "{}", v["analysis"]);
+    assert!(v["analysis"]["graph"].is_null(), "relation words in an issue are incidental: {}", v["analysis"]);
+    let signals = &v["analysis"]["signals"];
+    assert_eq!(signals["frames"][1]["function"], "parse_port", "{signals}");
+    assert_eq!(signals["frames"][1]["path"], "app/util.py", "{signals}");
+    let top: Vec<String> = symbols(&v).into_iter().take(2).collect();
+    assert!(top.contains(&"parse_port".to_string()), "the innermost frame's function comes first: {top:?}");
+    assert_ne!(v["results"][0]["path"], "docs/configuration.md", "{v}");
+    // Keyword mode reads the same signals.
+    let k = repo.query(issue, &["--mode", "keyword", "--limit", "3"]);
+    assert!(symbols(&k).contains(&"parse_port".to_string()), "{k}");
+}

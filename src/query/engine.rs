@@ -390,7 +390,12 @@ impl Engine {
                 o.mode = mode;
                 // Only name matches (exact or prefix) are symbol evidence; a
                 // symbol list of loose token matches would only add noise.
-                let hits = if mode == Mode::Symbol { search::symbol_name_matches(&self.keyword, text, &o)? } else { search::search(&self.keyword, text, &o)?.results };
+                let hits = match (mode, &analysis.signals) {
+                    // A document names its code among many words: look the names up one by one.
+                    (Mode::Symbol, Some(signals)) => self.signal_symbols(signals, &o)?,
+                    (Mode::Symbol, None) => search::symbol_name_matches(&self.keyword, text, &o)?,
+                    _ => search::search(&self.keyword, text, &o)?.results,
+                };
                 answer.timings.insert(name.as_str(), millis(t));
                 lists.push((name, weight, hits));
             }
@@ -449,6 +454,30 @@ impl Engine {
         }
         answer.retrievers = lists.iter().map(|(n, _, _)| *n).collect();
         Ok(fuse(&lists, RRF_K))
+    }
+
+    /// Definitions a document names, surest name first: each name's best
+    /// few matches, interleaved so one common name cannot fill the list.
+    fn signal_symbols(&self, signals: &super::signals::Signals, opts: &QueryOptions) -> Result<Vec<Hit>> {
+        const PER_NAME: usize = 3;
+        let mut per_name = Vec::new();
+        for id in &signals.identifiers {
+            let mut hits = search::symbol_name_matches(&self.keyword, &id.name, opts)?;
+            hits.truncate(PER_NAME);
+            per_name.push(hits);
+        }
+        let mut out: Vec<Hit> = Vec::new();
+        for round in 0..PER_NAME {
+            for hits in &per_name {
+                if let Some(h) = hits.get(round) {
+                    if !out.iter().any(|o| o.chunk_id == h.chunk_id && o.path == h.path && o.start_line == h.start_line) {
+                        out.push(h.clone());
+                    }
+                }
+            }
+        }
+        out.truncate(opts.limit);
+        Ok(out)
     }
 
     /// Runs the dense retriever (model load, store open, embedding, search)

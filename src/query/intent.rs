@@ -8,7 +8,11 @@
 //!   "callers of X", "what does X depend on", "what imports X");
 //! - concept: a question in words (how, why, where, what) without code;
 //! - keyword: a few plain words;
-//! - mixed: words and code together.
+//! - mixed: words and code together;
+//! - document: an issue report, a pasted error or log (long, several lines,
+//!   code fences, tracebacks): its relation and convention words are
+//!   incidental, so it never asks the graph or the patterns; the code it
+//!   names ([`super::signals`]) goes to symbol lookup.
 
 use serde::Serialize;
 
@@ -20,6 +24,7 @@ pub enum Intent {
     Concept,
     Graph,
     Mixed,
+    Document,
 }
 
 /// Which way a graph question walks.
@@ -62,6 +67,9 @@ pub struct Analysis {
     pub graph: Option<GraphAsk>,
     /// The query asks about conventions ("how does this project log errors").
     pub wants_patterns: bool,
+    /// What a document-like query names (paths, frames, identifiers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signals: Option<super::signals::Signals>,
 }
 
 const QUESTION_WORDS: &[&str] = &["how", "why", "where", "what", "when", "which", "who", "does", "do", "is", "are", "can"];
@@ -101,10 +109,21 @@ pub fn analyze(text: &str) -> Analysis {
     let ws = words(&lower);
     let first = ws.first().map(String::as_str).unwrap_or("");
     let is_question = QUESTION_WORDS.contains(&first) || text.trim_end().ends_with('?');
+    if super::signals::is_document(text) {
+        let signals = super::signals::extract(text);
+        let weights = Weights { bm25: 1.0, symbol: if signals.identifiers.is_empty() { 0.0 } else { 0.5 }, dense: 0.5, graph: 0.0 };
+        return Analysis { intent: Intent::Document, weights, graph: None, wants_patterns: false, signals: Some(signals) };
+    }
     let wants_patterns = wants_patterns(&lower);
 
     if let Some(ask) = graph_ask(text) {
-        return Analysis { intent: Intent::Graph, weights: Weights { bm25: 0.5, symbol: 0.3, dense: 0.3, graph: 20.0 }, graph: Some(ask), wants_patterns };
+        return Analysis {
+            intent: Intent::Graph,
+            weights: Weights { bm25: 0.5, symbol: 0.3, dense: 0.3, graph: 20.0 },
+            graph: Some(ask),
+            wants_patterns,
+            signals: None,
+        };
     }
     let defined_question = lower.contains("defined") || lower.contains("definition") || lower.starts_with("where is");
     // "where is dehydrate implemented", "View constructor": a lookup of a
@@ -130,9 +149,9 @@ pub fn analyze(text: &str) -> Analysis {
         Intent::Keyword => Weights { bm25: 1.0, symbol: 0.3, dense: 0.35, graph: 0.0 },
         Intent::Concept => Weights { bm25: 1.0, symbol: 0.2, dense: 1.0, graph: 0.0 },
         Intent::Mixed => Weights { bm25: 1.0, symbol: 0.6, dense: 0.5, graph: 0.0 },
-        Intent::Graph => unreachable_weights(),
+        Intent::Graph | Intent::Document => unreachable_weights(),
     };
-    Analysis { intent, weights, graph: None, wants_patterns }
+    Analysis { intent, weights, graph: None, wants_patterns, signals: None }
 }
 
 fn unreachable_weights() -> Weights {

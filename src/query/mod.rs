@@ -15,6 +15,7 @@ mod pattern_hits;
 mod pieces;
 pub mod retrievers;
 pub mod server_only;
+pub mod signals;
 pub mod warm;
 
 use std::path::Path;

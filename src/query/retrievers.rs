@@ -352,6 +352,43 @@ fn with_filters(main: Box<dyn Query>, filters: Vec<Box<dyn Query>>) -> Box<dyn Q
 /// outlines, useful but rarely the answer.
 const TEST_WEIGHT: f32 = 0.6;
 
+/// Prose chunks against a document-like query (an issue report): its
+/// words are mostly prose too, so docs and changelogs would outrank the code
+/// it is about.
+const DOCUMENT_PROSE_WEIGHT: f32 = 0.4;
+
+fn is_prose(kind: &str) -> bool {
+    matches!(kind, "window" | "section" | "text")
+}
+
+/// `(lowercase name, boost)` of the query words that may name a symbol.
+fn symbol_name_boosts(text: &str, document: bool) -> Vec<(String, f32)> {
+    if document {
+        let mut out: Vec<(String, f32)> = Vec::new();
+        for id in super::signals::extract(text).identifiers {
+            let lc = id.name.to_lowercase();
+            let short = lc.rsplit('.').next().unwrap_or(&lc).to_string();
+            for name in [lc, short] {
+                if !out.iter().any(|(n, _)| *n == name) {
+                    out.push((name, 8.0 * id.confidence));
+                }
+            }
+        }
+        return out;
+    }
+    let words = identifier_words(text);
+    let single = words.len() == 1;
+    let mut out = Vec::new();
+    for (w, looks_code) in &words {
+        let lc = w.to_lowercase();
+        if is_stopword(&lc) || (!looks_code && !single && lc.len() < 4) {
+            continue;
+        }
+        out.push((lc, if *looks_code || single { 8.0 } else { 1.5 }));
+    }
+    out
+}
+
 fn kind_weight(kind: &str) -> f32 {
     match kind {
         "file" | "fallback" => 0.5,
@@ -406,16 +443,11 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
         clauses.push(term_q(cf.symbol_text, 2.0));
         clauses.push(term_q(cf.path_text, 0.5));
     }
-    // A word naming a symbol exactly is strong evidence.
-    let words = identifier_words(text);
-    let single = words.len() == 1;
-    for (w, looks_code) in &words {
-        let lc = w.to_lowercase();
-        if is_stopword(&lc) || (!looks_code && !single && lc.len() < 4) {
-            continue;
-        }
-        let boost = if *looks_code || single { 8.0 } else { 1.5 };
-        let q = TermQuery::new(Term::from_field_text(cf.symbol_names, &lc), IndexRecordOption::Basic);
+    // A word naming a symbol exactly is strong evidence; in a document,
+    // only the names its signals are sure of (a pasted example names much else).
+    let document = super::signals::is_document(text);
+    for (name, boost) in symbol_name_boosts(text, document) {
+        let q = TermQuery::new(Term::from_field_text(cf.symbol_names, &name), IndexRecordOption::Basic);
         clauses.push((Occur::Should, Box::new(ConstScoreQuery::new(Box::new(q), boost))));
     }
     let main: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
@@ -430,7 +462,8 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
         let kind = get_str(&doc, cf.kind).unwrap_or_default();
         let id = get_str(&doc, cf.id).unwrap_or_default();
         let path = get_str(&doc, cf.path).unwrap_or_default();
-        let weight = kind_weight(&kind) * if is_test_path(&path) { test_weight } else { 1.0 };
+        let kind_w = if document && is_prose(&kind) { DOCUMENT_PROSE_WEIGHT } else { kind_weight(&kind) };
+        let weight = kind_w * if is_test_path(&path) { test_weight } else { 1.0 };
         hits.push((
             score * weight,
             crate::stores::keyword::key_of(&id),

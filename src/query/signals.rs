@@ -1,0 +1,214 @@
+//! What a document-like query names: an issue report, a pasted error or
+//! stack trace is long, and most of its words are incidental ("calls",
+//! "uses", "imports" appear in any bug report). The signals worth a
+//! retriever are the code it mentions: stack frames, file paths, code spans,
+//! dotted names and exception names. Each signal carries a confidence, so the
+//! retrievers take the surest first.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+/// Above this many words, or with several lines, a code fence or a traceback,
+/// a query is a document rather than a question.
+const DOCUMENT_WORDS: usize = 30;
+/// Identifiers kept per query, surest first.
+const MAX_IDENTIFIERS: usize = 16;
+
+/// A stack frame: the file, the line and the function it names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Frame {
+    pub path: String,
+    pub line: Option<usize>,
+    pub function: Option<String>,
+}
+
+/// A name the query mentions, with how sure we are it is code.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Identifier {
+    pub name: String,
+    /// 1.0 for a stack frame's function or a code span, lower for a
+    /// code-shaped word of the prose or of a pasted code block.
+    pub confidence: f32,
+}
+
+/// The signals of a document-like query.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Signals {
+    /// File paths (or file names) the text mentions, in order.
+    pub paths: Vec<String>,
+    /// Stack frames, innermost last, as written.
+    pub frames: Vec<Frame>,
+    /// Code names, surest first.
+    pub identifiers: Vec<Identifier>,
+}
+
+/// Whether `text` reads as a document (an issue, a log) rather than a question.
+pub fn is_document(text: &str) -> bool {
+    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+    text.split_whitespace().count() > DOCUMENT_WORDS || lines > 2 || text.contains("```") || text.contains("Traceback (most recent call last)")
+}
+
+fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|e| panic!("a built-in pattern does not compile: {e}")))
+}
+
+fn python_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r#"File "([^"]+)", line (\d+)(?:, in ([A-Za-z_][\w.<>]*))?"#)
+}
+
+fn js_frame() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"at (?:([\w.$<>]+) )?\(?([^\s():]+\.[cm]?[jt]sx?):(\d+)(?::\d+)?\)?")
+}
+
+fn path_like() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"(?:^|[\s`'(\[])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|mjs|cjs|jsx|ts|tsx|rs|go|java|c|h|cc|cpp|cxx|hpp|hh|cs|rb|lua))\b")
+}
+
+fn code_span() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"`([^`\n]{2,120})`")
+}
+
+fn name_like() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    re(&R, r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+}
+
+/// Names in a stretch of code-like text, dotted names whole.
+fn names(text: &str) -> impl Iterator<Item = &str> {
+    name_like().find_iter(text).map(|m| m.as_str())
+}
+
+/// Whether a name looks like code (not an English word).
+fn code_shaped(name: &str) -> bool {
+    let inner_upper = name.chars().skip(1).any(|c| c.is_uppercase()) && name.chars().any(|c| c.is_lowercase());
+    name.contains('_') || name.contains('.') || inner_upper || name.ends_with("Error") || name.ends_with("Exception")
+}
+
+/// Extracts the signals of a document-like query.
+pub fn extract(text: &str) -> Signals {
+    let mut s = Signals::default();
+    let add = |ids: &mut Vec<Identifier>, name: &str, confidence: f32| {
+        let name = name.trim_matches('.');
+        if name.len() < 3 || name.len() > 100 || name.starts_with("http") {
+            return;
+        }
+        match ids.iter_mut().find(|i| i.name == name) {
+            Some(i) => i.confidence = i.confidence.max(confidence),
+            None => ids.push(Identifier { name: name.to_string(), confidence }),
+        }
+    };
+    let mut ids = Vec::new();
+    for c in python_frame().captures_iter(text) {
+        let function = c.get(3).map(|m| m.as_str().to_string()).filter(|f| !f.contains('<'));
+        if let Some(f) = &function {
+            add(&mut ids, f, 1.0);
+        }
+        s.frames.push(Frame { path: c[1].to_string(), line: c[2].parse().ok(), function });
+    }
+    for c in js_frame().captures_iter(text) {
+        let function = c.get(1).map(|m| m.as_str().to_string()).filter(|f| !f.contains('<') && f != "new");
+        if let Some(f) = &function {
+            add(&mut ids, f, 1.0);
+        }
+        s.frames.push(Frame { path: c[2].to_string(), line: c[3].parse().ok(), function });
+    }
+    for c in path_like().captures_iter(text) {
+        let p = c[1].to_string();
+        if !s.paths.contains(&p) {
+            s.paths.push(p);
+        }
+    }
+    for p in s.frames.iter().map(|f| f.path.clone()).collect::<Vec<_>>() {
+        if !s.paths.contains(&p) {
+            s.paths.push(p);
+        }
+    }
+    // Code spans in the prose, then code-shaped words outside fences, then
+    // inside them (a pasted reproduction uses the API the issue is about,
+    // and much else).
+    let (prose, fenced) = split_fences(text);
+    for c in code_span().captures_iter(&prose) {
+        for n in names(&c[1]) {
+            add(&mut ids, n, if code_shaped(n) { 0.9 } else { 0.7 });
+        }
+    }
+    for n in names(&prose) {
+        if code_shaped(n) {
+            add(&mut ids, n, 0.6);
+        }
+    }
+    for n in names(&fenced) {
+        if code_shaped(n) {
+            add(&mut ids, n, 0.4);
+        }
+    }
+    ids.retain(|i| !s.paths.iter().any(|p| p.ends_with(&i.name)));
+    // Stable: equal confidence keeps the order of appearance.
+    ids.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+    ids.truncate(MAX_IDENTIFIERS);
+    s.identifiers = ids;
+    s
+}
+
+/// The text outside and inside Markdown code fences.
+fn split_fences(text: &str) -> (String, String) {
+    let (mut prose, mut fenced) = (String::new(), String::new());
+    let mut inside = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            inside = !inside;
+            continue;
+        }
+        let out = if inside { &mut fenced } else { &mut prose };
+        out.push_str(line);
+        out.push('\n');
+    }
+    (prose, fenced)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_questions_are_not_documents() {
+        assert!(!is_document("how are cookies persisted between requests?"));
+        assert!(!is_document("detect the unicode flavour of a JSON payload from where the zero bytes sit in it"));
+        assert!(is_document("Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n    g()\nValueError: x"));
+        assert!(is_document("crash\n\n```\nx()\n```"));
+    }
+
+    #[test]
+    fn frames_paths_spans_and_names() {
+        let text = "Calling `Session.send` with a prepared request fails.\n\
+            Traceback (most recent call last):\n  \
+            File \"/usr/lib/python3/site-packages/requests/sessions.py\", line 646, in send\n    \
+            r = adapter.send(request, **kwargs)\n  \
+            File \"requests/adapters.py\", line 519, in send\n\
+            requests.exceptions.ConnectionError: Connection refused\n\
+            It uses merge_environment_settings and imports utils.py too.";
+        let s = extract(text);
+        assert_eq!(s.frames.len(), 2);
+        assert_eq!(s.frames[1], Frame { path: "requests/adapters.py".into(), line: Some(519), function: Some("send".into()) });
+        assert!(s.paths.contains(&"utils.py".to_string()) && s.paths.contains(&"requests/adapters.py".to_string()), "{:?}", s.paths);
+        let names: Vec<&str> = s.identifiers.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names[0], "send", "{names:?}");
+        assert!(names.contains(&"Session.send") && names.contains(&"merge_environment_settings"), "{names:?}");
+        assert!(names.contains(&"requests.exceptions.ConnectionError"), "{names:?}");
+        assert!(!names.contains(&"uses") && !names.contains(&"imports"), "{names:?}");
+    }
+
+    #[test]
+    fn javascript_frames() {
+        let s = extract("TypeError: x is undefined\n    at Router.handle (lib/router/index.js:284:7)\n    at next (lib/router/route.js:149:13)\n    at Object.<anonymous> (app.js:3:1)");
+        let fns: Vec<Option<&str>> = s.frames.iter().map(|f| f.function.as_deref()).collect();
+        assert_eq!(fns, [Some("Router.handle"), Some("next"), None]);
+        assert_eq!(s.frames[0].path, "lib/router/index.js");
+    }
+}
