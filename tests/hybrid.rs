@@ -375,3 +375,19 @@ fn an_issue_report_with_a_traceback_finds_the_frame_first() {
     let k = repo.query(issue, &["--mode", "keyword", "--limit", "3"]);
     assert!(symbols(&k).contains(&"parse_port".to_string()), "{k}");
 }
+
+#[test]
+fn an_option_name_is_searched_for_not_parsed() {
+    let repo = TestRepo::new();
+    repo.write("cli.py", "def parse(argv):\n    if \"--dry-run\" in argv:\n        return None\n    return argv\n");
+    repo.write("other.py", "def run():\n    return 1\n");
+    repo.commit("cli");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    // `--dry-run` is the text of the query, and flags after it still apply.
+    let v = repo.query("--dry-run", &["--mode", "keyword"]);
+    assert_eq!(v["query"], "--dry-run", "{v}");
+    let paths: Vec<&str> = v["results"].as_array().expect("results").iter().filter_map(|r| r["path"].as_str()).collect();
+    assert!(paths.contains(&"cli.py"), "{v}");
+    // Ranking the verbatim occurrence first (here `run` in other.py wins on
+    // its symbol name) is the exact-string work of a later change.
+}

@@ -58,7 +58,9 @@ pub enum Command {
     },
     /// Search the index.
     Query {
-        /// What to look for: words, identifiers, a question.
+        /// What to look for: words, identifiers, a question, an option name
+        /// (`--no-verify` is searched for, not parsed as a flag of ours).
+        #[arg(allow_hyphen_values = true)]
         text: String,
         /// hybrid fuses every retriever, weighted by what the query looks like;
         /// the others force one retriever.
