@@ -93,13 +93,15 @@ fn index(repo: &Path, args: &[String]) -> Duration {
 }
 
 /// Starts a run and sends it SIGKILL after `delay` (`Child::kill`); returns
-/// whether it was still running then.
-fn run_and_kill(repo: &Path, args: &[String], delay: Duration) -> bool {
+/// `Ok(())` when it was still running then, or `Err(how long it ran)` when it
+/// had finished first.
+fn run_and_kill(repo: &Path, args: &[String], delay: Duration) -> Result<(), Duration> {
+    let started = Instant::now();
     let mut child = rag_cmd(repo, args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("git-rag starts");
-    let deadline = Instant::now() + delay;
+    let deadline = started + delay;
     loop {
         if let Ok(Some(_)) = child.try_wait() {
-            return false;
+            return Err(started.elapsed());
         }
         let now = Instant::now();
         if now >= deadline {
@@ -110,7 +112,7 @@ fn run_and_kill(repo: &Path, args: &[String], delay: Duration) -> bool {
     child.kill().expect("SIGKILL");
     let status = child.wait().expect("wait");
     use std::os::unix::process::ExitStatusExt;
-    status.signal() == Some(9)
+    if status.signal() == Some(9) { Ok(()) } else { Err(started.elapsed()) }
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -253,20 +255,34 @@ struct Trials<'a> {
     scratch: &'a Path,
     semantic: bool,
     fresh: Vec<Vec<(String, String)>>,
-    /// How long each kind of run takes (measured once, with as many runs at
-    /// once as there will be workers).
+    /// How long each kind of run takes, measured with as many runs at once
+    /// as there will be workers, and shortened whenever a trial's run
+    /// finishes before its kill (the setup may have run beside other tests
+    /// on a busy machine, the trials on an idle one).
+    spans: std::sync::Mutex<Spans>,
+}
+
+#[derive(Clone, Debug)]
+struct Spans {
     /// A first index of each revision.
-    fresh_times: Vec<Duration>,
+    fresh: Vec<Duration>,
     /// `--full` over an index of another revision, and incremental, oldest to newest.
-    full_time: Duration,
-    inc_time: Duration,
+    full: Duration,
+    inc: Duration,
 }
 
 impl Trials<'_> {
     /// Builds fresh indexes of every revision and measures each kind of run,
     /// `workers` runs at a time (as the trials will run).
     fn setup<'a>(repo: &'a Path, revs: &'a [String], scratch: &'a Path, semantic: bool, workers: usize) -> Trials<'a> {
-        let mut t = Trials { repo, revs, scratch, semantic, fresh: Vec::new(), fresh_times: Vec::new(), full_time: Duration::ZERO, inc_time: Duration::ZERO };
+        let mut t = Trials {
+            repo,
+            revs,
+            scratch,
+            semantic,
+            fresh: Vec::new(),
+            spans: std::sync::Mutex::new(Spans { fresh: Vec::new(), full: Duration::ZERO, inc: Duration::ZERO }),
+        };
         // `workers` index runs at a time; their durations.
         let batch = |jobs: Vec<(String, PathBuf, bool)>| -> Vec<Duration> {
             jobs.chunks(workers)
@@ -278,7 +294,7 @@ impl Trials<'_> {
                 })
                 .collect()
         };
-        t.fresh_times = batch(revs.iter().enumerate().map(|(i, rev)| (rev.clone(), t.fresh_dir(i), true)).collect());
+        let fresh_times = batch(revs.iter().enumerate().map(|(i, rev)| (rev.clone(), t.fresh_dir(i), true)).collect());
         t.fresh = (0..revs.len()).map(|i| snapshot(repo, &t.fresh_dir(i), semantic)).collect();
         // A `--full` run over an index of another revision and an incremental
         // run, oldest to newest (and checked: without a fault they equal a
@@ -288,7 +304,7 @@ impl Trials<'_> {
         copy_dir(&t.fresh_dir(0), &full_dir);
         copy_dir(&t.fresh_dir(0), &inc_dir);
         let times = batch(vec![(revs[last].clone(), full_dir.clone(), true), (revs[last].clone(), inc_dir.clone(), false)]);
-        (t.full_time, t.inc_time) = (times[0], times[1]);
+        let spans = Spans { fresh: fresh_times, full: times[0], inc: times[1] };
         for dir in [&full_dir, &inc_dir] {
             let diff = differences(&snapshot(repo, dir, semantic), &t.fresh[last]);
             assert!(diff.is_empty(), "an uninterrupted run in {} differs from a fresh index: {diff:?}", dir.display());
@@ -296,8 +312,9 @@ impl Trials<'_> {
         }
         eprintln!(
             "  runs take {:?} (first index of each revision), {:?} (--full over an index), {:?} (incremental): kill delays are drawn from those spans",
-            t.fresh_times, t.full_time, t.inc_time
+            spans.fresh, spans.full, spans.inc
         );
+        t.spans = std::sync::Mutex::new(spans);
         t
     }
 
@@ -324,22 +341,37 @@ impl Trials<'_> {
         let from = (target + 1 + rng.below(revs - 1) as usize) % revs as usize;
         // The span of this run: revisions differ in size, and an incremental
         // run does at most what a first index of its target does.
+        let spans = self.spans.lock().expect("spans").clone();
         let span = match kind {
             Kind::Fresh => {
                 let _ = std::fs::remove_dir_all(dir);
-                self.fresh_times[target]
+                spans.fresh[target]
             }
             Kind::Full => {
                 copy_dir(&self.fresh_dir(from), dir);
-                self.fresh_times[target]
+                spans.fresh[target]
             }
             Kind::Incremental => {
                 copy_dir(&self.fresh_dir(from), dir);
-                self.inc_time.min(self.fresh_times[target])
+                spans.inc.min(spans.fresh[target])
             }
         };
         let delay = Self::delay(&mut rng, span);
-        let killed = run_and_kill(self.repo, &index_args(&self.revs[target], dir, self.semantic, kind == Kind::Full), delay);
+        let outcome = run_and_kill(self.repo, &index_args(&self.revs[target], dir, self.semantic, kind == Kind::Full), delay);
+        if let Err(ran) = outcome {
+            // It finished first, in `ran` where `span` was expected: the
+            // machine is faster now than when the spans were measured, so
+            // every span shrinks by that ratio.
+            if ran < span {
+                let ratio = ran.as_secs_f64() / span.as_secs_f64();
+                let mut guard = self.spans.lock().expect("spans");
+                let spans = &mut *guard;
+                for d in spans.fresh.iter_mut().chain([&mut spans.full, &mut spans.inc]) {
+                    *d = d.mul_f64(ratio);
+                }
+            }
+        }
+        let killed = outcome.is_ok();
         let mut what = format!(
             "trial {n}: {kind:?} run {}-> #{target} killed after {delay:?}{}",
             if kind == Kind::Fresh { String::new() } else { format!("#{from} ") },
@@ -347,8 +379,8 @@ impl Trials<'_> {
         );
         // Sometimes the recovery run is killed too.
         if rng.chance(4) {
-            let d2 = Self::delay(&mut rng, self.fresh_times[target]);
-            let again = run_and_kill(self.repo, &index_args(&self.revs[target], dir, self.semantic, false), d2);
+            let d2 = Self::delay(&mut rng, spans.fresh[target]);
+            let again = run_and_kill(self.repo, &index_args(&self.revs[target], dir, self.semantic, false), d2).is_ok();
             what.push_str(&format!(", recovery killed after {d2:?}{}", if again { "" } else { " (it had finished)" }));
         }
         // Sometimes the recovery goes to another commit than the killed run's
