@@ -32,6 +32,7 @@ pub use index::{run as index, IndexError, IndexOptions, Outcome as IndexOutcome,
 pub use progress::{Progress, Silent, Step};
 pub use query::context::Context;
 pub use query::engine::{Answer, Engine, HybridOptions, SemanticSetup, DEFAULT_WINDOW};
+pub use query::files::{FileChunk, FileHit};
 pub use query::intent::Relation;
 pub use query::retrievers::{Hit, Mode, QueryOptions, Response, SYMBOL_NAME_MATCH};
 pub use query::server_only::{self as server_query, ServerQueryError};

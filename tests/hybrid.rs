@@ -386,8 +386,110 @@ fn an_option_name_is_searched_for_not_parsed() {
     // `--dry-run` is the text of the query, and flags after it still apply.
     let v = repo.query("--dry-run", &["--mode", "keyword"]);
     assert_eq!(v["query"], "--dry-run", "{v}");
-    let paths: Vec<&str> = v["results"].as_array().expect("results").iter().filter_map(|r| r["path"].as_str()).collect();
-    assert!(paths.contains(&"cli.py"), "{v}");
-    // Ranking the verbatim occurrence first (here `run` in other.py wins on
-    // its symbol name) is the exact-string work of a later change.
+    // The verbatim occurrence first, though `run` in other.py matches a word
+    // of it by symbol name.
+    assert_eq!(v["results"][0]["path"], "cli.py", "{v}");
+    assert_eq!(v["results"][0]["signals"]["bm25"], 1, "{v}");
+    let h = repo.query("--dry-run", &[]);
+    assert_eq!(h["analysis"]["literals"][0]["text"], "--dry-run", "{h}");
+    assert_eq!(h["results"][0]["path"], "cli.py", "{h}");
+}
+
+/// Several files share the words (stems) of a message; one holds it as
+/// written. Quoted in a question or pasted alone, that one comes first.
+#[test]
+fn a_quoted_literal_that_occurs_once_ranks_first() {
+    let repo = TestRepo::new();
+    repo.write(
+        "net/connect.py",
+        "class ConnectionRefused(Exception):\n    \"\"\"The connection was refused.\"\"\"\n\n\ndef connect(host, refused_ok=False):\n    \"\"\"Connect to the host; a refused connection is retried.\"\"\"\n    return open_connection(host)\n\n\ndef refuse_connection(conn):\n    conn.refuse()\n",
+    );
+    repo.write("net/proxy.py", "def tunnel(proxy):\n    if not proxy.ok:\n        raise OSError(\"Connection refused by the proxy\")\n    return proxy\n");
+    repo.write("net/retry.py", "def retry_refused(connect):\n    # connections refused by a proxy are retried\n    return connect()\n");
+    repo.commit("net");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    for (query, mode) in [
+        ("why do I get \"Connection refused by the proxy\"?", "hybrid"),
+        ("why do I get \"Connection refused by the proxy\"?", "keyword"),
+        ("Connection refused by the proxy", "hybrid"),
+        ("Connection refused by the proxy", "keyword"),
+    ] {
+        let v = repo.query(query, &["--mode", mode]);
+        assert_eq!(v["results"][0]["path"], "net/proxy.py", "{query} ({mode}): {v}");
+    }
+    let v = repo.query("why do I get \"Connection refused by the proxy\"?", &[]);
+    assert_eq!(v["analysis"]["literals"][0]["text"], "Connection refused by the proxy", "{}", v["analysis"]);
+    assert_eq!(v["analysis"]["literals"][0]["source"], "quoted", "{}", v["analysis"]);
+    assert_eq!(v["results"][0]["signals"]["exact"], 1, "{v}");
+    // Case and punctuation count: another casing is no verbatim match.
+    let v = repo.query("\"connection REFUSED by the proxy\"", &[]);
+    assert!(v["results"][0]["signals"]["exact"].is_null(), "{v}");
+}
+
+/// `--files`: files ranked by all their evidence, each with its best
+/// chunks; the results are those chunks, file by file; `--limit` counts files.
+#[test]
+fn files_to_open_rank_by_all_their_evidence() {
+    let repo = repo();
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let issue = "The app fails to start when the configuration file cannot be read\n\nload_config raises AppError but start() in the server never reports the path, and parse_port \
+        logs a bad port without naming the configuration. See app/util.py and the error classes there.\n\nExpected: a clear error naming the configuration file.";
+    let v = repo.query(issue, &["--files", "--limit", "2"]);
+    let files = v["files"].as_array().expect("files");
+    assert_eq!(files.len(), 2, "--limit counts files: {v}");
+    assert_eq!(files[0]["path"], "app/util.py", "{v}");
+    assert_eq!(files[0]["mentioned"], true, "the issue names it: {v}");
+    assert_eq!(files[0]["rank"], 1);
+    assert!(files[0]["score"].as_f64().unwrap_or(0.0) > files[1]["score"].as_f64().unwrap_or(0.0), "{v}");
+    let chunks = files[0]["chunks"].as_array().expect("chunks");
+    assert!(!chunks.is_empty() && chunks.len() <= 3, "{v}");
+    for c in chunks {
+        assert!(c["start_line"].as_u64().unwrap_or(0) >= 1 && c["end_line"].as_u64() >= c["start_line"].as_u64(), "{c}");
+    }
+    // The results are the files' chunks, file by file, in the files' order.
+    let order: Vec<&str> = files.iter().filter_map(|f| f["path"].as_str()).collect();
+    let mut seen: Vec<&str> = Vec::new();
+    for r in v["results"].as_array().expect("results") {
+        let p = r["path"].as_str().expect("path");
+        if seen.last() != Some(&p) {
+            assert!(!seen.contains(&p), "results grouped by file: {v}");
+            seen.push(p);
+        }
+    }
+    assert_eq!(seen, order, "{v}");
+    // Without --files there is no files list.
+    assert!(repo.query(issue, &[])["files"].is_null());
+    // Text output: one line per file, its chunks indented.
+    let text = repo.rag_ok(&["query", issue, "--files", "--limit", "1"]);
+    assert!(text.starts_with("app/util.py  ["), "{text}");
+    assert!(text.lines().nth(1).is_some_and(|l| l.starts_with("    ")), "{text}");
+}
+
+/// A 3,000-word issue report (long prose, a traceback, a pasted log) is
+/// answered like any query: the frame's function first.
+#[test]
+fn a_three_thousand_word_issue_is_answered() {
+    let repo = repo();
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let mut issue = String::from("Server crashes on start with a bad port\n\n");
+    let mut n = 0;
+    while issue.split_whitespace().count() < 2800 {
+        n += 1;
+        issue.push_str(&format!(
+            "Attempt {n}: we deployed build r{n} behind balancer lb-{n}; the health checks passed for {n} minutes, then the process restarted and operator team-{n} saw the dashboards climb. "
+        ));
+    }
+    issue.push_str("\n\n```\nTraceback (most recent call last):\n  File \"app/server.py\", line 19, in start\n    port = parse_port(argv[1])\n  File \"app/util.py\", line 20, in parse_port\n    return int(text)\nValueError: invalid literal for int() with base 10: 'eighty'\n```\n");
+    for i in 0..40 {
+        issue.push_str(&format!("2026-11-23 12:{:02}:00 worker[{i}] restarting after exit status 1\n", i % 60));
+    }
+    let words = issue.split_whitespace().count();
+    assert!(words >= 3000, "{words}");
+    let started = std::time::Instant::now();
+    let out = repo.rag_ok(&["query", &issue, "--json"]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    eprintln!("a {words}-word issue: answered in {:?} (took_ms {})", started.elapsed(), v["took_ms"]);
+    assert_eq!(v["analysis"]["intent"], "document", "{}", v["analysis"]);
+    let top: Vec<String> = symbols(&v).into_iter().take(2).collect();
+    assert!(top.contains(&"parse_port".to_string()), "{top:?}");
 }

@@ -181,6 +181,17 @@ fn handshake_tools_and_every_tool_on_a_real_repo() {
     assert!(!found.is_empty() && found.iter().all(|p| p == "web/routes.js"), "{s}");
     let s = mcp.tool("search", json!({"query": "check_token", "path": "pkg/*.py", "kind": "function"}));
     assert!(symbols(&s["results"]).contains(&"check_token".to_string()), "{s}");
+    // Grouped by file: `files` ranks files (limit counts them), the results
+    // are their chunks, file by file.
+    let s = mcp.tool("search", json!({"query": "send a request with a checked token", "files": true, "limit": 2}));
+    let files = s["files"].as_array().expect("files");
+    assert!(!files.is_empty() && files.len() <= 2, "{s}");
+    let order: Vec<String> = files.iter().map(|f| f["path"].as_str().unwrap_or_default().to_string()).collect();
+    let mut grouped = paths(&s["results"]);
+    grouped.dedup();
+    assert_eq!(grouped, order, "{s}");
+    assert!(files.iter().all(|f| f["chunks"].as_array().is_some_and(|c| !c.is_empty() && c.len() <= 3)), "{s}");
+    assert!(mcp.tool("search", json!({"query": "check_token"}))["files"].is_null());
 
     // symbols: name → definitions.
     let d = mcp.tool("symbols", json!({"name": "Session.send"}));

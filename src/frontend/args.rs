@@ -105,6 +105,10 @@ pub enum Command {
         /// Rerank the top results with a cross-encoder (needs a reranker model).
         #[arg(long)]
         rerank: bool,
+        /// Rank files to open (by all their evidence, not their first chunk), each
+        /// with its best chunks; `--limit` counts files.
+        #[arg(long, conflicts_with = "context")]
+        files: bool,
         /// Print a token-budgeted, cited context for an LLM (Markdown; JSON with --json).
         #[arg(long)]
         context: bool,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use git_rag::{server_query, Backend, short, Hit, QueryOutput, QueryRequest, Workspace};
+use git_rag::{server_query, Backend, short, FileHit, Hit, QueryOutput, QueryRequest, Workspace};
 
 pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -> Result<ExitCode> {
     let opening = Instant::now();
@@ -48,7 +48,10 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
             if !answer.subjects.is_empty() {
                 eprintln!("git-rag: about {}", answer.subjects.join(", "));
             }
-            print_hits(&answer.response.results, 3);
+            match &answer.files {
+                Some(files) => print_files(files),
+                None => print_hits(&answer.response.results, 3),
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -70,6 +73,19 @@ fn run_server_only(ws: &Workspace, server: &git_rag::ServerOptions, request: &Qu
     }
     print_hits(&response.results, 0);
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line per file, then its best chunks.
+fn print_files(files: &[FileHit]) {
+    if files.is_empty() {
+        eprintln!("git-rag: no results");
+    }
+    for f in files {
+        println!("{}  [{:.3}{}]", f.path, f.score, if f.mentioned { ", named in the query" } else { "" });
+        for c in &f.chunks {
+            println!("    {}-{}  {}  [{}]", c.start_line, c.end_line, c.symbol.as_deref().unwrap_or("-"), c.kind);
+        }
+    }
 }
 
 /// One line per hit, then up to `preview` non-blank lines of its content.

@@ -53,7 +53,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             opts.semantic.enabled &= !no_semantic;
             cmd_index::run(&ws, &opts, json, quiet)
         }
-        Command::Query { text, mode, limit, lang, path, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, context, budget } => {
+        Command::Query { text, mode, limit, lang, path, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, files, context, budget } => {
             let mut search = git_rag::HybridOptions::new(git_rag::QueryOptions { mode: mode.into(), limit: limit.max(1), lang, path, kind });
             search.window = window.max(1);
             search.diversity = diversity;
@@ -61,6 +61,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             search.depth = depth.max(1);
             search.relation = relation.map(Into::into);
             search.timeout = Duration::from_secs_f64(timeout.max(0.1));
+            search.files = files;
             let request = git_rag::QueryRequest { text, search, rerank, context_budget: context.then_some(budget) };
             cmd_query::run(&ws, &request, json, secs(wait))
         }

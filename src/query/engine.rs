@@ -28,7 +28,9 @@ use crate::stores::state::IndexState;
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::{Backend, Collection, VectorStore};
 
+use super::files::{self, apply_priors, chunks_by_file, rank_files, FileHit, CHUNKS_PER_FILE};
 use super::fusion::{dedup_overlaps, fuse, mmr, RRF_K};
+use super::priors::About;
 use super::pattern_hits::{pattern_dense, pattern_keyword};
 
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +78,17 @@ impl Unavailable {
     }
 }
 
+/// Files a query may name that join the candidates (a bare file name can
+/// match many).
+const MAX_MENTIONED_FILES: usize = 10;
+
+/// The weight of chunks holding a literal of the query as written: a
+/// verbatim match outranks what every other retriever agrees on.
+const EXACT_WEIGHT: f32 = 3.0;
+/// An issue report quotes messages it saw, some of which the code formats
+/// from parts: one list among the others.
+const EXACT_DOCUMENT_WEIGHT: f32 = 1.0;
+
 /// Candidates each retriever contributes to the fusion.
 pub const DEFAULT_WINDOW: usize = 50;
 
@@ -95,11 +108,14 @@ pub struct HybridOptions {
     /// How long the slowest retriever (dense: model load, store open) may
     /// take before the answer goes ahead without it.
     pub timeout: Duration,
+    /// Rank files by their aggregated evidence (`limit` files, each with
+    /// its best chunks) instead of chunks.
+    pub files: bool,
 }
 
 impl HybridOptions {
     pub fn new(query: QueryOptions) -> HybridOptions {
-        HybridOptions { query, window: DEFAULT_WINDOW, diversity: None, expand_parent: false, depth: 1, relation: None, timeout: Duration::from_secs(10) }
+        HybridOptions { query, window: DEFAULT_WINDOW, diversity: None, expand_parent: false, depth: 1, relation: None, timeout: Duration::from_secs(10), files: false }
     }
 }
 
@@ -122,6 +138,10 @@ pub struct Answer {
     /// Milliseconds per step of this query (`model_load` and `store_open`
     /// only when this query opened them): where `took_ms` went.
     pub timings: Timings,
+    /// With [`HybridOptions::files`]: the files to open, best first; the
+    /// results are then their chunks, file by file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<FileHit>>,
 }
 
 /// What the semantic layer needs to be opened.
@@ -315,16 +335,22 @@ impl Engine {
             fallbacks: Vec::new(),
             subjects: Vec::new(),
             timings: Default::default(),
+            files: None,
         };
         let limit = opts.query.limit;
         let window = opts.window.max(limit);
         let mut list_opts = opts.query.clone();
         list_opts.limit = window;
+        // Files are ranked from every candidate, not from the first `limit`.
+        let mut single_opts = opts.query.clone();
+        if opts.files {
+            single_opts.limit = window.max(limit * CHUNKS_PER_FILE);
+        }
 
         let results = match opts.query.mode {
             Mode::Keyword | Mode::Symbol => {
                 answer.retrievers.push(if opts.query.mode == Mode::Keyword { Retriever::Bm25 } else { Retriever::Symbol });
-                search::search(&self.keyword, text, &opts.query)?.results
+                search::search(&self.keyword, text, &single_opts)?.results
             }
             Mode::Semantic => {
                 let (dense, fresh) = self.dense_fresh().map_err(HybridError::Unavailable)?;
@@ -333,14 +359,14 @@ impl Engine {
                     answer.timings.insert("store_open", dense.opened_ms.1);
                 }
                 answer.retrievers.push(Retriever::Dense);
-                self.dense_list(&dense, text, &opts.query, &mut answer.timings)?
+                self.dense_list(&dense, text, &single_opts, &mut answer.timings)?
             }
             Mode::Graph => {
                 let graph = self.graph().map_err(HybridError::Unavailable)?;
                 answer.retrievers.push(Retriever::Graph);
                 let ask = analysis.graph.clone().unwrap_or(GraphAsk { relation: Relation::Callers, subject: identifier_subjects(text), context: Vec::new() });
                 let neighbours = analysis.graph.is_none() && opts.relation.is_none();
-                let (hits, subjects) = self.graph_list(graph, &ask, neighbours, true, opts.depth, &opts.query)?;
+                let (hits, subjects) = self.graph_list(graph, &ask, neighbours, true, opts.depth, &single_opts)?;
                 answer.subjects = subjects;
                 hits
             }
@@ -348,7 +374,12 @@ impl Engine {
         };
         let mut results = results;
         if opts.query.mode == Mode::Hybrid {
+            let about = About::of(text);
+            apply_priors(&mut results, &about, analysis.intent == Intent::Document);
             results = dedup_overlaps(results);
+            if opts.files {
+                self.add_mentioned_files(&mut results, analysis.signals.as_ref())?;
+            }
             if let Some(lambda) = opts.diversity {
                 search::fill_content(&self.keyword, &mut results)?;
                 results = mmr(results, lambda, limit);
@@ -357,7 +388,14 @@ impl Engine {
         if opts.expand_parent {
             results = self.expand_parent(results)?;
         }
-        results.truncate(limit);
+        if opts.files {
+            let mut files = rank_files(&results, analysis.signals.as_ref());
+            files.truncate(limit);
+            results = chunks_by_file(results, &files);
+            answer.files = Some(files);
+        } else {
+            results.truncate(limit);
+        }
         search::fill_content(&self.keyword, &mut results)?;
         for (i, h) in results.iter_mut().enumerate() {
             h.rank = i + 1;
@@ -398,6 +436,15 @@ impl Engine {
                 };
                 answer.timings.insert(name.as_str(), millis(t));
                 lists.push((name, weight, hits));
+            }
+        }
+        if !analysis.literals.is_empty() {
+            let t = Instant::now();
+            let hits = search::literal_matches(&self.keyword, &analysis.literals, list_opts)?;
+            answer.timings.insert(Retriever::Exact.as_str(), millis(t));
+            if !hits.is_empty() {
+                let weight = if analysis.intent == Intent::Document { EXACT_DOCUMENT_WEIGHT } else { EXACT_WEIGHT };
+                lists.push((Retriever::Exact, weight, hits));
             }
         }
         let t = Instant::now();
@@ -456,6 +503,26 @@ impl Engine {
         Ok(fuse(&lists, RRF_K))
     }
 
+    /// Files a document names (a path, a stack frame) that no retriever
+    /// found: their outline joins the candidates, so the file can be ranked.
+    fn add_mentioned_files(&self, results: &mut Vec<Hit>, signals: Option<&super::signals::Signals>) -> Result<()> {
+        let Some(signals) = signals.filter(|s| !s.paths.is_empty()) else { return Ok(()) };
+        let missing: Vec<&String> = self
+            .state
+            .files
+            .keys()
+            .filter(|p| files::mentioned(p, Some(signals)) > 0.0 && !results.iter().any(|h| &h.path == *p))
+            .take(MAX_MENTIONED_FILES)
+            .collect();
+        for path in missing {
+            if let Some(mut h) = search::file_hit(&self.keyword, path)? {
+                h.score = 0.0;
+                results.push(h);
+            }
+        }
+        Ok(())
+    }
+
     /// Definitions a document names, surest name first: each name's best
     /// few matches, interleaved so one common name cannot fill the list.
     fn signal_symbols(&self, signals: &super::signals::Signals, opts: &QueryOptions) -> Result<Vec<Hit>> {
@@ -463,6 +530,8 @@ impl Engine {
         let mut per_name = Vec::new();
         for id in &signals.identifiers {
             let mut hits = search::symbol_name_matches(&self.keyword, &id.name, opts)?;
+            // A stack frame names its file: its definition there first.
+            hits.sort_by(|a, b| files::mentioned(&b.path, Some(signals)).total_cmp(&files::mentioned(&a.path, Some(signals))));
             hits.truncate(PER_NAME);
             per_name.push(hits);
         }

@@ -57,6 +57,7 @@ pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32) -> Vec<Hit> {
                 Retriever::Dense => &mut s.dense,
                 Retriever::Graph => &mut s.graph,
                 Retriever::Patterns => &mut s.patterns,
+                Retriever::Exact => &mut s.exact,
                 Retriever::Rerank => continue,
             };
             *slot = Some(rank);

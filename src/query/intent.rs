@@ -70,6 +70,10 @@ pub struct Analysis {
     /// What a document-like query names (paths, frames, identifiers).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signals: Option<super::signals::Signals>,
+    /// Text the query means as written (quoted, option names, a short
+    /// query whole), matched by phrase.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub literals: Vec<super::literals::Literal>,
 }
 
 const QUESTION_WORDS: &[&str] = &["how", "why", "where", "what", "when", "which", "who", "does", "do", "is", "are", "can"];
@@ -112,7 +116,7 @@ pub fn analyze(text: &str) -> Analysis {
     if super::signals::is_document(text) {
         let signals = super::signals::extract(text);
         let weights = Weights { bm25: 1.0, symbol: if signals.identifiers.is_empty() { 0.0 } else { 0.5 }, dense: 0.5, graph: 0.0 };
-        return Analysis { intent: Intent::Document, weights, graph: None, wants_patterns: false, signals: Some(signals) };
+        return Analysis { intent: Intent::Document, weights, graph: None, wants_patterns: false, signals: Some(signals), literals: super::literals::extract(text, true) };
     }
     let wants_patterns = wants_patterns(&lower);
 
@@ -123,6 +127,7 @@ pub fn analyze(text: &str) -> Analysis {
             graph: Some(ask),
             wants_patterns,
             signals: None,
+            literals: Vec::new(),
         };
     }
     let defined_question = lower.contains("defined") || lower.contains("definition") || lower.starts_with("where is");
@@ -151,7 +156,7 @@ pub fn analyze(text: &str) -> Analysis {
         Intent::Mixed => Weights { bm25: 1.0, symbol: 0.6, dense: 0.5, graph: 0.0 },
         Intent::Graph | Intent::Document => unreachable_weights(),
     };
-    Analysis { intent, weights, graph: None, wants_patterns, signals: None }
+    Analysis { intent, weights, graph: None, wants_patterns, signals: None, literals: super::literals::extract(text, false) }
 }
 
 fn unreachable_weights() -> Weights {

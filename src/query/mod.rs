@@ -8,11 +8,14 @@
 
 pub mod context;
 pub mod engine;
+pub mod files;
 mod fusion;
 mod graph_answers;
 pub mod intent;
+mod literals;
 mod pattern_hits;
 mod pieces;
+mod priors;
 pub mod retrievers;
 pub mod server_only;
 pub mod signals;
@@ -103,8 +106,13 @@ pub fn run(engine: &Arc<Engine>, repo: &Repo, model_dir: &Path, req: &Request) -
     if req.search.query.mode == Mode::Semantic && engine.state().semantic.is_none() {
         return Err(QueryError::NoSemanticLayer { dir: engine.dir().display().to_string() });
     }
-    let reranker = if req.rerank { crate::semantic::rerank::Reranker::locate(model_dir) } else { None };
-    if req.rerank && reranker.is_none() {
+    if req.rerank && req.search.files {
+        // The reranker scores chunks one by one; files are ranked from all their chunks.
+        notices.push("--rerank does not apply to --files (files are ranked by all their evidence); answering without it".to_string());
+    }
+    let rerank = req.rerank && !req.search.files;
+    let reranker = if rerank { crate::semantic::rerank::Reranker::locate(model_dir) } else { None };
+    if rerank && reranker.is_none() {
         notices.push(format!(
             "--rerank: no reranker model installed (looked for {}); answering without it",
             crate::semantic::rerank::reranker_dir(model_dir).display()

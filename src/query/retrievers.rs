@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Serialize;
-use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, RegexQuery, TermQuery, TermSetQuery};
+use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, PhraseQuery, Query, RegexQuery, TermQuery, TermSetQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
 
@@ -51,6 +51,8 @@ pub enum Retriever {
     Dense,
     Graph,
     Patterns,
+    /// Chunks holding a literal of the query as written.
+    Exact,
     Rerank,
 }
 
@@ -62,6 +64,7 @@ impl Retriever {
             Retriever::Dense => "dense",
             Retriever::Graph => "graph",
             Retriever::Patterns => "patterns",
+            Retriever::Exact => "exact",
             Retriever::Rerank => "rerank",
         }
     }
@@ -86,6 +89,9 @@ pub struct Signals {
     /// Rank among project patterns (PATTERNS), when the query asked about conventions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patterns: Option<usize>,
+    /// Rank among chunks holding a literal of the query as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<usize>,
 }
 
 /// One result, in the shape of the JSON contract.
@@ -416,6 +422,68 @@ pub fn asks_about_tests(text: &str) -> bool {
     text.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w.to_ascii_lowercase().as_str(), "test" | "tests" | "testing" | "fixture" | "fixtures" | "spec" | "mock"))
 }
 
+/// A literal matching more chunks than this says little about where to look
+/// (a common phrase); it is left out.
+const RARE_LITERAL: usize = 20;
+
+/// Chunks that hold one of `literals` as written (a phrase on the exact-form
+/// field), those with the most literals first, code before tests and prose.
+/// Literals matching more than [`RARE_LITERAL`] chunks are left out.
+pub fn literal_matches(index: &KeywordIndex, literals: &[super::literals::Literal], opts: &QueryOptions) -> Result<Vec<Hit>> {
+    if literals.is_empty() {
+        return Ok(Vec::new());
+    }
+    let glob = match &opts.path {
+        Some(g) => Some(compile_glob(g)?),
+        None => None,
+    };
+    let searcher = index.readers()?.0.searcher();
+    literal_hits(index, &searcher, literals, opts, glob.as_ref())
+}
+
+fn literal_hits(index: &KeywordIndex, searcher: &Searcher, literals: &[super::literals::Literal], opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Hit>> {
+    let cf = index.cf;
+    // (literals matched, weight, order of first match, hit)
+    let mut found: Vec<(usize, f32, usize, Hit)> = Vec::new();
+    for literal in literals {
+        let terms: Vec<Term> = crate::stores::keyword::exact_analyze(&literal.text).iter().map(|t| Term::from_field_text(cf.exact, t)).collect();
+        let phrase: Box<dyn Query> = match terms.len() {
+            0 => continue,
+            1 => Box::new(TermQuery::new(terms[0].clone(), IndexRecordOption::Basic)),
+            _ => Box::new(PhraseQuery::new(terms)),
+        };
+        let query = with_filters(phrase, filters(searcher, cf.path, cf.language, cf.kind, opts, glob)?);
+        let top = index.top_docs(searcher, query.as_ref(), RARE_LITERAL + 1, "key")?;
+        if top.len() > RARE_LITERAL {
+            continue;
+        }
+        for (_, addr) in top {
+            let doc = index.doc(searcher, addr)?;
+            let id = get_str(&doc, cf.id).unwrap_or_default();
+            match found.iter_mut().find(|f| f.3.chunk_id.as_deref() == Some(id.as_str())) {
+                Some(f) => f.0 += 1,
+                None => {
+                    let h = hit_of_chunk(index, &doc, &id);
+                    let weight = kind_weight(&h.kind) * if is_test_path(&h.path) { TEST_WEIGHT } else { 1.0 };
+                    let order = found.len();
+                    found.push((1, weight, order, h));
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+    Ok(found
+        .into_iter()
+        .take(opts.limit)
+        .enumerate()
+        .map(|(i, (n, w, _, mut h))| {
+            h.rank = i + 1;
+            h.score = n as f32 * w;
+            h
+        })
+        .collect())
+}
+
 fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Hit>> {
     let cf = index.cf;
     let mut terms: Vec<String> = Vec::new();
@@ -483,6 +551,16 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
         ));
     }
     hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    // Chunks holding a literal of a question as written come first (a
+    // document's literals are weaker evidence: the hybrid fusion weighs them).
+    let literals = if document { Vec::new() } else { literal_hits(index, searcher, &super::literals::extract(text, false), opts, glob)? };
+    if !literals.is_empty() {
+        let top = hits.first().map_or(1.0, |h| h.0);
+        let mut first: Vec<(f32, u64, Hit)> = literals.into_iter().map(|h| (top + h.score, 0, h)).collect();
+        hits.retain(|(_, _, h)| !first.iter().any(|(_, _, l)| l.chunk_id == h.chunk_id));
+        first.append(&mut hits);
+        hits = first;
+    }
     Ok(hits
         .into_iter()
         .take(opts.limit)

@@ -55,10 +55,11 @@ fn write_hint(e: &tantivy::TantivyError) -> &'static str {
 }
 
 const TOKENIZER: &str = "code";
+const EXACT_TOKENIZER: &str = "exact";
 
 /// Bump when the analyzer or the document layout changes: what is stored
 /// differs even though the tantivy schema may not, so indexes are rebuilt.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const MAX_TOKEN_LEN: usize = 80;
 
 /// Splits source text into searchable terms: every identifier whole
@@ -156,6 +157,55 @@ pub fn analyze(text: &str) -> Vec<String> {
     out
 }
 
+/// Splits text into its exact form: each run of identifier characters whole,
+/// case kept, and every other visible character as a token of its own, so
+/// that a phrase of them matches a literal (`--dry-run`, `"%s" is not a
+/// valid`, `Connection refused`) as written, whatever the whitespace.
+pub fn exact_terms(text: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut iter = text.char_indices().peekable();
+    while let Some((start, c)) = iter.next() {
+        if c.is_whitespace() {
+            continue;
+        }
+        let mut end = start + c.len_utf8();
+        if is_ident_char(c) {
+            while let Some(&(i, c2)) = iter.peek() {
+                if !is_ident_char(c2) {
+                    break;
+                }
+                end = i + c2.len_utf8();
+                iter.next();
+            }
+        }
+        let word = &text[start..end];
+        // A run too long to be a word (a hash, base64) keeps its head.
+        let mut cut = word.len().min(MAX_TOKEN_LEN);
+        while !word.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let text = word[..cut].to_string();
+        out.push(Token { offset_from: start, offset_to: end, position: out.len(), text, position_length: 1 });
+    }
+    out
+}
+
+/// The exact-form terms of `text`, as the index holds them.
+pub fn exact_analyze(text: &str) -> Vec<String> {
+    exact_terms(text).into_iter().map(|t| t.text).collect()
+}
+
+/// tantivy adapter for [`exact_terms`].
+#[derive(Clone, Default)]
+pub struct ExactTokenizer;
+
+impl Tokenizer for ExactTokenizer {
+    type TokenStream<'a> = CodeTokenStream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream {
+        CodeTokenStream { tokens: exact_terms(text), index: 0 }
+    }
+}
+
 /// tantivy adapter for [`code_terms`].
 #[derive(Clone, Default)]
 pub struct CodeTokenizer;
@@ -207,6 +257,9 @@ pub struct ChunkFields {
     pub start_line: Field,
     pub end_line: Field,
     pub content: Field,
+    /// The content in its exact form ([`exact_terms`]), with positions,
+    /// for phrase matching of literals.
+    pub exact: Field,
     pub content_hash: Field,
 }
 
@@ -260,6 +313,11 @@ fn chunk_schema() -> (Schema, ChunkFields) {
         start_line: b.add_u64_field("start_line", STORED),
         end_line: b.add_u64_field("end_line", STORED),
         content: b.add_text_field("content", code_text(true)),
+        exact: b.add_text_field(
+            "exact",
+            TextOptions::default()
+                .set_indexing_options(TextFieldIndexing::default().set_tokenizer(EXACT_TOKENIZER).set_index_option(IndexRecordOption::WithFreqsAndPositions)),
+        ),
         content_hash: b.add_text_field("content_hash", STRING | STORED),
     };
     (b.build(), f)
@@ -414,6 +472,7 @@ fn open_one(dir: &Path, schema: Schema, create: bool) -> Result<Index> {
         Index::create(directory, schema, Default::default()).map_err(tantivy_err)?
     };
     index.tokenizers().register(TOKENIZER, analyzer());
+    index.tokenizers().register(EXACT_TOKENIZER, TextAnalyzer::builder(ExactTokenizer).build());
     Ok(index)
 }
 
@@ -480,6 +539,7 @@ impl KeywordWriter<'_> {
             doc.add_u64(cf.start_line, chunk.start_line as u64);
             doc.add_u64(cf.end_line, chunk.end_line as u64);
             doc.add_text(cf.content, &chunk.content);
+            doc.add_text(cf.exact, &chunk.content);
             doc.add_text(cf.content_hash, &chunk.content_hash);
             self.chunks.add_document(doc).map_err(|e| self.index.err(e))?;
         }
@@ -629,6 +689,13 @@ pub fn get_u64(doc: &TantivyDocument, field: Field) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn exact_terms_keep_case_and_punctuation() {
+        assert_eq!(super::exact_analyze("--dry-run"), ["-", "-", "dry", "-", "run"]);
+        assert_eq!(super::exact_analyze("raise ValueError(\"%s is bad\" % x)"), ["raise", "ValueError", "(", "\"", "%", "s", "is", "bad", "\"", "%", "x", ")"]);
+        assert_eq!(super::exact_analyze("Connection   refused"), super::exact_analyze("Connection\n refused"));
+    }
+
     use super::*;
 
     fn texts(s: &str) -> Vec<String> {

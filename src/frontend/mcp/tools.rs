@@ -52,6 +52,11 @@ pub struct SearchArgs {
     /// Rerank the top results with a cross-encoder, when one is installed.
     #[serde(default)]
     rerank: bool,
+    /// Group by file: `files` ranks the files to open by all their evidence
+    /// (limit counts files), each with its best chunks; `results` are then
+    /// those chunks, file by file.
+    #[serde(default)]
+    files: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -168,6 +173,7 @@ fn search(server: &Server, a: SearchArgs) -> ToolResult {
     search.query.lang = a.language;
     search.query.path = a.path;
     search.query.kind = a.kind;
+    search.files = a.files;
     let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: a.rerank, context_budget: None };
     Ok(serde_json::to_value(query(server, &request)?)?)
 }

@@ -1,0 +1,178 @@
+//! Files to open: the fused results aggregated per file. A file's evidence
+//! is its best chunk and, with less weight, its next ones (a fix usually
+//! touches a file that several chunks match, not one that a single outline
+//! matches), times its role's prior, plus what the query says about it by
+//! name (a path or a stack frame in it).
+
+use serde::Serialize;
+
+use super::priors::{self, About};
+use super::retrievers::Hit;
+use super::signals::Signals;
+
+/// Chunks of a file that count towards its score, best first, each worth
+/// half the one before.
+const COUNTED_CHUNKS: usize = 3;
+const DECAY: f32 = 0.5;
+/// Chunks shown per file.
+pub const CHUNKS_PER_FILE: usize = 3;
+/// A file the query names (a path, a stack frame) gains this many times the
+/// best file's own evidence.
+const MENTION_WEIGHT: f32 = 1.0;
+
+/// One file to open, with its best chunks.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FileHit {
+    pub rank: usize,
+    pub path: String,
+    pub language: String,
+    pub score: f32,
+    /// The query names this file (a path or a stack frame).
+    pub mentioned: bool,
+    /// Its best chunks, best first: where to look in it.
+    pub chunks: Vec<FileChunk>,
+}
+
+/// A chunk of a [`FileHit`]: its lines and what it defines.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FileChunk {
+    pub start_line: usize,
+    pub end_line: usize,
+    pub symbol: Option<String>,
+    pub kind: String,
+    pub score: f32,
+}
+
+/// How well `path` matches a path the query mentions: a stack frame's
+/// absolute path (`/usr/lib/python3/site-packages/requests/adapters.py`)
+/// ends with the indexed path, a written `requests/adapters.py` or
+/// `adapters.py` is its tail. A bare file name is weaker evidence (many
+/// files may share it).
+pub fn mention_strength(path: &str, mentioned: &str) -> f32 {
+    let mentioned = mentioned.trim_start_matches("./");
+    let tail_of = |long: &str, short: &str| long == short || (long.ends_with(short) && long.as_bytes()[long.len() - short.len() - 1] == b'/');
+    if tail_of(mentioned, path) {
+        return 1.0;
+    }
+    if tail_of(path, mentioned) {
+        return if mentioned.contains('/') { 1.0 } else { 0.5 };
+    }
+    0.0
+}
+
+/// The strongest mention of `path` among the query's paths.
+pub fn mentioned(path: &str, signals: Option<&Signals>) -> f32 {
+    signals.map_or(0.0, |s| s.paths.iter().map(|m| mention_strength(path, m)).fold(0.0, f32::max))
+}
+
+/// Weighs each fused result by its file's role (see [`priors`]), re-sorting.
+pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
+    for h in hits.iter_mut() {
+        h.score *= priors::weight(priors::role(&h.path), about, document);
+    }
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.rank.cmp(&b.rank)));
+}
+
+/// Aggregates results (any order) into files, best first. `hits` are the
+/// fused results with their scores; ties keep the order of first appearance.
+pub fn rank_files(hits: &[Hit], signals: Option<&Signals>) -> Vec<FileHit> {
+    let mut files: Vec<(FileHit, Vec<f32>)> = Vec::new();
+    for h in hits {
+        let i = match files.iter().position(|(f, _)| f.path == h.path) {
+            Some(i) => i,
+            None => {
+                files.push((FileHit { rank: 0, path: h.path.clone(), language: h.language.clone(), score: 0.0, mentioned: false, chunks: Vec::new() }, Vec::new()));
+                files.len() - 1
+            }
+        };
+        let (f, scores) = &mut files[i];
+        scores.push(h.score);
+        f.chunks.push(FileChunk { start_line: h.start_line, end_line: h.end_line, symbol: h.symbol.clone(), kind: h.kind.clone(), score: h.score });
+    }
+    let best = hits.iter().map(|h| h.score).fold(0.0, f32::max);
+    for (f, scores) in files.iter_mut() {
+        scores.sort_by(|a, b| b.total_cmp(a));
+        f.score = scores.iter().take(COUNTED_CHUNKS).enumerate().map(|(i, s)| s * DECAY.powi(i as i32)).sum();
+        let m = mentioned(&f.path, signals);
+        if m > 0.0 {
+            f.mentioned = true;
+            f.score += MENTION_WEIGHT * m * best;
+        }
+        f.chunks.sort_by(|a, b| b.score.total_cmp(&a.score));
+        f.chunks.truncate(CHUNKS_PER_FILE);
+    }
+    let mut out: Vec<FileHit> = files.into_iter().map(|(f, _)| f).collect();
+    // Stable: equal scores keep the order of the results.
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    for (i, f) in out.iter_mut().enumerate() {
+        f.rank = i + 1;
+    }
+    out
+}
+
+/// The results of `files`, file by file in their order, each file's best
+/// chunks first (at most [`CHUNKS_PER_FILE`]).
+pub fn chunks_by_file(hits: Vec<Hit>, files: &[FileHit]) -> Vec<Hit> {
+    let mut per_file: Vec<Vec<Hit>> = vec![Vec::new(); files.len()];
+    for h in hits {
+        if let Some(i) = files.iter().position(|f| f.path == h.path) {
+            per_file[i].push(h);
+        }
+    }
+    per_file
+        .into_iter()
+        .flat_map(|mut hs| {
+            hs.sort_by(|a, b| b.score.total_cmp(&a.score));
+            hs.truncate(CHUNKS_PER_FILE);
+            hs
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::retrievers::Signals as Ranks;
+
+    fn hit(path: &str, start: usize, score: f32) -> Hit {
+        Hit {
+            rank: 0,
+            path: path.into(),
+            start_line: start,
+            end_line: start + 5,
+            symbol: None,
+            kind: "function".into(),
+            language: "python".into(),
+            score,
+            content: String::new(),
+            signals: Ranks::default(),
+            chunk_id: None,
+        }
+    }
+
+    #[test]
+    fn several_matching_chunks_outweigh_one_slightly_better() {
+        let hits = [hit("a.py", 1, 1.0), hit("b.py", 1, 0.8), hit("b.py", 20, 0.7), hit("b.py", 40, 0.6)];
+        let files = rank_files(&hits, None);
+        assert_eq!(files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["b.py", "a.py"]);
+        assert_eq!(files[0].chunks.len(), 3);
+        assert_eq!(files[0].chunks[0].start_line, 1);
+    }
+
+    #[test]
+    fn a_mentioned_file_comes_first() {
+        let hits = [hit("pkg/a.py", 1, 1.0), hit("pkg/adapters.py", 1, 0.2)];
+        let signals = Signals { paths: vec!["/usr/lib/python3/site-packages/pkg/adapters.py".into()], ..Signals::default() };
+        let files = rank_files(&hits, Some(&signals));
+        assert_eq!(files[0].path, "pkg/adapters.py");
+        assert!(files[0].mentioned);
+    }
+
+    #[test]
+    fn mentions_match_on_path_boundaries() {
+        assert_eq!(mention_strength("requests/adapters.py", "/x/site-packages/requests/adapters.py"), 1.0);
+        assert_eq!(mention_strength("src/requests/adapters.py", "requests/adapters.py"), 1.0);
+        assert_eq!(mention_strength("src/requests/adapters.py", "adapters.py"), 0.5);
+        assert_eq!(mention_strength("src/requests/myadapters.py", "adapters.py"), 0.0);
+    }
+}

@@ -1,0 +1,164 @@
+//! Priors: which files answer a question about code. An issue report shares
+//! its words with the changelog entry that will record the fix, the issue
+//! template it was written in and the docs of the feature; none of them is
+//! the code to open. Each file has a [`Role`] read from its path, and a role
+//! other than code weighs less unless the query is about that kind of file.
+
+use super::retrievers::is_test_path;
+
+/// What a file is for, from its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Code,
+    Test,
+    /// Markdown, reStructuredText, plain text, or anything under `doc(s)/`.
+    Docs,
+    /// Changelogs, release notes, news fragments.
+    Changelog,
+    /// Issue and pull-request templates, and the rest of `.github/` but workflows.
+    Template,
+    /// CI workflows and pipelines.
+    Ci,
+    /// Build and tool configuration (`setup.cfg`, `tox.ini`, YAML, TOML, ...).
+    Config,
+}
+
+const CHANGELOG_NAMES: &[&str] = &["changelog", "changes", "history", "news", "release-notes", "release_notes", "releasenotes", "whatsnew"];
+const CHANGELOG_DIRS: &[&str] = &["changelog", "changelog.d", "changes", "newsfragments", "news", "release-notes", "releasenotes", "whatsnew"];
+const CONFIG_NAMES: &[&str] = &[
+    "setup.cfg", "tox.ini", "pyproject.toml", "makefile", "dockerfile", "cargo.toml", "package.json", "tsconfig.json", "codecov.yml", "mypy.ini",
+    "pytest.ini", ".pre-commit-config.yaml", ".readthedocs.yml", ".readthedocs.yaml", ".editorconfig", ".gitignore", ".gitattributes",
+    ".coveragerc", ".flake8", "manifest.in",
+];
+const CONFIG_EXTENSIONS: &[&str] = &["toml", "ini", "cfg", "yaml", "yml", "json", "lock", "conf"];
+const DOC_EXTENSIONS: &[&str] = &["md", "markdown", "rst", "txt", "adoc", "asciidoc"];
+
+/// The role of the file at `path` (relative to the repository root).
+pub fn role(path: &str) -> Role {
+    let lower = path.to_ascii_lowercase();
+    let parts: Vec<&str> = lower.split('/').collect();
+    let name = parts.last().copied().unwrap_or("");
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s, e),
+        _ => (name, ""),
+    };
+    let dirs = &parts[..parts.len().saturating_sub(1)];
+    if lower.starts_with(".github/workflows/") || lower.starts_with(".circleci/") || matches!(name, ".travis.yml" | ".gitlab-ci.yml" | "azure-pipelines.yml" | "appveyor.yml" | "jenkinsfile") {
+        return Role::Ci;
+    }
+    if lower.starts_with(".github/") || lower.starts_with(".gitlab/") || stem.ends_with("_template") || stem == "pull_request_template" {
+        return Role::Template;
+    }
+    if CHANGELOG_NAMES.contains(&stem) || dirs.iter().any(|d| CHANGELOG_DIRS.contains(d)) {
+        return Role::Changelog;
+    }
+    if is_test_path(path) {
+        return Role::Test;
+    }
+    if DOC_EXTENSIONS.contains(&ext) || dirs.iter().any(|d| matches!(*d, "doc" | "docs" | "documentation")) {
+        return Role::Docs;
+    }
+    if CONFIG_NAMES.contains(&name) || CONFIG_EXTENSIONS.contains(&ext) {
+        return Role::Config;
+    }
+    Role::Code
+}
+
+/// The roles a query asks about by name ("the changelog", "in tox.ini", "a
+/// test for ..."): those keep their full weight.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct About {
+    pub tests: bool,
+    pub docs: bool,
+    pub changelog: bool,
+    pub templates: bool,
+    pub ci: bool,
+    pub config: bool,
+}
+
+impl About {
+    pub fn of(text: &str) -> About {
+        let mut a = About { tests: super::retrievers::asks_about_tests(text), ..About::default() };
+        for w in text.split(|c: char| !(c.is_alphanumeric() || c == '.' || c == '-' || c == '_')) {
+            let w = w.trim_matches('.').to_ascii_lowercase();
+            match w.as_str() {
+                "doc" | "docs" | "documentation" | "readme" | "readme.md" | "markdown" | "rst" | "sphinx-build" => a.docs = true,
+                // Not "changes", "template" or "config": an issue says them of
+                // its own code ("this changes ...", Jinja templates, a config object).
+                "changelog" | "release-notes" | "changelog.md" | "changes.rst" | "newsfragment" => a.changelog = true,
+                ".github" | "issue_template" | "pull_request_template" => a.templates = true,
+                "ci" | "workflow" | "workflows" | "pipeline" | "github-actions" => a.ci = true,
+                "setup.cfg" | "tox.ini" | "pyproject.toml" | "yaml" | "toml" | "ini" | "package.json" | "cargo.toml" => a.config = true,
+                _ => {}
+            }
+        }
+        a
+    }
+
+    fn asks(&self, role: Role) -> bool {
+        match role {
+            Role::Code => true,
+            Role::Test => self.tests,
+            Role::Docs => self.docs,
+            Role::Changelog => self.changelog,
+            Role::Template => self.templates,
+            Role::Ci => self.ci,
+            Role::Config => self.config,
+        }
+    }
+}
+
+/// The weight of a result in a file of `role`. A document-like query (an
+/// issue report) is prose about code: prose files match its words without
+/// being its answer, so they weigh less than against a short question.
+pub fn weight(role: Role, about: &About, document: bool) -> f32 {
+    if about.asks(role) {
+        return 1.0;
+    }
+    match (role, document) {
+        (Role::Code, _) => 1.0,
+        (Role::Test, true) => 0.5,
+        (Role::Docs, true) => 0.5,
+        (Role::Changelog | Role::Template | Role::Ci | Role::Config, true) => 0.3,
+        // Tests and docs are weighed inside the lists of a short question.
+        (Role::Test | Role::Docs, false) => 1.0,
+        (Role::Config, false) => 0.8,
+        (Role::Changelog | Role::Template | Role::Ci, false) => 0.6,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_from_paths() {
+        for (path, want) in [
+            ("src/_pytest/python.py", Role::Code),
+            ("testing/test_python.py", Role::Test),
+            ("doc/en/how-to/fixtures.rst", Role::Docs),
+            ("README.md", Role::Docs),
+            ("changelog/7223.bugfix.rst", Role::Changelog),
+            ("CHANGES.rst", Role::Changelog),
+            ("HISTORY.md", Role::Changelog),
+            (".github/ISSUE_TEMPLATE/bug_report.md", Role::Template),
+            (".github/workflows/main.yml", Role::Ci),
+            ("setup.cfg", Role::Config),
+            ("tox.ini", Role::Config),
+            ("sphinx/templates/quickstart/conf.py_t", Role::Code),
+            ("requests/models.py", Role::Code),
+        ] {
+            assert_eq!(role(path), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn a_query_about_a_role_keeps_its_weight() {
+        let issue = About::of("The changelog entry for 2.1 says the option works, but it fails");
+        assert_eq!(weight(Role::Changelog, &issue, true), 1.0);
+        let plain = About::of("pytest crashes when a fixture raises");
+        assert!(plain.tests);
+        assert!(weight(Role::Config, &plain, true) < weight(Role::Docs, &plain, true));
+        assert_eq!(weight(Role::Code, &plain, true), 1.0);
+    }
+}
