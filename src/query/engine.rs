@@ -28,7 +28,7 @@ use crate::stores::state::IndexState;
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::{Backend, Collection, VectorStore};
 
-use super::files::{self, apply_priors, chunks_by_file, rank_files, FileHit, CHUNKS_PER_FILE};
+use super::files::{apply_priors, chunks_by_file, rank_files, FileHit, Mentions, CHUNKS_PER_FILE};
 use super::fusion::{dedup_overlaps, fuse, mmr, RRF_K};
 use super::priors::About;
 use super::pattern_hits::{pattern_dense, pattern_keyword};
@@ -77,10 +77,6 @@ impl Unavailable {
         Unavailable::Failed(e.to_string())
     }
 }
-
-/// Files a query may name that join the candidates (a bare file name can
-/// match many).
-const MAX_MENTIONED_FILES: usize = 10;
 
 /// The weight of chunks holding a literal of the query as written: a
 /// verbatim match outranks what every other retriever agrees on.
@@ -347,6 +343,8 @@ impl Engine {
             single_opts.limit = window.max(limit * CHUNKS_PER_FILE);
         }
 
+        // The indexed files the query names (a path, a stack frame).
+        let mentions = Mentions::new(analysis.signals.as_ref(), self.state.files.keys());
         let results = match opts.query.mode {
             Mode::Keyword | Mode::Symbol => {
                 answer.retrievers.push(if opts.query.mode == Mode::Keyword { Retriever::Bm25 } else { Retriever::Symbol });
@@ -370,15 +368,15 @@ impl Engine {
                 answer.subjects = subjects;
                 hits
             }
-            Mode::Hybrid => self.hybrid(text, &analysis, opts, &list_opts, &mut answer)?,
+            Mode::Hybrid => self.hybrid(text, &analysis, &mentions, opts, &list_opts, &mut answer)?,
         };
         let mut results = results;
         if opts.query.mode == Mode::Hybrid {
-            let about = About::of(text);
+            let about = About::of(text, analysis.intent == Intent::Document);
             apply_priors(&mut results, &about, analysis.intent == Intent::Document);
             results = dedup_overlaps(results);
             if opts.files {
-                self.add_mentioned_files(&mut results, analysis.signals.as_ref())?;
+                self.add_mentioned_files(&mut results, &mentions)?;
             }
             if let Some(lambda) = opts.diversity {
                 search::fill_content(&self.keyword, &mut results)?;
@@ -389,7 +387,7 @@ impl Engine {
             results = self.expand_parent(results)?;
         }
         if opts.files {
-            let mut files = rank_files(&results, analysis.signals.as_ref());
+            let mut files = rank_files(&results, &mentions);
             files.truncate(limit);
             results = chunks_by_file(results, &files);
             answer.files = Some(files);
@@ -405,7 +403,7 @@ impl Engine {
         Ok(answer)
     }
 
-    fn hybrid(self: &Arc<Self>, text: &str, analysis: &Analysis, opts: &HybridOptions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<Hit>> {
+    fn hybrid(self: &Arc<Self>, text: &str, analysis: &Analysis, mentions: &Mentions, opts: &HybridOptions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<Hit>> {
         let w = analysis.weights;
         let dense_wanted = w.dense > 0.0 && self.state.semantic.is_some() && self.semantic.is_some();
         if w.dense > 0.0 && !dense_wanted {
@@ -430,7 +428,7 @@ impl Engine {
                 // symbol list of loose token matches would only add noise.
                 let hits = match (mode, &analysis.signals) {
                     // A document names its code among many words: look the names up one by one.
-                    (Mode::Symbol, Some(signals)) => self.signal_symbols(signals, &o)?,
+                    (Mode::Symbol, Some(signals)) => self.signal_symbols(signals, mentions, &o)?,
                     (Mode::Symbol, None) => search::symbol_name_matches(&self.keyword, text, &o)?,
                     _ => search::search(&self.keyword, text, &o)?.results,
                 };
@@ -505,16 +503,11 @@ impl Engine {
 
     /// Files a document names (a path, a stack frame) that no retriever
     /// found: their outline joins the candidates, so the file can be ranked.
-    fn add_mentioned_files(&self, results: &mut Vec<Hit>, signals: Option<&super::signals::Signals>) -> Result<()> {
-        let Some(signals) = signals.filter(|s| !s.paths.is_empty()) else { return Ok(()) };
-        let missing: Vec<&String> = self
-            .state
-            .files
-            .keys()
-            .filter(|p| files::mentioned(p, Some(signals)) > 0.0 && !results.iter().any(|h| &h.path == *p))
-            .take(MAX_MENTIONED_FILES)
-            .collect();
-        for path in missing {
+    fn add_mentioned_files(&self, results: &mut Vec<Hit>, mentions: &Mentions) -> Result<()> {
+        for path in mentions.paths() {
+            if results.iter().any(|h| &h.path == path) {
+                continue;
+            }
             if let Some(mut h) = search::file_hit(&self.keyword, path)? {
                 h.score = 0.0;
                 results.push(h);
@@ -525,13 +518,13 @@ impl Engine {
 
     /// Definitions a document names, surest name first: each name's best
     /// few matches, interleaved so one common name cannot fill the list.
-    fn signal_symbols(&self, signals: &super::signals::Signals, opts: &QueryOptions) -> Result<Vec<Hit>> {
+    fn signal_symbols(&self, signals: &super::signals::Signals, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>> {
         const PER_NAME: usize = 3;
         let mut per_name = Vec::new();
         for id in &signals.identifiers {
             let mut hits = search::symbol_name_matches(&self.keyword, &id.name, opts)?;
             // A stack frame names its file: its definition there first.
-            hits.sort_by(|a, b| files::mentioned(&b.path, Some(signals)).total_cmp(&files::mentioned(&a.path, Some(signals))));
+            hits.sort_by(|a, b| mentions.of(&b.path).total_cmp(&mentions.of(&a.path)));
             hits.truncate(PER_NAME);
             per_name.push(hits);
         }

@@ -4,6 +4,8 @@
 //! matches), times its role's prior, plus what the query says about it by
 //! name (a path or a stack frame in it).
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::priors::{self, About};
@@ -60,9 +62,47 @@ pub fn mention_strength(path: &str, mentioned: &str) -> f32 {
     0.0
 }
 
-/// The strongest mention of `path` among the query's paths.
-pub fn mentioned(path: &str, signals: Option<&Signals>) -> f32 {
-    signals.map_or(0.0, |s| s.paths.iter().map(|m| mention_strength(path, m)).fold(0.0, f32::max))
+/// A name more indexed files share than this says nothing about which one
+/// the query means (`conf.py`, `__init__.py`).
+const MAX_NAMESAKES: usize = 3;
+
+/// The indexed files a query names (its paths and stack frames), each with
+/// how surely: a mention several files match is split between them.
+#[derive(Debug, Clone, Default)]
+pub struct Mentions {
+    strength: HashMap<String, f32>,
+}
+
+impl Mentions {
+    pub fn new<'a>(signals: Option<&Signals>, indexed: impl Iterator<Item = &'a String>) -> Mentions {
+        let mut strength: HashMap<String, f32> = HashMap::new();
+        let Some(signals) = signals.filter(|s| !s.paths.is_empty()) else { return Mentions { strength } };
+        let indexed: Vec<&String> = indexed.collect();
+        for m in &signals.paths {
+            let matches: Vec<(&String, f32)> = indexed.iter().map(|p| (*p, mention_strength(p, m))).filter(|(_, s)| *s > 0.0).collect();
+            if matches.len() > MAX_NAMESAKES {
+                continue;
+            }
+            let n = matches.len() as f32;
+            for (p, s) in matches {
+                let e = strength.entry(p.clone()).or_insert(0.0);
+                *e = e.max(s / n);
+            }
+        }
+        Mentions { strength }
+    }
+
+    /// How surely the query names `path` (0 when it does not).
+    pub fn of(&self, path: &str) -> f32 {
+        self.strength.get(path).copied().unwrap_or(0.0)
+    }
+
+    /// The named files, in path order.
+    pub fn paths(&self) -> Vec<&String> {
+        let mut out: Vec<&String> = self.strength.keys().collect();
+        out.sort();
+        out
+    }
 }
 
 /// Weighs each fused result by its file's role (see [`priors`]), re-sorting.
@@ -75,7 +115,7 @@ pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
 
 /// Aggregates results (any order) into files, best first. `hits` are the
 /// fused results with their scores; ties keep the order of first appearance.
-pub fn rank_files(hits: &[Hit], signals: Option<&Signals>) -> Vec<FileHit> {
+pub fn rank_files(hits: &[Hit], mentions: &Mentions) -> Vec<FileHit> {
     let mut files: Vec<(FileHit, Vec<f32>)> = Vec::new();
     for h in hits {
         let i = match files.iter().position(|(f, _)| f.path == h.path) {
@@ -93,7 +133,7 @@ pub fn rank_files(hits: &[Hit], signals: Option<&Signals>) -> Vec<FileHit> {
     for (f, scores) in files.iter_mut() {
         scores.sort_by(|a, b| b.total_cmp(a));
         f.score = scores.iter().take(COUNTED_CHUNKS).enumerate().map(|(i, s)| s * DECAY.powi(i as i32)).sum();
-        let m = mentioned(&f.path, signals);
+        let m = mentions.of(&f.path);
         if m > 0.0 {
             f.mentioned = true;
             f.score += MENTION_WEIGHT * m * best;
@@ -153,7 +193,7 @@ mod tests {
     #[test]
     fn several_matching_chunks_outweigh_one_slightly_better() {
         let hits = [hit("a.py", 1, 1.0), hit("b.py", 1, 0.8), hit("b.py", 20, 0.7), hit("b.py", 40, 0.6)];
-        let files = rank_files(&hits, None);
+        let files = rank_files(&hits, &Mentions::default());
         assert_eq!(files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["b.py", "a.py"]);
         assert_eq!(files[0].chunks.len(), 3);
         assert_eq!(files[0].chunks[0].start_line, 1);
@@ -163,9 +203,20 @@ mod tests {
     fn a_mentioned_file_comes_first() {
         let hits = [hit("pkg/a.py", 1, 1.0), hit("pkg/adapters.py", 1, 0.2)];
         let signals = Signals { paths: vec!["/usr/lib/python3/site-packages/pkg/adapters.py".into()], ..Signals::default() };
-        let files = rank_files(&hits, Some(&signals));
+        let indexed = ["pkg/a.py".to_string(), "pkg/adapters.py".to_string()];
+        let files = rank_files(&hits, &Mentions::new(Some(&signals), indexed.iter()));
         assert_eq!(files[0].path, "pkg/adapters.py");
         assert!(files[0].mentioned);
+    }
+
+    #[test]
+    fn a_name_many_files_share_names_none_of_them() {
+        let indexed: Vec<String> = ["a/conf.py", "b/conf.py", "c/conf.py", "d/conf.py", "x/util.py", "y/util.py"].iter().map(|s| s.to_string()).collect();
+        let signals = Signals { paths: vec!["conf.py".into(), "util.py".into()], ..Signals::default() };
+        let m = Mentions::new(Some(&signals), indexed.iter());
+        assert_eq!(m.of("a/conf.py"), 0.0);
+        assert_eq!(m.of("x/util.py"), 0.25);
+        assert_eq!(m.paths(), ["x/util.py", "y/util.py"]);
     }
 
     #[test]

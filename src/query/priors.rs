@@ -77,8 +77,10 @@ pub struct About {
 }
 
 impl About {
-    pub fn of(text: &str) -> About {
-        let mut a = About { tests: super::retrievers::asks_about_tests(text), ..About::default() };
+    /// What `text` asks about; a `document` (an issue report) says "test"
+    /// of the failing test it shows, not of the test code it wants.
+    pub fn of(text: &str, document: bool) -> About {
+        let mut a = About { tests: !document && super::retrievers::asks_about_tests(text), ..About::default() };
         for w in text.split(|c: char| !(c.is_alphanumeric() || c == '.' || c == '-' || c == '_')) {
             let w = w.trim_matches('.').to_ascii_lowercase();
             match w.as_str() {
@@ -154,10 +156,11 @@ mod tests {
 
     #[test]
     fn a_query_about_a_role_keeps_its_weight() {
-        let issue = About::of("The changelog entry for 2.1 says the option works, but it fails");
+        let issue = About::of("The changelog entry for 2.1 says the option works, but it fails", true);
         assert_eq!(weight(Role::Changelog, &issue, true), 1.0);
-        let plain = About::of("pytest crashes when a fixture raises");
+        let plain = About::of("pytest crashes when a fixture raises", false);
         assert!(plain.tests);
+        assert!(!About::of("pytest crashes when a fixture raises", true).tests, "an issue's failing test is not what it asks for");
         assert!(weight(Role::Config, &plain, true) < weight(Role::Docs, &plain, true));
         assert_eq!(weight(Role::Code, &plain, true), 1.0);
     }

@@ -219,7 +219,7 @@ pub fn semantic_search<'a>(
         None => f.clone(),
     };
     let window = DENSE_WINDOW.max(opts.limit * 2);
-    let test_weight = if asks_about_tests(text) { 1.0 } else { DENSE_TEST_WEIGHT };
+    let test_weight = if asks_about_tests(text) && !super::signals::is_document(text) { 1.0 } else { DENSE_TEST_WEIGHT };
 
     // (chunk id) -> (score, payload of the hit that gave it, its content if known)
     let mut best: HashMap<String, (f32, serde_json::Map<String, serde_json::Value>)> = HashMap::new();
@@ -523,7 +523,8 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
     // Take more than asked, re-weight by kind, cut again.
     let window = opts.limit * 3 + 20;
     let top = index.top_docs(searcher, query.as_ref(), window, "key")?;
-    let test_weight = if asks_about_tests(text) { 1.0 } else { TEST_WEIGHT };
+    // An issue report says "test" of the failing test it shows.
+    let test_weight = if asks_about_tests(text) && !document { 1.0 } else { TEST_WEIGHT };
     let mut hits = Vec::with_capacity(top.len());
     for (score, addr) in top {
         let doc = index.doc(searcher, addr)?;
