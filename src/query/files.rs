@@ -45,29 +45,40 @@ pub struct FileChunk {
     pub score: f32,
 }
 
-/// How well `path` matches a path the query mentions: a stack frame's
-/// absolute path (`/usr/lib/python3/site-packages/requests/adapters.py`)
-/// ends with the indexed path, a written `requests/adapters.py` or
-/// `adapters.py` is its tail. A bare file name is weaker evidence (many
-/// files may share it).
-pub fn mention_strength(path: &str, mentioned: &str) -> f32 {
+/// How many trailing components `path` (indexed, `/`-separated) and
+/// `mentioned` (as written: absolute, relative, Windows) share.
+fn shared_tail(path: &str, mentioned: &str) -> usize {
     let mentioned = mentioned.trim_start_matches("./");
-    let tail_of = |long: &str, short: &str| long == short || (long.ends_with(short) && long.as_bytes()[long.len() - short.len() - 1] == b'/');
-    if tail_of(mentioned, path) {
-        return 1.0;
+    path.rsplit('/').zip(mentioned.rsplit(['/', '\\'])).take_while(|(a, b)| a == b).count()
+}
+
+/// How surely a mention names `path`: a stack frame's absolute path
+/// (`/usr/lib/python3/site-packages/_pytest/main.py`) and a written
+/// `_pytest/main.py` share a directory and the name with `src/_pytest/main.py`;
+/// a bare `main.py` shares only the name, weaker evidence.
+pub fn mention_strength(path: &str, mentioned: &str) -> f32 {
+    match shared_tail(path, mentioned) {
+        0 => 0.0,
+        1 if path.contains('/') => 0.5,
+        _ => 1.0,
     }
-    if tail_of(path, mentioned) {
-        return if mentioned.contains('/') { 1.0 } else { 0.5 };
-    }
-    0.0
 }
 
 /// A name more indexed files share than this says nothing about which one
 /// the query means (`conf.py`, `__init__.py`).
 const MAX_NAMESAKES: usize = 3;
+/// Stack frames in the repository, innermost first, count this much less
+/// each (the innermost is where the error was raised), down to the floor.
+const FRAME_DECAY: f32 = 0.2;
+const FRAME_FLOOR: f32 = 0.4;
+/// A dotted module name (`sphinx.ext.napoleon`) names its file less surely
+/// than a path.
+const MODULE_STRENGTH: f32 = 0.5;
 
-/// The indexed files a query names (its paths and stack frames), each with
-/// how surely: a mention several files match is split between them.
+/// The indexed files a query names (its paths, stack frames and dotted
+/// module names), each with how surely: a mention several files match
+/// equally is split between them, and of a stack trace's files the
+/// innermost counts most.
 #[derive(Debug, Clone, Default)]
 pub struct Mentions {
     strength: HashMap<String, f32>,
@@ -75,21 +86,82 @@ pub struct Mentions {
 
 impl Mentions {
     pub fn new<'a>(signals: Option<&Signals>, indexed: impl Iterator<Item = &'a String>) -> Mentions {
-        let mut strength: HashMap<String, f32> = HashMap::new();
-        let Some(signals) = signals.filter(|s| !s.paths.is_empty()) else { return Mentions { strength } };
+        let mut m = Mentions::default();
+        let Some(signals) = signals else { return m };
         let indexed: Vec<&String> = indexed.collect();
-        for m in &signals.paths {
-            let matches: Vec<(&String, f32)> = indexed.iter().map(|p| (*p, mention_strength(p, m))).filter(|(_, s)| *s > 0.0).collect();
-            if matches.len() > MAX_NAMESAKES {
-                continue;
-            }
-            let n = matches.len() as f32;
-            for (p, s) in matches {
-                let e = strength.entry(p.clone()).or_insert(0.0);
-                *e = e.max(s / n);
+        for written in signals.paths.iter().filter(|p| !signals.frames.iter().any(|f| &f.path == *p)) {
+            m.add(&indexed, written, 1.0);
+        }
+        // Frames in the repository, innermost first.
+        let mut frames: Vec<&super::signals::Frame> = signals.frames.iter().collect();
+        frames.sort_by_key(|f| f.depth);
+        let mut in_repo = 0;
+        for f in frames {
+            let weight = (1.0 - FRAME_DECAY * in_repo as f32).max(FRAME_FLOOR);
+            if m.add(&indexed, &f.path, weight) {
+                in_repo += 1;
             }
         }
-        Mentions { strength }
+        for id in &signals.identifiers {
+            if id.name.contains('.') {
+                m.add_module(&indexed, &id.name);
+            }
+        }
+        m
+    }
+
+    /// Credits the indexed files that best match `written` (the most
+    /// trailing components) with `weight`; whether any did.
+    fn add(&mut self, indexed: &[&String], written: &str, weight: f32) -> bool {
+        let mut best = 0;
+        let mut matches: Vec<&String> = Vec::new();
+        for p in indexed {
+            let k = shared_tail(p, written);
+            if k > best {
+                best = k;
+                matches.clear();
+            }
+            if k > 0 && k == best {
+                matches.push(p);
+            }
+        }
+        if matches.is_empty() || matches.len() > MAX_NAMESAKES {
+            return false;
+        }
+        let n = matches.len() as f32;
+        for p in matches {
+            let s = weight * mention_strength(p, written) / n;
+            let e = self.strength.entry(p.clone()).or_insert(0.0);
+            *e = e.max(s);
+        }
+        true
+    }
+
+    /// `a.b.c` (or its longest prefix that is a module): `a/b/c.py`,
+    /// `a/b/c/__init__.py` and the like.
+    fn add_module(&mut self, indexed: &[&String], dotted: &str) {
+        let parts: Vec<&str> = dotted.split('.').collect();
+        for n in (2..=parts.len()).rev() {
+            let base = parts[..n].join("/");
+            let found: Vec<&String> = indexed
+                .iter()
+                .copied()
+                .filter(|p| {
+                    let stem = p.rsplit_once('.').map_or(p.as_str(), |(s, _)| s);
+                    let stem = stem.strip_suffix("/__init__").or_else(|| stem.strip_suffix("/mod")).or_else(|| stem.strip_suffix("/index")).unwrap_or(stem);
+                    stem == base || stem.ends_with(&format!("/{base}"))
+                })
+                .collect();
+            if !found.is_empty() {
+                if found.len() <= MAX_NAMESAKES {
+                    for p in &found {
+                        let e = self.strength.entry((*p).clone()).or_insert(0.0);
+                        *e = e.max(MODULE_STRENGTH / found.len() as f32);
+                    }
+                }
+                return;
+            }
+        }
     }
 
     /// How surely the query names `path` (0 when it does not).
@@ -220,10 +292,38 @@ mod tests {
     }
 
     #[test]
+    fn the_innermost_frame_in_the_repository_counts_most() {
+        use crate::query::signals::extract;
+        let indexed: Vec<String> = ["src/_pytest/main.py", "src/_pytest/runner.py", "src/_pytest/_io/saferepr.py", "testing/main.py"].iter().map(|s| s.to_string()).collect();
+        let s = extract(
+            "Traceback (most recent call last):\n  File \"/usr/lib/site-packages/_pytest/main.py\", line 1, in wrap\n  \
+             File \"/usr/lib/site-packages/_pytest/runner.py\", line 2, in call\n  \
+             File \"/usr/lib/site-packages/_pytest/_io/saferepr.py\", line 3, in repr\n  \
+             File \"/usr/lib/python3.8/reprlib.py\", line 4, in repr\nValueError: x",
+        );
+        let m = Mentions::new(Some(&s), indexed.iter());
+        assert!(m.of("src/_pytest/_io/saferepr.py") > m.of("src/_pytest/runner.py"), "{m:?}");
+        assert!(m.of("src/_pytest/runner.py") > m.of("src/_pytest/main.py"), "{m:?}");
+        assert_eq!(m.of("testing/main.py"), 0.0, "a namesake with less of the path in common: {m:?}");
+    }
+
+    #[test]
+    fn a_dotted_module_names_its_file() {
+        let indexed: Vec<String> = ["sphinx/ext/napoleon/__init__.py", "sphinx/ext/napoleon/docstring.py", "sphinx/ext/todo.py"].iter().map(|s| s.to_string()).collect();
+        let s = Signals { identifiers: vec![crate::query::signals::Identifier { name: "sphinx.ext.napoleon".into(), confidence: 0.9 }], ..Signals::default() };
+        let m = Mentions::new(Some(&s), indexed.iter());
+        assert_eq!(m.of("sphinx/ext/napoleon/__init__.py"), MODULE_STRENGTH);
+        assert_eq!(m.of("sphinx/ext/todo.py"), 0.0);
+    }
+
+    #[test]
     fn mentions_match_on_path_boundaries() {
         assert_eq!(mention_strength("requests/adapters.py", "/x/site-packages/requests/adapters.py"), 1.0);
         assert_eq!(mention_strength("src/requests/adapters.py", "requests/adapters.py"), 1.0);
+        assert_eq!(mention_strength("src/_pytest/main.py", "/usr/lib/site-packages/_pytest/main.py"), 1.0);
+        assert_eq!(mention_strength("src/_pytest/main.py", "C:\\py\\_pytest\\main.py"), 1.0);
         assert_eq!(mention_strength("src/requests/adapters.py", "adapters.py"), 0.5);
+        assert_eq!(mention_strength("setup.py", "setup.py"), 1.0);
         assert_eq!(mention_strength("src/requests/myadapters.py", "adapters.py"), 0.0);
     }
 }

@@ -21,6 +21,9 @@ pub enum Role {
     Ci,
     /// Build and tool configuration (`setup.cfg`, `tox.ini`, YAML, TOML, ...).
     Config,
+    /// Code the project ships but did not write: vendored libraries,
+    /// minified bundles (`jquery-3.5.1.js`, `*.min.js`), translations.
+    Vendored,
 }
 
 const CHANGELOG_NAMES: &[&str] = &["changelog", "changes", "history", "news", "release-notes", "release_notes", "releasenotes", "whatsnew"];
@@ -32,6 +35,14 @@ const CONFIG_NAMES: &[&str] = &[
 ];
 const CONFIG_EXTENSIONS: &[&str] = &["toml", "ini", "cfg", "yaml", "yml", "json", "lock", "conf"];
 const DOC_EXTENSIONS: &[&str] = &["md", "markdown", "rst", "txt", "adoc", "asciidoc"];
+
+const VENDOR_DIRS: &[&str] = &["vendor", "vendored", "_vendor", "third_party", "thirdparty", "third-party", "node_modules", "bower_components", "locale", "locales"];
+
+/// `jquery-3.5.1.js`, `underscore-1.3.1.js`: a library copied in at a version.
+fn versioned_bundle(stem: &str, ext: &str) -> bool {
+    matches!(ext, "js" | "css")
+        && stem.rsplit_once('-').is_some_and(|(_, v)| v.contains('.') && v.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())))
+}
 
 /// The role of the file at `path` (relative to the repository root).
 pub fn role(path: &str) -> Role {
@@ -45,6 +56,9 @@ pub fn role(path: &str) -> Role {
     let dirs = &parts[..parts.len().saturating_sub(1)];
     if lower.starts_with(".github/workflows/") || lower.starts_with(".circleci/") || matches!(name, ".travis.yml" | ".gitlab-ci.yml" | "azure-pipelines.yml" | "appveyor.yml" | "jenkinsfile") {
         return Role::Ci;
+    }
+    if dirs.iter().any(|d| VENDOR_DIRS.contains(d)) || stem.ends_with(".min") || versioned_bundle(stem, ext) {
+        return Role::Vendored;
     }
     if lower.starts_with(".github/") || lower.starts_with(".gitlab/") || stem.ends_with("_template") || stem == "pull_request_template" {
         return Role::Template;
@@ -74,6 +88,7 @@ pub struct About {
     pub templates: bool,
     pub ci: bool,
     pub config: bool,
+    pub vendored: bool,
 }
 
 impl About {
@@ -89,6 +104,7 @@ impl About {
                 // its own code ("this changes ...", Jinja templates, a config object).
                 "changelog" | "release-notes" | "changelog.md" | "changes.rst" | "newsfragment" => a.changelog = true,
                 ".github" | "issue_template" | "pull_request_template" => a.templates = true,
+                "vendor" | "vendored" | "third_party" | "translation" | "translations" | "locale" => a.vendored = true,
                 "ci" | "workflow" | "workflows" | "pipeline" | "github-actions" => a.ci = true,
                 "setup.cfg" | "tox.ini" | "pyproject.toml" | "yaml" | "toml" | "ini" | "package.json" | "cargo.toml" => a.config = true,
                 _ => {}
@@ -106,6 +122,7 @@ impl About {
             Role::Template => self.templates,
             Role::Ci => self.ci,
             Role::Config => self.config,
+            Role::Vendored => self.vendored,
         }
     }
 }
@@ -121,11 +138,11 @@ pub fn weight(role: Role, about: &About, document: bool) -> f32 {
         (Role::Code, _) => 1.0,
         (Role::Test, true) => 0.5,
         (Role::Docs, true) => 0.5,
-        (Role::Changelog | Role::Template | Role::Ci | Role::Config, true) => 0.3,
+        (Role::Changelog | Role::Template | Role::Ci | Role::Config | Role::Vendored, true) => 0.3,
         // Tests and docs are weighed inside the lists of a short question.
         (Role::Test | Role::Docs, false) => 1.0,
         (Role::Config, false) => 0.8,
-        (Role::Changelog | Role::Template | Role::Ci, false) => 0.6,
+        (Role::Changelog | Role::Template | Role::Ci | Role::Vendored, false) => 0.6,
     }
 }
 
@@ -149,6 +166,11 @@ mod tests {
             ("tox.ini", Role::Config),
             ("sphinx/templates/quickstart/conf.py_t", Role::Code),
             ("requests/models.py", Role::Code),
+            ("sphinx/themes/basic/static/jquery-3.5.1.js", Role::Vendored),
+            ("sphinx/themes/basic/static/doctools.js", Role::Code),
+            ("web/app.min.js", Role::Vendored),
+            ("sphinx/locale/mk/LC_MESSAGES/sphinx.js", Role::Vendored),
+            ("src/pip/_vendor/requests/api.py", Role::Vendored),
         ] {
             assert_eq!(role(path), want, "{path}");
         }

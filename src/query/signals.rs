@@ -22,6 +22,9 @@ pub struct Frame {
     pub path: String,
     pub line: Option<usize>,
     pub function: Option<String>,
+    /// 0 for the innermost frame (where the error was raised): Python
+    /// prints it last, JavaScript first.
+    pub depth: usize,
 }
 
 /// A name the query mentions, with how sure we are it is code.
@@ -109,14 +112,20 @@ pub fn extract(text: &str) -> Signals {
         if let Some(f) = &function {
             add(&mut ids, f, 1.0);
         }
-        s.frames.push(Frame { path: c[1].to_string(), line: c[2].parse().ok(), function });
+        s.frames.push(Frame { path: c[1].to_string(), line: c[2].parse().ok(), function, depth: 0 });
+    }
+    // Python writes the innermost frame last.
+    let python = s.frames.len();
+    for (i, f) in s.frames.iter_mut().enumerate() {
+        f.depth = python - 1 - i;
     }
     for c in js_frame().captures_iter(text) {
         let function = c.get(1).map(|m| m.as_str().to_string()).filter(|f| !f.contains('<') && f != "new");
         if let Some(f) = &function {
             add(&mut ids, f, 1.0);
         }
-        s.frames.push(Frame { path: c[2].to_string(), line: c[3].parse().ok(), function });
+        let depth = s.frames.len() - python;
+        s.frames.push(Frame { path: c[2].to_string(), line: c[3].parse().ok(), function, depth });
     }
     for c in path_like().captures_iter(text) {
         let p = c[1].to_string();
@@ -195,7 +204,7 @@ mod tests {
             It uses merge_environment_settings and imports utils.py too.";
         let s = extract(text);
         assert_eq!(s.frames.len(), 2);
-        assert_eq!(s.frames[1], Frame { path: "requests/adapters.py".into(), line: Some(519), function: Some("send".into()) });
+        assert_eq!(s.frames[1], Frame { path: "requests/adapters.py".into(), line: Some(519), function: Some("send".into()), depth: 0 });
         assert!(s.paths.contains(&"utils.py".to_string()) && s.paths.contains(&"requests/adapters.py".to_string()), "{:?}", s.paths);
         let names: Vec<&str> = s.identifiers.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names[0], "send", "{names:?}");
