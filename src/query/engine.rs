@@ -430,7 +430,7 @@ impl Engine {
                     // A document names its code among many words: look the names up one by one.
                     (Mode::Symbol, Some(signals)) => self.signal_symbols(signals, mentions, &o)?,
                     (Mode::Symbol, None) => search::symbol_name_matches(&self.keyword, text, &o)?,
-                    _ => search::search(&self.keyword, text, &o)?.results,
+                    _ => search::bm25_list(&self.keyword, text, &o)?,
                 };
                 answer.timings.insert(name.as_str(), millis(t));
                 lists.push((name, weight, hits));

@@ -7,9 +7,6 @@
 //! (`--no-verify`), or a short query as a whole (a pasted message is often
 //! sent without quotes).
 
-use std::sync::OnceLock;
-
-use regex::Regex;
 use serde::Serialize;
 
 /// Literals kept per query.
@@ -33,25 +30,57 @@ pub struct Literal {
     pub source: Source,
 }
 
-fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|e| panic!("a built-in pattern does not compile: {e}")))
+/// Spans between `open` and `close` on one line, `min..=max` characters
+/// long. With `bounded`, the opening must follow the start, a space or a
+/// bracket and the closing precede the end, a space or punctuation, so that
+/// apostrophes ("don't ... it's") are not quotes.
+fn delimited(text: &str, open: char, close: char, min: usize, max: usize, bounded: bool) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let (start, c) = chars[i];
+        let opens = c == open && (!bounded || i == 0 || matches!(chars[i - 1].1, ' ' | '\t' | '\n' | '(' | '[' | '=' | ':' | ','));
+        if !opens {
+            i += 1;
+            continue;
+        }
+        let body = start + c.len_utf8();
+        let mut j = i + 1;
+        while j < chars.len() && chars[j].1 != close && chars[j].1 != '\n' {
+            j += 1;
+        }
+        let closes = j < chars.len() && chars[j].1 == close && (!bounded || chars.get(j + 1).is_none_or(|&(_, n)| n.is_whitespace() || ")].,:;!?".contains(n)));
+        let len = j - i - 1;
+        if closes && (min..=max).contains(&len) {
+            out.push(&text[body..chars[j].0]);
+            i = j + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
-fn quoted() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    // "double", “curly”, and 'single' quotes when they open after a space or
-    // bracket and close before one (so "don't ... it's" is no literal).
-    re(&R, r#""([^"\n]{2,200})"|“([^”\n]{2,200})”|(?:^|[\s(\[=:,])'([^'\n]{2,120})'(?:$|[\s)\].,:;!?])"#)
-}
-
-fn code_span() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"`([^`\n]{2,200})`")
-}
-
-fn option_name() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r#"(?:^|[\s(\[`'"=])(--[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)"#)
+/// `--option-names` standing as words.
+fn option_names(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(k) = text[i..].find("--") {
+        let start = i + k;
+        let after_boundary = start == 0 || matches!(bytes[start - 1], b' ' | b'\t' | b'\n' | b'(' | b'[' | b'`' | b'\'' | b'"' | b'=');
+        let mut end = start + 2;
+        if after_boundary && bytes.get(end).is_some_and(u8::is_ascii_alphabetic) {
+            // [A-Za-z][A-Za-z0-9]* then ([-_][A-Za-z0-9]+)*
+            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || (matches!(bytes[end], b'-' | b'_') && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric))) {
+                end += 1;
+            }
+            out.push(&text[start..end]);
+        }
+        i = end.max(start + 2);
+    }
+    out
 }
 
 /// At least three words, mostly letters, no path: what an error message or
@@ -83,18 +112,19 @@ pub fn extract(text: &str, document: bool) -> Vec<Literal> {
         }
         out.push(Literal { text: t.to_string(), source });
     };
-    for c in quoted().captures_iter(text) {
-        if let Some(m) = c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3)) {
-            add(&mut out, m.as_str(), Source::Quoted);
+    let mut quoted = delimited(text, '"', '"', 2, 200, false);
+    quoted.extend(delimited(text, '“', '”', 2, 200, false));
+    quoted.extend(delimited(text, '\'', '\'', 2, 120, true));
+    for q in quoted {
+        add(&mut out, q, Source::Quoted);
+    }
+    for span in delimited(text, '`', '`', 2, 200, false) {
+        if has_punctuation(span) {
+            add(&mut out, span, Source::CodeSpan);
         }
     }
-    for c in code_span().captures_iter(text) {
-        if has_punctuation(&c[1]) {
-            add(&mut out, &c[1], Source::CodeSpan);
-        }
-    }
-    for c in option_name().captures_iter(text) {
-        add(&mut out, &c[1], Source::OptionName);
+    for name in option_names(text) {
+        add(&mut out, name, Source::OptionName);
     }
     let words = text.split_whitespace().count();
     if !document && out.is_empty() && words <= WHOLE_QUERY_WORDS && crate::stores::keyword::exact_analyze(text).len() >= 2 {
@@ -117,6 +147,8 @@ mod tests {
         assert_eq!(texts(r#"where is "Failed to lookup view" raised"#, false), ["Failed to lookup view"]);
         assert_eq!(texts("what does `--dry-run` skip, and --no-verify?", false), ["--dry-run", "--no-verify"]);
         assert_eq!(texts("Missing queryFn", false), ["Missing queryFn"]);
+        assert_eq!(texts("“curly quotes” and 'single ones', not don't or it's", false), ["curly quotes", "single ones"]);
+        assert_eq!(texts("x--y and --a-b_c- too", false), ["--a-b_c"]);
         assert_eq!(texts("skipToken", false), Vec::<String>::new());
         assert_eq!(texts("it's what don't do", true), Vec::<String>::new());
         // In a document, messages and option names only.

@@ -153,11 +153,7 @@ fn identifier_words(text: &str) -> Vec<(String, bool)> {
 /// Runs a query against the keyword index.
 pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Response> {
     let started = Instant::now();
-    if let Some(l) = &opts.lang {
-        if Language::from_name(l).is_none() {
-            return Err(SearchError::BadLanguage(l.clone()));
-        }
-    }
+    check_language(opts)?;
     let glob = match &opts.path {
         Some(g) => Some(compile_glob(g)?),
         None => None,
@@ -165,10 +161,17 @@ pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<R
     let (chunk_reader, symbol_reader) = index.readers()?;
     let chunks = chunk_reader.searcher();
     let results = match opts.mode {
-        Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => keyword_search(index, &chunks, text, opts, glob.as_ref())?,
+        Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => keyword_search(index, &chunks, text, opts, glob.as_ref(), true)?,
         Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, text, opts, glob.as_ref(), None)?,
     };
     Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results })
+}
+
+fn check_language(opts: &QueryOptions) -> Result<()> {
+    match &opts.lang {
+        Some(l) if Language::from_name(l).is_none() => Err(SearchError::BadLanguage(l.clone())),
+        _ => Ok(()),
+    }
 }
 
 /// The least score of a symbol hit whose name (or its last segment) equals a
@@ -484,7 +487,20 @@ fn literal_hits(index: &KeywordIndex, searcher: &Searcher, literals: &[super::li
         .collect())
 }
 
-fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Hit>> {
+/// The BM25 list of hybrid retrieval: as [`search`] in keyword mode, but
+/// without sending literal matches first (hybrid fuses them as a list of
+/// their own, [`literal_matches`]).
+pub fn bm25_list(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Vec<Hit>> {
+    check_language(opts)?;
+    let glob = match &opts.path {
+        Some(g) => Some(compile_glob(g)?),
+        None => None,
+    };
+    let searcher = index.readers()?.0.searcher();
+    keyword_search(index, &searcher, text, opts, glob.as_ref(), false)
+}
+
+fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &QueryOptions, glob: Option<&GlobMatcher>, literals_first: bool) -> Result<Vec<Hit>> {
     let cf = index.cf;
     let mut terms: Vec<String> = Vec::new();
     for w in text.split_whitespace() {
@@ -554,7 +570,7 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
     hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
     // Chunks holding a literal of a question as written come first (a
     // document's literals are weaker evidence: the hybrid fusion weighs them).
-    let literals = if document { Vec::new() } else { literal_hits(index, searcher, &super::literals::extract(text, false), opts, glob)? };
+    let literals = if document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &super::literals::extract(text, false), opts, glob)? };
     if !literals.is_empty() {
         let top = hits.first().map_or(1.0, |h| h.0);
         let mut first: Vec<(f32, u64, Hit)> = literals.into_iter().map(|h| (top + h.score, 0, h)).collect();
