@@ -28,7 +28,7 @@ use crate::stores::state::IndexState;
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::{Backend, Collection, VectorStore};
 
-use super::files::{apply_priors, chunks_by_file, rank_files, FileHit, Mentions, CHUNKS_PER_FILE};
+use super::files::{apply_priors, chunks_by_file, lift_mentioned, rank_files, FileHit, Mentions, CHUNKS_PER_FILE};
 use super::fusion::{dedup_overlaps, fuse, mmr, RRF_K};
 use super::priors::About;
 use super::pattern_hits::{pattern_dense, pattern_keyword};
@@ -377,6 +377,8 @@ impl Engine {
             results = dedup_overlaps(results);
             if opts.files {
                 self.add_mentioned_files(&mut results, &mentions)?;
+            } else {
+                lift_mentioned(&mut results, &mentions);
             }
             if let Some(lambda) = opts.diversity {
                 search::fill_content(&self.keyword, &mut results)?;

@@ -185,6 +185,33 @@ pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.rank.cmp(&b.rank)));
 }
 
+/// Chunks of a named file lifted in a list of chunks (each file's best
+/// few): the file an issue names is where its reader looks first.
+const LIFTED_PER_FILE: usize = 2;
+
+/// Lifts the best chunks of the files the query names by the best result's
+/// score times how surely it names them, re-sorting.
+pub fn lift_mentioned(hits: &mut [Hit], mentions: &Mentions) {
+    if mentions.strength.is_empty() {
+        return;
+    }
+    let best = hits.iter().map(|h| h.score).fold(0.0, f32::max);
+    let mut lifted: HashMap<&str, usize> = HashMap::new();
+    let mut lifts = vec![0.0; hits.len()];
+    for (i, h) in hits.iter().enumerate() {
+        let m = mentions.of(&h.path);
+        let n = lifted.entry(h.path.as_str()).or_insert(0);
+        if m > 0.0 && *n < LIFTED_PER_FILE {
+            *n += 1;
+            lifts[i] = MENTION_WEIGHT * m * best;
+        }
+    }
+    for (h, lift) in hits.iter_mut().zip(lifts) {
+        h.score += lift;
+    }
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
+
 /// Aggregates results (any order) into files, best first. `hits` are the
 /// fused results with their scores; ties keep the order of first appearance.
 pub fn rank_files(hits: &[Hit], mentions: &Mentions) -> Vec<FileHit> {
