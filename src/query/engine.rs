@@ -440,7 +440,7 @@ impl Engine {
         }
         if !analysis.literals.is_empty() {
             let t = Instant::now();
-            let hits = search::literal_matches(&self.keyword, &analysis.literals, list_opts)?;
+            let hits = search::literal_matches(&self.keyword, &analysis.literals, analysis.intent == Intent::Document, list_opts)?;
             answer.timings.insert(Retriever::Exact.as_str(), millis(t));
             if !hits.is_empty() {
                 let weight = if analysis.intent == Intent::Document { EXACT_DOCUMENT_WEIGHT } else { EXACT_WEIGHT };

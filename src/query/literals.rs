@@ -134,6 +134,30 @@ pub fn extract(text: &str, document: bool) -> Vec<Literal> {
     out
 }
 
+/// The forms of a literal to look for, best first. A message quoted from
+/// an issue was printed by code that formatted it: its level or exception
+/// name was prefixed (`WARNING: `, `ValueError: `) and its last words are
+/// often values (`no number is assigned for table` from `no number is
+/// assigned for %s`), so shorter heads of it are tried down to three words.
+pub fn variants(literal: &Literal, document: bool) -> Vec<String> {
+    let mut out = vec![literal.text.clone()];
+    if !document || literal.source == Source::OptionName {
+        return out;
+    }
+    let mut text = literal.text.as_str();
+    if let Some((head, rest)) = text.split_once(": ") {
+        if !head.contains(' ') && (head.chars().all(|c| c.is_ascii_uppercase()) || head.ends_with("Error") || head.ends_with("Exception") || head.ends_with("Warning")) {
+            text = rest;
+            out.push(text.to_string());
+        }
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    for n in (3..words.len()).rev() {
+        out.push(words[..n].join(" "));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +173,16 @@ mod tests {
         assert_eq!(texts("Missing queryFn", false), ["Missing queryFn"]);
         assert_eq!(texts("“curly quotes” and 'single ones', not don't or it's", false), ["curly quotes", "single ones"]);
         assert_eq!(texts("x--y and --a-b_c- too", false), ["--a-b_c"]);
+    }
+
+    #[test]
+    fn a_quoted_message_is_also_tried_without_its_prefix_and_its_tail() {
+        let l = Literal { text: "WARNING: no number is assigned for table".into(), source: Source::CodeSpan };
+        assert_eq!(
+            variants(&l, true),
+            ["WARNING: no number is assigned for table", "no number is assigned for table", "no number is assigned for", "no number is assigned", "no number is"]
+        );
+        assert_eq!(variants(&l, false), ["WARNING: no number is assigned for table"]);
         assert_eq!(texts("skipToken", false), Vec::<String>::new());
         assert_eq!(texts("it's what don't do", true), Vec::<String>::new());
         // In a document, messages and option names only.

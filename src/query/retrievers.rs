@@ -425,14 +425,17 @@ pub fn asks_about_tests(text: &str) -> bool {
     text.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w.to_ascii_lowercase().as_str(), "test" | "tests" | "testing" | "fixture" | "fixtures" | "spec" | "mock"))
 }
 
-/// A literal matching more chunks than this says little about where to look
-/// (a common phrase); it is left out.
+/// A literal matching more chunks of code than this says little about where
+/// to look (a common phrase); it is left out.
 const RARE_LITERAL: usize = 20;
+/// Matches of a literal read at most (code or not) before it is called common.
+const LITERAL_SCAN: usize = 200;
 
 /// Chunks that hold one of `literals` as written (a phrase on the exact-form
 /// field), those with the most literals first, code before tests and prose.
 /// Literals matching more than [`RARE_LITERAL`] chunks are left out.
-pub fn literal_matches(index: &KeywordIndex, literals: &[super::literals::Literal], opts: &QueryOptions) -> Result<Vec<Hit>> {
+/// `document`: the literals are an issue report's (see [`super::literals::variants`]).
+pub fn literal_matches(index: &KeywordIndex, literals: &[super::literals::Literal], document: bool, opts: &QueryOptions) -> Result<Vec<Hit>> {
     if literals.is_empty() {
         return Ok(Vec::new());
     }
@@ -441,33 +444,58 @@ pub fn literal_matches(index: &KeywordIndex, literals: &[super::literals::Litera
         None => None,
     };
     let searcher = index.readers()?.0.searcher();
-    literal_hits(index, &searcher, literals, opts, glob.as_ref())
+    literal_hits(index, &searcher, literals, document, opts, glob.as_ref())
 }
 
-fn literal_hits(index: &KeywordIndex, searcher: &Searcher, literals: &[super::literals::Literal], opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Hit>> {
+fn literal_hits(
+    index: &KeywordIndex,
+    searcher: &Searcher,
+    literals: &[super::literals::Literal],
+    document: bool,
+    opts: &QueryOptions,
+    glob: Option<&GlobMatcher>,
+) -> Result<Vec<Hit>> {
     let cf = index.cf;
     // (literals matched, weight, order of first match, hit)
     let mut found: Vec<(usize, f32, usize, Hit)> = Vec::new();
     for literal in literals {
-        let terms: Vec<Term> = crate::stores::keyword::exact_analyze(&literal.text).iter().map(|t| Term::from_field_text(cf.exact, t)).collect();
-        let phrase: Box<dyn Query> = match terms.len() {
-            0 => continue,
-            1 => Box::new(TermQuery::new(terms[0].clone(), IndexRecordOption::Basic)),
-            _ => Box::new(PhraseQuery::new(terms)),
-        };
-        let query = with_filters(phrase, filters(searcher, cf.path, cf.language, cf.kind, opts, glob)?);
-        let top = index.top_docs(searcher, query.as_ref(), RARE_LITERAL + 1, "key")?;
-        if top.len() > RARE_LITERAL {
+        // The first form of the literal that some chunks hold.
+        let mut top = Vec::new();
+        for form in super::literals::variants(literal, document) {
+            let terms: Vec<Term> = crate::stores::keyword::exact_analyze(&form).iter().map(|t| Term::from_field_text(cf.exact, t)).collect();
+            let phrase: Box<dyn Query> = match terms.len() {
+                0 => continue,
+                1 => Box::new(TermQuery::new(terms[0].clone(), IndexRecordOption::Basic)),
+                _ => Box::new(PhraseQuery::new(terms)),
+            };
+            let query = with_filters(phrase, filters(searcher, cf.path, cf.language, cf.kind, opts, glob)?);
+            top = index.top_docs(searcher, query.as_ref(), LITERAL_SCAN + 1, "key")?;
+            if !top.is_empty() {
+                break;
+            }
+        }
+        if top.len() > LITERAL_SCAN {
             continue;
         }
+        let mut matched = Vec::with_capacity(top.len());
         for (_, addr) in top {
             let doc = index.doc(searcher, addr)?;
+            let role = super::priors::role(&get_str(&doc, cf.path).unwrap_or_default());
+            matched.push((doc, role));
+        }
+        // Rarity is counted in the project's code: translation catalogs,
+        // docs and tests repeat a message many times.
+        let code = matched.iter().filter(|(_, r)| *r == super::priors::Role::Code).count();
+        if code > RARE_LITERAL || (code == 0 && matched.len() > RARE_LITERAL) {
+            continue;
+        }
+        for (doc, role) in matched {
             let id = get_str(&doc, cf.id).unwrap_or_default();
             match found.iter_mut().find(|f| f.3.chunk_id.as_deref() == Some(id.as_str())) {
                 Some(f) => f.0 += 1,
                 None => {
                     let h = hit_of_chunk(index, &doc, &id);
-                    let weight = kind_weight(&h.kind) * if is_test_path(&h.path) { TEST_WEIGHT } else { 1.0 };
+                    let weight = kind_weight(&h.kind) * if role == super::priors::Role::Code { 1.0 } else { TEST_WEIGHT };
                     let order = found.len();
                     found.push((1, weight, order, h));
                 }
@@ -570,7 +598,7 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
     hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
     // Chunks holding a literal of a question as written come first (a
     // document's literals are weaker evidence: the hybrid fusion weighs them).
-    let literals = if document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &super::literals::extract(text, false), opts, glob)? };
+    let literals = if document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &super::literals::extract(text, false), false, opts, glob)? };
     if !literals.is_empty() {
         let top = hits.first().map_or(1.0, |h| h.0);
         let mut first: Vec<(f32, u64, Hit)> = literals.into_iter().map(|h| (top + h.score, 0, h)).collect();

@@ -143,8 +143,16 @@ pub fn extract(text: &str) -> Signals {
     // and much else).
     let (prose, fenced) = split_fences(text);
     for c in code_span().captures_iter(&prose) {
-        for n in names(&c[1]) {
-            add(&mut ids, n, if code_shaped(n) { 0.9 } else { 0.7 });
+        // A span of several plain words is a quoted message, not names
+        // (its literal is matched as a phrase).
+        let span = &c[1];
+        let message = span.split_whitespace().filter(|w| w.chars().all(char::is_alphabetic)).count() >= 3;
+        for n in names(span) {
+            if code_shaped(n) {
+                add(&mut ids, n, 0.9);
+            } else if !message {
+                add(&mut ids, n, 0.7);
+            }
         }
     }
     for n in names(&prose) {
