@@ -29,7 +29,7 @@ pub enum Role {
 const CHANGELOG_NAMES: &[&str] = &["changelog", "changes", "history", "news", "release-notes", "release_notes", "releasenotes", "whatsnew"];
 const CHANGELOG_DIRS: &[&str] = &["changelog", "changelog.d", "changes", "newsfragments", "news", "release-notes", "releasenotes", "whatsnew"];
 const CONFIG_NAMES: &[&str] = &[
-    "setup.cfg", "tox.ini", "pyproject.toml", "makefile", "dockerfile", "cargo.toml", "package.json", "tsconfig.json", "codecov.yml", "mypy.ini",
+    "setup.py", "noxfile.py", "setup.cfg", "tox.ini", "pyproject.toml", "makefile", "dockerfile", "cargo.toml", "package.json", "tsconfig.json", "codecov.yml", "mypy.ini",
     "pytest.ini", ".pre-commit-config.yaml", ".readthedocs.yml", ".readthedocs.yaml", ".editorconfig", ".gitignore", ".gitattributes",
     ".coveragerc", ".flake8", "manifest.in",
 ];
@@ -106,7 +106,7 @@ impl About {
                 ".github" | "issue_template" | "pull_request_template" => a.templates = true,
                 "vendor" | "vendored" | "third_party" | "translation" | "translations" | "locale" => a.vendored = true,
                 "ci" | "workflow" | "workflows" | "pipeline" | "github-actions" => a.ci = true,
-                "setup.cfg" | "tox.ini" | "pyproject.toml" | "yaml" | "toml" | "ini" | "package.json" | "cargo.toml" => a.config = true,
+                "setup.py" | "setup.cfg" | "tox.ini" | "pyproject.toml" | "yaml" | "toml" | "ini" | "package.json" | "cargo.toml" => a.config = true,
                 _ => {}
             }
         }
@@ -164,6 +164,7 @@ mod tests {
             (".github/workflows/main.yml", Role::Ci),
             ("setup.cfg", Role::Config),
             ("tox.ini", Role::Config),
+            ("setup.py", Role::Config),
             ("sphinx/templates/quickstart/conf.py_t", Role::Code),
             ("requests/models.py", Role::Code),
             ("sphinx/themes/basic/static/jquery-3.5.1.js", Role::Vendored),
