@@ -424,6 +424,22 @@ fn a_quoted_literal_that_occurs_once_ranks_first() {
     // Case and punctuation count: another casing is no verbatim match.
     let v = repo.query("\"connection REFUSED by the proxy\"", &[]);
     assert!(v["results"][0]["signals"]["exact"].is_null(), "{v}");
+    // Translation catalogs repeat the message in every language: it is still
+    // rare in the code, and an issue quoting it with its level and a value in
+    // place of the format finds where it is raised.
+    for lang in 0..30 {
+        repo.write(&format!("net/locale/l{lang}/messages.po"), "msgid \"Connection refused by the proxy\"\nmsgstr \"\"\n");
+    }
+    repo.write("net/tables.py", "def number(table):\n    log.warning(\"no number is assigned for %s\", table)\n");
+    repo.commit("catalogs");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("\"Connection refused by the proxy\"", &[]);
+    assert_eq!(v["results"][0]["path"], "net/proxy.py", "{v}");
+    let issue = "Numbering tables warns\n\nBuilding the docs prints `WARNING: no number is assigned for table` for every \
+        table since the upgrade, although numfig is on and every table has a caption. Expected: no warning, the tables numbered.";
+    let v = repo.query(issue, &[]);
+    assert_eq!(v["analysis"]["intent"], "document", "{v}");
+    assert_eq!(v["results"][0]["path"], "net/tables.py", "{v}");
 }
 
 /// `--files`: files ranked by all their evidence, each with its best
