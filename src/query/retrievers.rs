@@ -490,6 +490,12 @@ fn literal_hits(
             continue;
         }
         for (doc, role) in matched {
+            // A question's plain words found verbatim in a changelog or the
+            // docs say nothing about where the code is; a quoted literal
+            // was meant as written, wherever it is.
+            if literal.source == super::literals::Source::WholeQuery && role != super::priors::Role::Code {
+                continue;
+            }
             let id = get_str(&doc, cf.id).unwrap_or_default();
             match found.iter_mut().find(|f| f.3.chunk_id.as_deref() == Some(id.as_str())) {
                 Some(f) => f.0 += 1,
