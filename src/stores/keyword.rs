@@ -73,14 +73,7 @@ pub fn code_terms(text: &str) -> Vec<Token> {
         if !is_ident_char(c) {
             continue;
         }
-        let mut end = start + c.len_utf8();
-        while let Some(&(i, c2)) = iter.peek() {
-            if !is_ident_char(c2) {
-                break;
-            }
-            end = i + c2.len_utf8();
-            iter.next();
-        }
+        let end = ident_run_end(&mut iter, start + c.len_utf8());
         let word = &text[start..end];
         let whole = word.trim_matches(|c| c == '_' || c == '$');
         if whole.is_empty() || whole.len() > MAX_TOKEN_LEN {
@@ -101,6 +94,19 @@ pub fn code_terms(text: &str) -> Vec<Token> {
         }
     }
     out
+}
+
+/// Consumes the identifier characters that follow a run's first one; the
+/// byte offset where the run ends (`end` is where it ends so far).
+fn ident_run_end(iter: &mut std::iter::Peekable<std::str::CharIndices<'_>>, mut end: usize) -> usize {
+    while let Some(&(i, c)) = iter.peek() {
+        if !is_ident_char(c) {
+            break;
+        }
+        end = i + c.len_utf8();
+        iter.next();
+    }
+    end
 }
 
 fn is_ident_char(c: char) -> bool {
@@ -168,16 +174,7 @@ pub fn exact_terms(text: &str) -> Vec<Token> {
         if c.is_whitespace() {
             continue;
         }
-        let mut end = start + c.len_utf8();
-        if is_ident_char(c) {
-            while let Some(&(i, c2)) = iter.peek() {
-                if !is_ident_char(c2) {
-                    break;
-                }
-                end = i + c2.len_utf8();
-                iter.next();
-            }
-        }
+        let end = if is_ident_char(c) { ident_run_end(&mut iter, start + c.len_utf8()) } else { start + c.len_utf8() };
         let word = &text[start..end];
         // A run too long to be a word (a hash, base64) keeps its head.
         let mut cut = word.len().min(MAX_TOKEN_LEN);
