@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
 use proptest::prelude::*;
 
-const EXTENSIONS: &[&str] = &["py", "js", "ts", "tsx", "md", "txt", "weird"];
+const EXTENSIONS: &[&str] = &["py", "js", "ts", "tsx", "rs", "go", "java", "c", "h", "cpp", "cs", "rb", "lua", "md", "txt", "weird"];
 
 const SEEDS: &[&str] = &[
     "import os\nfrom .x import y\n\n\nclass A(B):\n    \"\"\"Doc.\"\"\"\n\n    @property\n    def f(self, x):\n        try:\n            return g(x)\n        except ValueError as e:\n            log.error('bad %s', e)\n            raise\n\n\ndef h(*a, **k):\n    return [i for i in a]\n",
@@ -18,6 +18,13 @@ const SEEDS: &[&str] = &[
     "export interface Opts<T> { a?: T; b: string }\nexport type Id = string | number;\nexport enum Color { Red, Green }\nexport function parse<T>(s: string, o: Opts<T>): T {\n  return JSON.parse(s) as T;\n}\nexport default class Parser { constructor(private o: Opts<any>) {} }\n",
     "import React from 'react';\nexport const Button = ({ label }: { label: string }) => <button onClick={() => go(label)}>{label}</button>;\nfunction App() { return <div><Button label=\"x\" /></div>; }\nexport default App;\n",
     "# Title\n\nSome text.\n\n## Section\n\n```python\ndef f():\n    pass\n```\n",
+    "use crate::a::{B, C};\n/// Doc.\n#[derive(Debug)]\npub struct S<T> { x: T }\nimpl<T: Clone> Tr for S<T> {\n    fn f(&self) -> Result<T, E> { let y = g(self.x.clone())?; Ok(y) }\n}\nmacro_rules! m { ($x:expr) => { $x } }\nmod inner { pub fn h() { super::m!(1); } }\n",
+    "package cmd\n\nimport (\n\t\"fmt\"\n\t\"github.com/o/r/pkg\"\n)\n\n// Server serves.\ntype Server struct { pkg.Base; n int }\n\nfunc (s *Server) Start() error {\n\tif err := pkg.Run(s.n); err != nil {\n\t\treturn fmt.Errorf(\"x: %w\", err)\n\t}\n\treturn nil\n}\n",
+    "package org.x;\nimport java.util.List;\n/** Doc. */\npublic class A<T> extends B implements C {\n  @Override public void f(List<T> l) { try { g(l); } catch (Exception e) { log.warn(\"x\", e); } }\n  class Inner { int h() { return 1; } }\n}\n",
+    "#include <stdio.h>\n#include \"x.h\"\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\ntypedef struct node { int v; struct node *next; } node_t;\nstatic int *f(int a) { return g(a); }\nnamespace ns { class K : public Base { public: void m(); }; void K::m() { f(1); } }\ntemplate <typename T> T id(T x) { return x; }\n",
+    "using System;\nnamespace App.Core {\n  /// <summary>Doc.</summary>\n  public class Svc : IBase { public int P { get; set; } public void Run() { try { Go(); } catch (Exception e) { Log(e); } } }\n}\n",
+    "require 'json'\nrequire_relative 'a/b'\nmodule M\n  # Doc.\n  class K < Base\n    def run(x)\n      go(x)\n    rescue StandardError => e\n      log(e)\n    end\n    def self.make; new; end\n  end\nend\n",
+    "local json = require(\"json\")\nlocal M = {}\n-- Doc.\nfunction M.f(a) return json.encode(a) end\nfunction M:g() return self.f(1) end\nlocal function h() pcall(M.f, 2) end\nreturn M\n",
 ];
 
 fn line_count(data: &[u8]) -> usize {

@@ -46,6 +46,8 @@ pub enum ChunkKind {
     Class,
     Interface,
     Enum,
+    /// A namespace's outline (Rust `mod`, C++/C# `namespace`, Ruby `module`).
+    Module,
     Type,
     Function,
     Method,
@@ -70,6 +72,7 @@ impl ChunkKind {
             ChunkKind::Class => "class",
             ChunkKind::Interface => "interface",
             ChunkKind::Enum => "enum",
+            ChunkKind::Module => "module",
             ChunkKind::Type => "type",
             ChunkKind::Function => "function",
             ChunkKind::Method => "method",
@@ -84,7 +87,7 @@ impl ChunkKind {
 
     pub fn all() -> &'static [ChunkKind] {
         use ChunkKind::*;
-        &[File, Class, Interface, Enum, Type, Function, Method, Block, Code, Section, Text, Window, Fallback]
+        &[File, Class, Interface, Enum, Module, Type, Function, Method, Block, Code, Section, Text, Window, Fallback]
     }
 
     pub fn from_symbol(kind: SymbolKind) -> ChunkKind {
@@ -92,6 +95,7 @@ impl ChunkKind {
             SymbolKind::Class => ChunkKind::Class,
             SymbolKind::Interface => ChunkKind::Interface,
             SymbolKind::Enum => ChunkKind::Enum,
+            SymbolKind::Module => ChunkKind::Module,
             SymbolKind::Type => ChunkKind::Type,
             SymbolKind::Function => ChunkKind::Function,
             SymbolKind::Method => ChunkKind::Method,
@@ -308,7 +312,8 @@ impl<'a> Builder<'a> {
             }
         }
         for sym in &parsed.symbols {
-            let depth = sym.qualified_name.matches('.').count().min(sym.parent.as_ref().map_or(0, |p| p.matches('.').count() + 1));
+            let dots = |q: &str| parse::canonical_name(q).matches('.').count();
+            let depth = dots(&sym.qualified_name).min(sym.parent.as_ref().map_or(0, |p| dots(p) + 1));
             content.push_str(&"  ".repeat(depth));
             content.push_str(&sym.signature);
             content.push('\n');

@@ -1,7 +1,9 @@
 //! The language table: which files are parsed with which tree-sitter grammar.
 //!
 //! Adding a language means one entry in [`Language::from_path`], one in
-//! [`Language::grammar`], and its node kinds in `parse.rs`.
+//! [`Language::grammar`] and a query file in `queries/` (see `tags.rs` for
+//! the captures it uses). Python and the JavaScript family are still walked
+//! by hand in `parse.rs`.
 
 use std::path::Path;
 
@@ -12,6 +14,14 @@ pub enum Language {
     JavaScript,
     TypeScript,
     Tsx,
+    Rust,
+    Go,
+    Java,
+    C,
+    Cpp,
+    CSharp,
+    Ruby,
+    Lua,
     Markdown,
     /// Any other text file: chunked by paragraphs.
     Text,
@@ -31,6 +41,14 @@ impl Language {
             "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
             "ts" | "mts" | "cts" => Language::TypeScript,
             "tsx" => Language::Tsx,
+            "rs" => Language::Rust,
+            "go" => Language::Go,
+            "java" => Language::Java,
+            "c" | "h" => Language::C,
+            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => Language::Cpp,
+            "cs" => Language::CSharp,
+            "rb" | "rake" | "gemspec" => Language::Ruby,
+            "lua" => Language::Lua,
             "md" | "markdown" | "mdx" => Language::Markdown,
             _ => Language::Text,
         }
@@ -43,6 +61,14 @@ impl Language {
             "javascript" | "js" | "jsx" => Some(Language::JavaScript),
             "typescript" | "ts" => Some(Language::TypeScript),
             "tsx" => Some(Language::Tsx),
+            "rust" | "rs" => Some(Language::Rust),
+            "go" | "golang" => Some(Language::Go),
+            "java" => Some(Language::Java),
+            "c" => Some(Language::C),
+            "cpp" | "c++" | "cxx" | "cc" => Some(Language::Cpp),
+            "csharp" | "c#" | "cs" => Some(Language::CSharp),
+            "ruby" | "rb" => Some(Language::Ruby),
+            "lua" => Some(Language::Lua),
             "markdown" | "md" => Some(Language::Markdown),
             "text" | "txt" => Some(Language::Text),
             _ => None,
@@ -55,6 +81,14 @@ impl Language {
             Language::JavaScript => "javascript",
             Language::TypeScript => "typescript",
             Language::Tsx => "tsx",
+            Language::Rust => "rust",
+            Language::Go => "go",
+            Language::Java => "java",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::CSharp => "csharp",
+            Language::Ruby => "ruby",
+            Language::Lua => "lua",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }
@@ -67,9 +101,59 @@ impl Language {
             Language::JavaScript => Some(tree_sitter_javascript::LANGUAGE.into()),
             Language::TypeScript => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Tsx => Some(tree_sitter_typescript::LANGUAGE_TSX.into()),
+            Language::Rust => Some(tree_sitter_rust::LANGUAGE.into()),
+            Language::Go => Some(tree_sitter_go::LANGUAGE.into()),
+            Language::Java => Some(tree_sitter_java::LANGUAGE.into()),
+            Language::C => Some(tree_sitter_c::LANGUAGE.into()),
+            Language::Cpp => Some(tree_sitter_cpp::LANGUAGE.into()),
+            Language::CSharp => Some(tree_sitter_c_sharp::LANGUAGE.into()),
+            Language::Ruby => Some(tree_sitter_ruby::LANGUAGE.into()),
+            Language::Lua => Some(tree_sitter_lua::LANGUAGE.into()),
             Language::Markdown | Language::Text => None,
         }
     }
+
+    /// The tags query (definitions, calls, imports; see `tags.rs`) of a
+    /// language that is described by one rather than walked by hand.
+    pub fn tags_query(self) -> Option<&'static str> {
+        match self {
+            Language::Rust => Some(include_str!("queries/rust.scm")),
+            Language::Go => Some(include_str!("queries/go.scm")),
+            Language::Java => Some(include_str!("queries/java.scm")),
+            Language::C => Some(include_str!("queries/c.scm")),
+            Language::Cpp => Some(include_str!("queries/cpp.scm")),
+            Language::CSharp => Some(include_str!("queries/csharp.scm")),
+            Language::Ruby => Some(include_str!("queries/ruby.scm")),
+            Language::Lua => Some(include_str!("queries/lua.scm")),
+            _ => None,
+        }
+    }
+
+    /// How the language writes a member of a named scope in a qualified
+    /// name: `Type::method` in Rust and C++, `pkg.Func` / `Type.Method`
+    /// elsewhere (Ruby's `Class#method` is decided per definition).
+    pub fn scope_separator(self) -> &'static str {
+        match self {
+            Language::Rust | Language::Cpp | Language::Ruby => "::",
+            _ => ".",
+        }
+    }
+
+    /// Every language with a grammar, for tests and benchmarks.
+    pub const PARSED: [Language; 12] = [
+        Language::Python,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::Rust,
+        Language::Go,
+        Language::Java,
+        Language::C,
+        Language::Cpp,
+        Language::CSharp,
+        Language::Ruby,
+        Language::Lua,
+    ];
 
     /// JavaScript-family grammars share node kinds.
     pub fn is_js_family(self) -> bool {
@@ -108,6 +192,17 @@ mod tests {
         assert_eq!(Language::from_path("x.tsx"), Language::Tsx);
         assert_eq!(Language::from_path("README.md"), Language::Markdown);
         assert_eq!(Language::from_path("Makefile"), Language::Text);
+        assert_eq!(Language::from_path("src/lib.rs"), Language::Rust);
+        assert_eq!(Language::from_path("cmd/root.go"), Language::Go);
+        assert_eq!(Language::from_path("include/x.h"), Language::C);
+        assert_eq!(Language::from_path("x.hpp"), Language::Cpp);
+        assert_eq!(Language::from_path("X.cs"), Language::CSharp);
+        assert_eq!(Language::from_path("lib/x.rb"), Language::Ruby);
+        assert_eq!(Language::from_path("init.lua"), Language::Lua);
+        for lang in Language::PARSED {
+            assert!(lang.grammar().is_some(), "{lang:?}");
+            assert_eq!(Language::from_name(lang.name()), Some(lang));
+        }
     }
 
     #[test]

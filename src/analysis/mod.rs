@@ -2,7 +2,13 @@
 //! tree-sitter symbols, imports and calls, cAST chunks, mined conventions.
 //! Pure functions of their input; no I/O.
 
+/// Bump when what analysis makes of a file changes (languages, symbols,
+/// chunk boundaries): indexes made by another version are rebuilt in full.
+/// 2: Rust, Go, Java, C, C++, C#, Ruby and Lua parsed through tags queries.
+pub const VERSION: u32 = 2;
+
 pub mod chunk;
 pub mod lang;
 pub mod parse;
 pub mod patterns;
+pub mod tags;

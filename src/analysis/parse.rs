@@ -24,6 +24,8 @@ pub enum SymbolKind {
     Enum,
     Variable,
     Const,
+    /// A namespace: Rust `mod`, C++/C# `namespace`, Ruby `module`.
+    Module,
 }
 
 impl SymbolKind {
@@ -37,12 +39,13 @@ impl SymbolKind {
             SymbolKind::Enum => "enum",
             SymbolKind::Variable => "variable",
             SymbolKind::Const => "const",
+            SymbolKind::Module => "module",
         }
     }
 
     /// Containers get an outline chunk and their members get their own chunks.
     pub fn is_container(self) -> bool {
-        matches!(self, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum)
+        matches!(self, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum | SymbolKind::Module)
     }
 
     /// Definitions that always get a chunk of their own. Variables and
@@ -127,6 +130,9 @@ pub struct ParsedFile {
 /// Parses `source` as `language`. Returns `None` only for languages without
 /// a grammar; a syntax error still gives a tree.
 pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
+    if language.tags_query().is_some() {
+        return crate::analysis::tags::parse(language, source);
+    }
     let grammar = language.grammar()?;
     let mut parser = Parser::new();
     parser.set_language(&grammar).ok()?;
@@ -161,6 +167,41 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
 fn dedup_in_order(items: &mut Vec<String>) {
     let mut seen = std::collections::HashSet::new();
     items.retain(|c| seen.insert(c.clone()));
+}
+
+/// A qualified name or reference with every language's member separator
+/// written as `.`: `Type::method`, Ruby's `Class#method`, C's `p->f` and
+/// Lua's `obj:m` become `Type.method`, `Class.method`, `p.f`, `obj.m`. A
+/// JavaScript private name (`this.#x`) keeps its `#`.
+pub fn canonical_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.contains([':', '#', '-']) {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ':' => {
+                if chars.peek() == Some(&':') {
+                    chars.next();
+                }
+                out.push('.');
+            }
+            '#' if !out.is_empty() && !out.ends_with('.') => out.push('.'),
+            '-' if chars.peek() == Some(&'>') => {
+                chars.next();
+                out.push('.');
+            }
+            _ => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The last segment of a qualified name: `a.B.c`, `a::B::c`, `B#c` → `c`.
+pub fn short_name(qualified: &str) -> String {
+    let canonical = canonical_name(qualified);
+    canonical.rsplit('.').next().unwrap_or(&canonical).to_string()
 }
 
 /// The source text of a node, decoded leniently (invalid UTF-8 becomes U+FFFD).
@@ -399,21 +440,7 @@ impl<'s> Walker<'s> {
         } else {
             first_non_decorator_start(cand.outer)
         };
-        let end = match cand.body {
-            Some(body) if body.start_byte() > start => body.start_byte(),
-            _ => {
-                // No body: the first line of the statement.
-                let text = &self.src[start..cand.outer.end_byte()];
-                start + text.iter().position(|&b| b == b'\n').unwrap_or(text.len())
-            }
-        };
-        let raw = String::from_utf8_lossy(&self.src[start..end]);
-        let mut sig: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-        while sig.ends_with(['{', ':', '=']) || sig.ends_with("=>") {
-            sig.pop();
-            sig = sig.trim_end().to_string();
-        }
-        truncate_chars(&sig, 240)
+        signature_text(self.src, start, cand.outer.end_byte(), cand.body.map(|b| b.start_byte()))
     }
 
     /// Docstring (Python) or the comment block right above the definition.
@@ -784,12 +811,34 @@ fn clean_docstring(raw: &str) -> String {
     truncate_chars(lines.join("\n").trim(), 1000)
 }
 
-fn clean_comment(raw: &str) -> String {
+/// The declaration from `start` up to its body (or its first line when it
+/// has none), on one line, without a trailing `{`, `:`, `=` or `=>`.
+pub(crate) fn signature_text(src: &[u8], start: usize, end: usize, body_start: Option<usize>) -> String {
+    let end = match body_start {
+        Some(b) if b > start => b,
+        _ => {
+            let text = &src[start..end];
+            start + text.iter().position(|&b| b == b'\n').unwrap_or(text.len())
+        }
+    };
+    let raw = String::from_utf8_lossy(&src[start..end]);
+    let mut sig: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    while sig.ends_with(['{', ':', '=']) || sig.ends_with("=>") {
+        sig.pop();
+        sig = sig.trim_end().to_string();
+    }
+    truncate_chars(&sig, 240)
+}
+
+pub(crate) fn clean_comment(raw: &str) -> String {
     let mut lines = Vec::new();
     for line in raw.lines() {
         let l = line.trim();
         let l = l.trim_start_matches("/**").trim_start_matches("/*").trim_end_matches("*/");
-        let l = l.trim_start_matches("//").trim_start_matches('#').trim_start_matches('*');
+        // `///` and `//!` (Rust), `--[[ ]]` and `--` (Lua), `#` (Python, Ruby).
+        let l = l.trim_start_matches("///").trim_start_matches("//!").trim_start_matches("//");
+        let l = l.trim_start_matches("--[[").trim_end_matches("]]").trim_start_matches("--");
+        let l = l.trim_start_matches('#').trim_start_matches('*');
         let l = l.trim();
         if !l.is_empty() {
             lines.push(l);

@@ -21,7 +21,7 @@ pub struct SymbolFact {
 }
 
 /// What one file says about itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
     pub language: String,
     pub symbols: Vec<SymbolFact>,

@@ -31,6 +31,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 mod facts;
+mod modules;
 mod resolve;
 mod store;
 
@@ -45,7 +46,9 @@ use crate::analysis::lang::Language;
 /// way names resolve changes: an index of another version is rebuilt in full
 /// on its next run (a graph resolved by other rules cannot be updated in place).
 /// 3: a bare name no longer resolves to a member of the enclosing class or object.
-const FORMAT_VERSION: u32 = 3;
+/// 4: names compared in canonical form (`Type::method` is `Type.method`); imports of
+/// Rust, Go, Java, C/C++, Ruby and Lua resolve to files.
+const FORMAT_VERSION: u32 = 4;
 /// The pseudo-symbol module-level calls are resolved from.
 const MODULE_CALLER: &str = "<module>";
 const FACTS_FILE: &str = "facts.bin";
@@ -256,12 +259,12 @@ impl Graph {
             let mut m: FxHashMap<String, Vec<NodeIndex>> = FxHashMap::default();
             for ix in self.graph.node_indices() {
                 if let NodeKey::Symbol { qualified_name, .. } = &self.graph[ix].key {
-                    let last = qualified_name.rsplit('.').next().unwrap_or(qualified_name);
-                    m.entry(last.to_lowercase()).or_default().push(ix);
+                    m.entry(crate::analysis::parse::short_name(qualified_name).to_lowercase()).or_default().push(ix);
                 }
             }
             m
         });
+        let lc = crate::analysis::parse::canonical_name(&lc).into_owned();
         let last = lc.rsplit('.').next().unwrap_or(&lc);
         let dotted = format!(".{lc}");
         let mut out: Vec<NodeIndex> = by_name
@@ -271,7 +274,7 @@ impl Graph {
             .copied()
             .filter(|ix| match &self.graph[*ix].key {
                 NodeKey::Symbol { qualified_name, .. } => {
-                    let q = qualified_name.to_lowercase();
+                    let q = crate::analysis::parse::canonical_name(qualified_name).to_lowercase();
                     q == lc || q.ends_with(&dotted)
                 }
                 _ => false,

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use petgraph::stable_graph::NodeIndex;
 
 use super::*;
-use crate::analysis::parse::SymbolKind;
+use crate::analysis::parse::{canonical_name, short_name, SymbolKind};
 
 pub(super) fn symbol_key(path: &str, qualified_name: &str) -> NodeKey {
     NodeKey::Symbol { path: path.to_string(), qualified_name: qualified_name.to_string() }
@@ -146,7 +146,7 @@ pub(super) fn inherited_member_names(g: &Graph, paths: &BTreeSet<String>, facts:
     for (base, _) in g.walk(&start, &[EdgeKind::Inherits], Direction::Outgoing, 8) {
         for edge in g.graph.edges_directed(base, Direction::Outgoing).filter(|e| e.weight().kind == EdgeKind::Contains) {
             if let NodeKey::Symbol { qualified_name, .. } = &g.graph[edge.target()].key {
-                names.insert(qualified_name.rsplit('.').next().unwrap_or(qualified_name).to_string());
+                names.insert(short_name(qualified_name));
             }
         }
     }
@@ -179,7 +179,8 @@ pub(super) fn normalize_call(raw: &str) -> String {
             _ => {}
         }
     }
-    out.trim_start_matches("?.").replace("?.", ".").replace("!.", ".")
+    let out = out.trim_start_matches("?.").replace("?.", ".").replace("!.", ".");
+    canonical_name(&out).into_owned()
 }
 
 /// The name a reference is looked up and scoped by: the last segment of the
@@ -208,6 +209,12 @@ pub(super) fn module_stem(path: &str) -> String {
         return parts.next().unwrap_or(stem).to_lowercase();
     }
     stem.to_lowercase()
+}
+
+/// Every name segment of an import as written (`crate::a::b`, `x/y.h`,
+/// `a.b.C`), lowercased.
+pub(super) fn import_segments(module: &str) -> impl Iterator<Item = String> + '_ {
+    module.split(['/', '.', ':']).filter(|s| !s.is_empty()).map(str::to_lowercase)
 }
 
 pub(super) fn import_stem(module: &str) -> String {
@@ -248,12 +255,15 @@ impl<'a> Resolver<'a> {
         Resolver { facts, by_name, modules: HashMap::new() }
     }
 
+    /// Whether `path` defines `qualified` (compared in canonical form: the
+    /// resolver builds names with `.` whatever the language writes).
     pub(super) fn has(&self, path: &str, qualified: &str) -> bool {
-        self.facts.get(path).is_some_and(|f| f.symbols.iter().any(|s| s.qualified_name == qualified))
+        self.symbol(path, qualified).is_some()
     }
 
     pub(super) fn symbol(&self, path: &str, qualified: &str) -> Option<&'a crate::graph::SymbolFact> {
-        self.facts.get(path).and_then(|f| f.symbols.iter().find(|s| s.qualified_name == qualified))
+        let wanted = canonical_name(qualified);
+        self.facts.get(path).and_then(|f| f.symbols.iter().find(|s| s.qualified_name == qualified || canonical_name(&s.qualified_name) == wanted))
     }
 
     /// The file an import refers to, if it is in the repository.
@@ -268,6 +278,9 @@ impl<'a> Resolver<'a> {
     }
 
     pub(super) fn find_module(&self, from: &str, module: &str) -> Option<String> {
+        if let Some(found) = super::modules::find(self.facts, from, module) {
+            return found;
+        }
         let dir: Vec<&str> = {
             let mut parts: Vec<&str> = from.split('/').collect();
             parts.pop();
@@ -331,8 +344,15 @@ impl<'a> Resolver<'a> {
         None
     }
 
-    /// Resolves one reference made from `caller` in `path`.
+    /// Resolves one reference made from `caller` in `path`, to the target's
+    /// path and qualified name as the target's language writes it.
     pub(super) fn resolve(&mut self, path: &str, caller: &SymbolFact, raw: &str) -> Option<(String, String)> {
+        let (p, q) = self.resolve_canonical(path, caller, raw)?;
+        let native = self.symbol(&p, &q).map_or(q, |s| s.qualified_name.clone());
+        Some((p, native))
+    }
+
+    fn resolve_canonical(&mut self, path: &str, caller: &SymbolFact, raw: &str) -> Option<(String, String)> {
         let name = normalize_call(raw);
         let segs: Vec<&str> = name.split('.').filter(|s| !s.is_empty()).collect();
         let last = *segs.last()?;
@@ -466,8 +486,8 @@ impl<'a> Resolver<'a> {
                 if imp.names.iter().any(|n| n == first) && segs.len() >= 2 {
                     let sub = format!("{}.{first}", imp.module);
                     if let Some(file) = self.module_file(path, &sub) {
-                        if let Some(q) = self.top_level(&file, last) {
-                            return Some((file, q));
+                        if let Some(found) = self.top_level(&file, last) {
+                            return Some(found);
                         }
                     }
                 }
@@ -476,11 +496,12 @@ impl<'a> Resolver<'a> {
             let named = imp.names.iter().any(|n| n == first || n == last);
             let module_named = import_stem(&imp.module) == first.to_lowercase();
             if named || (segs.len() >= 2 && module_named) {
-                if let Some(q) = self.top_level(&file, last) {
-                    return Some((file, q));
+                if let Some(found) = self.top_level(&file, last) {
+                    return Some(found);
                 }
-                if segs.len() >= 2 && imp.names.iter().any(|n| n == first) {
-                    // `from .models import Request` then `Request.prepare()`.
+                if segs.len() >= 2 && (module_named || imp.names.iter().any(|n| n == first)) {
+                    // `from .models import Request` then `Request.prepare()`;
+                    // Java's `import a.b.Request` then `Request.prepare()`.
                     let q = format!("{first}.{last}");
                     if self.has(&file, &q) {
                         return Some((file, q));
@@ -491,14 +512,14 @@ impl<'a> Resolver<'a> {
                     let sub = format!("{}.{first}", imp.module.trim_end_matches('.'));
                     let sub = if imp.module.chars().all(|c| c == '.') { format!("{}{first}", imp.module) } else { sub };
                     if let Some(file) = self.module_file(path, &sub) {
-                        if let Some(q) = self.top_level(&file, last) {
-                            return Some((file, q));
+                        if let Some(found) = self.top_level(&file, last) {
+                            return Some(found);
                         }
                     }
                 }
             }
-            if let Some(q) = self.top_level(&file, last) {
-                candidates.push((file, q));
+            if let Some(found) = self.top_level(&file, last) {
+                candidates.push(found);
             }
         }
         candidates.sort();
@@ -509,18 +530,26 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// A definition a module exports under `name`.
-    pub(super) fn top_level(&self, path: &str, name: &str) -> Option<String> {
-        let f = self.facts.get(path)?;
+    /// A definition a module exports under `name`. A Go import names a
+    /// package, whose definitions are spread over its directory's files:
+    /// the found file then stands in for the package.
+    pub(super) fn top_level(&self, path: &str, name: &str) -> Option<(String, String)> {
         let exported = [name.to_string(), format!("exports.{name}"), format!("module.exports.{name}")];
-        f.symbols.iter().find(|s| exported.contains(&s.qualified_name)).map(|s| s.qualified_name.clone())
+        for file in super::modules::package_files(self.facts, path) {
+            let Some(f) = self.facts.get(file) else { continue };
+            if let Some(s) = f.symbols.iter().find(|s| exported.contains(&s.qualified_name)) {
+                return Some((file.to_string(), s.qualified_name.clone()));
+            }
+        }
+        None
     }
 }
 
 /// `a.b.c` → [`a.b.c`, `a.b`, `a`].
 pub(super) fn ancestors(qualified: &str) -> Vec<String> {
+    let qualified = canonical_name(qualified);
     let mut out = vec![qualified.to_string()];
-    let mut cur = qualified;
+    let mut cur: &str = &qualified;
     while let Some((head, _)) = cur.rsplit_once('.') {
         out.push(head.to_string());
         cur = head;

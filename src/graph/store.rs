@@ -133,7 +133,13 @@ impl GraphStore {
         // Paths that appeared or vanished change what imports resolve to.
         let existed: BTreeSet<String> = changed_paths.iter().filter(|p| self.facts.contains_key(*p)).cloned().collect();
         let exists_after: BTreeSet<String> = added_paths.clone();
-        let moved_stems: HashSet<String> = existed.symmetric_difference(&exists_after).map(|p| module_stem(p)).collect();
+        // A file stands for its module by its stem, and for its directory (a Go
+        // package, Rust's `mod.rs`, Lua's `init.lua`): both count as moved.
+        let moved_stems: HashSet<String> = existed
+            .symmetric_difference(&exists_after)
+            .flat_map(|p| [Some(module_stem(p)), p.rsplit('/').nth(1).map(str::to_lowercase)])
+            .flatten()
+            .collect();
         // `self.x` in an unchanged subclass resolves through the bases of a
         // changed class: the members along those base chains, before and after.
         names.extend(inherited_member_names(&self.graph, &changed_paths, &self.facts));
@@ -158,7 +164,9 @@ impl GraphStore {
         let unchanged: Vec<String> = self.facts.keys().filter(|p| !changed_paths.contains(*p)).cloned().collect();
         for p in unchanged {
             let f = &self.facts[&p];
-            let imports_moved = f.imports.iter().any(|i| moved_stems.contains(&import_stem(&i.module)));
+            // Any segment of the import: a Rust path resolves to its longest
+            // prefix that is a file, a C include `x.h` to the file `x`.
+            let imports_moved = f.imports.iter().any(|i| moved_stems.contains(&import_stem(&i.module)) || import_segments(&i.module).any(|s| moved_stems.contains(&s)));
             let touches = |raw: &str| names.contains(&ref_name(raw));
             let refs_changed = f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c));
             if imports_moved || refs_changed {

@@ -107,9 +107,10 @@ impl Default for IndexOptions {
 /// Hash of everything that changes what ends up in the index.
 pub fn config_hash(chunk: &ChunkOptions) -> String {
     let key = format!(
-        "schema={};keyword={};chunk={};max_parse={};window={}",
+        "schema={};keyword={};analysis={};chunk={};max_parse={};window={}",
         crate::stores::state::SCHEMA_VERSION,
         crate::stores::keyword::FORMAT_VERSION,
+        crate::analysis::VERSION,
         chunk.budget,
         chunk.max_parse_bytes,
         chunk.max_window_lines

@@ -78,7 +78,7 @@ pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32) -> Vec<Hit> {
 /// Outlines (file, class) elide their members' bodies, so they do not repeat
 /// the members' lines.
 pub(super) fn is_outline(kind: &str) -> bool {
-    matches!(kind, "file" | "class" | "interface" | "enum" | "pattern")
+    matches!(kind, "file" | "class" | "interface" | "enum" | "module" | "pattern")
 }
 
 /// Drops a result whose lines mostly repeat a better-ranked result of the same file.

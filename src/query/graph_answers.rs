@@ -133,7 +133,7 @@ pub fn pick_subjects(graph: &Graph, ask: &GraphAsk) -> Vec<petgraph::stable_grap
                 3.0
             } else if qualified_name.eq_ignore_ascii_case(word) {
                 2.5
-            } else if qualified_name.rsplit('.').next().is_some_and(|n| n == word) {
+            } else if crate::analysis::parse::short_name(qualified_name) == *word {
                 2.0
             } else {
                 1.5

@@ -1,0 +1,574 @@
+//! Symbols, calls and imports from a language's tags query.
+//!
+//! A language described by data is a grammar plus a query file in
+//! `queries/` (the `tags.scm` convention of tree-sitter-tags, GitHub code
+//! navigation, Aider and Zed). The captures this module reads:
+//!
+//! - `@definition.<kind>` on the statement-level node of a definition (its
+//!   chunk), with `@name`, optionally `@body`, `@scope` (a qualifier given
+//!   by text: a Go receiver type, C++'s `Foo::` in `Foo::bar`, Lua's `M.` in
+//!   `function M.f`) and any number of `@base` (superclasses, interfaces,
+//!   embedded types). Kinds: function, method, class, interface, type, enum,
+//!   const, variable, module.
+//! - `@scope.impl` on a block whose members are qualified by `@name` but
+//!   which is not a definition itself (Rust's `impl Type`); its `@base`
+//!   (the trait) becomes a base of `Type` when the file defines it.
+//! - `@reference.call` on a call, with `@callee`: the called expression as
+//!   written.
+//! - `@import` on an import, with `@import.module` and any `@import.name`.
+//!
+//! When several patterns capture the same definition node, the first
+//! pattern in the file wins. Everything else (nesting, qualified names,
+//! methods, doc comments, signatures) is derived here the same way for every
+//! language.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, OnceLock};
+
+use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+
+use crate::analysis::lang::Language;
+use crate::analysis::parse::{self, Import, ParsedFile, Span, Symbol, SymbolKind};
+
+/// A compiled query per language, compiled on first use (a C++ query takes
+/// milliseconds to compile; most processes never need most languages).
+fn compiled(language: Language) -> Option<&'static Query> {
+    static CACHE: OnceLock<Mutex<HashMap<Language, Option<&'static Query>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    *cache.entry(language).or_insert_with(|| {
+        let source = language.tags_query()?;
+        let grammar = language.grammar()?;
+        // A query that does not compile is a defect of this crate, caught by
+        // the tests; at run time the file is then indexed as text.
+        Query::new(&grammar, source).ok().map(|q| &*Box::leak(Box::new(q)))
+    })
+}
+
+/// Compiles a language's query, reporting the error (for tests).
+pub fn check_query(language: Language) -> Result<(), String> {
+    let (Some(source), Some(grammar)) = (language.tags_query(), language.grammar()) else {
+        return Err(format!("{} has no tags query", language.name()));
+    };
+    Query::new(&grammar, source).map(|_| ()).map_err(|e| format!("{}: {e}", language.name()))
+}
+
+/// One definition or scope as captured.
+struct Captured<'t> {
+    pattern: usize,
+    outer: Node<'t>,
+    /// `None` for a `@scope.impl` block.
+    kind: Option<SymbolKind>,
+    name: Option<Node<'t>>,
+    body: Option<Node<'t>>,
+    scope: Option<Node<'t>>,
+    bases: Vec<Node<'t>>,
+}
+
+/// What a definition or scope contributes to the names nested in it.
+struct Frame {
+    end: usize,
+    /// The qualified name members are prefixed with.
+    qualified: String,
+    /// The symbol, when the frame is one (not a `@scope.impl`).
+    symbol: Option<usize>,
+    /// Members of a class-like frame are methods.
+    class_like: bool,
+    /// A type alias, constant or variable: definitions inside it are part of it.
+    opaque: bool,
+}
+
+const MAX_CALL_TEXT: usize = 120;
+
+/// Parses `source` with the language's grammar and tags query. `None` when
+/// the language has no query (or it failed to compile).
+pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
+    let query = compiled(language)?;
+    let grammar = language.grammar()?;
+    let mut parser = Parser::new();
+    parser.set_language(&grammar).ok()?;
+    let tree = parser.parse(source, None)?;
+    let root = tree.root_node();
+    let names = query.capture_names();
+
+    let mut defs: HashMap<usize, Captured> = HashMap::new();
+    let mut calls: Vec<(usize, String)> = Vec::new();
+    let mut imports: HashMap<usize, (usize, Option<String>, Vec<String>)> = HashMap::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, root, source);
+    while let Some(m) = matches.next() {
+        let mut outer: Option<(Node, &str)> = None;
+        let (mut name, mut body, mut scope, mut callee, mut module) = (None, None, None, None, None);
+        let (mut bases, mut import_names) = (Vec::new(), Vec::new());
+        for c in m.captures() {
+            let capture = names[c.index as usize];
+            match capture {
+                "name" => name = Some(c.node),
+                "body" => body = Some(c.node),
+                "scope" => scope = Some(c.node),
+                "base" => bases.push(c.node),
+                "callee" => callee = Some(c.node),
+                "import.module" => module = Some(c.node),
+                "import.name" => import_names.push(c.node),
+                _ if capture.starts_with("definition.") || capture == "scope.impl" || capture == "reference.call" || capture == "import" => {
+                    outer = Some((c.node, capture));
+                }
+                _ => {}
+            }
+        }
+        let Some((node, capture)) = outer else { continue };
+        match capture {
+            "reference.call" => {
+                if let Some(callee) = callee {
+                    let text: String = parse::node_text(source, callee).split_whitespace().collect();
+                    if !text.is_empty() && text.len() <= MAX_CALL_TEXT {
+                        calls.push((node.start_byte(), text));
+                    }
+                }
+            }
+            "import" => {
+                let entry = imports.entry(node.id()).or_insert_with(|| (node.start_position().row + 1, None, Vec::new()));
+                if let Some(module) = module {
+                    entry.1.get_or_insert_with(|| unquote_path(&parse::node_text(source, module)));
+                }
+                for n in import_names {
+                    let n = parse::node_text(source, n);
+                    if !entry.2.contains(&n) {
+                        entry.2.push(n);
+                    }
+                }
+            }
+            _ => {
+                let kind = capture.strip_prefix("definition.").map(kind_of);
+                let captured = Captured { pattern: m.pattern_index, outer: node, kind, name, body, scope, bases };
+                match defs.get(&node.id()) {
+                    Some(prev) if prev.pattern < captured.pattern => {}
+                    Some(prev) if prev.pattern == captured.pattern => {
+                        // One pattern matching a node several times (one per base): merge.
+                        let mut merged = captured;
+                        let prev = defs.remove(&node.id()).map(|p| p.bases).unwrap_or_default();
+                        for b in prev {
+                            if !merged.bases.iter().any(|x| x.id() == b.id()) {
+                                merged.bases.push(b);
+                            }
+                        }
+                        merged.bases.sort_by_key(|b| b.start_byte());
+                        defs.insert(node.id(), merged);
+                    }
+                    _ => {
+                        defs.insert(node.id(), captured);
+                    }
+                }
+            }
+        }
+    }
+
+    // One definition per name: a pattern for a whole declaration and one for
+    // its inner spec may both match (Go's `type X struct` and `type ( … )`).
+    let mut by_name_node: HashMap<usize, Captured> = HashMap::new();
+    for d in defs.into_values() {
+        let Some(name) = d.name else { continue };
+        match by_name_node.get(&name.id()) {
+            Some(prev) if prev.pattern < d.pattern => {}
+            _ => {
+                by_name_node.insert(name.id(), d);
+            }
+        }
+    }
+    let mut defs: Vec<Captured> = by_name_node.into_values().collect();
+    defs.sort_by(|a, b| a.outer.start_byte().cmp(&b.outer.start_byte()).then(b.outer.end_byte().cmp(&a.outer.end_byte())));
+    let mut out = Extracted { src: source, language, symbols: Vec::new(), defs_by_node: HashMap::new(), impl_bases: Vec::new() };
+    out.register_all(&defs);
+    out.attach_impl_bases();
+    let module_calls = out.attach_calls(calls);
+
+    let mut imports: Vec<(usize, Option<String>, Vec<String>)> = imports.into_values().collect();
+    imports.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    let imports = imports.into_iter().filter_map(|(line, module, names)| Some(Import { module: module?, names, line })).collect();
+    let has_errors = root.has_error();
+    let Extracted { symbols, defs_by_node, .. } = out;
+    Some(ParsedFile { language, tree, symbols, imports, module_calls, defs_by_node, has_errors })
+}
+
+fn kind_of(name: &str) -> SymbolKind {
+    match name {
+        "method" => SymbolKind::Method,
+        "class" => SymbolKind::Class,
+        "interface" => SymbolKind::Interface,
+        "type" => SymbolKind::Type,
+        "enum" => SymbolKind::Enum,
+        "const" => SymbolKind::Const,
+        "variable" => SymbolKind::Variable,
+        "module" => SymbolKind::Module,
+        _ => SymbolKind::Function,
+    }
+}
+
+/// `"net/http"`, `<stdio.h>`, `'json'` → the path inside.
+fn unquote_path(s: &str) -> String {
+    s.trim().trim_matches(['"', '\'', '`', '<', '>']).to_string()
+}
+
+struct Extracted<'s> {
+    src: &'s [u8],
+    language: Language,
+    symbols: Vec<Symbol>,
+    defs_by_node: HashMap<usize, Vec<usize>>,
+    /// (type name, qualified prefix, base) from `impl Trait for Type`.
+    impl_bases: Vec<(String, String)>,
+}
+
+impl Extracted<'_> {
+    fn text(&self, node: Node) -> String {
+        parse::node_text(self.src, node)
+    }
+
+    /// Registers definitions in source order, nesting each in the innermost
+    /// definition or scope that contains it.
+    fn register_all(&mut self, defs: &[Captured]) {
+        let mut frames: Vec<Frame> = Vec::new();
+        for d in defs {
+            let start = d.outer.start_byte();
+            while frames.last().is_some_and(|f| f.end <= start) {
+                frames.pop();
+            }
+            if frames.last().is_some_and(|f| f.opaque) {
+                // Part of a declaration that is one symbol (C's `typedef struct {…} T`).
+                continue;
+            }
+            let Some(name_node) = d.name else { continue };
+            let name = self.text(name_node).split_whitespace().collect::<String>();
+            if name.is_empty() {
+                continue;
+            }
+            let enclosing = frames.last();
+            let explicit_scope = d.scope.map(|s| scope_name(&self.text(s)));
+            // The prefix this definition's qualified name gets.
+            let prefix = match (&explicit_scope, enclosing) {
+                (Some(s), Some(f)) => Some(format!("{}{}{}", f.qualified, self.language.scope_separator(), s)),
+                (Some(s), None) => Some(s.clone()),
+                (None, Some(f)) => Some(f.qualified.clone()),
+                (None, None) => None,
+            };
+            let Some(kind) = d.kind else {
+                // A `@scope.impl`: members are qualified by the type it names.
+                let type_name = scope_name(&name);
+                let qualified = match &prefix {
+                    Some(p) => format!("{p}{}{type_name}", self.language.scope_separator()),
+                    None => type_name.clone(),
+                };
+                for b in &d.bases {
+                    self.impl_bases.push((qualified.clone(), self.text(*b)));
+                }
+                frames.push(Frame { end: d.outer.end_byte(), qualified, symbol: None, class_like: true, opaque: false });
+                continue;
+            };
+            let in_class = (explicit_scope.is_some() && self.language != Language::Lua) || enclosing.is_some_and(|f| f.class_like);
+            let kind = if kind == SymbolKind::Function && in_class { SymbolKind::Method } else { kind };
+            let qualified_name = match &prefix {
+                Some(p) => format!("{p}{}{name}", self.separator(d.outer, kind)),
+                None => name.clone(),
+            };
+            // The enclosing symbol: the frame's, or the file's definition of the scope.
+            let parent_index = match (&explicit_scope, enclosing) {
+                (None, Some(f)) => f.symbol.or_else(|| self.symbols.iter().position(|s| s.qualified_name == f.qualified)),
+                _ => prefix.as_ref().and_then(|p| self.symbols.iter().position(|s| &s.qualified_name == p)),
+            };
+            let (doc, doc_start) = self.leading_doc(d.outer);
+            let bases = d.bases.iter().map(|b| self.text(*b).split_whitespace().collect::<String>()).collect();
+            let symbol = Symbol {
+                name,
+                qualified_name: qualified_name.clone(),
+                kind,
+                parent: prefix,
+                signature: self.signature(d.outer, d.body),
+                doc,
+                span: Span::of(d.outer),
+                doc_start,
+                body: d.body.map(Span::of),
+                calls: Vec::new(),
+                bases,
+                parent_index,
+            };
+            self.symbols.push(symbol);
+            let idx = self.symbols.len() - 1;
+            self.defs_by_node.entry(d.outer.id()).or_default().push(idx);
+            let opaque = matches!(kind, SymbolKind::Type | SymbolKind::Const | SymbolKind::Variable);
+            if opaque {
+                frames.push(Frame { end: d.outer.end_byte(), qualified: qualified_name, symbol: Some(idx), class_like: false, opaque });
+            } else {
+                // Ruby's modules hold methods (mixins); a Rust or C++ module holds functions.
+                let class_like = matches!(kind, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum)
+                    || (kind == SymbolKind::Module && self.language == Language::Ruby);
+                frames.push(Frame { end: d.outer.end_byte(), qualified: qualified_name, symbol: Some(idx), class_like, opaque });
+            }
+        }
+    }
+
+    /// Ruby writes an instance method `Class#method` and a singleton method
+    /// `Class.method`; other languages use one separator throughout.
+    fn separator(&self, outer: Node, kind: SymbolKind) -> &'static str {
+        match (self.language, kind) {
+            (Language::Ruby, SymbolKind::Method) if outer.kind() == "method" => "#",
+            (Language::Ruby, SymbolKind::Method) => ".",
+            (lang, _) => lang.scope_separator(),
+        }
+    }
+
+    /// `impl Trait for Type` makes `Trait` a base of `Type` when the file defines it.
+    fn attach_impl_bases(&mut self) {
+        for (type_name, base) in std::mem::take(&mut self.impl_bases) {
+            let base: String = base.split_whitespace().collect();
+            if let Some(sym) = self.symbols.iter_mut().find(|s| s.qualified_name == type_name) {
+                if !sym.bases.contains(&base) {
+                    sym.bases.push(base);
+                }
+            }
+        }
+    }
+
+    /// Each call goes to the innermost symbol around it; the rest are the
+    /// module's own calls.
+    fn attach_calls(&mut self, mut calls: Vec<(usize, String)>) -> Vec<String> {
+        calls.sort_by_key(|(at, _)| *at);
+        let mut order: Vec<usize> = (0..self.symbols.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (sa, sb) = (&self.symbols[a].span, &self.symbols[b].span);
+            sa.start_byte.cmp(&sb.start_byte).then(sb.end_byte.cmp(&sa.end_byte))
+        });
+        let mut module_calls = Vec::new();
+        let mut stack: Vec<usize> = Vec::new();
+        let mut next = 0;
+        for (at, text) in calls {
+            while next < order.len() && self.symbols[order[next]].span.start_byte <= at {
+                let s = order[next];
+                while stack.last().is_some_and(|&t| self.symbols[t].span.end_byte <= self.symbols[s].span.start_byte) {
+                    stack.pop();
+                }
+                stack.push(s);
+                next += 1;
+            }
+            while stack.last().is_some_and(|&t| self.symbols[t].span.end_byte <= at) {
+                stack.pop();
+            }
+            match stack.last() {
+                Some(&s) => self.symbols[s].calls.push(text),
+                None => module_calls.push(text),
+            }
+        }
+        let mut seen = HashSet::new();
+        module_calls.retain(|c| seen.insert(c.clone()));
+        for s in &mut self.symbols {
+            let mut seen = HashSet::new();
+            s.calls.retain(|c| seen.insert(c.clone()));
+        }
+        module_calls
+    }
+
+    /// The comments (and attributes, like Rust's `#[derive]`) right above a
+    /// definition: the comment text as its doc, and where its chunk starts.
+    fn leading_doc(&self, node: Node) -> (Option<String>, Option<(usize, usize)>) {
+        let mut first: Option<Node> = None;
+        let mut comments: Vec<Node> = Vec::new();
+        let mut expected_row = node.start_position().row;
+        let mut cur = node.prev_sibling();
+        while let Some(c) = cur {
+            let is_comment = c.kind().contains("comment");
+            if !is_comment && !is_attribute(c.kind()) {
+                break;
+            }
+            let end = c.end_position();
+            let end_row = if end.column == 0 && end.row > c.start_position().row { end.row - 1 } else { end.row };
+            if end_row + 1 != expected_row && end_row != expected_row {
+                break;
+            }
+            if is_comment {
+                comments.push(c);
+            }
+            first = Some(c);
+            expected_row = c.start_position().row;
+            cur = c.prev_sibling();
+        }
+        let Some(first) = first else { return (None, None) };
+        comments.reverse();
+        let text: Vec<String> = comments.iter().map(|c| self.text(*c)).collect();
+        let doc = parse::clean_comment(&text.join("\n"));
+        (Some(doc).filter(|d| !d.is_empty()), Some((first.start_byte(), first.start_position().row + 1)))
+    }
+
+    /// The declaration up to its body, on one line.
+    fn signature(&self, outer: Node, body: Option<Node>) -> String {
+        parse::signature_text(self.src, outer.start_byte(), outer.end_byte(), body.map(|b| b.start_byte()))
+    }
+}
+
+fn is_attribute(kind: &str) -> bool {
+    matches!(kind, "attribute_item" | "attribute_list" | "annotation" | "marker_annotation")
+}
+
+/// A scope written as a type: `*Server` → `Server`, `Foo<T>` → `Foo`,
+/// `a::b::Foo` stays qualified.
+fn scope_name(text: &str) -> String {
+    let t: String = text.split_whitespace().collect();
+    let t = t.trim_start_matches(['*', '&']);
+    let t = t.strip_prefix("mut").filter(|_| text.contains("&mut")).unwrap_or(t);
+    match t.find(['<', '[', '(']) {
+        Some(i) => t[..i].to_string(),
+        None => t.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_query_compiles() {
+        for lang in Language::PARSED {
+            if lang.tags_query().is_some() {
+                check_query(lang).unwrap();
+            }
+        }
+    }
+
+    fn symbols(lang: Language, src: &str) -> Vec<(String, &'static str, Option<String>)> {
+        let parsed = parse(lang, src.as_bytes()).expect("parsed");
+        parsed.symbols.iter().map(|s| (s.qualified_name.clone(), s.kind.as_str(), s.parent.clone())).collect()
+    }
+
+    fn has(syms: &[(String, &'static str, Option<String>)], q: &str, kind: &str) {
+        assert!(syms.iter().any(|(n, k, _)| n == q && *k == kind), "no {kind} {q} in {syms:?}");
+    }
+
+    #[test]
+    fn rust_items_impls_and_modules() {
+        let src = "use crate::a::{B, c::D};\nmod tests;\n/// Doc of S.\n#[derive(Debug)]\npub struct S<T> { x: T }\n\nimpl<T: Clone> Display for S<T> {\n    fn fmt(&self) -> R { let y = helper(self.x.clone())?; write!(f, \"{}\", y) }\n}\nimpl S<u8> { pub const N: u8 = 1; pub fn new() -> Self { S::default() } }\ntrait Tr: Base { fn req(&self); fn prov(&self) {} }\nmod inner { pub fn h() {} }\nmacro_rules! m { () => {} }\n";
+        let syms = symbols(Language::Rust, src);
+        has(&syms, "S", "class");
+        has(&syms, "S::fmt", "method");
+        has(&syms, "S::new", "method");
+        has(&syms, "S::N", "const");
+        has(&syms, "Tr", "interface");
+        has(&syms, "Tr::req", "method");
+        has(&syms, "inner", "module");
+        has(&syms, "inner::h", "function");
+        has(&syms, "m", "function");
+        let parsed = parse(Language::Rust, src.as_bytes()).unwrap();
+        let s = parsed.symbols.iter().find(|s| s.qualified_name == "S").unwrap();
+        assert_eq!(s.doc.as_deref(), Some("Doc of S."));
+        assert_eq!(s.doc_start.map(|(_, l)| l), Some(3), "the chunk starts at the doc comment");
+        assert!(s.bases.contains(&"Display".to_string()), "{:?}", s.bases);
+        let fmt = parsed.symbols.iter().find(|s| s.qualified_name == "S::fmt").unwrap();
+        assert_eq!(fmt.parent.as_deref(), Some("S"));
+        assert!(fmt.calls.contains(&"helper".to_string()) && fmt.calls.contains(&"write".to_string()), "{:?}", fmt.calls);
+        let imports: Vec<(String, Vec<String>)> = parsed.imports.iter().map(|i| (i.module.clone(), i.names.clone())).collect();
+        assert!(imports.contains(&("crate::a".to_string(), vec!["B".to_string(), "D".to_string()])), "{imports:?}");
+        assert!(imports.iter().any(|(m, _)| m == "tests"), "{imports:?}");
+    }
+
+    #[test]
+    fn go_receivers_packages_and_embedding() {
+        let src = "package cmd\n\nimport (\n\t\"fmt\"\n\tp \"github.com/o/r/pkg\"\n)\n\n// Server serves.\ntype Server struct {\n\tp.Base\n\tn int\n}\n\ntype (\n\tID int\n\tRunner interface { Run() error }\n)\n\nconst Max = 3\n\nfunc (s *Server) Start() error {\n\tif err := p.Run(s.n); err != nil {\n\t\treturn fmt.Errorf(\"x: %w\", err)\n\t}\n\treturn nil\n}\n\nfunc New() *Server { return &Server{} }\n";
+        let syms = symbols(Language::Go, src);
+        has(&syms, "Server", "class");
+        has(&syms, "Server.Start", "method");
+        has(&syms, "New", "function");
+        has(&syms, "ID", "type");
+        has(&syms, "Runner", "interface");
+        has(&syms, "Runner.Run", "method");
+        has(&syms, "Max", "const");
+        assert_eq!(syms.iter().filter(|(n, _, _)| n == "Server").count(), 1, "{syms:?}");
+        let parsed = parse(Language::Go, src.as_bytes()).unwrap();
+        let server = parsed.symbols.iter().find(|s| s.qualified_name == "Server").unwrap();
+        assert_eq!(server.span.start_line, 9, "the chunk starts at `type`");
+        assert_eq!(server.doc.as_deref(), Some("Server serves."));
+        assert_eq!(server.bases, vec!["p.Base".to_string()]);
+        let start = parsed.symbols.iter().find(|s| s.qualified_name == "Server.Start").unwrap();
+        assert_eq!(start.parent.as_deref(), Some("Server"));
+        assert!(start.calls.contains(&"p.Run".to_string()) && start.calls.contains(&"fmt.Errorf".to_string()), "{:?}", start.calls);
+        let imports: Vec<(String, Vec<String>)> = parsed.imports.iter().map(|i| (i.module.clone(), i.names.clone())).collect();
+        assert_eq!(imports, vec![("fmt".to_string(), vec![]), ("github.com/o/r/pkg".to_string(), vec!["p".to_string()])]);
+    }
+
+    #[test]
+    fn java_classes_members_and_imports() {
+        let src = "package org.x;\nimport java.util.List;\nimport org.x.util.Helper;\n/** Doc of A. */\npublic class A<T> extends B implements C, D {\n  private static final int MAX = 3;\n  public A() { super(); }\n  @Override public void f(List<T> l) { try { Helper.g(l); } catch (Exception e) { log.warn(\"x\", e); } }\n  class Inner { int h() { return new Thing().run(); } }\n}\ninterface C extends E { void m(); }\nenum Color { RED; int code() { return 1; } }\n";
+        let syms = symbols(Language::Java, src);
+        for (q, k) in [("A", "class"), ("A.A", "method"), ("A.f", "method"), ("A.MAX", "variable"), ("A.Inner", "class"), ("A.Inner.h", "method"), ("C", "interface"), ("C.m", "method"), ("Color", "enum"), ("Color.code", "method")] {
+            has(&syms, q, k);
+        }
+        let parsed = parse(Language::Java, src.as_bytes()).unwrap();
+        let a = parsed.symbols.iter().find(|s| s.qualified_name == "A").unwrap();
+        assert_eq!(a.bases, vec!["B", "C", "D"]);
+        assert_eq!(a.doc.as_deref(), Some("Doc of A."));
+        let f = parsed.symbols.iter().find(|s| s.qualified_name == "A.f").unwrap();
+        assert!(f.calls.contains(&"g".to_string()), "{:?}", f.calls);
+        assert_eq!(parsed.imports.iter().map(|i| i.module.as_str()).collect::<Vec<_>>(), vec!["java.util.List", "org.x.util.Helper"]);
+    }
+
+    #[test]
+    fn c_and_cpp_definitions_declarations_and_includes() {
+        let src = "#include <stdio.h>\n#include \"x.h\"\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n#define LIMIT 10\ntypedef struct node { int v; struct node *next; } node_t;\nint count(node_t *n);\n/* Doc of f. */\nstatic int *f(int a) { return g(a); }\nstruct point { int x; };\nenum color { RED };\n";
+        let syms = symbols(Language::C, src);
+        for (q, k) in [("MAX", "function"), ("LIMIT", "const"), ("node_t", "type"), ("count", "function"), ("f", "function"), ("point", "class"), ("color", "enum")] {
+            has(&syms, q, k);
+        }
+        assert!(!syms.iter().any(|(n, _, _)| n == "node" || n.ends_with(".node")), "the struct of a typedef is the typedef: {syms:?}");
+        let parsed = parse(Language::C, src.as_bytes()).unwrap();
+        assert_eq!(parsed.imports.iter().map(|i| i.module.as_str()).collect::<Vec<_>>(), vec!["stdio.h", "x.h"]);
+        let f = parsed.symbols.iter().find(|s| s.qualified_name == "f").unwrap();
+        assert_eq!(f.calls, vec!["g"]);
+        assert_eq!(f.doc.as_deref(), Some("Doc of f."));
+
+        let src = "#include \"k.hpp\"\nnamespace ns {\nclass K : public Base<int>, private Other {\n public:\n  void m();\n  int inline_one() { return 1; }\n};\nvoid K::m() { helper(1); }\ntemplate <typename T> T id(T x) { return x; }\n}\n";
+        let syms = symbols(Language::Cpp, src);
+        for (q, k) in [("ns", "module"), ("ns::K", "class"), ("ns::K::m", "method"), ("ns::K::inline_one", "method"), ("ns::id", "function")] {
+            has(&syms, q, k);
+        }
+        let parsed = parse(Language::Cpp, src.as_bytes()).unwrap();
+        let k = parsed.symbols.iter().find(|s| s.qualified_name == "ns::K").unwrap();
+        assert_eq!(k.bases.len(), 2, "{:?}", k.bases);
+        let defined = parsed.symbols.iter().filter(|s| s.qualified_name == "ns::K::m").count();
+        assert_eq!(defined, 2, "declared in the class and defined outside: one name, two places");
+    }
+
+    #[test]
+    fn csharp_ruby_and_lua() {
+        let src = "using System;\nusing App.Util;\nnamespace App.Core {\n  /// <summary>Doc.</summary>\n  public class Svc : IBase, IOther {\n    public int P { get; set; }\n    public Svc() {}\n    public void Run() { try { Go(); } catch (Exception e) { Log.Write(e); } }\n  }\n  interface IBase { void Run(); }\n}\n";
+        let syms = symbols(Language::CSharp, src);
+        for (q, k) in [("App.Core", "module"), ("App.Core.Svc", "class"), ("App.Core.Svc.P", "method"), ("App.Core.Svc.Run", "method"), ("App.Core.IBase.Run", "method")] {
+            has(&syms, q, k);
+        }
+        let parsed = parse(Language::CSharp, src.as_bytes()).unwrap();
+        let run = parsed.symbols.iter().find(|s| s.qualified_name == "App.Core.Svc.Run").unwrap();
+        assert!(run.calls.contains(&"Log.Write".to_string()), "{:?}", run.calls);
+        assert_eq!(parsed.imports.iter().map(|i| i.module.as_str()).collect::<Vec<_>>(), vec!["System", "App.Util"]);
+
+        let src = "require 'json'\nrequire_relative 'a/b'\nmodule M\n  VERSION = '1'\n  # Doc of K.\n  class K < Base\n    def run(x)\n      go(x)\n    rescue StandardError => e\n      log(e)\n    end\n    def self.make; new; end\n  end\nend\n";
+        let syms = symbols(Language::Ruby, src);
+        for (q, k) in [("M", "module"), ("M::VERSION", "const"), ("M::K", "class"), ("M::K#run", "method"), ("M::K.make", "method")] {
+            has(&syms, q, k);
+        }
+        let parsed = parse(Language::Ruby, src.as_bytes()).unwrap();
+        let k = parsed.symbols.iter().find(|s| s.qualified_name == "M::K").unwrap();
+        assert_eq!((k.bases.clone(), k.doc.as_deref()), (vec!["Base".to_string()], Some("Doc of K.")));
+        assert_eq!(parsed.imports.iter().map(|i| i.module.as_str()).collect::<Vec<_>>(), vec!["json", "a/b"]);
+
+        let src = "local json = require(\"json\")\nlocal M = {}\n-- Doc of f.\nfunction M.f(a) return json.encode(a) end\nfunction M:g() return self.f(1) end\nlocal function h() pcall(M.f, 2) end\nlocal k = function() end\nreturn M\n";
+        let syms = symbols(Language::Lua, src);
+        for (q, k) in [("M.f", "function"), ("M.g", "method"), ("h", "function"), ("k", "function")] {
+            has(&syms, q, k);
+        }
+        let parsed = parse(Language::Lua, src.as_bytes()).unwrap();
+        let f = parsed.symbols.iter().find(|s| s.qualified_name == "M.f").unwrap();
+        assert_eq!((f.calls.clone(), f.doc.as_deref()), (vec!["json.encode".to_string()], Some("Doc of f.")));
+        assert_eq!(parsed.imports.iter().map(|i| i.module.as_str()).collect::<Vec<_>>(), vec!["json"]);
+    }
+
+    #[test]
+    fn scope_names_drop_pointers_and_generics() {
+        assert_eq!(scope_name("*Server"), "Server");
+        assert_eq!(scope_name("Foo<T>"), "Foo");
+        assert_eq!(scope_name("a::Foo"), "a::Foo");
+    }
+}

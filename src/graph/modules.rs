@@ -1,0 +1,215 @@
+//! Which file an import names, for the languages described by query files:
+//! Rust `use`/`mod` paths within the crate, Go import paths (a package is
+//! its directory), Java packages, C/C++ `#include`, Ruby `require` /
+//! `require_relative`, Lua `require`. C# `using` names a namespace, not a
+//! file, so it stays external. Python and the JavaScript family are in
+//! `resolve.rs`.
+
+use std::collections::BTreeMap;
+
+use crate::analysis::lang::Language;
+use crate::graph::FileFacts;
+
+/// The file `module` (as written in `from`) refers to, if the repository
+/// has it. `None` for languages handled elsewhere and for anything outside.
+pub(super) fn find(facts: &BTreeMap<String, FileFacts>, from: &str, module: &str) -> Option<Option<String>> {
+    let dir = parent_dir(from);
+    let found = match Language::from_path(from) {
+        Language::Rust => rust(facts, from, module),
+        Language::Go => closest_suffix(facts, from, |p| {
+            // A package is a directory: any of its files stands for it (the first, sorted).
+            p.ends_with(".go") && !p.ends_with("_test.go") && dir_matches_import(parent_dir(p), module)
+        }),
+        Language::Java => {
+            let file = format!("{}.java", module.trim_end_matches(".*").replace('.', "/"));
+            closest_suffix(facts, from, |p| ends_with_path(p, &file))
+        }
+        Language::C | Language::Cpp => {
+            let rel = join(dir, module);
+            if facts.contains_key(&rel) {
+                Some(rel)
+            } else {
+                closest_suffix(facts, from, |p| ends_with_path(p, module))
+            }
+        }
+        Language::Ruby => {
+            let file = if module.ends_with(".rb") { module.to_string() } else { format!("{module}.rb") };
+            let rel = join(dir, &file);
+            if facts.contains_key(&rel) {
+                Some(rel)
+            } else {
+                closest_suffix(facts, from, |p| ends_with_path(p, &file))
+            }
+        }
+        Language::Lua => {
+            let base = module.replace('.', "/");
+            let (file, init) = (format!("{base}.lua"), format!("{base}/init.lua"));
+            closest_suffix(facts, from, |p| ends_with_path(p, &file) || ends_with_path(p, &init))
+        }
+        Language::CSharp => None,
+        _ => return None,
+    };
+    Some(found)
+}
+
+/// Files of the same Go package (directory) as `path`; just `path` elsewhere.
+pub(super) fn package_files<'a>(facts: &'a BTreeMap<String, FileFacts>, path: &'a str) -> Vec<&'a str> {
+    if Language::from_path(path) != Language::Go {
+        return vec![path];
+    }
+    let dir = parent_dir(path);
+    let mut files: Vec<&str> = facts
+        .keys()
+        .map(String::as_str)
+        .filter(|p| p.ends_with(".go") && !p.ends_with("_test.go") && parent_dir(p) == dir)
+        .collect();
+    // The import's own file first.
+    files.sort_by_key(|p| (*p != path, *p));
+    files
+}
+
+fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn join(dir: &str, rel: &str) -> String {
+    let mut parts: Vec<&str> = if dir.is_empty() { Vec::new() } else { dir.split('/').collect() };
+    for seg in rel.split('/') {
+        match seg {
+            "." | "" => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
+fn ends_with_path(path: &str, tail: &str) -> bool {
+    let tail = tail.trim_start_matches("./");
+    path == tail || path.ends_with(&format!("/{tail}"))
+}
+
+/// `github.com/spf13/cobra/doc` names the directory `doc` of the module
+/// `github.com/spf13/cobra`; the repository may hold it at `doc/` or under
+/// any prefix. The directory must match the import's last segments (the
+/// module root itself matches an import of the module).
+fn dir_matches_import(dir: &str, import: &str) -> bool {
+    if dir.is_empty() {
+        // The repository root is the module root: an import of the module itself.
+        return false;
+    }
+    let import_parts: Vec<&str> = import.split('/').collect();
+    let dir_parts: Vec<&str> = dir.split('/').collect();
+    dir_parts.len() <= import_parts.len() && import_parts.ends_with(&dir_parts)
+}
+
+/// The matching file that shares the longest directory prefix with `from`
+/// (then the shortest path), so a repository with several copies picks the
+/// nearest.
+fn closest_suffix(facts: &BTreeMap<String, FileFacts>, from: &str, matches: impl Fn(&str) -> bool) -> Option<String> {
+    let mut found: Vec<&String> = facts.keys().filter(|p| matches(p)).collect();
+    found.sort_by_key(|p| (std::cmp::Reverse(super::resolve::common_prefix(p, from)), p.len(), (*p).clone()));
+    found.first().map(|p| (*p).clone())
+}
+
+/// Rust: `crate::a::b`, `super::x`, `self::y`, `mod z;` (module `z`) and
+/// 2015-style `a::b` within the crate of `from` (the directory holding
+/// `lib.rs` or `main.rs` above it).
+fn rust(facts: &BTreeMap<String, FileFacts>, from: &str, module: &str) -> Option<String> {
+    let segs: Vec<&str> = module.split("::").map(str::trim).filter(|s| !s.is_empty()).collect();
+    let root = rust_crate_root(facts, from)?;
+    // The directory holding the current module's children.
+    let file = from.rsplit('/').next().unwrap_or(from);
+    let stem = file.trim_end_matches(".rs");
+    let here = parent_dir(from).to_string();
+    let module_dir = if matches!(stem, "mod" | "lib" | "main") { here.clone() } else { join(&here, stem) };
+    let (mut base, rest): (String, &[&str]) = match segs.first() {
+        Some(&"crate") => (root.clone(), &segs[1..]),
+        Some(&"self") => (module_dir, &segs[1..]),
+        Some(&"super") => {
+            let mut base = parent_dir(&module_dir).to_string();
+            let mut rest = &segs[1..];
+            while rest.first() == Some(&"super") {
+                base = parent_dir(&base).to_string();
+                rest = &rest[1..];
+            }
+            (base, rest)
+        }
+        // `mod z;` and a path that starts with a child module of this one.
+        Some(first) if facts.contains_key(&join(&module_dir, &format!("{first}.rs"))) || facts.contains_key(&join(&module_dir, &format!("{first}/mod.rs"))) => {
+            (module_dir, &segs[..])
+        }
+        _ => (root.clone(), &segs[..]),
+    };
+    // The longest prefix of the path that is a module file (the base itself
+    // when the rest names items: `super::Thing`, `crate::helper`).
+    let module_file = |dir: &str| -> Option<String> {
+        let candidates = if dir == root { [join(dir, "lib.rs"), join(dir, "main.rs")] } else { [format!("{dir}.rs"), format!("{dir}/mod.rs")] };
+        candidates.into_iter().find(|c| facts.contains_key(c))
+    };
+    let anchored = matches!(segs.first(), Some(&("crate" | "self" | "super")));
+    let mut best = if anchored { module_file(&base) } else { None };
+    for seg in rest {
+        base = join(&base, seg);
+        let (file, dir_mod) = (format!("{base}.rs"), format!("{base}/mod.rs"));
+        if facts.contains_key(&file) {
+            best = Some(file);
+        } else if facts.contains_key(&dir_mod) {
+            best = Some(dir_mod);
+        } else {
+            break;
+        }
+    }
+    best
+}
+
+fn rust_crate_root(facts: &BTreeMap<String, FileFacts>, from: &str) -> Option<String> {
+    let mut dir = parent_dir(from);
+    loop {
+        if facts.contains_key(&join(dir, "lib.rs")) || facts.contains_key(&join(dir, "main.rs")) {
+            return Some(dir.to_string());
+        }
+        if dir.is_empty() {
+            // No crate root: take the file's top directory.
+            return Some(from.split('/').next().filter(|_| from.contains('/')).unwrap_or("").to_string());
+        }
+        dir = parent_dir(dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(paths: &[&str]) -> BTreeMap<String, FileFacts> {
+        paths.iter().map(|p| (p.to_string(), FileFacts::default())).collect()
+    }
+
+    #[test]
+    fn rust_paths_within_the_crate() {
+        let f = facts(&["src/lib.rs", "src/a.rs", "src/a/b.rs", "src/c/mod.rs", "src/c/d.rs"]);
+        assert_eq!(rust(&f, "src/lib.rs", "crate::a::b::Thing").as_deref(), Some("src/a/b.rs"));
+        assert_eq!(rust(&f, "src/lib.rs", "a").as_deref(), Some("src/a.rs"));
+        assert_eq!(rust(&f, "src/a/b.rs", "super::Thing").as_deref(), Some("src/a.rs"));
+        assert_eq!(rust(&f, "src/c/mod.rs", "self::d::f").as_deref(), Some("src/c/d.rs"));
+        assert_eq!(rust(&f, "src/c/d.rs", "crate::c").as_deref(), Some("src/c/mod.rs"));
+        assert_eq!(rust(&f, "src/lib.rs", "std::io"), None);
+        assert_eq!(rust(&f, "src/a.rs", "crate::helper").as_deref(), Some("src/lib.rs"));
+    }
+
+    #[test]
+    fn go_java_c_ruby_lua() {
+        let f = facts(&["cmd/root.go", "cmd/run.go", "doc/man.go", "main.go", "src/main/java/org/x/Util.java", "src/x.c", "include/x.h", "lib/a/b.rb", "lib/a.rb", "lua/m/init.lua"]);
+        assert_eq!(find(&f, "main.go", "github.com/o/r/cmd").flatten().as_deref(), Some("cmd/run.go"));
+        assert_eq!(package_files(&f, "cmd/run.go"), vec!["cmd/run.go", "cmd/root.go"]);
+        assert_eq!(find(&f, "main.go", "fmt").flatten(), None);
+        assert_eq!(find(&f, "src/main/java/org/x/Util.java", "org.x.Util").flatten().as_deref(), Some("src/main/java/org/x/Util.java"));
+        assert_eq!(find(&f, "src/x.c", "x.h").flatten().as_deref(), Some("include/x.h"));
+        assert_eq!(find(&f, "lib/a.rb", "a/b").flatten().as_deref(), Some("lib/a/b.rb"));
+        assert_eq!(find(&f, "lib/a/b.rb", "../a").flatten().as_deref(), Some("lib/a.rb"));
+        assert_eq!(find(&f, "x.lua", "m").flatten().as_deref(), Some("lua/m/init.lua"));
+        assert_eq!(find(&f, "a.py", "m"), None);
+    }
+}
