@@ -155,6 +155,39 @@ fn ts_file(rng: &mut Lcg, n: usize) -> String {
     s
 }
 
+/// A file in one of the languages parsed through tags queries, with calls
+/// to names other files define (`validate`, `compute_*`) so the graph spans files.
+fn tagged_file(rng: &mut Lcg, n: usize, ext: &str) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        let w = WORDS[rng.pick(WORDS.len())];
+        let c = capitalize(w);
+        let k = rng.pick(2);
+        s.push_str(&match (ext, k) {
+            ("rs", 0) => format!("/// A {w}.\npub struct {c}{i} {{ value: u32 }}\n\nimpl {c}{i} {{\n    pub fn validate(&self) -> Result<u32, String> {{\n        let v = compute_{w}(self.value)?;\n        Ok(v)\n    }}\n}}\n\n"),
+            ("rs", _) => format!("pub fn compute_{w}(v: u32) -> Result<u32, String> {{\n    if v == 0 {{ return Err(\"{w}\".into()); }}\n    Ok(v * {i})\n}}\n\n"),
+            ("go", 0) => format!("// {c}{i} holds a {w}.\ntype {c}{i} struct {{ Base; n int }}\n\nfunc (x *{c}{i}) Validate() error {{\n\tif err := Compute{c}(x.n); err != nil {{\n\t\treturn err\n\t}}\n\treturn nil\n}}\n\n"),
+            ("go", _) => format!("func Compute{c}(n int) error {{\n\treturn check{i}(n)\n}}\n\n"),
+            ("java", _) => format!("class {c}{i} extends Base {{\n  int validate(int v) {{ return compute{c}(v) + {i}; }}\n  static int compute{c}(int v) {{ return v; }}\n}}\n\n"),
+            ("c" | "h", 0) => format!("/* A {w}. */\nint compute_{w}(int v) {{ return validate(v) + {i}; }}\n\n"),
+            ("c" | "h", _) => format!("typedef struct {w}_{i} {{ int v; }} {w}_{i}_t;\nint validate(int v);\n\n"),
+            ("cpp", _) => format!("namespace {w} {{\nclass {c}{i} : public Base {{\n public:\n  int validate(int v);\n}};\nint {c}{i}::validate(int v) {{ return compute_{w}(v); }}\n}}\n\n"),
+            ("cs", _) => format!("namespace App.{c} {{\n  public class {c}{i} : IBase {{\n    public int Validate(int v) {{ return Compute{c}(v); }}\n  }}\n}}\n\n"),
+            ("rb", _) => format!("class {c}{i} < Base\n  # Validates a {w}.\n  def validate(v)\n    compute_{w}(v)\n  rescue ArgumentError => e\n    log(e)\n  end\nend\n\n"),
+            _ => format!("local M{i} = {{}}\n-- Computes a {w}.\nfunction M{i}.compute_{w}(v)\n  return validate(v)\nend\nfunction M{i}:validate(v) return self.compute_{w}(v) end\n\n"),
+        });
+    }
+    match ext {
+        "go" => format!("package pkg\n\nimport \"fmt\"\n\n{s}"),
+        "java" => format!("package pkg;\nimport java.util.List;\n\n{s}"),
+        "rs" => format!("use crate::pkg1::mod3;\n\n{s}"),
+        "c" | "cpp" => format!("#include \"mod7.h\"\n\n{s}"),
+        "rb" => format!("require_relative 'mod10'\n\n{s}"),
+        "lua" => format!("local shared = require(\"pkg1.mod11\")\n\n{s}"),
+        _ => s,
+    }
+}
+
 fn capitalize(w: &str) -> String {
     let mut c = w.chars();
     match c.next() {
@@ -169,8 +202,10 @@ fn new_content(rng: &mut Lcg, path: &str) -> String {
         python_file(rng, n)
     } else if path.ends_with(".js") {
         js_file(rng, n)
-    } else {
+    } else if path.ends_with(".ts") {
         ts_file(rng, n)
+    } else {
+        tagged_file(rng, n, path.rsplit('.').next().unwrap_or(""))
     }
 }
 
@@ -186,9 +221,10 @@ fn generated_history_incremental_equals_full() {
     let inc_s = inc.to_str().expect("utf-8").to_string();
     let mut rng = Lcg(42);
     let mut files: Vec<String> = Vec::new();
-    let exts = ["py", "js", "ts"];
-    for i in 0..6 {
-        let path = format!("pkg{}/mod{i}.{}", i % 2, exts[i % 3]);
+    // Every parsed language: walked by hand (Python, JS, TS) or through tags queries.
+    let exts = ["py", "js", "ts", "rs", "go", "java", "c", "h", "cpp", "cs", "rb", "lua"];
+    for i in 0..exts.len() {
+        let path = format!("pkg{}/mod{i}.{}", i % 2, exts[i]);
         repo.write(&path, new_content(&mut rng, &path));
         files.push(path);
     }
@@ -238,7 +274,7 @@ fn generated_history_incremental_equals_full() {
                     files[i] = to;
                 }
                 _ => {
-                    let path = format!("pkg{}/new{serial}.{}", serial % 3, exts[rng.pick(3)]);
+                    let path = format!("pkg{}/new{serial}.{}", serial % 3, exts[rng.pick(exts.len())]);
                     repo.write(&path, new_content(&mut rng, &path));
                     files.push(path);
                 }

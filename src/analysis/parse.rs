@@ -125,6 +125,19 @@ pub struct ParsedFile {
     /// Statement-level node id -> symbols defined by that statement.
     pub defs_by_node: HashMap<usize, Vec<usize>>,
     pub has_errors: bool,
+    /// Conventions a tags query marked (`@pattern.<category>`); the hand
+    /// walked languages are mined from the tree instead.
+    pub pattern_marks: Vec<PatternMark>,
+}
+
+/// One convention instance a query captured: category, grouping key and
+/// the byte range of the construct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternMark {
+    pub category: crate::analysis::patterns::PatternCategory,
+    pub key: String,
+    pub start_byte: usize,
+    pub end_byte: usize,
 }
 
 /// Parses `source` as `language`. Returns `None` only for languages without
@@ -161,6 +174,7 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
         module_calls: walker.module_calls,
         defs_by_node: walker.defs_by_node,
         has_errors,
+        pattern_marks: Vec::new(),
     })
 }
 

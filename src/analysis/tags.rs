@@ -14,7 +14,8 @@
 //!   which is not a definition itself (Rust's `impl Type`); its `@base`
 //!   (the trait) becomes a base of `Type` when the file defines it.
 //! - `@reference.call` on a call, with `@callee`: the called expression as
-//!   written.
+//!   written (or its name, with the receiver as `@callee.object` where the
+//!   grammar has no node for `obj.name`).
 //! - `@import` on an import, with `@import.module` and any `@import.name`.
 //!
 //! When several patterns capture the same definition node, the first
@@ -28,7 +29,7 @@ use std::sync::{Mutex, OnceLock};
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::analysis::lang::Language;
-use crate::analysis::parse::{self, Import, ParsedFile, Span, Symbol, SymbolKind};
+use crate::analysis::parse::{self, Import, ParsedFile, PatternMark, Span, Symbol, SymbolKind};
 
 /// A compiled query per language, compiled on first use (a C++ query takes
 /// milliseconds to compile; most processes never need most languages).
@@ -89,16 +90,68 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
     parser.set_language(&grammar).ok()?;
     let tree = parser.parse(source, None)?;
     let root = tree.root_node();
-    let names = query.capture_names();
+    let Matches { defs, calls, imports, pattern_marks } = collect(query, root, source);
 
+    // One definition per name: a pattern for a whole declaration and one for
+    // its inner spec may both match (Go's `type X struct` and `type ( … )`).
+    let mut by_name_node: HashMap<usize, Captured> = HashMap::new();
+    for d in defs.into_values() {
+        let Some(name) = d.name else { continue };
+        match by_name_node.get(&name.id()) {
+            Some(prev) if prev.pattern < d.pattern => {}
+            _ => {
+                by_name_node.insert(name.id(), d);
+            }
+        }
+    }
+    let mut defs: Vec<Captured> = by_name_node.into_values().collect();
+    defs.sort_by(|a, b| a.outer.start_byte().cmp(&b.outer.start_byte()).then(b.outer.end_byte().cmp(&a.outer.end_byte())));
+    let mut out = Extracted { src: source, language, symbols: Vec::new(), defs_by_node: HashMap::new(), impl_bases: Vec::new() };
+    out.register_all(&defs);
+    out.attach_impl_bases();
+    let module_calls = out.attach_calls(calls);
+
+    let mut imports: Vec<(usize, Option<String>, Vec<String>)> = imports.into_values().collect();
+    imports.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    let imports = imports.into_iter().filter_map(|(line, module, names)| Some(Import { module: module?, names, line })).collect();
+    let has_errors = root.has_error();
+    let Extracted { symbols, defs_by_node, .. } = out;
+    Some(ParsedFile { language, tree, symbols, imports, module_calls, defs_by_node, has_errors, pattern_marks })
+}
+
+/// What the query captured, grouped by kind.
+struct Matches<'t> {
+    /// Definition or scope node id → its captures (the first pattern's).
+    defs: HashMap<usize, Captured<'t>>,
+    /// (byte offset, callee text).
+    calls: Vec<(usize, String)>,
+    /// Import node id → (line, module, names).
+    imports: HashMap<usize, (usize, Option<String>, Vec<String>)>,
+    pattern_marks: Vec<PatternMark>,
+}
+
+fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
+    let names = query.capture_names();
     let mut defs: HashMap<usize, Captured> = HashMap::new();
     let mut calls: Vec<(usize, String)> = Vec::new();
     let mut imports: HashMap<usize, (usize, Option<String>, Vec<String>)> = HashMap::new();
+    let mut marks: HashMap<(usize, usize), (PatternMark, Vec<(usize, String)>)> = HashMap::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
     while let Some(m) = matches.next() {
+        if let Some((id, mark, parts)) = pattern_mark(query, m.captures(), source) {
+            // A quantified capture (`rescue A, B`) matches once per node: gather the parts.
+            let entry = marks.entry((m.pattern_index, id)).or_insert_with(|| (mark, Vec::new()));
+            for p in parts {
+                if !entry.1.contains(&p) {
+                    entry.1.push(p);
+                }
+            }
+            continue;
+        }
         let mut outer: Option<(Node, &str)> = None;
         let (mut name, mut body, mut scope, mut callee, mut module) = (None, None, None, None, None);
+        let mut receiver = None;
         let (mut bases, mut import_names) = (Vec::new(), Vec::new());
         for c in m.captures() {
             let capture = names[c.index as usize];
@@ -108,6 +161,7 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
                 "scope" => scope = Some(c.node),
                 "base" => bases.push(c.node),
                 "callee" => callee = Some(c.node),
+                "callee.object" => receiver = Some(c.node),
                 "import.module" => module = Some(c.node),
                 "import.name" => import_names.push(c.node),
                 _ if capture.starts_with("definition.") || capture == "scope.impl" || capture == "reference.call" || capture == "import" => {
@@ -120,7 +174,12 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
         match capture {
             "reference.call" => {
                 if let Some(callee) = callee {
-                    let text: String = parse::node_text(source, callee).split_whitespace().collect();
+                    // Grammars without a node for `obj.name` (Java, Ruby) give the receiver apart.
+                    let written = match receiver {
+                        Some(r) => format!("{}.{}", parse::node_text(source, r), parse::node_text(source, callee)),
+                        None => parse::node_text(source, callee),
+                    };
+                    let text: String = written.split_whitespace().collect();
                     if !text.is_empty() && text.len() <= MAX_CALL_TEXT {
                         calls.push((node.start_byte(), text));
                     }
@@ -162,32 +221,59 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
             }
         }
     }
+    let pattern_marks = finish_marks(query, marks);
+    Matches { defs, calls, imports, pattern_marks }
+}
 
-    // One definition per name: a pattern for a whole declaration and one for
-    // its inner spec may both match (Go's `type X struct` and `type ( … )`).
-    let mut by_name_node: HashMap<usize, Captured> = HashMap::new();
-    for d in defs.into_values() {
-        let Some(name) = d.name else { continue };
-        match by_name_node.get(&name.id()) {
-            Some(prev) if prev.pattern < d.pattern => {}
-            _ => {
-                by_name_node.insert(name.id(), d);
-            }
+/// Marks with their keys, in source order.
+fn finish_marks(query: &Query, marks: HashMap<(usize, usize), (PatternMark, Vec<(usize, String)>)>) -> Vec<PatternMark> {
+    let mut pattern_marks: Vec<PatternMark> = marks
+        .into_iter()
+        .map(|((pattern, _), (mut mark, mut parts))| {
+            parts.sort();
+            let setting = |key: &str| query.property_settings(pattern).iter().find(|p| &*p.key == key).and_then(|p| p.value.as_deref());
+            let joined = parts.into_iter().map(|(_, text)| text).collect::<Vec<_>>().join(setting("join").unwrap_or("."));
+            mark.key = match setting("key") {
+                Some(template) => template.replace("{}", &joined),
+                None => format!("{}:{joined}", mark.category.as_str()),
+            };
+            mark
+        })
+        .collect();
+    pattern_marks.sort_by(|a, b| (a.start_byte, a.end_byte, &a.key).cmp(&(b.start_byte, b.end_byte, &b.key)));
+    pattern_marks.dedup();
+    pattern_marks
+}
+
+/// A match of a `@pattern.<category>` capture: the construct's node id, the
+/// mark (its key still empty) and the `@pattern.key` texts by position. The
+/// key is the pattern's `(#set! key "…")` with `{}` replaced by those texts
+/// (joined by `.`, or by the pattern's `(#set! join "…")`), or the category
+/// and the texts when the pattern sets no key. An attribute or annotation
+/// (`#[test]`) stands for the definition it marks.
+fn pattern_mark(query: &Query, captures: &[tree_sitter::QueryCapture], source: &[u8]) -> Option<(usize, PatternMark, Vec<(usize, String)>)> {
+    let names = query.capture_names();
+    let (construct, category) = captures.iter().find_map(|c| {
+        let category = names[c.index as usize].strip_prefix("pattern.")?;
+        crate::analysis::patterns::PatternCategory::all().iter().find(|k| k.as_str() == category).map(|k| (c.node, *k))
+    })?;
+    let parts: Vec<(usize, String)> = captures
+        .iter()
+        .filter(|c| names[c.index as usize] == "pattern.key")
+        .map(|c| (c.node.start_byte(), parse::node_text(source, c.node).split_whitespace().collect::<String>()))
+        .collect();
+    let mut end = construct.end_byte();
+    if is_attribute(construct.kind()) {
+        let mut next = construct.next_named_sibling();
+        while let Some(n) = next.filter(|n| is_attribute(n.kind()) || n.kind().contains("comment")) {
+            next = n.next_named_sibling();
+        }
+        if let Some(def) = next {
+            end = def.end_byte();
         }
     }
-    let mut defs: Vec<Captured> = by_name_node.into_values().collect();
-    defs.sort_by(|a, b| a.outer.start_byte().cmp(&b.outer.start_byte()).then(b.outer.end_byte().cmp(&a.outer.end_byte())));
-    let mut out = Extracted { src: source, language, symbols: Vec::new(), defs_by_node: HashMap::new(), impl_bases: Vec::new() };
-    out.register_all(&defs);
-    out.attach_impl_bases();
-    let module_calls = out.attach_calls(calls);
-
-    let mut imports: Vec<(usize, Option<String>, Vec<String>)> = imports.into_values().collect();
-    imports.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-    let imports = imports.into_iter().filter_map(|(line, module, names)| Some(Import { module: module?, names, line })).collect();
-    let has_errors = root.has_error();
-    let Extracted { symbols, defs_by_node, .. } = out;
-    Some(ParsedFile { language, tree, symbols, imports, module_calls, defs_by_node, has_errors })
+    let mark = PatternMark { category, key: String::new(), start_byte: construct.start_byte(), end_byte: end };
+    Some((construct.id(), mark, parts))
 }
 
 fn kind_of(name: &str) -> SymbolKind {
@@ -494,7 +580,7 @@ mod tests {
     fn java_classes_members_and_imports() {
         let src = "package org.x;\nimport java.util.List;\nimport org.x.util.Helper;\n/** Doc of A. */\npublic class A<T> extends B implements C, D {\n  private static final int MAX = 3;\n  public A() { super(); }\n  @Override public void f(List<T> l) { try { Helper.g(l); } catch (Exception e) { log.warn(\"x\", e); } }\n  class Inner { int h() { return new Thing().run(); } }\n}\ninterface C extends E { void m(); }\nenum Color { RED; int code() { return 1; } }\n";
         let syms = symbols(Language::Java, src);
-        for (q, k) in [("A", "class"), ("A.A", "method"), ("A.f", "method"), ("A.MAX", "variable"), ("A.Inner", "class"), ("A.Inner.h", "method"), ("C", "interface"), ("C.m", "method"), ("Color", "enum"), ("Color.code", "method")] {
+        for (q, k) in [("A", "class"), ("A.A", "method"), ("A.f", "method"), ("A.MAX", "const"), ("A.Inner", "class"), ("A.Inner.h", "method"), ("C", "interface"), ("C.m", "method"), ("Color", "enum"), ("Color.code", "method")] {
             has(&syms, q, k);
         }
         let parsed = parse(Language::Java, src.as_bytes()).unwrap();
@@ -502,7 +588,7 @@ mod tests {
         assert_eq!(a.bases, vec!["B", "C", "D"]);
         assert_eq!(a.doc.as_deref(), Some("Doc of A."));
         let f = parsed.symbols.iter().find(|s| s.qualified_name == "A.f").unwrap();
-        assert!(f.calls.contains(&"g".to_string()), "{:?}", f.calls);
+        assert!(f.calls.contains(&"Helper.g".to_string()), "{:?}", f.calls);
         assert_eq!(parsed.imports.iter().map(|i| i.module.as_str()).collect::<Vec<_>>(), vec!["java.util.List", "org.x.util.Helper"]);
     }
 
@@ -563,6 +649,40 @@ mod tests {
         let f = parsed.symbols.iter().find(|s| s.qualified_name == "M.f").unwrap();
         assert_eq!((f.calls.clone(), f.doc.as_deref()), (vec!["json.encode".to_string()], Some("Doc of f.")));
         assert_eq!(parsed.imports.iter().map(|i| i.module.as_str()).collect::<Vec<_>>(), vec!["json"]);
+    }
+
+    fn marks(lang: Language, src: &str) -> Vec<(String, String)> {
+        let parsed = parse(lang, src.as_bytes()).expect("parsed");
+        parsed.pattern_marks.iter().map(|m| (m.category.as_str().to_string(), m.key.clone())).collect()
+    }
+
+    #[test]
+    fn conventions_marked_by_the_queries() {
+        let rust = "#[test]\nfn works() { let x = run()?; log::warn!(\"{}\", x); }\n";
+        let m = marks(Language::Rust, rust);
+        for want in [("test", "test:#[test]"), ("error_handling", "propagate:?"), ("logging", "log:log::warn!:plain")] {
+            assert!(m.contains(&(want.0.to_string(), want.1.to_string())), "{want:?} in {m:?}");
+        }
+        let parsed = parse(Language::Rust, rust.as_bytes()).unwrap();
+        let test = parsed.pattern_marks.iter().find(|m| m.key == "test:#[test]").unwrap();
+        assert_eq!(test.end_byte, rust.trim_end().len(), "the attribute stands for the function it marks");
+        let go = "package x\nimport \"testing\"\nfunc TestRun(t *testing.T) {\n\tif err := run(); err != nil {\n\t\tlog.Printf(\"%v\", err)\n\t}\n}\n";
+        let m = marks(Language::Go, go);
+        for want in [("test", "test:go"), ("error_handling", "check:err != nil"), ("logging", "log:log.Printf:plain")] {
+            assert!(m.contains(&(want.0.to_string(), want.1.to_string())), "{want:?} in {m:?}");
+        }
+        let java = "class T { @Test void t() { try { f(); } catch (IOException | SQLException e) { log.error(\"x\", e); } } }\n";
+        let m = marks(Language::Java, java);
+        for want in [("test", "test:@Test"), ("error_handling", "except:IOException|SQLException->other"), ("logging", "log:log.error:plain")] {
+            assert!(m.contains(&(want.0.to_string(), want.1.to_string())), "{want:?} in {m:?}");
+        }
+        let ruby = "describe 'x' do\n  it 'works' do\n    begin\n      go\n    rescue IOError, ArgumentError => e\n      logger.warn(e)\n    end\n  end\nend\n";
+        let m = marks(Language::Ruby, ruby);
+        for want in [("test", "test:describe"), ("test", "test:it"), ("error_handling", "except:IOError|ArgumentError->other"), ("logging", "log:logger.warn:plain")] {
+            assert!(m.contains(&(want.0.to_string(), want.1.to_string())), "{want:?} in {m:?}");
+        }
+        assert!(marks(Language::Lua, "local ok, err = pcall(f)\n").contains(&("error_handling".to_string(), "protected:pcall".to_string())));
+        assert!(marks(Language::CSharp, "class A { [Fact] public void T() { try { } catch (IOException e) { } } }\n").contains(&("test".to_string(), "test:[Fact]".to_string())));
     }
 
     #[test]

@@ -108,6 +108,22 @@ const MAX_NAME_LEN: usize = 120;
 /// file was parsed from; anything else only yields odd instances, not a panic.
 pub fn mine(path: &str, parsed: &ParsedFile, source: &[u8]) -> Vec<PatternInstance> {
     let mut miner = Miner::new(path, parsed, source);
+    if parsed.language.tags_query().is_some() {
+        // The query marked the conventions; base classes come from the symbols.
+        for mark in &parsed.pattern_marks {
+            miner.push(mark.category, mark.key.clone(), mark.start_byte, mark.end_byte);
+        }
+        for sym in parsed.symbols.iter().filter(|s| s.kind.is_container()) {
+            for base in &sym.bases {
+                let name = base.split(['<', '[', '(']).next().unwrap_or(base);
+                if !name.is_empty() && name.len() <= MAX_NAME_LEN {
+                    let head_end = sym.body.map_or(sym.span.end_byte, |b| b.start_byte);
+                    miner.push(PatternCategory::BaseClass, format!("base:{name}"), sym.span.start_byte, head_end);
+                }
+            }
+        }
+        return miner.out;
+    }
     let root = parsed.tree.root_node();
     let mut cursor = root.walk();
     'walk: loop {
@@ -207,6 +223,12 @@ fn describe(category: PatternCategory, key: &str) -> String {
     match category {
         PatternCategory::Decorator => format!("Decorator `{rest}` applied to definitions (functions, methods, classes)"),
         PatternCategory::ErrorHandling => {
+            match key.split_once(':') {
+                Some(("propagate", op)) => return format!("Error handling: errors are propagated to the caller with `{op}` (returning a Result)"),
+                Some(("check", cond)) => return format!("Error handling: errors are returned as values and checked with `if {cond}`"),
+                Some(("protected", call)) => return format!("Error handling: errors are caught by calling through `{call}` (protected call)"),
+                _ => {}
+            }
             let (caught, action) = match key.split_once(':') {
                 Some(("catch", action)) => ("catches an error in a `catch` block".to_string(), action),
                 _ => {
@@ -247,6 +269,8 @@ fn describe(category: PatternCategory, key: &str) -> String {
             "function" => "Test functions named `test_*` (pytest-style tests)".to_string(),
             "method" => "Test methods named `test_*` in test classes".to_string(),
             "describe" => "Test suites grouped with `describe(name, fn)` blocks".to_string(),
+            "go" => "Test functions named `TestXxx(t *testing.T)` (Go tests)".to_string(),
+            marked if marked.starts_with(['#', '@', '[']) => format!("Test functions marked `{marked}`"),
             other => format!("Test cases written as `{other}(name, fn)`"),
         },
         PatternCategory::Fixture => match rest {
@@ -1038,6 +1062,11 @@ export const fetchAll = () => api.get('/all', handler).catch((err: Error) => { r
             (PatternCategory::Logging, "log:console.error:template", "template literal"),
             (PatternCategory::Route, "route:app.get", "Route registration with `app.get(path, handler)`"),
             (PatternCategory::Test, "test:function", "Test functions named `test_*`"),
+            (PatternCategory::Test, "test:#[test]", "Test functions marked `#[test]`"),
+            (PatternCategory::Test, "test:go", "TestXxx"),
+            (PatternCategory::ErrorHandling, "propagate:?", "propagated to the caller with `?`"),
+            (PatternCategory::ErrorHandling, "check:err != nil", "checked with `if err != nil`"),
+            (PatternCategory::ErrorHandling, "protected:pcall", "`pcall`"),
             (PatternCategory::Fixture, "fixture:beforeEach", "fixture"),
             (PatternCategory::BaseClass, "base:Exception", "Classes extending `Exception`"),
         ];

@@ -1,20 +1,61 @@
 ; C#: definitions, calls and usings (captures: see tags.rs).
 
-(class_declaration name: (identifier) @name (base_list (_) @base)? body: (declaration_list) @body) @definition.class
-(struct_declaration name: (identifier) @name (base_list (_) @base)? body: (declaration_list) @body) @definition.class
-(record_declaration name: (identifier) @name (base_list (_) @base)? body: (declaration_list)? @body) @definition.class
-(interface_declaration name: (identifier) @name (base_list (_) @base)? body: (declaration_list) @body) @definition.interface
+; Types; the base_list types (base class and interfaces) are bases.
+(class_declaration
+  name: (identifier) @name
+  (base_list [(identifier) (generic_name) (qualified_name)] @base)?
+  body: (declaration_list) @body) @definition.class
+(struct_declaration
+  name: (identifier) @name
+  (base_list [(identifier) (generic_name) (qualified_name)] @base)?
+  body: (declaration_list) @body) @definition.class
+(record_declaration
+  name: (identifier) @name
+  (base_list [(identifier) @base (generic_name) @base (qualified_name) @base (primary_constructor_base_type type: (_) @base)])?
+  body: (declaration_list)? @body) @definition.class
+(interface_declaration
+  name: (identifier) @name
+  (base_list [(identifier) (generic_name) (qualified_name)] @base)?
+  body: (declaration_list) @body) @definition.interface
 (enum_declaration name: (identifier) @name body: (enum_member_declaration_list) @body) @definition.enum
 (delegate_declaration name: (identifier) @name) @definition.type
+
+; Members: methods (also `IFoo.M()` explicit implementations, named `M`),
+; constructors, destructors, properties and events.
 (method_declaration name: (identifier) @name body: (_)? @body) @definition.method
 (constructor_declaration name: (identifier) @name body: (_)? @body) @definition.method
 (destructor_declaration name: (identifier) @name body: (_)? @body) @definition.method
-(property_declaration name: (identifier) @name) @definition.method
-(namespace_declaration name: (_) @name body: (declaration_list) @body) @definition.module
-(field_declaration (variable_declaration (variable_declarator name: (identifier) @name))) @definition.variable
+(property_declaration name: (identifier) @name accessors: (accessor_list)? @body) @definition.method
+(event_declaration name: (identifier) @name accessors: (accessor_list)? @body) @definition.method
+(local_function_statement name: (identifier) @name body: (_)? @body) @definition.function
 
+; `const` fields (the first declarator); other fields are not symbols.
+(field_declaration
+  (modifier) @_const
+  (variable_declaration type: (_) . (variable_declarator name: (identifier) @name))
+  (#eq? @_const "const")) @definition.const
+
+; `namespace A.B { … }`; a file-scoped `namespace A.B;` is a module too, but
+; the declarations after it are its siblings, not its children.
+(namespace_declaration name: (_) @name body: (declaration_list) @body) @definition.module
+(file_scoped_namespace_declaration name: (_) @name) @definition.module
+
+; Calls: the called expression as written (`F`, `obj.M`, `A.B.M<T>`,
+; `a?.M`); `new T(…)` gives the type.
 (invocation_expression function: (_) @callee) @reference.call
 (object_creation_expression type: (_) @callee) @reference.call
 
-(using_directive (qualified_name) @import.module) @import
-(using_directive (identifier) @import.module) @import
+; `using A.B;`, `using static A.B;` → module `A.B`; `using X = A.B;` → module
+; `A.B`, name X.
+(using_directive name: (identifier) @import.name . [(qualified_name) (identifier) (generic_name) (alias_qualified_name)] @import.module) @import
+(using_directive !name [(qualified_name) (identifier) (generic_name) (alias_qualified_name)] @import.module) @import
+; Conventions (@pattern.<category>, keyed by (#set! key) and @pattern.key).
+((catch_clause (catch_declaration type: (_) @pattern.key)) @pattern.error_handling
+  (#set! key "except:{}->other"))
+((method_declaration (attribute_list (attribute name: (identifier) @pattern.key))) @pattern.test
+  (#any-of? @pattern.key "Test" "TestCase" "Fact" "Theory" "TestMethod")
+  (#set! key "test:[{}]"))
+((invocation_expression function: (member_access_expression expression: (identifier) @_l @pattern.key name: (identifier) @_f @pattern.key)) @pattern.logging
+  (#match? @_l "^_?[lL]og(ger)?$")
+  (#match? @_f "^Log(Trace|Debug|Information|Warning|Error|Critical)$")
+  (#set! key "log:{}:plain"))
