@@ -12,7 +12,8 @@
 //!
 //! The two alternate `GIT_RAG_BENCH_RUNS` times (default 5); each round
 //! repeats the language's files until 0.2 s have passed. Reported: medians of
-//! MB/s for both and the ratio pipeline / parse.
+//! MB/s for both and the ratio pipeline / parse, and the time one process
+//! spends compiling the language's tags query.
 //!
 //!   cargo bench --bench chunk_throughput
 
@@ -66,7 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let opts = ChunkOptions::default();
     let min = Duration::from_millis(200);
-    println!("{:<11} {:>6} {:>9} {:>12} {:>12} {:>7}", "language", "files", "KB", "parse MB/s", "chunk MB/s", "ratio");
+    println!("{:<11} {:>6} {:>9} {:>12} {:>12} {:>7} {:>9}", "language", "files", "KB", "parse MB/s", "chunk MB/s", "ratio", "query ms");
     for (name, (language, files)) in &by_language {
         let grammar = language.grammar().ok_or("no grammar")?;
         let (mut parse_rates, mut chunk_rates) = (Vec::new(), Vec::new());
@@ -82,7 +83,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let kb = files.iter().map(|(_, d)| d.len()).sum::<usize>() as f64 / 1024.0;
         let (p, c) = (median(parse_rates) / 1e6, median(chunk_rates) / 1e6);
-        println!("{name:<11} {:>6} {kb:>9.1} {p:>12.2} {c:>12.2} {:>7.2}", files.len(), c / p);
+        // What a process pays once for the language's tags query (none for the hand-walked ones).
+        let compile_ms = match language.tags_query() {
+            Some(_) => {
+                let started = Instant::now();
+                git_rag::analysis::tags::check_query(*language)?;
+                format!("{:.1}", started.elapsed().as_secs_f64() * 1e3)
+            }
+            None => "-".to_string(),
+        };
+        println!("{name:<11} {:>6} {kb:>9.1} {p:>12.2} {c:>12.2} {:>7.2} {compile_ms:>9}", files.len(), c / p);
     }
     Ok(())
 }

@@ -229,7 +229,8 @@ pub fn semantic_search<'a>(
     let mut consider = |chunk_id: Option<&str>, score: f32, payload: &serde_json::Map<String, serde_json::Value>| {
         let Some(id) = chunk_id else { return };
         let path = payload.get("path").and_then(|v| v.as_str()).unwrap_or("");
-        let score = if is_test_path(path) { score * test_weight } else { score };
+        let symbol = payload.get("symbol").or_else(|| payload.get("qualified_name")).and_then(|v| v.as_str());
+        let score = if is_test_code(path, symbol) { score * test_weight } else { score };
         // Prose: a changelog entry is near in meaning to many questions.
         let prose = matches!(payload.get("kind").and_then(|v| v.as_str()), Some("section" | "text"));
         let score = if prose { score * DENSE_PROSE_WEIGHT } else { score };
@@ -409,16 +410,31 @@ fn kind_weight(kind: &str) -> f32 {
 
 /// Tests, fixtures and examples are rarely what a question about behaviour
 /// is after, unless it asks about tests.
+/// Test code by each language's convention: `tests/` and `spec/` dirs,
+/// `test_x.py`, `x.test.ts`, `x_test.go` (any `_test`, `_tests`, `_spec`,
+/// `_unittest` stem), `XTest.java`, `XTests.cs`, `conftest.py`.
 pub fn is_test_path(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    if ["Test", "Tests"].iter().any(|t| stem.len() > t.len() && stem.ends_with(t)) && [".java", ".cs", ".kt"].iter().any(|e| file.ends_with(e)) {
+        return true;
+    }
     let lower = path.to_ascii_lowercase();
     lower.split('/').any(|part| {
-        matches!(part, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs" | "e2e" | "fixtures" | "examples")
+        let stem = part.split('.').next().unwrap_or(part);
+        matches!(part, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs" | "e2e" | "fixtures" | "examples" | "testdata")
             || part.starts_with("test_")
-            || part.ends_with("_test.py")
+            || (part.contains('.') && ["_test", "_tests", "_spec", "_unittest"].iter().any(|t| stem.ends_with(t)))
             || part.contains(".test.")
             || part.contains(".spec.")
             || part == "conftest.py"
     })
+}
+
+/// Test code: a test file, or a test module inside a source file (Rust's
+/// `#[cfg(test)] mod tests`, whose members are `tests::…`).
+pub fn is_test_code(path: &str, symbol: Option<&str>) -> bool {
+    is_test_path(path) || symbol.is_some_and(|s| s.starts_with("tests::") || s.contains("::tests::") || s == "tests")
 }
 
 pub fn asks_about_tests(text: &str) -> bool {
@@ -581,8 +597,9 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
         let kind = get_str(&doc, cf.kind).unwrap_or_default();
         let id = get_str(&doc, cf.id).unwrap_or_default();
         let path = get_str(&doc, cf.path).unwrap_or_default();
+        let symbol = get_str(&doc, cf.symbol);
         let kind_w = if document && is_prose(&kind) { DOCUMENT_PROSE_WEIGHT } else { kind_weight(&kind) };
-        let weight = kind_w * if is_test_path(&path) { test_weight } else { 1.0 };
+        let weight = kind_w * if is_test_code(&path, symbol.as_deref()) { test_weight } else { 1.0 };
         hits.push((
             score * weight,
             crate::stores::keyword::key_of(&id),
@@ -591,7 +608,7 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
                 path,
                 start_line: get_u64(&doc, cf.start_line) as usize,
                 end_line: get_u64(&doc, cf.end_line) as usize,
-                symbol: get_str(&doc, cf.symbol),
+                symbol,
                 kind,
                 language: get_str(&doc, cf.language).unwrap_or_default(),
                 score: 0.0,
@@ -868,6 +885,12 @@ mod tests {
         assert!(is_test_path("src/__tests__/a.ts"));
         assert!(is_test_path("src/query.test.ts"));
         assert!(is_test_path("pkg/conftest.py"));
+        for p in ["command_test.go", "lib/x_spec.rb", "src/FooTest.java", "Foo.Tests/BarTests.cs", "a/b_unittest.cc", "spec/x.lua"] {
+            assert!(is_test_path(p), "{p}");
+        }
+        for p in ["src/contest.go", "src/Latest.java", "src/attest.rs", "src/AUDIT.java"] {
+            assert!(!is_test_path(p), "{p}");
+        }
         assert!(!is_test_path("src/requests/utils.py"));
         assert!(!is_test_path("src/contest.py"));
         assert!(asks_about_tests("which tests cover retries"));
