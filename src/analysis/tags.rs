@@ -24,26 +24,28 @@
 //! language.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::analysis::lang::Language;
 use crate::analysis::parse::{self, Import, ParsedFile, PatternMark, Span, Symbol, SymbolKind};
 
-/// A compiled query per language, compiled on first use (a C++ query takes
-/// milliseconds to compile; most processes never need most languages).
+/// A compiled query per language, compiled on first use (the C++ query takes
+/// over 100 ms to compile; most processes never need most languages). Each
+/// language has its own cell, so two threads compile two languages at once.
 fn compiled(language: Language) -> Option<&'static Query> {
-    static CACHE: OnceLock<Mutex<HashMap<Language, Option<&'static Query>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    *cache.entry(language).or_insert_with(|| {
-        let source = language.tags_query()?;
-        let grammar = language.grammar()?;
-        // A query that does not compile is a defect of this crate, caught by
-        // the tests; at run time the file is then indexed as text.
-        Query::new(&grammar, source).ok().map(|q| &*Box::leak(Box::new(q)))
-    })
+    static CELLS: [OnceLock<Option<Query>>; Language::PARSED.len()] = [const { OnceLock::new() }; Language::PARSED.len()];
+    let slot = Language::PARSED.iter().position(|l| *l == language)?;
+    CELLS[slot]
+        .get_or_init(|| {
+            let source = language.tags_query()?;
+            let grammar = language.grammar()?;
+            // A query that does not compile is a defect of this crate, caught by
+            // the tests; at run time the file is then indexed as text.
+            Query::new(&grammar, source).ok()
+        })
+        .as_ref()
 }
 
 /// Compiles a language's query, reporting the error (for tests).

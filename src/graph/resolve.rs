@@ -237,22 +237,27 @@ pub(super) struct Resolver<'a> {
     facts: &'a BTreeMap<String, FileFacts>,
     /// name → (path, qualified name) of every definition with that name.
     by_name: HashMap<&'a str, Vec<(&'a str, &'a str)>>,
+    /// path → canonical qualified name → its first definition in the file.
+    by_qualified: HashMap<&'a str, HashMap<std::borrow::Cow<'a, str>, &'a crate::graph::SymbolFact>>,
     modules: HashMap<(String, String), Option<String>>,
 }
 
 impl<'a> Resolver<'a> {
     pub(super) fn new(facts: &'a BTreeMap<String, FileFacts>) -> Resolver<'a> {
         let mut by_name: HashMap<&str, Vec<(&str, &str)>> = HashMap::new();
+        let mut by_qualified: HashMap<&str, HashMap<std::borrow::Cow<str>, &crate::graph::SymbolFact>> = HashMap::new();
         for (path, f) in facts {
+            let qualified = by_qualified.entry(path.as_str()).or_default();
             for s in &f.symbols {
                 by_name.entry(s.name.as_str()).or_default().push((path.as_str(), s.qualified_name.as_str()));
+                qualified.entry(canonical_name(&s.qualified_name)).or_insert(s);
             }
         }
         for v in by_name.values_mut() {
             v.sort();
             v.dedup();
         }
-        Resolver { facts, by_name, modules: HashMap::new() }
+        Resolver { facts, by_name, by_qualified, modules: HashMap::new() }
     }
 
     /// Whether `path` defines `qualified` (compared in canonical form: the
@@ -262,8 +267,7 @@ impl<'a> Resolver<'a> {
     }
 
     pub(super) fn symbol(&self, path: &str, qualified: &str) -> Option<&'a crate::graph::SymbolFact> {
-        let wanted = canonical_name(qualified);
-        self.facts.get(path).and_then(|f| f.symbols.iter().find(|s| s.qualified_name == qualified || canonical_name(&s.qualified_name) == wanted))
+        self.by_qualified.get(path)?.get(canonical_name(qualified).as_ref()).copied()
     }
 
     /// The file an import refers to, if it is in the repository.
