@@ -24,17 +24,7 @@
 ; `impl [Trait for] Type`: members are qualified by the type's own name
 ; (`Foo` in `impl<T> Tr for Foo<T>`, `a::Foo`, `&Foo`).
 (impl_item
-  trait: [(type_identifier) (scoped_type_identifier) (generic_type)] @base
-  type: [(type_identifier) @name
-         (primitive_type) @name
-         (generic_type type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)])
-         (scoped_type_identifier name: (type_identifier) @name)
-         (reference_type type: [(type_identifier) @name
-                                (generic_type type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)])
-                                (scoped_type_identifier name: (type_identifier) @name)])]
-  body: (declaration_list) @body) @scope.impl
-(impl_item
-  !trait
+  trait: [(type_identifier) (scoped_type_identifier) (generic_type)]? @base
   type: [(type_identifier) @name
          (primitive_type) @name
          (generic_type type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)])
