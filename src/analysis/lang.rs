@@ -125,8 +125,20 @@ impl Language {
             Language::CSharp => Some(include_str!("queries/csharp.scm")),
             Language::Ruby => Some(include_str!("queries/ruby.scm")),
             Language::Lua => Some(include_str!("queries/lua.scm")),
-            _ => None,
+            Language::Python => Some(include_str!("queries/python.scm")),
+            Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
+            Language::TypeScript | Language::Tsx => {
+                Some(concat!(include_str!("queries/typescript.scm"), include_str!("queries/ecmascript.scm")))
+            }
+            Language::Markdown | Language::Text => None,
         }
+    }
+
+    /// Whether a value can hold definitions of its own: a JavaScript
+    /// object literal's methods (`const api = { get() {} }`). Elsewhere a
+    /// type, constant or variable is one symbol with everything in it.
+    pub fn values_hold_definitions(self) -> bool {
+        matches!(self, Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx)
     }
 
     /// How the language writes a member of a named scope in a qualified

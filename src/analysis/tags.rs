@@ -66,6 +66,11 @@ struct Captured<'t> {
     body: Option<Node<'t>>,
     scope: Option<Node<'t>>,
     bases: Vec<Node<'t>>,
+    /// A docstring (Python's first string of a body).
+    doc: Option<Node<'t>>,
+    /// The part of a statement that defines several names that is this
+    /// definition's (a declarator of `const a = …, b = …`).
+    part: Option<Node<'t>>,
 }
 
 /// What a definition or scope contributes to the names nested in it.
@@ -107,37 +112,67 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
         }
     }
     let mut defs: Vec<Captured> = by_name_node.into_values().collect();
-    defs.sort_by(|a, b| a.outer.start_byte().cmp(&b.outer.start_byte()).then(b.outer.end_byte().cmp(&a.outer.end_byte())));
-    let mut out = Extracted { src: source, language, symbols: Vec::new(), defs_by_node: HashMap::new(), impl_bases: Vec::new() };
-    out.register_all(&defs);
+    let name_start = |d: &Captured| d.name.map_or(0, |n| n.start_byte());
+    defs.sort_by(|a, b| {
+        (a.outer.start_byte(), std::cmp::Reverse(a.outer.end_byte()), name_start(a)).cmp(&(
+            b.outer.start_byte(),
+            std::cmp::Reverse(b.outer.end_byte()),
+            name_start(b),
+        ))
+    });
+    // Nesting follows the extents: a definition inside `a` of `const a = …,
+    // b = …` comes before `b`.
+    let ranges = extents(&defs);
+    let mut paired: Vec<(Captured, (usize, usize))> = defs.into_iter().zip(ranges).collect();
+    paired.sort_by_key(|(d, r)| (r.0, std::cmp::Reverse(r.1), name_start(d)));
+    let (defs, ranges): (Vec<Captured>, Vec<(usize, usize)>) = paired.into_iter().unzip();
+    let mut out = Extracted {
+        src: source,
+        language,
+        symbols: Vec::new(),
+        extents: Vec::new(),
+        defs_by_node: HashMap::new(),
+        impl_bases: Vec::new(),
+    };
+    out.register_all(&defs, &ranges);
     out.attach_impl_bases();
     let module_calls = out.attach_calls(calls);
 
-    let mut imports: Vec<(usize, Option<String>, Vec<String>)> = imports.into_values().collect();
-    imports.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-    let imports = imports.into_iter().filter_map(|(line, module, names)| Some(Import { module: module?, names, line })).collect();
+    let mut imports: Vec<ImportEntry> = imports.into_values().collect();
+    imports.sort_by_key(|a| (a.0, a.1));
+    let imports = imports.into_iter().map(|(line, _, module, names)| Import { module, names, line }).collect();
     let has_errors = root.has_error();
     let Extracted { symbols, defs_by_node, .. } = out;
     Some(ParsedFile { language, tree, symbols, imports, module_calls, defs_by_node, has_errors, pattern_marks })
 }
 
+/// (line, byte offset of the module, module, names).
+type ImportEntry = (usize, usize, String, Vec<String>);
+
 /// What the query captured, grouped by kind.
 struct Matches<'t> {
-    /// Definition or scope node id → its captures (the first pattern's).
-    defs: HashMap<usize, Captured<'t>>,
+    /// (Definition or scope node id, name node id) → its captures (the first pattern's).
+    defs: HashMap<(usize, Option<usize>), Captured<'t>>,
     /// (byte offset, callee text).
     calls: Vec<(usize, String)>,
-    /// Import node id → (line, module, names).
-    imports: HashMap<usize, (usize, Option<String>, Vec<String>)>,
+    /// (Import node id, module) → the import.
+    imports: HashMap<(usize, String), ImportEntry>,
     pattern_marks: Vec<PatternMark>,
 }
 
 fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
     let names = query.capture_names();
-    let mut defs: HashMap<usize, Captured> = HashMap::new();
+    let mut defs: HashMap<(usize, Option<usize>), Captured> = HashMap::new();
     let mut calls: Vec<(usize, String)> = Vec::new();
-    let mut imports: HashMap<usize, (usize, Option<String>, Vec<String>)> = HashMap::new();
+    let mut imports: HashMap<(usize, String), ImportEntry> = HashMap::new();
     let mut marks: HashMap<(usize, usize), (PatternMark, Vec<(usize, String)>)> = HashMap::new();
+    // `(#is? top-level)`: the definition counts only as a child of the file's
+    // root (a module-level variable). Checked here rather than written as
+    // `(module (…))`: a pattern under the root stays in progress through the
+    // whole file, which made matching a fifth slower.
+    let top_level_only: Vec<bool> = (0..query.pattern_count())
+        .map(|i| query.property_predicates(i).iter().any(|(p, positive)| *positive && &*p.key == "top-level"))
+        .collect();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
     while let Some(m) = matches.next() {
@@ -153,7 +188,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
         }
         let mut outer: Option<(Node, &str)> = None;
         let (mut name, mut body, mut scope, mut callee, mut module) = (None, None, None, None, None);
-        let mut receiver = None;
+        let (mut receiver, mut doc, mut part) = (None, None, None);
         let (mut bases, mut import_names) = (Vec::new(), Vec::new());
         for c in m.captures() {
             let capture = names[c.index as usize];
@@ -161,6 +196,8 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
                 "name" => name = Some(c.node),
                 "body" => body = Some(c.node),
                 "scope" => scope = Some(c.node),
+                "doc" => doc = Some(c.node),
+                "part" => part = Some(c.node),
                 "base" => bases.push(c.node),
                 "callee" => callee = Some(c.node),
                 "callee.object" => receiver = Some(c.node),
@@ -188,43 +225,54 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
                 }
             }
             "import" => {
-                let entry = imports.entry(node.id()).or_insert_with(|| (node.start_position().row + 1, None, Vec::new()));
-                if let Some(module) = module {
-                    entry.1.get_or_insert_with(|| unquote_path(&parse::node_text(source, module)));
-                }
+                // One statement may import several modules (`import a, b`).
+                let Some(module) = module else { continue };
+                let module_text = unquote_path(&parse::node_text(source, module));
+                let entry = imports
+                    .entry((node.id(), module_text.clone()))
+                    .or_insert_with(|| (node.start_position().row + 1, module.start_byte(), module_text, Vec::new()));
                 for n in import_names {
                     let n = parse::node_text(source, n);
-                    if !entry.2.contains(&n) {
-                        entry.2.push(n);
+                    if !entry.3.contains(&n) {
+                        entry.3.push(n);
                     }
                 }
             }
             _ => {
-                let kind = capture.strip_prefix("definition.").map(kind_of);
-                let captured = Captured { pattern: m.pattern_index, outer: node, kind, name, body, scope, bases };
-                match defs.get(&node.id()) {
-                    Some(prev) if prev.pattern < captured.pattern => {}
-                    Some(prev) if prev.pattern == captured.pattern => {
-                        // One pattern matching a node several times (one per base): merge.
-                        let mut merged = captured;
-                        let prev = defs.remove(&node.id()).map(|p| p.bases).unwrap_or_default();
-                        for b in prev {
-                            if !merged.bases.iter().any(|x| x.id() == b.id()) {
-                                merged.bases.push(b);
-                            }
-                        }
-                        merged.bases.sort_by_key(|b| b.start_byte());
-                        defs.insert(node.id(), merged);
-                    }
-                    _ => {
-                        defs.insert(node.id(), captured);
-                    }
+                if top_level_only[m.pattern_index] && node.parent().is_some_and(|p| p.id() != root.id()) {
+                    continue;
                 }
+                let kind = capture.strip_prefix("definition.").map(kind_of);
+                let captured = Captured { pattern: m.pattern_index, outer: node, kind, name, body, scope, bases, doc, part };
+                add_definition(&mut defs, captured);
             }
         }
     }
     let pattern_marks = finish_marks(query, marks);
     Matches { defs, calls, imports, pattern_marks }
+}
+
+/// Keeps one capture per (definition node, name): the first pattern's, with
+/// the bases of all its matches (a pattern matches once per `@base`).
+fn add_definition<'t>(defs: &mut HashMap<(usize, Option<usize>), Captured<'t>>, captured: Captured<'t>) {
+    let key = (captured.outer.id(), captured.name.map(|n| n.id()));
+    match defs.get(&key) {
+        Some(prev) if prev.pattern < captured.pattern => {}
+        Some(prev) if prev.pattern == captured.pattern => {
+            let mut merged = captured;
+            let prev = defs.remove(&key).map(|p| p.bases).unwrap_or_default();
+            for b in prev {
+                if !merged.bases.iter().any(|x| x.id() == b.id()) {
+                    merged.bases.push(b);
+                }
+            }
+            merged.bases.sort_by_key(|b| b.start_byte());
+            defs.insert(key, merged);
+        }
+        _ => {
+            defs.insert(key, captured);
+        }
+    }
 }
 
 /// Marks with their keys, in source order.
@@ -292,6 +340,25 @@ fn kind_of(name: &str) -> SymbolKind {
     }
 }
 
+/// The byte range each definition owns, for nesting and for calls: its
+/// statement, or where one statement defines several names (`const a = …,
+/// b = …`), the part from its declarator (the first: from the statement's
+/// start) to the next one's.
+fn extents(defs: &[Captured]) -> Vec<(usize, usize)> {
+    let own_start = |d: &Captured| d.part.or(d.name).map_or(d.outer.start_byte(), |n| n.start_byte());
+    let mut ranges: Vec<(usize, usize)> = defs.iter().map(|d| (d.outer.start_byte(), d.outer.end_byte())).collect();
+    for i in 0..defs.len() {
+        let outer = defs[i].outer.id();
+        if i > 0 && defs[i - 1].outer.id() == outer {
+            ranges[i].0 = own_start(&defs[i]);
+        }
+        if i + 1 < defs.len() && defs[i + 1].outer.id() == outer {
+            ranges[i].1 = own_start(&defs[i + 1]);
+        }
+    }
+    ranges
+}
+
 /// `"net/http"`, `<stdio.h>`, `'json'` → the path inside.
 fn unquote_path(s: &str) -> String {
     s.trim().trim_matches(['"', '\'', '`', '<', '>']).to_string()
@@ -301,6 +368,8 @@ struct Extracted<'s> {
     src: &'s [u8],
     language: Language,
     symbols: Vec<Symbol>,
+    /// Each symbol's range from [`extents`].
+    extents: Vec<(usize, usize)>,
     defs_by_node: HashMap<usize, Vec<usize>>,
     /// (type name, qualified prefix, base) from `impl Trait for Type`.
     impl_bases: Vec<(String, String)>,
@@ -313,10 +382,9 @@ impl Extracted<'_> {
 
     /// Registers definitions in source order, nesting each in the innermost
     /// definition or scope that contains it.
-    fn register_all(&mut self, defs: &[Captured]) {
+    fn register_all(&mut self, defs: &[Captured], extents: &[(usize, usize)]) {
         let mut frames: Vec<Frame> = Vec::new();
-        for d in defs {
-            let start = d.outer.start_byte();
+        for (d, &(start, end)) in defs.iter().zip(extents) {
             while frames.last().is_some_and(|f| f.end <= start) {
                 frames.pop();
             }
@@ -325,10 +393,16 @@ impl Extracted<'_> {
                 continue;
             }
             let Some(name_node) = d.name else { continue };
-            let name = self.text(name_node).split_whitespace().collect::<String>();
-            if name.is_empty() {
+            // Named as written: `exports.f = …` is `exports.f`, short name `f`.
+            let written = match name_node.kind() {
+                // A quoted key is a name with its spaces (`{ 'space origin': … }`).
+                "string_fragment" => self.text(name_node),
+                _ => self.text(name_node).split_whitespace().collect::<String>(),
+            };
+            if written.is_empty() {
                 continue;
             }
+            let name = written.rsplit('.').next().filter(|n| !n.is_empty()).unwrap_or(&written).to_string();
             let enclosing = frames.last();
             let explicit_scope = d.scope.map(|s| scope_name(&self.text(s)));
             // The prefix this definition's qualified name gets.
@@ -348,21 +422,32 @@ impl Extracted<'_> {
                 for b in &d.bases {
                     self.impl_bases.push((qualified.clone(), self.text(*b)));
                 }
-                frames.push(Frame { end: d.outer.end_byte(), qualified, symbol: None, class_like: true, opaque: false });
+                frames.push(Frame { end, qualified, symbol: None, class_like: true, opaque: false });
                 continue;
             };
             let in_class = (explicit_scope.is_some() && self.language != Language::Lua) || enclosing.is_some_and(|f| f.class_like);
             let kind = if kind == SymbolKind::Function && in_class { SymbolKind::Method } else { kind };
             let qualified_name = match &prefix {
-                Some(p) => format!("{p}{}{name}", self.separator(d.outer, kind)),
-                None => name.clone(),
+                Some(p) => format!("{p}{}{written}", self.separator(d.outer, kind)),
+                None => written.clone(),
             };
             // The enclosing symbol: the frame's, or the file's definition of the scope.
             let parent_index = match (&explicit_scope, enclosing) {
                 (None, Some(f)) => f.symbol.or_else(|| self.symbols.iter().position(|s| s.qualified_name == f.qualified)),
                 _ => prefix.as_ref().and_then(|p| self.symbols.iter().position(|s| &s.qualified_name == p)),
             };
-            let (doc, doc_start) = self.leading_doc(d.outer);
+            // Decorators written before a class member (TypeScript) belong to it.
+            let lead = leading_decorators(d.outer);
+            let (comment, doc_start) = self.leading_doc(lead.unwrap_or(d.outer));
+            let doc = match d.doc {
+                Some(docstring) => Some(parse::clean_docstring(&self.text(docstring))).filter(|d| !d.is_empty()),
+                None => comment,
+            };
+            let mut span = Span::of(d.outer);
+            if let Some(lead) = lead {
+                let l = Span::of(lead);
+                (span.start_byte, span.start_line) = (l.start_byte, l.start_line);
+            }
             let bases = d.bases.iter().map(|b| self.text(*b).split_whitespace().collect::<String>()).collect();
             let symbol = Symbol {
                 name,
@@ -371,7 +456,7 @@ impl Extracted<'_> {
                 parent: prefix,
                 signature: self.signature(d.outer, d.body),
                 doc,
-                span: Span::of(d.outer),
+                span,
                 doc_start,
                 body: d.body.map(Span::of),
                 calls: Vec::new(),
@@ -379,16 +464,19 @@ impl Extracted<'_> {
                 parent_index,
             };
             self.symbols.push(symbol);
+            self.extents.push((span.start_byte.min(start), end));
             let idx = self.symbols.len() - 1;
             self.defs_by_node.entry(d.outer.id()).or_default().push(idx);
-            let opaque = matches!(kind, SymbolKind::Type | SymbolKind::Const | SymbolKind::Variable);
+            // A C type or constant is one symbol with everything in it; a
+            // JavaScript value holds functions of its own (`{ f() {} }`).
+            let opaque = matches!(kind, SymbolKind::Type | SymbolKind::Const | SymbolKind::Variable) && !self.language.values_hold_definitions();
             if opaque {
-                frames.push(Frame { end: d.outer.end_byte(), qualified: qualified_name, symbol: Some(idx), class_like: false, opaque });
+                frames.push(Frame { end, qualified: qualified_name, symbol: Some(idx), class_like: false, opaque });
             } else {
                 // Ruby's modules hold methods (mixins); a Rust or C++ module holds functions.
                 let class_like = matches!(kind, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum)
                     || (kind == SymbolKind::Module && self.language == Language::Ruby);
-                frames.push(Frame { end: d.outer.end_byte(), qualified: qualified_name, symbol: Some(idx), class_like, opaque });
+                frames.push(Frame { end, qualified: qualified_name, symbol: Some(idx), class_like, opaque });
             }
         }
     }
@@ -419,24 +507,22 @@ impl Extracted<'_> {
     /// module's own calls.
     fn attach_calls(&mut self, mut calls: Vec<(usize, String)>) -> Vec<String> {
         calls.sort_by_key(|(at, _)| *at);
+        let ext = std::mem::take(&mut self.extents);
         let mut order: Vec<usize> = (0..self.symbols.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (sa, sb) = (&self.symbols[a].span, &self.symbols[b].span);
-            sa.start_byte.cmp(&sb.start_byte).then(sb.end_byte.cmp(&sa.end_byte))
-        });
+        order.sort_by(|&a, &b| ext[a].0.cmp(&ext[b].0).then(ext[b].1.cmp(&ext[a].1)));
         let mut module_calls = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
         let mut next = 0;
         for (at, text) in calls {
-            while next < order.len() && self.symbols[order[next]].span.start_byte <= at {
+            while next < order.len() && ext[order[next]].0 <= at {
                 let s = order[next];
-                while stack.last().is_some_and(|&t| self.symbols[t].span.end_byte <= self.symbols[s].span.start_byte) {
+                while stack.last().is_some_and(|&t| ext[t].1 <= ext[s].0) {
                     stack.pop();
                 }
                 stack.push(s);
                 next += 1;
             }
-            while stack.last().is_some_and(|&t| self.symbols[t].span.end_byte <= at) {
+            while stack.last().is_some_and(|&t| ext[t].1 <= at) {
                 stack.pop();
             }
             match stack.last() {
@@ -484,10 +570,39 @@ impl Extracted<'_> {
         (Some(doc).filter(|d| !d.is_empty()), Some((first.start_byte(), first.start_position().row + 1)))
     }
 
-    /// The declaration up to its body, on one line.
+    /// The declaration up to its body, on one line, from its keyword
+    /// (after decorators).
     fn signature(&self, outer: Node, body: Option<Node>) -> String {
-        parse::signature_text(self.src, outer.start_byte(), outer.end_byte(), body.map(|b| b.start_byte()))
+        parse::signature_text(self.src, after_decorators(outer), outer.end_byte(), body.map(|b| b.start_byte()))
     }
+}
+
+/// Start of a node's text after its leading decorators (Python's decorated
+/// definition, TypeScript's `@sealed export class`).
+fn after_decorators(node: Node) -> usize {
+    let mut cursor = node.walk();
+    let mut start = node.start_byte();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            "decorator" | "comment" => start = child.end_byte(),
+            "class_declaration" | "abstract_class_declaration" | "function_definition" | "class_definition" => {
+                return after_decorators(child).max(start);
+            }
+            _ => return child.start_byte().max(start),
+        }
+    }
+    start
+}
+
+/// The first of the `decorator` siblings right before `node`.
+fn leading_decorators(node: Node) -> Option<Node> {
+    let mut first = None;
+    let mut cur = node.prev_sibling();
+    while let Some(c) = cur.filter(|c| c.kind() == "decorator") {
+        first = Some(c);
+        cur = c.prev_sibling();
+    }
+    first
 }
 
 fn is_attribute(kind: &str) -> bool {

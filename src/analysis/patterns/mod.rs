@@ -108,7 +108,10 @@ const MAX_NAME_LEN: usize = 120;
 /// file was parsed from; anything else only yields odd instances, not a panic.
 pub fn mine(path: &str, parsed: &ParsedFile, source: &[u8]) -> Vec<PatternInstance> {
     let mut miner = Miner::new(path, parsed, source);
-    if parsed.language.tags_query().is_some() {
+    // Python and the JavaScript family are mined from the tree (python.rs,
+    // javascript.rs); the other languages' queries mark their conventions.
+    let mined_from_tree = matches!(parsed.language, Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx);
+    if !mined_from_tree {
         // The query marked the conventions; base classes come from the symbols.
         for mark in &parsed.pattern_marks {
             miner.push(mark.category, mark.key.clone(), mark.start_byte, mark.end_byte);

@@ -1,0 +1,41 @@
+; Python: definitions, calls and imports (captures: see tags.rs).
+
+; Definitions. A decorated definition's chunk starts at its first decorator
+; (the statement-level node); the first string of a body is its docstring.
+(decorated_definition
+  definition: (class_definition
+    name: (identifier) @name
+    superclasses: (argument_list [(identifier) (attribute) (subscript)] @base)?
+    body: (block . (expression_statement . (string) @doc)?) @body)) @definition.class
+(decorated_definition
+  definition: (function_definition
+    name: (identifier) @name
+    body: (block . (expression_statement . (string) @doc)?) @body)) @definition.function
+(class_definition
+  name: (identifier) @name
+  superclasses: (argument_list [(identifier) (attribute) (subscript)] @base)?
+  body: (block . (expression_statement . (string) @doc)?) @body) @definition.class
+(function_definition
+  name: (identifier) @name
+  body: (block . (expression_statement . (string) @doc)?) @body) @definition.function
+
+; Module-level assignments: `NAME = …` is a constant, `name = …` a variable.
+((expression_statement (assignment left: (identifier) @name)) @definition.const
+  (#match? @name "^[^a-z]*[A-Z][^a-z]*$")
+  (#is? top-level))
+((expression_statement (assignment left: (identifier) @name)) @definition.variable
+  (#is? top-level))
+
+; Calls: the called expression as written (`f`, `self.x.y`, `a.b().c`).
+(call function: (_) @callee) @reference.call
+
+; Imports. `import a.b, c as d` → modules `a.b` and `c`.
+(import_statement name: [(dotted_name) @import.module (aliased_import name: (_) @import.module)]) @import
+; `from .x import y as z, w` → module `.x`, names y, w; `from x import *` → name `*`.
+(import_from_statement
+  module_name: (_) @import.module
+  name: [(dotted_name) @import.name (aliased_import name: (_) @import.name)]) @import
+(import_from_statement module_name: (_) @import.module (wildcard_import) @import.name) @import
+(future_import_statement
+  "__future__" @import.module
+  name: [(dotted_name) @import.name (aliased_import name: (_) @import.name)]) @import
