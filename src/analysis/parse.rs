@@ -127,8 +127,9 @@ pub struct ParsedFile {
     /// Statement-level node id -> symbols defined by that statement.
     pub defs_by_node: HashMap<usize, Vec<usize>>,
     pub has_errors: bool,
-    /// Conventions a tags query marked (`@pattern.<category>`); Python's and
-    /// the JavaScript family's are mined from the tree instead.
+    /// Conventions marked while parsing: by the query (`@pattern.<category>`)
+    /// or, for Python and the JavaScript family, read from the nodes it
+    /// captured as `@convention` (`patterns::TreeMarker`).
     pub pattern_marks: Vec<PatternMark>,
 }
 

@@ -17,6 +17,13 @@
 //!   written (or its name, with the receiver as `@callee.object` where the
 //!   grammar has no node for `obj.name`).
 //! - `@import` on an import, with `@import.module` and any `@import.name`.
+//! - `@doc` on a docstring (Python's first string of a body); `@part` on the
+//!   declarator of a statement that defines several names.
+//! - `@pattern.<category>` on a convention's construct, keyed by the
+//!   pattern's `(#set! key "…{}")` and its `@pattern.key` texts; or, for
+//!   Python and the JavaScript family, `@convention` on the nodes whose
+//!   conventions [`patterns::TreeMarker`] reads.
+//! - `(#is? top-level)`: the definition counts only as a child of the root.
 //!
 //! When several patterns capture the same definition node, the first
 //! pattern in the file wins. Everything else (nesting, qualified names,
@@ -30,6 +37,7 @@ use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::analysis::lang::Language;
 use crate::analysis::parse::{self, Import, ParsedFile, PatternMark, Span, Symbol, SymbolKind};
+use crate::analysis::patterns;
 
 /// A compiled query per language, compiled on first use (the C++ query takes
 /// over 100 ms to compile; most processes never need most languages). Each
@@ -97,7 +105,17 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
     parser.set_language(&grammar).ok()?;
     let tree = parser.parse(source, None)?;
     let root = tree.root_node();
-    let Matches { defs, calls, imports, pattern_marks } = collect(query, root, source);
+    let Matches { defs, calls, imports, mut pattern_marks, mut convention_nodes } = collect(query, root, source);
+    if patterns::marked_from_tree(language) {
+        // In document order, as a walk of the tree would meet them.
+        convention_nodes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+        convention_nodes.dedup_by_key(|n| n.id());
+        let mut marker = patterns::TreeMarker::new(language, source);
+        for node in convention_nodes {
+            marker.visit(node);
+        }
+        pattern_marks.extend(marker.finish());
+    }
 
     // One definition per name: a pattern for a whole declaration and one for
     // its inner spec may both match (Go's `type X struct` and `type ( … )`).
@@ -158,12 +176,15 @@ struct Matches<'t> {
     /// (Import node id, module) → the import.
     imports: HashMap<(usize, String), ImportEntry>,
     pattern_marks: Vec<PatternMark>,
+    /// `@convention` nodes, for [`patterns::TreeMarker`].
+    convention_nodes: Vec<Node<'t>>,
 }
 
 fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
     let names = query.capture_names();
     let mut defs: HashMap<(usize, Option<usize>), Captured> = HashMap::new();
     let mut calls: Vec<(usize, String)> = Vec::new();
+    let mut convention_nodes = Vec::new();
     let mut imports: HashMap<(usize, String), ImportEntry> = HashMap::new();
     let mut marks: HashMap<(usize, usize), (PatternMark, Vec<(usize, String)>)> = HashMap::new();
     // `(#is? top-level)`: the definition counts only as a child of the file's
@@ -203,6 +224,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
                 "callee.object" => receiver = Some(c.node),
                 "import.module" => module = Some(c.node),
                 "import.name" => import_names.push(c.node),
+                "convention" => convention_nodes.push(c.node),
                 _ if capture.starts_with("definition.") || capture == "scope.impl" || capture == "reference.call" || capture == "import" => {
                     outer = Some((c.node, capture));
                 }
@@ -249,7 +271,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
         }
     }
     let pattern_marks = finish_marks(query, marks);
-    Matches { defs, calls, imports, pattern_marks }
+    Matches { defs, calls, imports, pattern_marks, convention_nodes }
 }
 
 /// Keeps one capture per (definition node, name): the first pattern's, with

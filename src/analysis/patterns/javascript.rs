@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Miner<'_> {
+impl TreeMarker<'_> {
     /// `@Injectable()` → `decorator:@Injectable`.
     pub(super) fn js_decorator(&mut self, deco: Node) {
         let mut expr = first_named(deco);

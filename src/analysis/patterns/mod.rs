@@ -27,7 +27,7 @@ mod javascript;
 mod python;
 
 use crate::analysis::lang::Language;
-use crate::analysis::parse::{ParsedFile, Symbol};
+use crate::analysis::parse::{ParsedFile, PatternMark, Symbol};
 
 /// What kind of convention an instance belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -107,46 +107,30 @@ const MAX_NAME_LEN: usize = 120;
 /// Mines the conventions of one parsed file. `source` must be the bytes the
 /// file was parsed from; anything else only yields odd instances, not a panic.
 pub fn mine(path: &str, parsed: &ParsedFile, source: &[u8]) -> Vec<PatternInstance> {
-    let mut miner = Miner::new(path, parsed, source);
-    // Python and the JavaScript family are mined from the tree (python.rs,
-    // javascript.rs); the other languages' queries mark their conventions.
-    let mined_from_tree = matches!(parsed.language, Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx);
-    if !mined_from_tree {
-        // The query marked the conventions; base classes come from the symbols.
-        for mark in &parsed.pattern_marks {
-            miner.push(mark.category, mark.key.clone(), mark.start_byte, mark.end_byte);
-        }
+    let mut instances = Instances::new(path, parsed, source);
+    for mark in &parsed.pattern_marks {
+        instances.push(mark.category, mark.key.clone(), mark.start_byte, mark.end_byte);
+    }
+    if !marked_from_tree(parsed.language) {
+        // Base classes come from the symbols (the tree marker reads Python's and JavaScript's).
         for sym in parsed.symbols.iter().filter(|s| s.kind.is_container()) {
             for base in &sym.bases {
                 let name = base.split(['<', '[', '(']).next().unwrap_or(base);
                 if !name.is_empty() && name.len() <= MAX_NAME_LEN {
                     let head_end = sym.body.map_or(sym.span.end_byte, |b| b.start_byte);
-                    miner.push(PatternCategory::BaseClass, format!("base:{name}"), sym.span.start_byte, head_end);
+                    instances.push(PatternCategory::BaseClass, format!("base:{name}"), sym.span.start_byte, head_end);
                 }
             }
         }
-        return miner.out;
     }
-    let root = parsed.tree.root_node();
-    let mut cursor = root.walk();
-    'walk: loop {
-        let node = cursor.node();
-        if node.is_named() {
-            miner.visit(node);
-        }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                break 'walk;
-            }
-        }
-    }
-    miner.out
+    instances.out
+}
+
+/// Python and the JavaScript family: their conventions are read by
+/// [`TreeMarker`] from the nodes their queries capture as `@convention`;
+/// the other languages' queries mark conventions themselves.
+pub(crate) fn marked_from_tree(language: Language) -> bool {
+    matches!(language, Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx)
 }
 
 /// Groups instances by key, keeps groups with `count >= min_count`, sorted
@@ -338,7 +322,9 @@ const JS_CALLBACKS: &[&str] = &["next", "callback", "cb", "done", "reject"];
 const PY_FIXTURE_METHODS: &[&str] =
     &["setUp", "tearDown", "setUpClass", "tearDownClass", "setup_method", "teardown_method", "setup_class", "teardown_class"];
 
-struct Miner<'a> {
+/// Turns the conventions a file marks into instances: lines, snippet, the
+/// enclosing symbol.
+struct Instances<'a> {
     path: &'a str,
     language: Language,
     src: &'a [u8],
@@ -350,7 +336,16 @@ struct Miner<'a> {
     out: Vec<PatternInstance>,
 }
 
-impl<'a> Miner<'a> {
+/// Reads Python's and the JavaScript family's conventions from the nodes
+/// their tags queries hand over (`@convention`): keys a query cannot
+/// compute, like what an exception handler does or how a log message is built.
+pub(crate) struct TreeMarker<'a> {
+    language: Language,
+    src: &'a [u8],
+    marks: Vec<PatternMark>,
+}
+
+impl<'a> Instances<'a> {
     fn new(path: &'a str, parsed: &'a ParsedFile, src: &'a [u8]) -> Self {
         let mut line_starts = vec![0];
         for (i, b) in src.iter().enumerate() {
@@ -364,70 +359,7 @@ impl<'a> Miner<'a> {
             let (sa, sb) = (&symbols[a].span, &symbols[b].span);
             sa.start_byte.cmp(&sb.start_byte).then(sb.end_byte.cmp(&sa.end_byte))
         });
-        Miner { path, language: parsed.language, src, symbols, by_start, line_starts, out: Vec::new() }
-    }
-
-    fn visit(&mut self, node: Node) {
-        if self.language == Language::Python {
-            match node.kind() {
-                "decorator" => self.py_decorator(node),
-                "except_clause" => self.py_except(node),
-                "call" => self.py_logging(node),
-                "function_definition" => self.py_test(node),
-                "class_definition" => self.py_bases(node),
-                _ => {}
-            }
-        } else if self.language.is_js_family() {
-            match node.kind() {
-                "decorator" => self.js_decorator(node),
-                "catch_clause" => self.js_catch(node),
-                "call_expression" => self.js_call(node),
-                "class_declaration" | "abstract_class_declaration" | "class" => self.js_bases(node),
-                _ => {}
-            }
-        }
-    }
-
-    // ---- helpers --------------------------------------------------------------
-
-    fn text(&self, node: Node) -> Cow<'a, str> {
-        let (s, e) = (node.start_byte().min(self.src.len()), node.end_byte().min(self.src.len()));
-        String::from_utf8_lossy(self.src.get(s..e).unwrap_or_default())
-    }
-
-    /// The node's text without whitespace (`app . get` → `app.get`), or
-    /// `None` when it is too long to be a name.
-    fn compact(&self, node: Node) -> Option<String> {
-        if node.end_byte().saturating_sub(node.start_byte()) > MAX_NAME_LEN * 4 {
-            return None;
-        }
-        let s: String = self.text(node).split_whitespace().collect();
-        (!s.is_empty() && s.len() <= MAX_NAME_LEN).then_some(s)
-    }
-
-    /// A dotted name (`a`, `a.b.c`) of identifiers only, compacted.
-    fn dotted(&self, node: Node) -> Option<String> {
-        // Bounded before recursing: a long chain is no name, and no deep stack.
-        if node.end_byte().saturating_sub(node.start_byte()) > MAX_NAME_LEN {
-            return None;
-        }
-        let ok = match node.kind() {
-            "identifier" | "property_identifier" | "type_identifier" | "this" => true,
-            "attribute" => {
-                node.child_by_field_name("object").is_some_and(|o| self.dotted(o).is_some())
-                    && node.child_by_field_name("attribute").is_some()
-            }
-            "member_expression" => {
-                node.child_by_field_name("object").is_some_and(|o| self.dotted(o).is_some())
-                    && node.child_by_field_name("property").is_some_and(|p| p.kind() == "property_identifier")
-            }
-            _ => false,
-        };
-        if ok {
-            self.compact(node)
-        } else {
-            None
-        }
+        Instances { path, language: parsed.language, src, symbols, by_start, line_starts, out: Vec::new() }
     }
 
     /// 1-based line of a byte offset.
@@ -498,6 +430,84 @@ impl<'a> Miner<'a> {
         }
         None
     }
+}
+
+impl<'a> TreeMarker<'a> {
+    pub(crate) fn new(language: Language, src: &'a [u8]) -> Self {
+        TreeMarker { language, src, marks: Vec::new() }
+    }
+
+    /// The marks, in the order the nodes were visited.
+    pub(crate) fn finish(self) -> Vec<PatternMark> {
+        self.marks
+    }
+
+    /// Marks what `node` (one the query handed over) is an instance of.
+    pub(crate) fn visit(&mut self, node: Node) {
+        if self.language == Language::Python {
+            match node.kind() {
+                "decorator" => self.py_decorator(node),
+                "except_clause" => self.py_except(node),
+                "call" => self.py_logging(node),
+                "function_definition" => self.py_test(node),
+                "class_definition" => self.py_bases(node),
+                _ => {}
+            }
+        } else if self.language.is_js_family() {
+            match node.kind() {
+                "decorator" => self.js_decorator(node),
+                "catch_clause" => self.js_catch(node),
+                "call_expression" => self.js_call(node),
+                "class_declaration" | "abstract_class_declaration" | "class" => self.js_bases(node),
+                _ => {}
+            }
+        }
+    }
+
+    fn text(&self, node: Node) -> Cow<'a, str> {
+        let (s, e) = (node.start_byte().min(self.src.len()), node.end_byte().min(self.src.len()));
+        String::from_utf8_lossy(self.src.get(s..e).unwrap_or_default())
+    }
+
+    /// The node's text without whitespace (`app . get` → `app.get`), or
+    /// `None` when it is too long to be a name.
+    fn compact(&self, node: Node) -> Option<String> {
+        if node.end_byte().saturating_sub(node.start_byte()) > MAX_NAME_LEN * 4 {
+            return None;
+        }
+        let s: String = self.text(node).split_whitespace().collect();
+        (!s.is_empty() && s.len() <= MAX_NAME_LEN).then_some(s)
+    }
+
+    /// A dotted name (`a`, `a.b.c`) of identifiers only, compacted.
+    fn dotted(&self, node: Node) -> Option<String> {
+        // Bounded before recursing: a long chain is no name, and no deep stack.
+        if node.end_byte().saturating_sub(node.start_byte()) > MAX_NAME_LEN {
+            return None;
+        }
+        let ok = match node.kind() {
+            "identifier" | "property_identifier" | "type_identifier" | "this" => true,
+            "attribute" => {
+                node.child_by_field_name("object").is_some_and(|o| self.dotted(o).is_some())
+                    && node.child_by_field_name("attribute").is_some()
+            }
+            "member_expression" => {
+                node.child_by_field_name("object").is_some_and(|o| self.dotted(o).is_some())
+                    && node.child_by_field_name("property").is_some_and(|p| p.kind() == "property_identifier")
+            }
+            _ => false,
+        };
+        if ok {
+            self.compact(node)
+        } else {
+            None
+        }
+    }
+
+    /// Marks a convention instance covering `start..end` (bytes).
+    fn push(&mut self, category: PatternCategory, key: String, start: usize, end: usize) {
+        self.marks.push(PatternMark { category, key, start_byte: start, end_byte: end });
+    }
 
     /// The line of the last non-whitespace byte before `body` (the end of a header).
     fn header_end(&self, node: Node, body: Option<Node>) -> usize {
@@ -509,8 +519,6 @@ impl<'a> Miner<'a> {
         }
         b.max(start + 1).min(node.end_byte())
     }
-
-    // ---- Python ---------------------------------------------------------------
 
     /// What a handler body does with the caught error (`param`, if named).
     /// Nested functions and classes are not the handler's own code.

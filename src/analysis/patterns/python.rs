@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Miner<'_> {
+impl TreeMarker<'_> {
     /// `@name`, `@name(...)`: a Decorator, and Route / Fixture when it is one.
     pub(super) fn py_decorator(&mut self, deco: Node) {
         let Some(expr) = first_named(deco) else { return };

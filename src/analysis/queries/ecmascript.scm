@@ -80,9 +80,13 @@
   (#is? top-level))
 
 ; Calls: the called expression as written; `require('x')` is an import.
-((call_expression function: (_) @callee) @reference.call
+((call_expression function: (_) @callee) @reference.call @convention
   (#not-eq? @callee "require"))
 (new_expression constructor: (_) @callee) @reference.call
+
+; Nodes whose conventions are read from the tree (patterns::TreeMarker):
+; decorators, handlers, base classes; and the calls above (logging, routes, tests).
+[(decorator) (catch_clause) (class_declaration) (class)] @convention
 
 ; Imports: `import d, { a, b as c } from 'm'` → module `m`, names d, a, b;
 ; `import * as ns from 'm'` → name `*`; re-exports `export { a } from 'm'`.

@@ -27,7 +27,11 @@
   (#is? top-level))
 
 ; Calls: the called expression as written (`f`, `self.x.y`, `a.b().c`).
-(call function: (_) @callee) @reference.call
+(call function: (_) @callee) @reference.call @convention
+
+; Nodes whose conventions are read from the tree (patterns::TreeMarker):
+; decorators, handlers, tests, base classes; and the calls above (logging).
+[(decorator) (except_clause) (function_definition) (class_definition)] @convention
 
 ; Imports. `import a.b, c as d` → modules `a.b` and `c`.
 (import_statement name: [(dotted_name) @import.module (aliased_import name: (_) @import.module)]) @import

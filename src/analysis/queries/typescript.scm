@@ -52,3 +52,5 @@
 (public_field_definition
   name: (_) @name
   value: [(function_expression body: (_) @body) (arrow_function body: (_) @body) (generator_function body: (_) @body)]) @definition.function
+
+(abstract_class_declaration) @convention
