@@ -156,6 +156,31 @@ fn graph_mode_answers_callers_callees_and_importers() {
 }
 
 #[test]
+fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
+    let repo = TestRepo::new();
+    repo.write(
+        "src/resolve.rs",
+        "pub trait Resolver {\n    fn resolve(&self, host: &str) -> Vec<String>;\n}\n\npub struct StdResolver;\n\nimpl Resolver for StdResolver {\n    fn resolve(&self, host: &str) -> Vec<String> {\n        vec![host.to_string()]\n    }\n}\n\nimpl StdResolver {\n    pub fn new() -> Self {\n        StdResolver\n    }\n}\n",
+    );
+    repo.write(
+        "src/cache.rs",
+        "use crate::resolve::Resolver;\n\npub struct CachingResolver {\n    hits: usize,\n}\n\nimpl Resolver for CachingResolver {\n    fn resolve(&self, host: &str) -> Vec<String> {\n        Vec::new()\n    }\n}\n",
+    );
+    repo.write("app/adapters.py", "class BaseAdapter:\n    def send(self, request):\n        raise NotImplementedError\n\n\nclass HTTPAdapter(BaseAdapter):\n    def send(self, request):\n        return request\n\n    def close(self):\n        pass\n");
+    repo.commit("traits");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("which types implement the Resolver trait", &["--mode", "graph"]);
+    assert_eq!(v["analysis"]["graph"]["relation"], "implementers", "{}", v["analysis"]);
+    let got = symbols(&v);
+    for want in ["StdResolver", "StdResolver::resolve", "CachingResolver", "CachingResolver::resolve"] {
+        assert!(got.contains(&want.to_string()), "{want} in {got:?}");
+    }
+    assert!(!got.contains(&"StdResolver::new".to_string()), "not an implementation of the trait: {got:?}");
+    let got = symbols(&repo.query("subclasses of BaseAdapter", &["--mode", "graph"]));
+    assert_eq!(&got[..2], &["HTTPAdapter".to_string(), "HTTPAdapter.send".to_string()], "{got:?}");
+}
+
+#[test]
 fn a_body_change_updates_the_graph_like_a_full_build() {
     let repo = repo();
     repo.rag_ok(&["index", "-q", "--no-semantic"]);

@@ -254,6 +254,8 @@ pub enum RelationArg {
     Importers,
     /// What the subject's file imports.
     Imports,
+    /// Types that extend or implement the subject.
+    Implementers,
 }
 
 impl From<RelationArg> for Relation {
@@ -263,6 +265,7 @@ impl From<RelationArg> for Relation {
             RelationArg::Callees => Relation::Callees,
             RelationArg::Importers => Relation::Importers,
             RelationArg::Imports => Relation::Imports,
+            RelationArg::Implementers => Relation::Implementers,
         }
     }
 }

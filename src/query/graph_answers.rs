@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use petgraph::stable_graph::NodeIndex;
 use petgraph::Direction;
 
 use super::engine::{Engine, Result};
@@ -28,6 +29,7 @@ impl Engine {
                     }
                     reached.extend(graph.walk(&from, &[EdgeKind::Calls], Direction::Outgoing, depth));
                 }
+                Relation::Implementers => reached.extend(implementers(graph, &subjects, depth)),
                 Relation::Importers | Relation::Imports => {
                     let files: Vec<_> = subjects.iter().filter_map(|s| file_of(graph, *s)).collect();
                     let dir = if relation == Relation::Importers { Direction::Incoming } else { Direction::Outgoing };
@@ -35,11 +37,21 @@ impl Engine {
                 }
             }
         }
-        // Nearest first; within a depth, the subject's own file first, then by place.
         let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(graph, *s)).collect();
+        // Nearest first. Callers: the subject's own file first, then by place.
+        // Callees: the bigger first, wherever they are; what a function does is
+        // in the callees that do work, not in its accessors and one-line
+        // wrappers (graph questions on the dev kit, ureq and cobra: nDCG@10
+        // 0.879 -> 0.909).
+        let by_size = !neighbours && ask.relation == Relation::Callees;
         reached.sort_by_cached_key(|(ix, depth)| {
             let p = node_path(graph, *ix).unwrap_or_default();
-            (*depth, !subject_paths.contains(&p), search::is_test_path(&p), p, graph.graph[*ix].start_line)
+            let node = &graph.graph[*ix];
+            let (elsewhere, size) = match by_size {
+                true => (false, node.end_line.saturating_sub(node.start_line)),
+                false => (!subject_paths.contains(&p), 0),
+            };
+            (*depth, elsewhere, search::is_test_path(&p), std::cmp::Reverse(size), p, node.start_line)
         });
         let mut order: Vec<petgraph::stable_graph::NodeIndex> = Vec::new();
         let first_depth_end = reached.iter().position(|(_, d)| *d > 1).unwrap_or(reached.len());
@@ -74,6 +86,28 @@ impl Engine {
         }
         Ok((hits, names))
     }
+}
+
+/// The types that extend or implement the subjects (nearest first), each
+/// followed by its members that implement a member of the subject (Rust's
+/// `impl Resolver for StdResolver { fn resolve … }`, an overriding method).
+fn implementers(graph: &Graph, subjects: &[NodeIndex], depth: usize) -> Vec<(NodeIndex, usize)> {
+    let short = |ix: NodeIndex| match &graph.graph[ix].key {
+        NodeKey::Symbol { qualified_name, .. } => crate::analysis::parse::short_name(qualified_name),
+        _ => String::new(),
+    };
+    let required: HashSet<String> = subjects.iter().flat_map(|s| graph.descendants(*s)).map(short).collect();
+    let mut out = Vec::new();
+    for (ty, d) in graph.walk(subjects, &[EdgeKind::Inherits], Direction::Incoming, depth) {
+        out.push((ty, d));
+        let members = graph.walk(&[ty], &[EdgeKind::Contains], Direction::Outgoing, 1);
+        out.extend(members.into_iter().filter(|(m, _)| required.contains(&short(*m))).map(|(m, _)| (m, d)));
+    }
+    out
+}
+
+fn is_type_like(kind: &str) -> bool {
+    matches!(kind, "class" | "interface" | "enum" | "type" | "module")
 }
 
 /// Code-shaped words of a query, as graph subjects when no relation was asked.
@@ -148,7 +182,12 @@ pub fn pick_subjects(graph: &Graph, ask: &GraphAsk) -> Vec<petgraph::stable_grap
             if search::is_test_path(path) {
                 score -= 1.0;
             }
-            if crate::graph::is_callable(&graph.graph[ix].kind) || matches!(ask.relation, Relation::Importers | Relation::Imports) {
+            let fits = match ask.relation {
+                Relation::Importers | Relation::Imports => true,
+                Relation::Implementers => is_type_like(&graph.graph[ix].kind),
+                Relation::Callers | Relation::Callees => crate::graph::is_callable(&graph.graph[ix].kind),
+            };
+            if fits {
                 score += 0.5;
             }
             scored.push((score, ix));

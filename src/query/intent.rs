@@ -39,6 +39,9 @@ pub enum Relation {
     Importers,
     /// What the subject's file imports.
     Imports,
+    /// The types that extend or implement the subject (a class, trait or
+    /// interface), with their members that implement the subject's.
+    Implementers,
 }
 
 /// A graph question: a relation and the words that name its subject.
@@ -85,6 +88,9 @@ const GRAPH_FILLER: &[&str] = &[
     "user", "users", "depend", "depends", "dependent", "dependents", "dependencies", "dependency", "imports", "import", "imported", "importers",
     "invoke", "invokes", "invoked", "reference", "references", "referenced", "inside", "within", "framework", "module", "file", "files", "s",
     "that", "this", "when", "and", "or", "all", "every", "places", "place", "helper", "private", "public", "on", "it", "its", "get", "gets",
+    "type", "types", "trait", "traits", "interface", "interfaces", "class", "classes", "struct", "structs", "implement", "implements",
+    "implementing", "implemented", "implementation", "implementations", "implementers", "implementors", "subclass", "subclasses",
+    "subtypes", "extend", "extends", "extending", "inherit", "inherits", "inheriting", "derive", "derives",
 ];
 
 fn words(text: &str) -> Vec<String> {
@@ -180,7 +186,15 @@ pub fn graph_ask(text: &str) -> Option<GraphAsk> {
     let depend_verbs = ["depend", "depends"];
     let import_verbs = ["import", "imports", "imported", "importing", "require", "requires", "required"];
 
-    let relation = if lower.contains("callers of") || lower.contains("dependents of") || lower.contains("usages of") || lower.contains("uses of") {
+    let implement_verbs = ["implement", "implements", "implementing", "extend", "extends", "extending", "inherit", "inherits", "inheriting", "subclass", "subclasses"];
+    let starts_question = matches!(lws.first().map(String::as_str), Some("what" | "who" | "which" | "where" | "list" | "find" | "show"));
+    let relation = if ["implementations of", "implementers of", "implementors of", "subclasses of", "subtypes of", "implementations for"]
+        .iter()
+        .any(|p| lower.contains(p))
+        || (starts_question && pos(&implement_verbs).is_some())
+    {
+        Relation::Implementers
+    } else if lower.contains("callers of") || lower.contains("dependents of") || lower.contains("usages of") || lower.contains("uses of") {
         Relation::Callers
     } else if lower.contains("callees of") || lower.contains("dependencies of") {
         Relation::Callees
@@ -256,6 +270,11 @@ mod tests {
         assert_eq!(rel("who calls should_bypass_proxies").unwrap().0, Relation::Callers);
         assert_eq!(rel("callers of merge_setting").unwrap().0, Relation::Callers);
         assert_eq!(rel("what does Session.send call"), Some((Relation::Callees, vec!["Session.send".into()])));
+        assert_eq!(rel("which types implement the Resolver trait"), Some((Relation::Implementers, vec!["Resolver".into()])));
+        assert_eq!(rel("implementations of the TlsConnector trait"), Some((Relation::Implementers, vec!["TlsConnector".into()])));
+        assert_eq!(rel("subclasses of BaseAdapter").map(|r| r.0), Some(Relation::Implementers));
+        assert_eq!(rel("what classes extend HTTPAdapter").map(|r| r.0), Some(Relation::Implementers));
+        assert_eq!(rel("how the session extends the request").map(|r| r.0), None, "not a question about subtypes");
         assert_eq!(rel("what does HTTPAdapter.send depend on").unwrap().0, Relation::Callees);
         assert_eq!(rel("which methods depend on replaceData").unwrap().0, Relation::Callers);
         assert_eq!(rel("where is extract_cookies_to_jar used").unwrap().0, Relation::Callers);
