@@ -418,6 +418,18 @@ fn an_option_name_is_searched_for_not_parsed() {
     let h = repo.query("--dry-run", &[]);
     assert_eq!(h["analysis"]["literals"][0]["text"], "--dry-run", "{h}");
     assert_eq!(h["results"][0]["path"], "cli.py", "{h}");
+
+    // A flag library takes the bare name: the definition is found by it,
+    // before a comment that mentions the option as typed.
+    repo.write("flags.go", "package main\n\n// NoDesc: the user typed --no-descriptions.\nfunc mention() {}\n\nconst noDescFlag = \"no-descriptions\"\n\nfunc register(fs *FlagSet) {\n\tfs.Bool(noDescFlag, false, \"no descriptions\")\n}\n");
+    repo.commit("flags");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("--no-descriptions", &["--mode", "keyword"]);
+    let lines: Vec<(String, u64)> = v["results"].as_array().expect("results").iter().map(|r| (r["path"].as_str().unwrap_or("").to_string(), r["start_line"].as_u64().unwrap_or(0))).collect();
+    let definition = lines.iter().position(|(p, l)| p == "flags.go" && *l <= 6 && *l > 3);
+    let mention = lines.iter().position(|(p, l)| p == "flags.go" && *l <= 4);
+    assert!(definition.is_some(), "the const holding the bare name is found: {v}");
+    assert!(mention.is_none_or(|m| definition.is_some_and(|d| d < m)), "definition first: {lines:?}");
 }
 
 /// Several files share the words (stems) of a message; one holds it as

@@ -139,9 +139,18 @@ pub fn extract(text: &str, document: bool) -> Vec<Literal> {
 /// name was prefixed (`WARNING: `, `ValueError: `) and its last words are
 /// often values (`no number is assigned for table` from `no number is
 /// assigned for %s`), so shorter heads of it are tried down to three words.
+///
+/// An option name is looked for in every form at once: as written
+/// (`--no-verify`, in docs, help texts and tests) and as the string that
+/// defines it in code, where flag libraries take the bare name
+/// (`Bool("no-verify", …)`, `long = "no-verify"`); the definition first.
 pub fn variants(literal: &Literal, document: bool) -> Vec<String> {
+    if literal.source == Source::OptionName {
+        let bare = literal.text.trim_start_matches('-');
+        return vec![format!("\"{bare}\""), format!("'{bare}'"), literal.text.clone()];
+    }
     let mut out = vec![literal.text.clone()];
-    if !document || literal.source == Source::OptionName {
+    if !document {
         return out;
     }
     let mut text = literal.text.as_str();
@@ -183,6 +192,8 @@ mod tests {
             ["WARNING: no number is assigned for table", "no number is assigned for table", "no number is assigned for", "no number is assigned", "no number is"]
         );
         assert_eq!(variants(&l, false), ["WARNING: no number is assigned for table"]);
+        let flag = Literal { text: "--no-verify".into(), source: Source::OptionName };
+        assert_eq!(variants(&flag, false), ["\"no-verify\"", "'no-verify'", "--no-verify"]);
         assert_eq!(texts("skipToken", false), Vec::<String>::new());
         assert_eq!(texts("it's what don't do", true), Vec::<String>::new());
         // In a document, messages and option names only.

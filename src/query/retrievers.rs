@@ -475,8 +475,10 @@ fn literal_hits(
     // (literals matched, weight, order of first match, hit)
     let mut found: Vec<(usize, f32, usize, Hit)> = Vec::new();
     for literal in literals {
-        // The first form of the literal that some chunks hold.
-        let mut top = Vec::new();
+        // The first form of the literal that some chunks hold; every form of
+        // an option name.
+        let every_form = literal.source == super::literals::Source::OptionName;
+        let mut top: Vec<(f32, tantivy::DocAddress)> = Vec::new();
         for form in super::literals::variants(literal, document) {
             let terms: Vec<Term> = crate::stores::keyword::exact_analyze(&form).iter().map(|t| Term::from_field_text(cf.exact, t)).collect();
             let phrase: Box<dyn Query> = match terms.len() {
@@ -485,8 +487,13 @@ fn literal_hits(
                 _ => Box::new(PhraseQuery::new(terms)),
             };
             let query = with_filters(phrase, filters(searcher, cf.path, cf.language, cf.kind, opts, glob)?);
-            top = index.top_docs(searcher, query.as_ref(), LITERAL_SCAN + 1, "key")?;
-            if !top.is_empty() {
+            let found_here = index.top_docs(searcher, query.as_ref(), LITERAL_SCAN + 1, "key")?;
+            for (score, addr) in found_here {
+                if !top.iter().any(|(_, a)| *a == addr) {
+                    top.push((score, addr));
+                }
+            }
+            if !top.is_empty() && !every_form {
                 break;
             }
         }
