@@ -59,7 +59,8 @@ const EXACT_TOKENIZER: &str = "exact";
 
 /// Bump when the analyzer or the document layout changes: what is stored
 /// differs even though the tantivy schema may not, so indexes are rebuilt.
-pub const FORMAT_VERSION: u32 = 2;
+/// 3: escapes (`\n`) are terms of their own in the exact field.
+pub const FORMAT_VERSION: u32 = 3;
 const MAX_TOKEN_LEN: usize = 80;
 
 /// Splits source text into searchable terms: every identifier whole
@@ -174,7 +175,16 @@ pub fn exact_terms(text: &str) -> Vec<Token> {
         if c.is_whitespace() {
             continue;
         }
-        let end = if is_ident_char(c) { ident_run_end(&mut iter, start + c.len_utf8()) } else { start + c.len_utf8() };
+        // An escape in a string (`"\nDid you mean…"`) is one term, and the
+        // word after it starts afresh: not the identifier `nDid`.
+        let escape = c == '\\' && iter.peek().is_some_and(|&(_, n)| matches!(n, 'n' | 't' | 'r' | '0' | 'a' | 'b' | 'e' | 'f' | 'v'));
+        let end = if escape {
+            iter.next().map_or(start + 1, |(i, n)| i + n.len_utf8())
+        } else if is_ident_char(c) {
+            ident_run_end(&mut iter, start + c.len_utf8())
+        } else {
+            start + c.len_utf8()
+        };
         let word = &text[start..end];
         // A run too long to be a word (a hash, base64) keeps its head.
         let mut cut = word.len().min(MAX_TOKEN_LEN);
@@ -691,6 +701,7 @@ mod tests {
         assert_eq!(super::exact_analyze("--dry-run"), ["-", "-", "dry", "-", "run"]);
         assert_eq!(super::exact_analyze("raise ValueError(\"%s is bad\" % x)"), ["raise", "ValueError", "(", "\"", "%", "s", "is", "bad", "\"", "%", "x", ")"]);
         assert_eq!(super::exact_analyze("Connection   refused"), super::exact_analyze("Connection\n refused"));
+        assert_eq!(super::exact_analyze(r#""\n\nDid you mean this?\n""#), ["\"", "\\n", "\\n", "Did", "you", "mean", "this", "?", "\\n", "\""]);
     }
 
     use super::*;
