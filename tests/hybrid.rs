@@ -178,6 +178,19 @@ fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
     assert!(!got.contains(&"StdResolver::new".to_string()), "not an implementation of the trait: {got:?}");
     let got = symbols(&repo.query("subclasses of BaseAdapter", &["--mode", "graph"]));
     assert_eq!(&got[..2], &["HTTPAdapter".to_string(), "HTTPAdapter.send".to_string()], "{got:?}");
+
+    // Go: satisfied by method set, nothing declared.
+    repo.write(
+        "shapes/shapes.go",
+        "package shapes\n\ntype Shape interface {\n\tArea() float64\n}\n\ntype Square struct{ side float64 }\n\nfunc (s Square) Area() float64 { return s.side * s.side }\n\ntype Label struct{}\n\nfunc (l Label) Text() string { return \"\" }\n\ntype badShape struct{ msg string }\n\nfunc (e *badShape) Error() string { return e.msg }\n",
+    );
+    repo.commit("go");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let got = symbols(&repo.query("which types implement the Shape interface", &["--mode", "graph"]));
+    assert_eq!(&got[..2], &["Square".to_string(), "Square.Area".to_string()], "{got:?}");
+    assert!(!got.contains(&"Label".to_string()), "{got:?}");
+    let got = symbols(&repo.query("which types implement the error interface", &["--mode", "graph"]));
+    assert_eq!(&got[..2], &["badShape".to_string(), "badShape.Error".to_string()], "{got:?}");
 }
 
 #[test]

@@ -29,7 +29,10 @@ impl Engine {
                     }
                     reached.extend(graph.walk(&from, &[EdgeKind::Calls], Direction::Outgoing, depth));
                 }
-                Relation::Implementers => reached.extend(implementers(graph, &subjects, depth)),
+                Relation::Implementers => {
+                    reached.extend(implementers(graph, &subjects, depth));
+                    reached.extend(go_implementers(graph, ask, &subjects));
+                }
                 Relation::Importers | Relation::Imports => {
                     let files: Vec<_> = subjects.iter().filter_map(|s| file_of(graph, *s)).collect();
                     let dir = if relation == Relation::Importers { Direction::Incoming } else { Direction::Outgoing };
@@ -104,6 +107,55 @@ fn implementers(graph: &Graph, subjects: &[NodeIndex], depth: usize) -> Vec<(Nod
         out.extend(members.into_iter().filter(|(m, _)| required.contains(&short(*m))).map(|(m, _)| (m, d)));
     }
     out
+}
+
+/// Go satisfies an interface by method set, with no declaration to follow:
+/// the types of Go files whose methods cover the interface's. Those are the
+/// members of a Go interface the repository defines or, when the question
+/// names one of the standard library's (`error`, `io.Reader`) and no Go
+/// interface of the repository answers to the name, its well-known methods.
+fn go_implementers(graph: &Graph, ask: &GraphAsk, subjects: &[NodeIndex]) -> Vec<(NodeIndex, usize)> {
+    let short = |ix: NodeIndex| match &graph.graph[ix].key {
+        NodeKey::Symbol { qualified_name, .. } => crate::analysis::parse::short_name(qualified_name),
+        _ => String::new(),
+    };
+    let is_go = |ix: NodeIndex| node_path(graph, ix).is_some_and(|p| p.ends_with(".go"));
+    let go_interfaces: Vec<NodeIndex> = subjects.iter().copied().filter(|s| is_go(*s) && graph.graph[*s].kind == "interface").collect();
+    let mut required: HashSet<String> = go_interfaces.iter().flat_map(|s| graph.descendants(*s)).map(short).collect();
+    if go_interfaces.is_empty() {
+        required.extend(ask.subject.iter().find_map(|w| go_std_interface(w)).unwrap_or_default().iter().map(|m| m.to_string()));
+    }
+    if required.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for ix in graph.graph.node_indices() {
+        if !is_go(ix) || !matches!(graph.graph[ix].kind.as_str(), "class" | "type") || subjects.contains(&ix) {
+            continue;
+        }
+        let members = graph.walk(&[ix], &[EdgeKind::Contains], Direction::Outgoing, 1);
+        let names: HashSet<String> = members.iter().map(|(m, _)| short(*m)).collect();
+        if required.iter().all(|r| names.contains(r)) {
+            out.push((ix, 1));
+            out.extend(members.into_iter().filter(|(m, _)| required.contains(&short(*m))).map(|(m, _)| (m, 1)));
+        }
+    }
+    out
+}
+
+/// The methods of the Go standard library's most implemented interfaces.
+fn go_std_interface(name: &str) -> Option<&'static [&'static str]> {
+    Some(match name {
+        "error" => &["Error"],
+        "Stringer" | "fmt.Stringer" => &["String"],
+        "io.Reader" => &["Read"],
+        "io.Writer" => &["Write"],
+        "io.Closer" => &["Close"],
+        "io.ReadCloser" => &["Read", "Close"],
+        "sort.Interface" => &["Len", "Less", "Swap"],
+        "http.Handler" => &["ServeHTTP"],
+        _ => return None,
+    })
 }
 
 fn is_type_like(kind: &str) -> bool {
