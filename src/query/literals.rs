@@ -4,8 +4,10 @@
 //! holding the message verbatim should come first.
 //!
 //! A literal is a quoted string, a code span with punctuation, an option name
-//! (`--no-verify`), or a short query as a whole (a pasted message is often
-//! sent without quotes).
+//! (`--no-verify`), a short query as a whole (a pasted message is often
+//! sent without quotes), or a query that is one token with punctuation in it
+//! (`__complete`, `GIT_DIR`, `X-Request-Id`): a value the user saw, which
+//! the code defines as a string.
 
 use serde::Serialize;
 
@@ -22,6 +24,9 @@ pub enum Source {
     CodeSpan,
     OptionName,
     WholeQuery,
+    /// One token that is not a plain word; looked for only as a string in
+    /// code, and only when no symbol has that name.
+    Token,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -127,6 +132,10 @@ pub fn extract(text: &str, document: bool) -> Vec<Literal> {
         add(&mut out, name, Source::OptionName);
     }
     let words = text.split_whitespace().count();
+    let token = text.trim();
+    if !document && out.is_empty() && words == 1 && (3..=100).contains(&token.len()) && token.chars().any(char::is_alphabetic) && token.chars().any(|c| !c.is_alphanumeric()) {
+        add(&mut out, token, Source::Token);
+    }
     if !document && out.is_empty() && words <= WHOLE_QUERY_WORDS && crate::stores::keyword::exact_analyze(text).len() >= 2 {
         add(&mut out, text.trim().trim_end_matches('?'), Source::WholeQuery);
     }
@@ -148,6 +157,10 @@ pub fn variants(literal: &Literal, document: bool) -> Vec<String> {
     if literal.source == Source::OptionName {
         let bare = literal.text.trim_start_matches('-');
         return vec![format!("\"{bare}\""), format!("'{bare}'"), literal.text.clone()];
+    }
+    if literal.source == Source::Token {
+        let t = &literal.text;
+        return vec![format!("\"{t}\""), format!("'{t}'")];
     }
     let mut out = vec![literal.text.clone()];
     if !document {
@@ -195,6 +208,11 @@ mod tests {
         let flag = Literal { text: "--no-verify".into(), source: Source::OptionName };
         assert_eq!(variants(&flag, false), ["\"no-verify\"", "'no-verify'", "--no-verify"]);
         assert_eq!(texts("skipToken", false), Vec::<String>::new());
+        // One token with punctuation: looked for as a string.
+        assert_eq!(extract("__complete", false), [Literal { text: "__complete".into(), source: Source::Token }]);
+        assert_eq!(variants(&extract("GIT_DIR", false)[0], false), ["\"GIT_DIR\"", "'GIT_DIR'"]);
+        assert_eq!(texts("timeout", false), Vec::<String>::new());
+        assert_eq!(texts("__complete", true), Vec::<String>::new());
         assert_eq!(texts("it's what don't do", true), Vec::<String>::new());
         // In a document, messages and option names only.
         assert_eq!(texts("pytest 'abc' fails\nwith `foo(bar=1)` and --runxfail", true), ["--runxfail"]);

@@ -463,6 +463,11 @@ pub fn literal_matches(index: &KeywordIndex, literals: &[super::literals::Litera
     literal_hits(index, &searcher, literals, document, opts, glob.as_ref())
 }
 
+fn names_a_symbol(index: &KeywordIndex, searcher: &Searcher, name: &str) -> Result<bool> {
+    let query = TermQuery::new(Term::from_field_text(index.cf.symbol_names, &name.to_lowercase()), IndexRecordOption::Basic);
+    Ok(!index.top_docs(searcher, &query, 1, "key")?.is_empty())
+}
+
 fn literal_hits(
     index: &KeywordIndex,
     searcher: &Searcher,
@@ -477,7 +482,12 @@ fn literal_hits(
     for literal in literals {
         // The first form of the literal that some chunks hold; every form of
         // an option name.
-        let every_form = literal.source == super::literals::Source::OptionName;
+        let every_form = matches!(literal.source, super::literals::Source::OptionName | super::literals::Source::Token);
+        // A token that names a symbol is the symbol lookup's to answer: a
+        // registry or an `__all__` list quoting the name is not its definition.
+        if literal.source == super::literals::Source::Token && names_a_symbol(index, searcher, &literal.text)? {
+            continue;
+        }
         let mut top: Vec<(f32, tantivy::DocAddress)> = Vec::new();
         for form in super::literals::variants(literal, document) {
             let terms: Vec<Term> = crate::stores::keyword::exact_analyze(&form).iter().map(|t| Term::from_field_text(cf.exact, t)).collect();
@@ -517,6 +527,10 @@ fn literal_hits(
             // docs say nothing about where the code is; a quoted literal
             // was meant as written, wherever it is.
             if literal.source == super::literals::Source::WholeQuery && role != super::priors::Role::Code {
+                continue;
+            }
+            // A file's outline repeats lines of its code chunks.
+            if get_str(&doc, cf.kind).as_deref() == Some("file") {
                 continue;
             }
             let id = get_str(&doc, cf.id).unwrap_or_default();
