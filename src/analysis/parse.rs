@@ -298,6 +298,17 @@ mod tests {
     }
 
     #[test]
+    fn a_named_function_handed_to_a_call_at_module_level() {
+        let src = "/** The protocol. */\ndefineGetter(req, 'protocol', function protocol() {\n  return go();\n});\napp.use(function (req, res) {});\nfunction f() {\n  list.forEach(function each(x) {});\n}\n";
+        let parsed = parse(Language::JavaScript, src.as_bytes()).expect("grammar");
+        let got: Vec<_> = parsed.symbols.iter().map(|s| (s.qualified_name.as_str(), s.kind, s.span.start_line, s.span.end_line)).collect();
+        // Anonymous functions and those inside a body are not definitions.
+        assert_eq!(got, vec![("protocol", SymbolKind::Function, 2, 4), ("f", SymbolKind::Function, 6, 8)]);
+        assert_eq!(parsed.symbols[0].doc.as_deref(), Some("The protocol."));
+        assert!(parsed.symbols[0].calls.contains(&"go".to_string()));
+    }
+
+    #[test]
     fn typescript_declarations() {
         let src = "export interface Opts extends Base { a: string }\nexport type Key = string[];\nenum Color { Red }\nexport function over(a: string): void;\nexport function over(a: any) { return a }\nexport abstract class Q<T> implements R { private x = 1; handler = () => { run() }; abstract go(): void; }\nexport const skipToken = Symbol()\n";
         let got = names(Language::TypeScript, src);

@@ -463,9 +463,17 @@ pub fn literal_matches(index: &KeywordIndex, literals: &[super::literals::Litera
     literal_hits(index, &searcher, literals, document, opts, glob.as_ref())
 }
 
+/// Whether code outside tests defines a symbol called `name` (a test named
+/// after a value, `def test_no_proxy`, is not its definition).
 fn names_a_symbol(index: &KeywordIndex, searcher: &Searcher, name: &str) -> Result<bool> {
     let query = TermQuery::new(Term::from_field_text(index.cf.symbol_names, &name.to_lowercase()), IndexRecordOption::Basic);
-    Ok(!index.top_docs(searcher, &query, 1, "key")?.is_empty())
+    for (_, addr) in index.top_docs(searcher, &query, LITERAL_SCAN, "key")? {
+        let doc = index.doc(searcher, addr)?;
+        if !is_test_path(&get_str(&doc, index.cf.path).unwrap_or_default()) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn literal_hits(

@@ -51,6 +51,14 @@
             (parenthesized_expression [(function_expression body: (_) @body) (arrow_function body: (_) @body) (generator_function body: (_) @body)])
             (assignment_expression right: [(function_expression body: (_) @body) (arrow_function body: (_) @body) (generator_function body: (_) @body)])])) @definition.function
 
+; `defineGetter(req, 'protocol', function protocol() {…})`, `app.use(function
+; logger(…) {…})`: a named function handed to a call at module level is
+; defined there, by its own name.
+((expression_statement
+  (call_expression
+    arguments: (arguments (function_expression name: (identifier) @name body: (_) @body)))) @definition.function
+  (#is? top-level))
+
 ; Object-literal methods: `{ f() {}, g: function () {}, 'h': () => … }`.
 (pair
   key: [(property_identifier) (private_property_identifier) (number) (computed_property_name)] @name
