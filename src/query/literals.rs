@@ -96,6 +96,12 @@ fn message_like(t: &str) -> bool {
     words >= 3 && words * 10 >= terms.len() * 6 && !t.contains('/') && !t.contains('\\')
 }
 
+/// camelCase or snake_case: a word no one writes in prose.
+fn is_code_word(w: &str) -> bool {
+    let chars: Vec<char> = w.chars().collect();
+    chars.windows(2).any(|p| p[0].is_lowercase() && p[1].is_uppercase()) || chars.windows(3).any(|p| p[0].is_alphanumeric() && p[1] == '_' && p[2].is_alphanumeric())
+}
+
 /// Whether a code span is more than a name (names go to symbol lookup).
 fn has_punctuation(s: &str) -> bool {
     s.chars().any(|c| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '$'))
@@ -138,6 +144,14 @@ pub fn extract(text: &str, document: bool) -> Vec<Literal> {
     }
     if !document && out.is_empty() && words <= WHOLE_QUERY_WORDS && crate::stores::keyword::exact_analyze(text).len() >= 2 {
         add(&mut out, text.trim().trim_end_matches('?'), Source::WholeQuery);
+        // A code word among plain ones (`offlineFirst network mode`) is
+        // often a value the code spells as a string.
+        for w in text.split_whitespace() {
+            let w = w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+            if words > 1 && w.len() >= 4 && is_code_word(w) {
+                add(&mut out, w, Source::Token);
+            }
+        }
     }
     out.truncate(MAX_LITERALS);
     out
@@ -192,7 +206,7 @@ mod tests {
     fn quotes_spans_options_and_whole_queries() {
         assert_eq!(texts(r#"where is "Failed to lookup view" raised"#, false), ["Failed to lookup view"]);
         assert_eq!(texts("what does `--dry-run` skip, and --no-verify?", false), ["--dry-run", "--no-verify"]);
-        assert_eq!(texts("Missing queryFn", false), ["Missing queryFn"]);
+        assert_eq!(texts("Missing queryFn", false), ["Missing queryFn", "queryFn"]);
         assert_eq!(texts("“curly quotes” and 'single ones', not don't or it's", false), ["curly quotes", "single ones"]);
         assert_eq!(texts("x--y and --a-b_c- too", false), ["--a-b_c"]);
     }
@@ -212,6 +226,12 @@ mod tests {
         assert_eq!(extract("__complete", false), [Literal { text: "__complete".into(), source: Source::Token }]);
         assert_eq!(variants(&extract("GIT_DIR", false)[0], false), ["\"GIT_DIR\"", "'GIT_DIR'"]);
         assert_eq!(texts("timeout", false), Vec::<String>::new());
+        // Code words among plain ones are tokens too, after the whole query.
+        assert_eq!(extract("offlineFirst network mode with no_proxy", false).into_iter().map(|l| (l.text, l.source)).collect::<Vec<_>>(), [
+            ("offlineFirst network mode with no_proxy".to_string(), Source::WholeQuery),
+            ("offlineFirst".to_string(), Source::Token),
+            ("no_proxy".to_string(), Source::Token),
+        ]);
         assert_eq!(texts("__complete", true), Vec::<String>::new());
         assert_eq!(texts("it's what don't do", true), Vec::<String>::new());
         // In a document, messages and option names only.
