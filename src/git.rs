@@ -155,13 +155,24 @@ impl Repo {
     }
 
     /// Changes from `old` to `new`, with rename detection (50% similarity).
+    /// Rename detection reads blobs; when one cannot be read (a partial
+    /// clone, a lost object) the changes are given without it: a rename is
+    /// then a deletion and an addition, which indexes the same.
     pub fn diff(&self, old: &ObjectId, new: &ObjectId) -> Result<Vec<Change>> {
+        match self.diff_with(old, new, true) {
+            Ok(changes) => Ok(changes),
+            Err(GitError::Other(_)) => self.diff_with(old, new, false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn diff_with(&self, old: &ObjectId, new: &ObjectId, renames: bool) -> Result<Vec<Change>> {
         use gix::object::tree::diff::ChangeDetached as C;
         let repo = self.local();
         let old_tree = Self::tree_of(&repo, old)?;
         let new_tree = Self::tree_of(&repo, new)?;
         let mut opts = gix::diff::Options::default();
-        opts.track_path().track_rewrites(Some(gix::diff::Rewrites {
+        opts.track_path().track_rewrites(renames.then_some(gix::diff::Rewrites {
             copies: None,
             percentage: Some(0.5),
             limit: 1000,
@@ -208,6 +219,42 @@ impl Repo {
             let mode = e.mode();
             entry_kind(mode).map(|kind| TreeFile { path: path.to_string(), id: e.object_id(), kind })
         }))
+    }
+}
+
+impl Repo {
+    /// The remote that promises the objects a partial clone left out
+    /// (`remote.<name>.promisor = true`), if this is a partial clone.
+    pub fn promisor_remote(&self) -> Option<String> {
+        let repo = self.local();
+        let config = repo.config_snapshot();
+        let names: Vec<String> = repo.remote_names().iter().map(|n| n.to_string()).collect();
+        names.into_iter().find(|name| config.boolean(format!("remote.{name}.promisor").as_str()) == Some(true))
+    }
+
+    /// Fetches `ids` from the promisor remote in one request, the way git
+    /// does when a command needs objects a partial clone left out.
+    pub fn fetch_promised(&self, remote: &str, ids: &[ObjectId]) -> Result<()> {
+        use std::io::Write;
+        let mut child = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(self.git_dir())
+            .args(["-c", "fetch.negotiationAlgorithm=noop", "fetch", remote, "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin", "--quiet"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| GitError::Other(format!("cannot run `git fetch` for missing objects: {e}")))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            let list: String = ids.iter().map(|id| format!("{id}\n")).collect();
+            stdin.write_all(list.as_bytes()).map_err(|e| GitError::Other(format!("`git fetch` of missing objects: {e}")))?;
+        }
+        let out = child.wait_with_output().map_err(|e| GitError::Other(format!("`git fetch` of missing objects: {e}")))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(GitError::Other(format!("`git fetch {remote}` of {} missing objects failed: {}", ids.len(), String::from_utf8_lossy(&out.stderr).trim())))
+        }
     }
 }
 

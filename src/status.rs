@@ -31,6 +31,8 @@ pub struct Status {
     /// The commit a run was heading for when it stopped (the next run finishes it).
     pub interrupted_run: Option<String>,
     pub counts: Counts,
+    /// Files of the indexed commit not indexed yet (their blob could not be read), and why.
+    pub pending: std::collections::BTreeMap<String, crate::stores::state::PendingFile>,
     pub last_run: Option<LastRun>,
     /// The semantic layer: model, store, and points per collection.
     pub semantic: Option<SemanticStatus>,
@@ -88,6 +90,7 @@ pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: 
             chunks: state.as_ref().map_or(0, IndexState::chunk_count),
             symbols: state.as_ref().map_or(0, IndexState::symbol_count),
         },
+        pending: state.as_ref().map(|s| s.pending.clone()).unwrap_or_default(),
         last_run: LastRun::load(index_dir),
         semantic,
         hook: crate::hooks::runner_status(index_dir),

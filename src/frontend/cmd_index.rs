@@ -22,12 +22,20 @@ pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Resu
         IndexOutcome::UpToDate { commit } => println!("index already at {}; embedded 0, reused 0", short(&commit)),
         IndexOutcome::Indexed(r) => {
             let s = &r.skipped;
-            let skipped = s.binary + s.symlink + s.submodule + s.generated + s.unreadable;
+            let skipped = s.binary + s.symlink + s.submodule + s.generated;
             if skipped > 0 && !quiet {
-                eprintln!(
-                    "git-rag: skipped {skipped} files ({} binary, {} symlinks, {} submodules, {} generated, {} unreadable)",
-                    s.binary, s.symlink, s.submodule, s.generated, s.unreadable
-                );
+                eprintln!("git-rag: skipped {skipped} files ({} binary, {} symlinks, {} submodules, {} generated)", s.binary, s.symlink, s.submodule, s.generated);
+            }
+            if !r.pending.is_empty() {
+                // Said even with --quiet: these files are missing from the index.
+                eprintln!("git-rag: {} files are pending, their git objects could not be read; the next run tries them again:", r.pending.len());
+                for (path, p) in r.pending.iter().take(20) {
+                    eprintln!("  {path} (blob {}): {}", p.blob, p.reason);
+                }
+                if r.pending.len() > 20 {
+                    eprintln!("  … and {} more (`git rag status --json` lists them)", r.pending.len() - 20);
+                }
+                eprintln!("git-rag: check the object database with `git fsck`; fetch what is missing (`git fetch`, or a checkout in a partial clone), then run `git rag index`");
             }
             if r.files_with_syntax_errors > 0 && !quiet {
                 eprintln!("git-rag: {} files had syntax errors (indexed what parsed, plus their whole text)", r.files_with_syntax_errors);

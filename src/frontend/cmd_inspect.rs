@@ -19,6 +19,12 @@ pub fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
         println!("indexing: a run is in progress");
     }
     println!("counts:   {} files, {} chunks, {} symbols", status.counts.files, status.counts.chunks, status.counts.symbols);
+    if !status.pending.is_empty() {
+        println!("pending:  {} files whose git objects could not be read (the next `git rag index` tries them again):", status.pending.len());
+        for (path, p) in status.pending.iter().take(10) {
+            println!("          {path} (blob {}): {}", short(&p.blob), p.reason);
+        }
+    }
     match &status.semantic {
         Some(sem) => {
             println!("semantic: {} ({} dims) in {}", sem.model, sem.dims, sem.store);

@@ -20,6 +20,7 @@ pub struct Skipped {
     pub symlink: usize,
     pub submodule: usize,
     pub generated: usize,
+    /// Blobs that could not be read (CI runs; a local run keeps them pending).
     pub unreadable: usize,
 }
 
@@ -41,7 +42,8 @@ pub fn select(files: Vec<TreeFile>, skipped: &mut Skipped) -> Vec<TreeFile> {
 pub enum FileOutcome<T> {
     Indexed { product: T, bytes: u64 },
     Binary,
-    Unreadable,
+    /// The blob could not be read: why.
+    Unreadable(String),
 }
 
 /// Analyzes `files` in parallel: `derive` turns each parsed file into what
@@ -76,7 +78,10 @@ fn analyze_one<T, E>(
     chunk_opts: &ChunkOptions,
     derive: &impl Fn(&TreeFile, FileChunks) -> Result<T, E>,
 ) -> Result<FileOutcome<T>, E> {
-    let Ok(data) = reader.read(&file.id) else { return Ok(FileOutcome::Unreadable) };
+    let data = match reader.read(&file.id) {
+        Ok(data) => data,
+        Err(e) => return Ok(FileOutcome::Unreadable(e.to_string())),
+    };
     if lang::looks_binary(&data) {
         return Ok(FileOutcome::Binary);
     }

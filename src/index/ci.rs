@@ -207,7 +207,7 @@ fn analyze_into(
                 docs.extend(file_docs);
                 patterns
             }
-            super::analyze::FileOutcome::Binary | super::analyze::FileOutcome::Unreadable => Vec::new(),
+            super::analyze::FileOutcome::Binary | super::analyze::FileOutcome::Unreadable(_) => Vec::new(),
         };
         state.files.insert(f.path, ServerFile { blob: f.id.to_string(), patterns });
     }

@@ -32,7 +32,7 @@ use crate::semantic::docs::Doc;
 use crate::semantic::embed::{EmbedOptions, ModelManifest};
 use crate::semantic::sync::SyncReport;
 use crate::stores::keyword::KeywordIndex;
-use crate::stores::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingRun, SemanticState};
+use crate::stores::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingFile, PendingRun, SemanticState};
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::Backend;
 use analyze::FileOutcome;
@@ -144,6 +144,9 @@ pub struct Report {
     pub chunks_total: usize,
     pub symbols_total: usize,
     pub skipped: Skipped,
+    /// Files not indexed because their blob could not be read, by path: the
+    /// index is at `commit` but for these; every later run retries them.
+    pub pending: BTreeMap<String, PendingFile>,
     pub files_with_syntax_errors: usize,
     /// The semantic layer's work, when it is on.
     pub semantic: Option<SyncReport>,
@@ -227,6 +230,7 @@ struct Collected {
     docs: Vec<Doc>,
     facts: Vec<(String, crate::graph::FileFacts)>,
     skipped: Skipped,
+    pending: BTreeMap<String, PendingFile>,
     files_with_syntax_errors: usize,
     bytes: u64,
 }
@@ -290,11 +294,13 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let files_deleted = run.plan.clear.iter().filter(|p| !collected.files.contains_key(*p) && run.state.files.contains_key(*p)).count();
     for path in &run.plan.clear {
         run.state.files.remove(path);
+        run.state.pending.remove(path);
     }
     let chunks_added = collected.files.values().map(|f| f.chunks.len()).sum();
     let files_indexed = collected.files.len();
     let mut state = run.state;
     state.files.extend(collected.files);
+    state.pending.extend(collected.pending);
     state.last_commit = Some(target.to_string());
     state.config_hash = run.hash;
     state.semantic = run.semantic;
@@ -317,6 +323,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         chunks_total: state.chunk_count(),
         symbols_total: state.symbol_count(),
         skipped: collected.skipped,
+        pending: state.pending.clone(),
         files_with_syntax_errors: collected.files_with_syntax_errors,
         embedded: sync_report.as_ref().map_or(0, |r| r.embedded),
         reused: sync_report.as_ref().map_or(0, |r| r.reused),
@@ -390,7 +397,9 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
 }
 
 /// Analyzes the files (in parallel), adding each to the keyword writer, and
-/// gathers what the graph, the vectors and the state need.
+/// gathers what the graph, the vectors and the state need. Blobs a partial
+/// clone left out are fetched from its promisor remote in one batch and the
+/// files analyzed again; what still cannot be read is kept pending.
 fn collect(
     repo: &Repo,
     files: Vec<TreeFile>,
@@ -401,7 +410,7 @@ fn collect(
 ) -> Result<Collected> {
     let mut out = Collected::default();
     let files = analyze::select(files, &mut out.skipped);
-    let results = analyze::analyze(repo, files, &opts.chunk, progress, |file, chunks| -> Result<_> {
+    let derive = |file: &TreeFile, chunks: crate::analysis::chunk::FileChunks| -> Result<_> {
         writer.add_file(&file.path, &chunks)?;
         let docs = manifest.map(|m| crate::semantic::docs::documents(&file.path, &file.id.to_string(), &chunks, &m.id)).unwrap_or_default();
         let state = FileState {
@@ -411,21 +420,48 @@ fn collect(
             symbols: chunks.symbols.len(),
         };
         Ok((state, docs, crate::graph::FileFacts::of(&chunks), chunks.has_errors))
-    });
-    for (file, r) in results {
-        match r? {
-            FileOutcome::Indexed { product: (state, docs, facts, has_errors), bytes } => {
-                out.files_with_syntax_errors += usize::from(has_errors);
-                out.bytes += bytes;
-                out.facts.push((file.path.clone(), facts));
-                out.files.insert(file.path, state);
-                out.docs.extend(docs);
+    };
+    let mut unreadable = out.gather(analyze::analyze(repo, files, &opts.chunk, progress, derive))?;
+    if !unreadable.is_empty() {
+        if let Some(remote) = repo.promisor_remote() {
+            progress.note(&format!("fetching {} objects this partial clone left out from `{remote}`", unreadable.len()));
+            let ids: Vec<ObjectId> = unreadable.iter().map(|(f, _)| f.id).collect();
+            match repo.fetch_promised(&remote, &ids) {
+                Ok(()) => {
+                    let again: Vec<TreeFile> = unreadable.into_iter().map(|(f, _)| f).collect();
+                    unreadable = out.gather(analyze::analyze(repo, again, &opts.chunk, progress, derive))?;
+                }
+                Err(e) => progress.note(&format!("{e}; the files stay pending")),
             }
-            FileOutcome::Binary => out.skipped.binary += 1,
-            FileOutcome::Unreadable => out.skipped.unreadable += 1,
         }
     }
+    for (file, reason) in unreadable {
+        out.pending.insert(file.path, PendingFile { blob: file.id.to_string(), reason });
+    }
     Ok(out)
+}
+
+type Product = (FileState, Vec<Doc>, crate::graph::FileFacts, bool);
+
+impl Collected {
+    /// Keeps what the analysis produced; returns the files it could not read.
+    fn gather(&mut self, results: Vec<(TreeFile, Result<FileOutcome<Product>>)>) -> Result<Vec<(TreeFile, String)>> {
+        let mut unreadable = Vec::new();
+        for (file, r) in results {
+            match r? {
+                FileOutcome::Indexed { product: (state, docs, facts, has_errors), bytes } => {
+                    self.files_with_syntax_errors += usize::from(has_errors);
+                    self.bytes += bytes;
+                    self.facts.push((file.path.clone(), facts));
+                    self.files.insert(file.path, state);
+                    self.docs.extend(docs);
+                }
+                FileOutcome::Binary => self.skipped.binary += 1,
+                FileOutcome::Unreadable(reason) => unreadable.push((file, reason)),
+            }
+        }
+        Ok(unreadable)
+    }
 }
 
 /// The model of this run's semantic layer, or `None` when it is off. A model
@@ -505,7 +541,7 @@ fn plan(
             None => return full("an interrupted run targeted a commit that is gone"),
         },
     };
-    if last_id == target && pending_id.is_none() {
+    if last_id == target && pending_id.is_none() && prev.pending.is_empty() {
         return Ok(None);
     }
     let mut changes = repo.diff(&last_id, &target)?;
@@ -529,6 +565,16 @@ fn plan(
                 index.insert(new.path.clone(), new.clone());
             }
             Change::Deleted(_) => {}
+        }
+    }
+    // Files a previous run could not read are tried again, as they are now.
+    for path in prev.pending.keys() {
+        if index.contains_key(path) {
+            continue;
+        }
+        clear.insert(path.clone());
+        if let Some(f) = repo.file_at(&target, path)? {
+            index.insert(path.clone(), f);
         }
     }
     Ok(Some(Plan { full: false, full_reason: None, clear, index: index.into_values().collect(), renamed }))

@@ -105,6 +105,18 @@ pub struct IndexState {
     /// is keyword and symbol only.
     #[serde(default)]
     pub semantic: Option<SemanticState>,
+    /// Files of `last_commit` that are not indexed yet because their blob
+    /// could not be read (a partial clone offline, a lost object); every
+    /// later run tries them again.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending: BTreeMap<String, PendingFile>,
+}
+
+/// A file left out of a run, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingFile {
+    pub blob: String,
+    pub reason: String,
 }
 
 /// Which model's vectors are in which store.
@@ -126,6 +138,7 @@ impl IndexState {
             files: BTreeMap::new(),
             updated_at: 0,
             semantic: None,
+            pending: BTreeMap::new(),
         }
     }
 
