@@ -210,6 +210,16 @@ fn a_crash_between_the_vector_and_keyword_commits_is_repaired() {
 }
 
 #[test]
+fn an_index_built_without_vectors_by_choice_does_not_ask_for_a_model() {
+    let repo = sample_repo();
+    repo.rag_ok(&["index", "--no-semantic"]);
+    let out = repo.rag(&["query", "how are dates parsed"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("model install") && !stderr(&out).contains("without dense"), "{}", stderr(&out));
+    assert!(!stdout(&out).is_empty());
+}
+
+#[test]
 fn a_missing_model_is_a_clear_error_and_keyword_search_keeps_working() {
     if !model_ready() {
         return;
@@ -226,6 +236,8 @@ fn a_missing_model_is_a_clear_error_and_keyword_search_keeps_working() {
     assert!(!repo.paths_of("call_with_backoff", &[]).is_empty(), "keyword search works");
     let out = common::rag_env(repo.path(), &["query", "dates", "--mode", "semantic"], &[("GIT_RAG_CACHE", cache)]);
     assert!(!out.status.success() && stderr(&out).contains("no semantic layer"), "{}", stderr(&out));
+    let out = common::rag_env(repo.path(), &["query", "how are dates parsed"], &[("GIT_RAG_CACHE", cache)]);
+    assert!(out.status.success() && stderr(&out).contains("without dense") && stderr(&out).contains("git rag model install"), "{}", stderr(&out));
 
     // With the model the next run builds the semantic layer in full.
     let out = repo.rag_ok(&["index"]);

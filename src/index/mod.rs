@@ -304,6 +304,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     state.last_commit = Some(target.to_string());
     state.config_hash = run.hash;
     state.semantic = run.semantic;
+    state.semantic_off = !opts.semantic.enabled;
     state.updated_at = crate::stores::state::now_secs();
     let t = Instant::now();
     LocalRecord::new(index_dir).commit(&state)?;

@@ -408,7 +408,8 @@ impl Engine {
     fn hybrid(self: &Arc<Self>, text: &str, analysis: &Analysis, mentions: &Mentions, opts: &HybridOptions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<Hit>> {
         let w = analysis.weights;
         let dense_wanted = w.dense > 0.0 && self.state.semantic.is_some() && self.semantic.is_some();
-        if w.dense > 0.0 && !dense_wanted {
+        // Off by the user's choice: nothing to suggest.
+        if w.dense > 0.0 && !dense_wanted && !self.state.semantic_off {
             answer.fallbacks.push(if self.state.semantic.is_none() {
                 "dense: the index has no semantic layer (run `git rag model install`, then `git rag index`)".to_string()
             } else {

@@ -110,6 +110,10 @@ pub struct IndexState {
     /// later run tries them again.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pending: BTreeMap<String, PendingFile>,
+    /// The user turned the semantic layer off (`--no-semantic`,
+    /// `rag.semantic = false`): queries do not suggest installing a model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub semantic_off: bool,
 }
 
 /// A file left out of a run, and why.
@@ -139,6 +143,7 @@ impl IndexState {
             updated_at: 0,
             semantic: None,
             pending: BTreeMap::new(),
+            semantic_off: false,
         }
     }
 
