@@ -80,6 +80,8 @@ fn analyze_one<T, E>(
 ) -> Result<FileOutcome<T>, E> {
     let data = match reader.read(&file.id) {
         Ok(data) => data,
+        // The object id is recorded beside the reason: keep gix's words only.
+        Err(crate::git::GitError::Object { message, .. }) => return Ok(FileOutcome::Unreadable(message)),
         Err(e) => return Ok(FileOutcome::Unreadable(e.to_string())),
     };
     if lang::looks_binary(&data) {
