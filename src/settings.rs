@@ -34,6 +34,8 @@ pub struct Workspace {
     pub chunk: ChunkOptions,
     /// `git config rag.semantic` (default true).
     pub semantic: bool,
+    /// `git config rag.include` / `rag.exclude` (several values each).
+    pub paths: crate::index::paths::PathRules,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -70,6 +72,7 @@ impl Workspace {
             model_dir: model_dir(&repo),
             chunk: chunk_options(&repo),
             semantic: semantic_enabled(&repo),
+            paths: path_rules(&repo),
             repo,
         }
     }
@@ -88,6 +91,7 @@ impl Workspace {
                 embed: crate::semantic::embed::EmbedOptions::default(),
             },
             reindex: Vec::new(),
+            paths: self.paths.clone(),
         }
     }
 
@@ -131,6 +135,16 @@ pub fn chunk_options(repo: &Repo) -> ChunkOptions {
         opts.max_window_lines = v.max(1);
     }
     opts
+}
+
+/// `git config rag.include` and `rag.exclude`: every value of each.
+pub fn path_rules(repo: &Repo) -> crate::index::paths::PathRules {
+    let local = repo.local();
+    let snapshot = local.config_snapshot();
+    let all = |key: &str| -> Vec<String> {
+        snapshot.plumbing().strings(key).unwrap_or_default().into_iter().map(|v| v.to_string()).filter(|v| !v.trim().is_empty()).collect()
+    };
+    crate::index::paths::PathRules { include: all("rag.include"), exclude: all("rag.exclude") }
 }
 
 /// Whether to build the semantic layer: `git config rag.semantic` (default true).

@@ -22,9 +22,12 @@ pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Resu
         IndexOutcome::UpToDate { commit } => println!("index already at {}; embedded 0, reused 0", short(&commit)),
         IndexOutcome::Indexed(r) => {
             let s = &r.skipped;
-            let skipped = s.binary + s.symlink + s.submodule + s.generated;
+            let skipped = s.binary + s.symlink + s.submodule + s.generated + s.excluded;
             if skipped > 0 && !quiet {
-                eprintln!("git-rag: skipped {skipped} files ({} binary, {} symlinks, {} submodules, {} generated)", s.binary, s.symlink, s.submodule, s.generated);
+                eprintln!(
+                    "git-rag: skipped {skipped} files ({} binary, {} symlinks, {} submodules, {} generated, {} excluded by rag.include/rag.exclude or .gitattributes)",
+                    s.binary, s.symlink, s.submodule, s.generated, s.excluded
+                );
             }
             if !r.pending.is_empty() {
                 // Said even with --quiet: these files are missing from the index.

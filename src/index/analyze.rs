@@ -20,6 +20,8 @@ pub struct Skipped {
     pub symlink: usize,
     pub submodule: usize,
     pub generated: usize,
+    /// Left out by `rag.include` / `rag.exclude` or `.gitattributes`.
+    pub excluded: usize,
     /// Blobs that could not be read (CI runs; a local run keeps them pending).
     pub unreadable: usize,
 }

@@ -14,6 +14,7 @@
 
 pub mod analyze;
 pub mod ci;
+pub mod paths;
 mod record;
 
 use record::{LocalRecord, RunRecord};
@@ -54,6 +55,8 @@ pub enum IndexError {
     Store(#[from] crate::stores::vector::StoreError),
     #[error(transparent)]
     Graph(#[from] crate::graph::GraphError),
+    #[error(transparent)]
+    PathRules(#[from] paths::PathRulesError),
     #[error("the index holds embeddings of model `{model}`, but the model cannot be used: {source}. Install it (`git rag model install`), or rebuild without the semantic layer (`git rag index --full --no-semantic`)")]
     ModelGone { model: String, source: crate::semantic::embed::EmbedError },
 }
@@ -73,6 +76,8 @@ pub struct IndexOptions {
     pub semantic: SemanticOptions,
     /// Paths (files or directories) to index again even if unchanged.
     pub reindex: Vec<String>,
+    /// Which paths are indexed (`rag.include` / `rag.exclude`).
+    pub paths: paths::PathRules,
 }
 
 /// The semantic layer of a run: which model, which store.
@@ -100,6 +105,7 @@ impl Default for IndexOptions {
             lock_wait: Duration::from_secs(10),
             semantic: SemanticOptions::default(),
             reindex: Vec::new(),
+            paths: paths::PathRules::default(),
         }
     }
 }
@@ -221,6 +227,7 @@ struct Prepared {
     manifest: Option<ModelManifest>,
     semantic: Option<SemanticState>,
     hash: String,
+    paths: paths::Decided,
 }
 
 /// What the analyze step produced for the stores and the state.
@@ -257,7 +264,8 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 
     let t = Instant::now();
     let files = std::mem::take(&mut run.plan.index);
-    let collected = collect(repo, files, opts, run.manifest.as_ref(), &writer, progress)?;
+    let mut collected = collect(repo, files, opts, run.manifest.as_ref(), &writer, progress)?;
+    collected.skipped.excluded = run.paths.excluded;
     timings.insert("parse_chunk_add".into(), millis(t));
 
     // The code graph: replace the changed files' facts, re-resolve what they
@@ -305,6 +313,8 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     state.config_hash = run.hash;
     state.semantic = run.semantic;
     state.semantic_off = !opts.semantic.enabled;
+    state.path_rules = run.paths.fingerprint;
+    state.attributes = run.paths.attributes;
     state.updated_at = crate::stores::state::now_secs();
     let t = Instant::now();
     LocalRecord::new(index_dir).commit(&state)?;
@@ -357,7 +367,7 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
     let t = Instant::now();
     let mut plan = match plan(repo, previous.as_ref(), pending.as_ref(), &hash, semantic.as_ref(), target, opts.full, progress)? {
         Some(p) => p,
-        None if opts.reindex.is_empty() => return Ok(None),
+        None if opts.reindex.is_empty() && !previous.as_ref().is_some_and(|p| paths::changed_since(p, &opts.paths)) => return Ok(None),
         None => Plan { full: false, full_reason: None, clear: BTreeSet::new(), index: Vec::new(), renamed: 0 },
     };
     if !plan.full && !opts.reindex.is_empty() {
@@ -382,6 +392,7 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
         plan.index = repo.list_files(&target)?;
         plan.clear.clear();
     }
+    let paths = paths::apply(repo, &mut plan, previous.as_ref(), &opts.paths, &target)?;
     if let Some(reason) = &plan.full_reason {
         progress.note(&format!("full rebuild: {reason}"));
     }
@@ -394,7 +405,7 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
     let t = Instant::now();
     record.journal(&state, &target.to_string(), plan.full, &plan.clear)?;
     timings.insert("journal".into(), millis(t));
-    Ok(Some(Prepared { previous, state, plan, keyword, manifest, semantic, hash }))
+    Ok(Some(Prepared { previous, state, plan, keyword, manifest, semantic, hash, paths }))
 }
 
 /// Analyzes the files (in parallel), adding each to the keyword writer, and

@@ -114,6 +114,13 @@ pub struct IndexState {
     /// `rag.semantic = false`): queries do not suggest installing a model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub semantic_off: bool,
+    /// What decided which paths are indexed (`index::paths::fingerprint`);
+    /// empty when nothing did.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path_rules: String,
+    /// The `.gitattributes` files of `last_commit`: path → blob id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attributes: BTreeMap<String, String>,
 }
 
 /// A file left out of a run, and why.
@@ -144,6 +151,8 @@ impl IndexState {
             semantic: None,
             pending: BTreeMap::new(),
             semantic_off: false,
+            path_rules: String::new(),
+            attributes: BTreeMap::new(),
         }
     }
 
