@@ -1,6 +1,6 @@
 //! Real clones with objects missing: a blobless partial clone (served over
 //! `file://` with `uploadpack.allowFilter`, online and offline) and a loose
-//! object deleted from the object database. A run finishes, names what it
+//! object deleted from the object database, and a corrupt pack entry. A run finishes, names what it
 //! could not read, keeps those files pending, and a later run that can read
 //! them equals a fresh index.
 
@@ -143,6 +143,51 @@ fn a_deleted_loose_object_leaves_its_file_pending_and_the_run_finishes() {
 
     // The object is back: the next run indexes the file and equals a fresh index.
     std::fs::write(&object, saved).unwrap();
+    let out = index(repo.path(), &idx, &[]);
+    assert!(out.status.success() && stdout(&out).contains("1 files indexed"), "{}\n{}", stdout(&out), stderr(&out));
+    let fresh = tmp.path().join("fresh");
+    assert!(index(repo.path(), &fresh, &["--full"]).status.success());
+    assert_eq!(contents(repo.path(), &idx), contents(repo.path(), &fresh));
+}
+
+#[test]
+fn a_corrupt_pack_entry_leaves_its_file_pending_and_the_run_finishes() {
+    let repo = origin();
+    // A file no other blob resembles, so its pack entry is not a delta.
+    let body: String = (0..200).map(|i| format!("def unique_{i}(x):\n    return x * {}\n", i * 7919 % 1000)).collect();
+    repo.write("app/unique.py", &body);
+    repo.commit("unique");
+    repo.git(&["gc", "-q", "--prune=now"]);
+    let id = repo.git(&["rev-parse", "HEAD:app/unique.py"]);
+    let pack_dir = repo.path().join(".git/objects/pack");
+    let idx_file = std::fs::read_dir(&pack_dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|e| e == "idx")).expect("a pack");
+    let pack = idx_file.with_extension("pack");
+    // `git verify-pack -v`: "<id> blob <size> <size in pack> <offset>" for a whole (non-delta) entry.
+    let listing = repo.git(&["verify-pack", "-v", &idx_file.display().to_string()]);
+    let entry: Vec<&str> = listing.lines().find(|l| l.starts_with(&id)).expect("the blob is packed").split_whitespace().collect();
+    assert_eq!(entry.len(), 5, "not a delta: {entry:?}");
+    let (in_pack, offset): (usize, usize) = (entry[3].parse().unwrap(), entry[4].parse().unwrap());
+    let saved = std::fs::read(&pack).unwrap();
+    let mut broken = saved.clone();
+    for b in &mut broken[offset + in_pack / 2..offset + in_pack / 2 + 16] {
+        *b ^= 0x5a;
+    }
+    let mut perms = std::fs::metadata(&pack).unwrap().permissions();
+    perms.set_readonly(false);
+    std::fs::set_permissions(&pack, perms).unwrap();
+    std::fs::write(&pack, &broken).unwrap();
+
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    let out = index(repo.path(), &idx, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("app/unique.py (blob {id})")), "{err}");
+    let files = repo.state_files(&idx);
+    assert!(files.get("app/unique.py").is_none() && files.get("app/models.py").is_some(), "{files}");
+
+    // The pack repaired (re-fetched): the next run indexes the file and equals a fresh index.
+    std::fs::write(&pack, saved).unwrap();
     let out = index(repo.path(), &idx, &[]);
     assert!(out.status.success() && stdout(&out).contains("1 files indexed"), "{}\n{}", stdout(&out), stderr(&out));
     let fresh = tmp.path().join("fresh");
