@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
-use git_rag::semantic::embed::{default_model_dir, EmbedOptions, Embedder, LazyEmbedder};
+use git_rag::semantic::embed::{default_model_dir, ApiEmbedder, ApiOptions, EmbedOptions, Embedder, LazyEmbedder, OnnxEmbedder};
 use git_rag::git::{BlobReader, EntryKind, Repo};
 use git_rag::stores::vector::edge::{Access, EdgeStore};
 
@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let head = repo.head_commit()?.ok_or("the repository has no commits")?;
     let reader = BlobReader::new(&repo);
     let model_dir = default_model_dir();
-    let embedder = Embedder::load(&model_dir, EmbedOptions::default())?;
+    let embedder = OnnxEmbedder::load(&model_dir, EmbedOptions::default())?;
     let model_id = embedder.manifest().id.clone();
 
     let mut docs = Vec::new();
@@ -70,6 +70,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         EmbedOptions::default().threads
     );
 
+    // GIT_RAG_BENCH_EMBED_URL (+ _MODEL): also time an OpenAI-compatible endpoint.
+    let api = std::env::var("GIT_RAG_BENCH_EMBED_URL").ok().filter(|u| !u.is_empty()).map(|url| {
+        let model = std::env::var("GIT_RAG_BENCH_EMBED_MODEL").unwrap_or_else(|_| "all-MiniLM-L6-v2".into());
+        ApiOptions::new(&url, &model)
+    });
+    let (mut api_rates, mut api_ratios) = (Vec::new(), Vec::new());
     let mut raw = Vec::new();
     let mut pipe_embed = Vec::new();
     let mut pipe_total = Vec::new();
@@ -88,7 +94,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Pipeline: a fresh store, an empty cache.
         let dir = tempfile::tempdir()?;
         let store = EdgeStore::open(&dir.path().join("qdrant"), embedder.manifest().dims, &model_id, Access::Write, Duration::ZERO)?;
-        let mut lazy = LazyEmbedder::from_loaded(Embedder::load(&model_dir, EmbedOptions::default())?);
+        let mut lazy = LazyEmbedder::from_loaded(Embedder::Onnx(OnnxEmbedder::load(&model_dir, EmbedOptions::default())?));
         let t = Instant::now();
         let report = git_rag::semantic::sync::sync(&store, &mut lazy, true, &[], docs.clone(), Vec::new(), &git_rag::Silent)?;
         let total = t.elapsed().as_secs_f64();
@@ -103,6 +109,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             docs.len() as f64 / total,
             pipe_rate / raw_rate
         );
+        if let Some(api) = &api {
+            // The same texts through an OpenAI-compatible endpoint, same run.
+            let dir = tempfile::tempdir()?;
+            let store = EdgeStore::open(&dir.path().join("qdrant"), embedder.manifest().dims, &api.model_id(), Access::Write, Duration::ZERO)?;
+            let mut lazy = LazyEmbedder::from_loaded(Embedder::Api(ApiEmbedder::new(api.clone())));
+            let report = git_rag::semantic::sync::sync(&store, &mut lazy, true, &[], docs.clone(), Vec::new(), &git_rag::Silent)?;
+            let rate = report.embedded as f64 / (report.timings["embed"] / 1000.0).max(1e-9);
+            println!("run {run}: endpoint {rate:.1} texts/s | in-process pipeline {pipe_rate:.1} texts/s | ratio {:.3}", rate / pipe_rate);
+            api_rates.push(rate);
+            api_ratios.push(rate / pipe_rate);
+        }
         raw.push(raw_rate);
         pipe_embed.push(pipe_rate);
         pipe_total.push(docs.len() as f64 / total);
@@ -113,5 +130,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         p / r,
         median(pipe_total)
     );
+    if api.is_some() {
+        println!("MEDIAN of {runs}: endpoint {:.1} texts/s, {:.3}x the in-process pipeline", median(api_rates), median(api_ratios));
+    }
     Ok(())
 }

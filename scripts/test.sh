@@ -35,4 +35,14 @@ cargo build --locked
 "$CARGO_TARGET_DIR/debug/git-rag" model install
 export GIT_RAG_REQUIRE_MODEL=1
 
+# The embeddings-endpoint tests serve the model over HTTP from Python's own
+# onnxruntime (scripts/embed-server.py): a virtualenv in the cache, pinned.
+venv="${GIT_RAG_TEST_VENV:-$HOME/.cache/git-rag-test-venv}"
+if ! "$venv/bin/python" -c 'import onnxruntime, tokenizers, numpy' 2>/dev/null; then
+  echo "making the test virtualenv $venv (onnxruntime, tokenizers, numpy from PyPI)" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check onnxruntime==1.31.1 tokenizers==0.23.3 numpy==2.4.6
+fi
+export GIT_RAG_TEST_PYTHON="$venv/bin/python"
+
 cargo test --locked "$@"

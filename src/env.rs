@@ -26,6 +26,11 @@ pub fn qdrant_api_key() -> Option<String> {
     string("QDRANT_API_KEY")
 }
 
+/// `GIT_RAG_EMBED_API_KEY`: the key of an embeddings endpoint (never printed).
+pub fn embed_api_key() -> Option<String> {
+    string("GIT_RAG_EMBED_API_KEY")
+}
+
 /// `GIT_RAG_BRANCH`: with a server, the branch whose collections to use.
 pub fn branch() -> Option<String> {
     string("GIT_RAG_BRANCH")

@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::analysis::chunk::ChunkOptions;
 use crate::git::Repo;
 use crate::stores::vector::server::ServerOptions;
+use crate::semantic::embed::{ApiOptions, ModelSource};
 use crate::stores::vector::Backend;
 
 /// What a frontend's flags say; `None` leaves the choice to the environment,
@@ -30,7 +31,8 @@ pub struct Workspace {
     pub repo: Repo,
     pub index_dir: PathBuf,
     pub backend: Backend,
-    pub model_dir: PathBuf,
+    /// Where vectors come from: `rag.embed.url` (an endpoint) or `rag.model` (a directory).
+    pub model: ModelSource,
     pub chunk: ChunkOptions,
     /// `git config rag.semantic` (default true).
     pub semantic: bool,
@@ -69,7 +71,7 @@ impl Workspace {
         Workspace {
             index_dir,
             backend,
-            model_dir: model_dir(&repo),
+            model: model_source(&repo),
             chunk: chunk_options(&repo),
             semantic: semantic_enabled(&repo),
             paths: path_rules(&repo),
@@ -86,7 +88,7 @@ impl Workspace {
             lock_wait,
             semantic: crate::index::SemanticOptions {
                 enabled: self.semantic,
-                model_dir: self.model_dir.clone(),
+                model: self.model.clone(),
                 backend: self.backend.clone(),
                 embed: crate::semantic::embed::EmbedOptions::default(),
             },
@@ -97,7 +99,7 @@ impl Workspace {
 
     /// What queries need to open the semantic layer; `None` when it is turned off.
     pub fn semantic_setup(&self, wait: Duration, one_shot: bool) -> Option<crate::query::engine::SemanticSetup> {
-        self.semantic.then(|| crate::query::engine::SemanticSetup { backend: self.backend.clone(), model_dir: self.model_dir.clone(), wait, one_shot })
+        self.semantic.then(|| crate::query::engine::SemanticSetup { backend: self.backend.clone(), model: self.model.clone(), wait, one_shot })
     }
 }
 
@@ -154,11 +156,37 @@ pub fn semantic_enabled(repo: &Repo) -> bool {
     snapshot.boolean("rag.semantic").unwrap_or(true)
 }
 
-/// The embedding model directory: `git config rag.model`, else the installed default.
-pub fn model_dir(repo: &Repo) -> PathBuf {
+/// Where vectors come from: an OpenAI-compatible endpoint when `git config
+/// rag.embed.url` names one (with `rag.embed.model`, and optionally
+/// `rag.embed.dims`, `rag.embed.queryPrefix`, `rag.embed.documentPrefix`,
+/// `rag.embed.batchSize`, `rag.embed.inFlight`, `rag.embed.timeoutSecs`, `rag.embed.retries`,
+/// the API key from `GIT_RAG_EMBED_API_KEY`); else the ONNX model directory
+/// `git config rag.model`, else the installed default.
+pub fn model_source(repo: &Repo) -> ModelSource {
+    if let Some(url) = config_string(repo, "rag.embed.url").filter(|u| !u.trim().is_empty()) {
+        let model = config_string(repo, "rag.embed.model").unwrap_or_default();
+        let mut o = ApiOptions::new(url.trim(), model.trim());
+        o.dims = config_usize(repo, "rag.embed.dims").filter(|&d| d > 0);
+        o.query_prefix = config_string(repo, "rag.embed.queryPrefix").unwrap_or_default();
+        o.document_prefix = config_string(repo, "rag.embed.documentPrefix").unwrap_or_default();
+        o.api_key = crate::env::embed_api_key();
+        if let Some(n) = config_usize(repo, "rag.embed.batchSize") {
+            o.batch_size = n.max(1);
+        }
+        if let Some(n) = config_usize(repo, "rag.embed.inFlight") {
+            o.in_flight = n.max(1);
+        }
+        if let Some(n) = config_usize(repo, "rag.embed.retries") {
+            o.retries = n.min(20) as u32;
+        }
+        if let Some(n) = config_usize(repo, "rag.embed.timeoutSecs") {
+            o.timeout = Duration::from_secs(n.max(1) as u64);
+        }
+        return ModelSource::Api(o);
+    }
     match config_string(repo, "rag.model") {
-        Some(dir) => PathBuf::from(dir),
-        None => crate::semantic::embed::default_model_dir(),
+        Some(dir) => ModelSource::Onnx(PathBuf::from(dir)),
+        None => ModelSource::default_onnx(),
     }
 }
 

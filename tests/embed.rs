@@ -4,7 +4,7 @@
 
 mod common;
 
-use git_rag::semantic::embed::{cosine, default_model_dir, EmbedOptions, Embedder};
+use git_rag::semantic::embed::{cosine, default_model_dir, EmbedOptions, OnnxEmbedder as Embedder};
 
 fn embedder() -> Option<Embedder> {
     if !git_rag::semantic::model::installed() {

@@ -69,7 +69,7 @@ pub fn run_ci(ws: &Workspace, full: bool, rev: Option<String>, json: bool, quiet
     let Backend::Server(server) = &ws.backend else {
         anyhow::bail!("--ci keeps the index in a Qdrant server: give --qdrant-url URL (or QDRANT_URL, or git config rag.qdrantUrl)");
     };
-    let opts = CiOptions { rev, full, chunk: ws.chunk, server: server.clone(), model_dir: ws.model_dir.clone(), embed: Default::default() };
+    let opts = CiOptions { rev, full, chunk: ws.chunk, server: server.clone(), model: ws.model.clone(), embed: Default::default() };
     let report = git_rag::index_ci(&ws.repo, &opts, &Terminal::new(quiet))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);

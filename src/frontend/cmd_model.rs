@@ -6,8 +6,9 @@ use anyhow::Result;
 
 use crate::args::ModelAction;
 use crate::progress::Terminal;
+use git_rag::{Overrides, Workspace};
 
-pub fn run(action: &ModelAction) -> Result<ExitCode> {
+pub fn run(action: &ModelAction, overrides: &Overrides) -> Result<ExitCode> {
     match action {
         ModelAction::Install { force, json } => {
             let report = git_rag::semantic::model::install(*force, &Terminal::new(false))?;
@@ -23,16 +24,16 @@ pub fn run(action: &ModelAction) -> Result<ExitCode> {
             }
         }
         ModelAction::Status { json } => {
-            let status = git_rag::semantic::model::status();
+            // The repository's choice (`rag.embed.url`, `rag.model`) when run in one.
+            let source = match Workspace::discover(overrides) {
+                Ok(ws) => ws.model,
+                Err(_) => git_rag::semantic::embed::ModelSource::default_onnx(),
+            };
+            let status = git_rag::semantic::model::status(&source);
             if *json {
                 println!("{}", serde_json::to_string_pretty(&status)?);
             } else {
-                println!("runtime:  {} ({})", status.runtime.display(), if status.runtime_present { "present" } else { "missing" });
-                println!("model:    {}", status.model_dir.display());
-                match (&status.dims, &status.error) {
-                    (Some(d), _) => println!("status:   loads and embeds ({d} dims)"),
-                    (None, e) => println!("status:   {}", e.as_deref().unwrap_or("does not load")),
-                }
+                print_status(&status);
             }
             if status.dims.is_none() {
                 return Ok(ExitCode::FAILURE);
@@ -40,4 +41,22 @@ pub fn run(action: &ModelAction) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn print_status(status: &git_rag::semantic::model::ModelStatus) {
+    println!("provider: {}", status.provider);
+    if let Some(dir) = &status.model_dir {
+        println!("runtime:  {} ({})", status.runtime.display(), if status.runtime_present { "present" } else { "missing" });
+        println!("model:    {}", dir.display());
+    }
+    if let Some(url) = &status.endpoint {
+        println!("endpoint: {url}");
+    }
+    if let Some(id) = &status.model {
+        println!("id:       {id}");
+    }
+    match (&status.dims, &status.error) {
+        (Some(d), _) => println!("status:   embeds ({d} dims, round trip {:.0} ms)", status.round_trip_ms.unwrap_or(0.0)),
+        (None, e) => println!("status:   {}", e.as_deref().unwrap_or("does not load")),
+    }
 }

@@ -20,13 +20,13 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
     for notice in git_rag::index_notices(&ws.repo, &state) {
         eprintln!("git-rag: {notice}");
     }
-    let setup = git_rag::SemanticSetup { backend: ws.backend.clone(), model_dir: ws.model_dir.clone(), wait, one_shot: true };
+    let setup = git_rag::SemanticSetup { backend: ws.backend.clone(), model: ws.model.clone(), wait, one_shot: true };
     // Not dropped: the process exits after this answer, and freeing a big
     // repository's graph and state (millions of allocations) cost ~10% of a
     // graph query on `large`.
     let engine = std::mem::ManuallyDrop::new(Arc::new(git_rag::open_engine(&ws.index_dir, state, Some(setup))?));
     let open_ms = opening.elapsed().as_secs_f64() * 1000.0;
-    let outcome = git_rag::query(&engine, &ws.repo, &ws.model_dir, request)?;
+    let outcome = git_rag::query(&engine, &ws.repo, &ws.model, request)?;
     for notice in &outcome.notices {
         eprintln!("git-rag: {notice}");
     }
@@ -60,13 +60,13 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
 /// A query answered from a Qdrant server's collections alone (dense only).
 fn run_server_only(ws: &Workspace, server: &git_rag::ServerOptions, request: &QueryRequest, json: bool) -> Result<ExitCode> {
     server_query::check_supported(request.search.query.mode, request.context_budget.is_some())?;
-    let (store, commit, paths) = server_query::connect(server, &ws.model_dir)?;
+    let (store, commit, paths) = server_query::connect(server, &ws.model)?;
     eprintln!(
         "git-rag: no local index: answering from {} at {} (dense only; `git rag index` adds keyword, symbol and graph retrieval)",
         server.prefix,
         commit.as_deref().map(short).unwrap_or("?")
     );
-    let response = server_query::search(&store, &paths, &request.text, &request.search.query, &ws.model_dir)?;
+    let response = server_query::search(&store, &paths, &request.text, &request.search.query, &ws.model)?;
     if json {
         println!("{}", serde_json::to_string(&response)?);
         return Ok(ExitCode::SUCCESS);

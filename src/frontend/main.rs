@@ -38,11 +38,11 @@ fn secs(s: f64) -> Duration {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    let overrides = Overrides { directory: cli.directory, index_dir: cli.index_dir, qdrant_url: cli.qdrant_url, branch: cli.branch };
     // Model commands work outside a repository.
     if let Command::Model { action } = &cli.command {
-        return cmd_model::run(action);
+        return cmd_model::run(action, &overrides);
     }
-    let overrides = Overrides { directory: cli.directory, index_dir: cli.index_dir, qdrant_url: cli.qdrant_url, branch: cli.branch };
     let ws = Workspace::discover(&overrides)?;
     match cli.command {
         Command::Index { ci: true, full, rev, json, quiet, .. } => cmd_index::run_ci(&ws, full, rev, json, quiet),

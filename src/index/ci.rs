@@ -28,7 +28,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::analysis::chunk::ChunkOptions;
-use crate::semantic::embed::{EmbedOptions, LazyEmbedder, ModelManifest};
+use crate::semantic::embed::{EmbedOptions, LazyEmbedder, ModelIdentity, ModelSource};
 use crate::git::{Repo, TreeFile};
 use super::record::{RunRecord, ServerRecord};
 use crate::stores::server_state::{ServerFile, ServerState, SERVER_STATE_VERSION};
@@ -60,7 +60,7 @@ pub struct CiOptions {
     pub full: bool,
     pub chunk: ChunkOptions,
     pub server: ServerOptions,
-    pub model_dir: std::path::PathBuf,
+    pub model: ModelSource,
     pub embed: EmbedOptions,
 }
 
@@ -89,7 +89,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
         Some(rev) => repo.resolve(rev)?,
         None => repo.head_commit()?.ok_or(CiError::NoCommits)?,
     };
-    let manifest: ModelManifest = crate::semantic::embed::check_installed(&opts.model_dir).map_err(CiError::Model)?;
+    let manifest: ModelIdentity = opts.model.identify().map_err(CiError::Model)?;
     let store = ServerStore::connect(opts.server.clone(), manifest.dims, &manifest.id)?;
     let hash = crate::index::config_hash(&opts.chunk);
 
@@ -141,7 +141,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
     let files_deleted = cleared.iter().filter(|p| !tree.contains_key(*p) && previous.as_ref().is_some_and(|s| s.files.contains_key(*p))).count();
     let patterns = crate::analysis::patterns::aggregate(state.files.values().flat_map(|f| f.patterns.iter()), crate::graph::MIN_PATTERN_COUNT);
     let pattern_docs = crate::semantic::docs::pattern_documents(&patterns, &manifest.id);
-    let mut embedder = LazyEmbedder::new(&opts.model_dir, opts.embed);
+    let mut embedder = LazyEmbedder::new(&opts.model, opts.embed);
     let cleared_list: Vec<String> = cleared.iter().cloned().collect();
     let report = crate::semantic::sync::sync(&store, &mut embedder, full, &cleared_list, docs, pattern_docs, progress)?;
     crate::env::failpoint("ci-before-state");
@@ -172,7 +172,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
 }
 
 /// Why this run must be full, if it must.
-fn full_reason(previous: Option<&ServerState>, forced: bool, hash: &str, manifest: &ModelManifest) -> Option<String> {
+fn full_reason(previous: Option<&ServerState>, forced: bool, hash: &str, manifest: &ModelIdentity) -> Option<String> {
     match previous {
         _ if forced => Some("--full was given".to_string()),
         None => Some("the server holds no index for this prefix yet".to_string()),

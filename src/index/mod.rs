@@ -30,7 +30,7 @@ use crate::analysis::chunk::ChunkOptions;
 use crate::git::{Change, Repo, TreeFile};
 use crate::progress::{millis, Progress};
 use crate::semantic::docs::Doc;
-use crate::semantic::embed::{EmbedOptions, ModelManifest};
+use crate::semantic::embed::{EmbedOptions, ModelIdentity, ModelSource};
 use crate::semantic::sync::SyncReport;
 use crate::stores::keyword::KeywordIndex;
 use crate::stores::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingFile, PendingRun, SemanticState};
@@ -85,14 +85,14 @@ pub struct IndexOptions {
 pub struct SemanticOptions {
     /// `false`: keyword and symbol index only (`--no-semantic`, `rag.semantic=false`).
     pub enabled: bool,
-    pub model_dir: PathBuf,
+    pub model: ModelSource,
     pub backend: Backend,
     pub embed: EmbedOptions,
 }
 
 impl Default for SemanticOptions {
     fn default() -> Self {
-        SemanticOptions { enabled: true, model_dir: crate::semantic::embed::default_model_dir(), backend: Backend::Embedded, embed: EmbedOptions::default() }
+        SemanticOptions { enabled: true, model: ModelSource::default_onnx(), backend: Backend::Embedded, embed: EmbedOptions::default() }
     }
 }
 
@@ -169,6 +169,9 @@ pub struct Report {
 struct Plan {
     full: bool,
     full_reason: Option<String>,
+    /// The semantic layer changed (another model, provider or store): every
+    /// file's vectors are made again; keyword, symbols and graph follow `index`.
+    vectors_full: bool,
     clear: BTreeSet<String>,
     index: Vec<TreeFile>,
     renamed: usize,
@@ -224,7 +227,7 @@ struct Prepared {
     state: IndexState,
     plan: Plan,
     keyword: KeywordIndex,
-    manifest: Option<ModelManifest>,
+    manifest: Option<ModelIdentity>,
     semantic: Option<SemanticState>,
     hash: String,
     paths: paths::Decided,
@@ -266,6 +269,9 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let files = std::mem::take(&mut run.plan.index);
     let mut collected = collect(repo, files, opts, run.manifest.as_ref(), &writer, progress)?;
     collected.skipped.excluded = run.paths.excluded;
+    if let (true, Some(m)) = (run.plan.vectors_full, &run.manifest) {
+        collected.docs.extend(unchanged_docs(repo, &run, &collected, target, opts, m, progress)?);
+    }
     timings.insert("parse_chunk_add".into(), millis(t));
 
     // The code graph: replace the changed files' facts, re-resolve what they
@@ -280,16 +286,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 
     // The vector store, then the keyword index: either may hold the target
     // or the last commit after a crash; the journal makes the next run redo both.
-    let mut sync_report = None;
-    if let Some(m) = &run.manifest {
-        let t = Instant::now();
-        let store = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60)))?;
-        let mut embedder = crate::semantic::embed::LazyEmbedder::new(&opts.semantic.model_dir, opts.semantic.embed);
-        let cleared: Vec<String> = run.plan.clear.iter().cloned().collect();
-        let pattern_docs = crate::semantic::docs::pattern_documents(&patterns, &m.id);
-        sync_report = Some(crate::semantic::sync::sync(store.as_ref(), &mut embedder, run.plan.full, &cleared, collected.docs, pattern_docs, progress)?);
-        timings.insert("vectors".into(), millis(t));
-    }
+    let sync_report = sync_vectors(index_dir, opts, &run, std::mem::take(&mut collected.docs), &patterns, &mut timings, progress)?;
     crate::env::failpoint("after-vector-commit");
 
     crate::env::failpoint("before-keyword-commit");
@@ -344,6 +341,28 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     })))
 }
 
+/// Brings the vector store in line with the run (when the semantic layer is on).
+fn sync_vectors(
+    index_dir: &Path,
+    opts: &IndexOptions,
+    run: &Prepared,
+    docs: Vec<Doc>,
+    patterns: &[crate::analysis::patterns::Pattern],
+    timings: &mut Timings,
+    progress: &dyn Progress,
+) -> Result<Option<crate::semantic::sync::SyncReport>> {
+    let Some(m) = &run.manifest else { return Ok(None) };
+    let t = Instant::now();
+    let store = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60)))?;
+    let mut embedder = crate::semantic::embed::LazyEmbedder::new(&opts.semantic.model, opts.semantic.embed);
+    let cleared: Vec<String> = run.plan.clear.iter().cloned().collect();
+    let pattern_docs = crate::semantic::docs::pattern_documents(patterns, &m.id);
+    let full = run.plan.full || run.plan.vectors_full;
+    let report = crate::semantic::sync::sync(store.as_ref(), &mut embedder, full, &cleared, docs, pattern_docs, progress)?;
+    timings.insert("vectors".into(), millis(t));
+    Ok(Some(report))
+}
+
 /// Loads the previous state, plans the run, opens the keyword index and
 /// writes the journal; `None` when the index is already at `target`.
 fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId, progress: &dyn Progress, timings: &mut Timings) -> Result<Option<Prepared>> {
@@ -368,7 +387,7 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
     let mut plan = match plan(repo, previous.as_ref(), pending.as_ref(), &hash, semantic.as_ref(), target, opts.full, progress)? {
         Some(p) => p,
         None if opts.reindex.is_empty() && !previous.as_ref().is_some_and(|p| paths::changed_since(p, &opts.paths)) => return Ok(None),
-        None => Plan { full: false, full_reason: None, clear: BTreeSet::new(), index: Vec::new(), renamed: 0 },
+        None => Plan { full: false, full_reason: None, vectors_full: false, clear: BTreeSet::new(), index: Vec::new(), renamed: 0 },
     };
     if !plan.full && !opts.reindex.is_empty() {
         add_reindexed(repo, &mut plan, previous.as_ref(), &opts.reindex, &target)?;
@@ -416,7 +435,7 @@ fn collect(
     repo: &Repo,
     files: Vec<TreeFile>,
     opts: &IndexOptions,
-    manifest: Option<&ModelManifest>,
+    manifest: Option<&ModelIdentity>,
     writer: &crate::stores::keyword::KeywordWriter<'_>,
     progress: &dyn Progress,
 ) -> Result<Collected> {
@@ -455,6 +474,38 @@ fn collect(
 
 type Product = (FileState, Vec<Doc>, crate::graph::FileFacts, bool);
 
+/// The vector documents of the indexed files this run leaves alone, for a
+/// run that re-embeds everything (the semantic layer changed): chunked
+/// again, nothing else touched. A file that cannot be read now is reported
+/// and keeps its keyword entry; its vectors come with its next change.
+fn unchanged_docs(
+    repo: &Repo,
+    run: &Prepared,
+    collected: &Collected,
+    target: ObjectId,
+    opts: &IndexOptions,
+    model: &ModelIdentity,
+    progress: &dyn Progress,
+) -> Result<Vec<Doc>> {
+    let unchanged: Vec<TreeFile> = repo
+        .list_files(&target)?
+        .into_iter()
+        .filter(|f| run.state.files.contains_key(&f.path) && !run.plan.clear.contains(&f.path) && !collected.files.contains_key(&f.path))
+        .collect();
+    let derive = |file: &TreeFile, chunks: crate::analysis::chunk::FileChunks| -> Result<Vec<Doc>> {
+        Ok(crate::semantic::docs::documents(&file.path, &file.id.to_string(), &chunks, &model.id))
+    };
+    let mut docs = Vec::new();
+    for (file, outcome) in analyze::analyze(repo, unchanged, &opts.chunk, progress, derive) {
+        match outcome? {
+            FileOutcome::Indexed { product, .. } => docs.extend(product),
+            FileOutcome::Binary => {}
+            FileOutcome::Unreadable(reason) => progress.note(&format!("{}: no vectors this run: {reason}", file.path)),
+        }
+    }
+    Ok(docs)
+}
+
 impl Collected {
     /// Keeps what the analysis produced; returns the files it could not read.
     fn gather(&mut self, results: Vec<(TreeFile, Result<FileOutcome<Product>>)>) -> Result<Vec<(TreeFile, String)>> {
@@ -479,11 +530,11 @@ impl Collected {
 /// The model of this run's semantic layer, or `None` when it is off. A model
 /// that is missing while the index holds its vectors is an error: going on
 /// would silently drop the semantic layer.
-fn semantic_model(opts: &IndexOptions, previous: Option<&IndexState>, progress: &dyn Progress) -> Result<Option<ModelManifest>> {
+fn semantic_model(opts: &IndexOptions, previous: Option<&IndexState>, progress: &dyn Progress) -> Result<Option<ModelIdentity>> {
     if !opts.semantic.enabled {
         return Ok(None);
     }
-    match crate::semantic::embed::check_installed(&opts.semantic.model_dir) {
+    match opts.semantic.model.identify() {
         Ok(m) => Ok(Some(m)),
         Err(source) => match previous.and_then(|p| p.semantic.as_ref()) {
             Some(prev) => Err(IndexError::ModelGone { model: prev.model.clone(), source }),
@@ -525,7 +576,9 @@ fn plan(
     forced: bool,
     progress: &dyn Progress,
 ) -> Result<Option<Plan>> {
-    let full = |reason: &str| Ok(Some(Plan { full: true, full_reason: Some(reason.to_string()), clear: BTreeSet::new(), index: Vec::new(), renamed: 0 }));
+    let full = |reason: &str| {
+        Ok(Some(Plan { full: true, full_reason: Some(reason.to_string()), vectors_full: false, clear: BTreeSet::new(), index: Vec::new(), renamed: 0 }))
+    };
     if forced {
         return full("--full was given");
     }
@@ -533,9 +586,11 @@ fn plan(
     if prev.config_hash != hash {
         return full("indexing options changed since the last run");
     }
-    if prev.semantic.as_ref() != semantic {
+    let semantic_changed = prev.semantic.as_ref() != semantic;
+    if semantic_changed {
         let describe = |s: Option<&SemanticState>| s.map_or("none".to_string(), |s| format!("{} in {}", s.model, s.store));
-        return full(&format!("the semantic layer changed (was: {}; now: {})", describe(prev.semantic.as_ref()), describe(semantic)));
+        let what = if semantic.is_some() { "re-embedding every file; keyword, symbol and graph layers are kept" } else { "dropping it" };
+        progress.note(&format!("the semantic layer changed (was: {}; now: {}): {what}", describe(prev.semantic.as_ref()), describe(semantic)));
     }
     let Some(last) = prev.last_commit.as_deref() else { return full("the previous index never completed") };
     let parse = |s: &str| ObjectId::from_hex(s.as_bytes()).ok();
@@ -553,7 +608,8 @@ fn plan(
             None => return full("an interrupted run targeted a commit that is gone"),
         },
     };
-    if last_id == target && pending_id.is_none() && prev.pending.is_empty() {
+    let vectors_full = semantic_changed && semantic.is_some();
+    if last_id == target && pending_id.is_none() && prev.pending.is_empty() && !semantic_changed {
         return Ok(None);
     }
     let mut changes = repo.diff(&last_id, &target)?;
@@ -589,5 +645,5 @@ fn plan(
             index.insert(path.clone(), f);
         }
     }
-    Ok(Some(Plan { full: false, full_reason: None, clear, index: index.into_values().collect(), renamed }))
+    Ok(Some(Plan { full: false, full_reason: None, vectors_full, clear, index: index.into_values().collect(), renamed }))
 }

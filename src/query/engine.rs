@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::progress::millis;
-use crate::semantic::embed::{EmbedOptions, Embedder};
+use crate::semantic::embed::{EmbedOptions, Embedder, ModelSource};
 use crate::graph::Graph;
 
 use super::graph_answers::identifier_subjects;
@@ -144,7 +144,7 @@ pub struct Answer {
 #[derive(Debug, Clone)]
 pub struct SemanticSetup {
     pub backend: Backend,
-    pub model_dir: PathBuf,
+    pub model: ModelSource,
     pub wait: Duration,
     /// One query, then exit (`git rag query`): load the model without graph
     /// optimization, which costs more than it saves for a single input.
@@ -260,7 +260,7 @@ impl Engine {
                 let t = Instant::now();
                 let e = match &loaded {
                     Some(e) => Ok(Arc::clone(e)),
-                    None => Embedder::load(&setup.model_dir, EmbedOptions { optimize_graph: !setup.one_shot, ..EmbedOptions::default() }).map(Arc::new),
+                    None => Embedder::open(&setup.model, EmbedOptions { optimize_graph: !setup.one_shot, ..EmbedOptions::default() }).map(Arc::new),
                 };
                 (e, millis(t))
             });
@@ -281,8 +281,8 @@ impl Engine {
             Ok(Err(e)) => return Err(Unavailable::ModelLoad(e.to_string())),
             Err(_) => return Err(Unavailable::ModelPanicked),
         };
-        if embedder.manifest().id != sem.model {
-            return Err(Unavailable::ModelMismatch { indexed: sem.model.clone(), configured: embedder.manifest().id.clone() });
+        if embedder.model_id() != sem.model {
+            return Err(Unavailable::ModelMismatch { indexed: sem.model.clone(), configured: embedder.model_id() });
         }
         self.adopt_embedder(Arc::clone(&embedder));
         let store = store.map_err(Unavailable::failed)?;
@@ -560,7 +560,7 @@ impl Engine {
                     timings.insert("store_open", d.opened_ms.1);
                 }
                 let t = Instant::now();
-                let vector = d.embedder.embed_query(&text).map_err(Unavailable::failed)?;
+                let vector = d.embedder.embed_query_for(&text, me.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
                 timings.insert("embed_query", millis(t));
                 let t = Instant::now();
                 let hits = search::semantic_search(d.store.as_ref(), &vector, &text, &list_opts, me.state.files.keys()).map_err(Unavailable::failed)?;
@@ -575,7 +575,7 @@ impl Engine {
 
     fn dense_list(&self, dense: &Dense, text: &str, opts: &QueryOptions, timings: &mut Timings) -> Result<Vec<Hit>> {
         let t = Instant::now();
-        let vector = dense.embedder.embed_query(text).map_err(Unavailable::failed)?;
+        let vector = dense.embedder.embed_query_for(text, self.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
         timings.insert("embed_query", millis(t));
         let t = Instant::now();
         let hits = search::semantic_search(dense.store.as_ref(), &vector, text, opts, self.state.files.keys())?.results;

@@ -101,7 +101,9 @@ pub fn index_notices(repo: &Repo, state: &IndexState) -> Vec<String> {
 }
 
 /// Answers `req` on an open engine: search, rerank, and (when asked) the context.
-pub fn run(engine: &Arc<Engine>, repo: &Repo, model_dir: &Path, req: &Request) -> Result<Outcome> {
+pub fn run(engine: &Arc<Engine>, repo: &Repo, model: &crate::semantic::embed::ModelSource, req: &Request) -> Result<Outcome> {
+    let model_dir = model.local_dir();
+    let model_dir = model_dir.as_path();
     let mut notices = Vec::new();
     if req.search.query.mode == Mode::Semantic && engine.state().semantic.is_none() {
         return Err(QueryError::NoSemanticLayer { dir: engine.dir().display().to_string() });

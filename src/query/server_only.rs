@@ -1,12 +1,11 @@
 //! A query answered from a Qdrant server's collections alone, without a
 //! local index: the dense retriever over what `git rag index --ci` built.
 
-use std::path::Path;
 use std::time::Instant;
 
 use super::retrievers::{self, Mode, Response};
 use crate::progress::millis;
-use crate::semantic::embed::{self, EmbedOptions, Embedder};
+use crate::semantic::embed::{self, EmbedOptions, Embedder, ModelSource};
 use crate::stores::server_state::{load_state, ServerStateError};
 use crate::stores::vector::server::{ServerOptions, ServerStore};
 
@@ -44,10 +43,10 @@ pub fn check_supported(mode: Mode, context: bool) -> Result<(), ServerQueryError
     Err(ServerQueryError::NeedsLocalIndex { what })
 }
 
-/// Connects to the server and checks it holds an index of the installed model;
+/// Connects to the server and checks it holds an index of the configured model;
 /// returns the store and the indexed commit.
-pub fn connect(server: &ServerOptions, model_dir: &Path) -> Result<(ServerStore, Option<String>, std::collections::BTreeSet<String>), ServerQueryError> {
-    let manifest = embed::check_installed(model_dir).map_err(ServerQueryError::Model)?;
+pub fn connect(server: &ServerOptions, model: &ModelSource) -> Result<(ServerStore, Option<String>, std::collections::BTreeSet<String>), ServerQueryError> {
+    let manifest = model.identify().map_err(ServerQueryError::Model)?;
     let store = ServerStore::connect(server.clone(), manifest.dims, &manifest.id)?;
     let Some(state) = load_state(&store)? else {
         return Err(ServerQueryError::NoServerIndex { prefix: server.prefix.clone() });
@@ -60,10 +59,10 @@ pub fn connect(server: &ServerOptions, model_dir: &Path) -> Result<(ServerStore,
 
 /// Dense retrieval over the server's collections for `query` (its mode is
 /// taken as semantic).
-pub fn search(store: &ServerStore, paths: &std::collections::BTreeSet<String>, text: &str, query: &retrievers::QueryOptions, model_dir: &Path) -> Result<Response, ServerQueryError> {
+pub fn search(store: &ServerStore, paths: &std::collections::BTreeSet<String>, text: &str, query: &retrievers::QueryOptions, model: &ModelSource) -> Result<Response, ServerQueryError> {
     let started = Instant::now();
-    let embedder = Embedder::load(model_dir, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() })?;
-    let vector = embedder.embed_query(text)?;
+    let embedder = Embedder::open(model, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() })?;
+    let vector = embedder.embed_query_for(text, store.dims())?;
     let mut query = query.clone();
     query.mode = Mode::Semantic;
     let mut response = retrievers::semantic_search(store, &vector, text, &query, paths.iter())?;

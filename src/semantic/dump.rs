@@ -35,7 +35,7 @@ pub fn dump_vectors(index_dir: &Path, backend: &Backend) -> Result<serde_json::V
     let store: Box<dyn VectorStore> = match (state.and_then(|s| s.semantic), backend) {
         (Some(sem), _) => backend.open(index_dir, sem.dims, &sem.model, Access::Read, Duration::from_secs(30))?,
         (None, Backend::Server(server)) => {
-            let manifest = embed::check_installed(&embed::default_model_dir())?;
+            let manifest = embed::ModelSource::default_onnx().identify()?;
             let store = ServerStore::connect(server.clone(), manifest.dims, &manifest.id)?;
             if load_state(&store)?.is_none() {
                 return Err(DumpError::NoServerIndex(server.prefix.clone()));

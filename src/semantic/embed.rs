@@ -1,5 +1,8 @@
-//! Embeddings: a transformer run through ONNX Runtime (`ort`, loaded from a
-//! shared library at run time) with a Hugging Face `tokenizers` tokenizer.
+//! Embeddings: where vectors come from ([`ModelSource`]) and the
+//! [`Embedder`] that makes them, either a transformer run in-process
+//! through ONNX Runtime (`ort`, loaded from a shared library at run time)
+//! with a Hugging Face `tokenizers` tokenizer, or an OpenAI-compatible
+//! endpoint ([`crate::semantic::api`]).
 //!
 //! A model is a directory with a `manifest.json` ([`ModelManifest`]): the
 //! ONNX graph, the tokenizer, the output size, the token window, pooling,
@@ -15,6 +18,8 @@ use ort::session::Session;
 use ort::value::Tensor;
 use serde::{Deserialize, Serialize};
 use tokenizers::{Tokenizer, TruncationParams};
+
+pub use crate::semantic::api::{ApiEmbedder, ApiOptions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
@@ -32,6 +37,10 @@ pub enum EmbedError {
     Tokenizer { path: PathBuf, message: String },
     #[error("embedding failed: {0}")]
     Inference(String),
+    #[error("the embedding endpoint {url} failed: {message}")]
+    Api { url: String, message: String },
+    #[error("{from} gives {got}-dimensional vectors where {expected} are expected: set `git config rag.embed.dims` to what the model gives, or re-index after changing the model")]
+    Dims { from: String, got: usize, expected: usize },
 }
 
 pub type Result<T> = std::result::Result<T, EmbedError>;
@@ -179,8 +188,122 @@ impl Default for EmbedOptions {
     }
 }
 
-/// A loaded model, ready to embed.
-pub struct Embedder {
+/// Where vectors come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelSource {
+    /// An ONNX model directory (with a `manifest.json`), run in-process.
+    Onnx(PathBuf),
+    /// An OpenAI-compatible embeddings endpoint.
+    Api(ApiOptions),
+}
+
+/// What the stores need to know of a model: the id vectors are cached and
+/// stored under, and their size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelIdentity {
+    pub id: String,
+    pub dims: usize,
+}
+
+impl ModelSource {
+    /// The default: the installed all-MiniLM-L6-v2.
+    pub fn default_onnx() -> ModelSource {
+        ModelSource::Onnx(default_model_dir())
+    }
+
+    /// Says which model this is, checking that it can be used: an ONNX model
+    /// and the runtime are in place (nothing is loaded), an endpoint has its
+    /// dims configured or answers one short text.
+    pub fn identify(&self) -> Result<ModelIdentity> {
+        match self {
+            ModelSource::Onnx(dir) => check_installed(dir).map(|m| ModelIdentity { id: m.id, dims: m.dims }),
+            ModelSource::Api(opts) => {
+                if opts.model.trim().is_empty() {
+                    return Err(EmbedError::Api { url: opts.endpoint(), message: "no model named: set `git config rag.embed.model`".into() });
+                }
+                let dims = match opts.dims {
+                    Some(d) => d,
+                    None => ApiEmbedder::new(opts.clone()).dims()?,
+                };
+                Ok(ModelIdentity { id: opts.model_id(), dims })
+            }
+        }
+    }
+
+    /// The directory models are kept in, where a reranker is looked for
+    /// beside the embedding model (the default one's, for an endpoint).
+    pub fn local_dir(&self) -> PathBuf {
+        match self {
+            ModelSource::Onnx(dir) => dir.clone(),
+            ModelSource::Api(_) => default_model_dir(),
+        }
+    }
+
+    /// One line for people: the provider and where it is.
+    pub fn describe(&self) -> String {
+        match self {
+            ModelSource::Onnx(dir) => format!("onnx {}", dir.display()),
+            ModelSource::Api(o) => format!("api {} at {}", o.model, o.endpoint()),
+        }
+    }
+}
+
+/// A model ready to embed, in-process or behind an endpoint.
+pub enum Embedder {
+    Onnx(OnnxEmbedder),
+    Api(ApiEmbedder),
+}
+
+impl Embedder {
+    /// Loads the ONNX model, or makes a client of the endpoint (which sends nothing yet).
+    pub fn open(source: &ModelSource, opts: EmbedOptions) -> Result<Embedder> {
+        match source {
+            ModelSource::Onnx(dir) => OnnxEmbedder::load(dir, opts).map(Embedder::Onnx),
+            ModelSource::Api(o) => Ok(Embedder::Api(ApiEmbedder::new(o.clone()))),
+        }
+    }
+
+    /// The id vectors are cached and stored under.
+    pub fn model_id(&self) -> String {
+        match self {
+            Embedder::Onnx(e) => e.manifest.id.clone(),
+            Embedder::Api(e) => e.options().model_id(),
+        }
+    }
+
+    /// Embeds documents (chunks, symbol headers), with the document prefix.
+    pub fn embed_documents(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        match self {
+            Embedder::Onnx(e) => e.embed_documents(texts),
+            Embedder::Api(e) => e.embed_documents(texts),
+        }
+    }
+
+    /// Embeds a query, with the query prefix.
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        match self {
+            Embedder::Onnx(e) => e.embed_query(text),
+            Embedder::Api(e) => e.embed_query(text),
+        }
+    }
+
+    /// Embeds a query for a store of `dims`-dimensional vectors: a model
+    /// that gives another size is a clear error, not a failed search.
+    pub fn embed_query_for(&self, text: &str, dims: usize) -> Result<Vec<f32>> {
+        let v = self.embed_query(text)?;
+        if v.len() != dims {
+            let from = match self {
+                Embedder::Onnx(e) => format!("the model {}", e.manifest.id),
+                Embedder::Api(e) => format!("the embedding endpoint {}", e.options().endpoint()),
+            };
+            return Err(EmbedError::Dims { from, got: v.len(), expected: dims });
+        }
+        Ok(v)
+    }
+}
+
+/// A loaded ONNX model, ready to embed.
+pub struct OnnxEmbedder {
     session: Mutex<Session>,
     tokenizer: Tokenizer,
     manifest: ModelManifest,
@@ -188,9 +311,9 @@ pub struct Embedder {
     wants_token_types: bool,
 }
 
-impl Embedder {
+impl OnnxEmbedder {
     /// Loads the model in `model_dir` with the runtime at [`runtime_library`].
-    pub fn load(model_dir: &Path, opts: EmbedOptions) -> Result<Embedder> {
+    pub fn load(model_dir: &Path, opts: EmbedOptions) -> Result<OnnxEmbedder> {
         let manifest = ModelManifest::load(model_dir)?;
         let onnx = model_dir.join(&manifest.onnx);
         let tok_path = model_dir.join(&manifest.tokenizer);
@@ -219,7 +342,7 @@ impl Embedder {
             .with_truncation(Some(TruncationParams { max_length: manifest.max_tokens, ..Default::default() }))
             .map_err(|e| EmbedError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
         tokenizer.with_padding(None);
-        Ok(Embedder { session: Mutex::new(session), tokenizer, manifest, batch_size: opts.batch_size.max(1), wants_token_types })
+        Ok(OnnxEmbedder { session: Mutex::new(session), tokenizer, manifest, batch_size: opts.batch_size.max(1), wants_token_types })
     }
 
     pub fn manifest(&self) -> &ModelManifest {
@@ -311,24 +434,24 @@ impl Embedder {
 /// An embedder loaded on first use: a run whose texts are all in the
 /// vector cache (a rename, a revert) never loads the model.
 pub struct LazyEmbedder {
-    model_dir: PathBuf,
+    source: ModelSource,
     opts: EmbedOptions,
     loaded: Option<Embedder>,
 }
 
 impl LazyEmbedder {
-    pub fn new(model_dir: &Path, opts: EmbedOptions) -> LazyEmbedder {
-        LazyEmbedder { model_dir: model_dir.to_path_buf(), opts, loaded: None }
+    pub fn new(source: &ModelSource, opts: EmbedOptions) -> LazyEmbedder {
+        LazyEmbedder { source: source.clone(), opts, loaded: None }
     }
 
     /// An embedder that is already loaded.
     pub fn from_loaded(embedder: Embedder) -> LazyEmbedder {
-        LazyEmbedder { model_dir: PathBuf::new(), opts: EmbedOptions::default(), loaded: Some(embedder) }
+        LazyEmbedder { source: ModelSource::Onnx(PathBuf::new()), opts: EmbedOptions::default(), loaded: Some(embedder) }
     }
 
     pub fn get(&mut self) -> Result<&Embedder> {
         if self.loaded.is_none() {
-            self.loaded = Some(Embedder::load(&self.model_dir, self.opts)?);
+            self.loaded = Some(Embedder::open(&self.source, self.opts)?);
         }
         self.loaded.as_ref().ok_or_else(|| EmbedError::Inference("the model did not load".into()))
     }
@@ -380,7 +503,7 @@ fn pool(data: &[f32], mask: &[i64], rows: usize, tokens: usize, dims: usize, col
         .collect()
 }
 
-fn normalize(v: &mut [f32]) {
+pub(crate) fn normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm > 0.0 {
         v.iter_mut().for_each(|x| *x /= norm);

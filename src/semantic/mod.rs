@@ -1,7 +1,9 @@
-//! The semantic layer: the embedding model (install, load, embed), what is
+//! The semantic layer: the embedding model (install, load, embed; or an
+//! OpenAI-compatible endpoint), what is
 //! embedded for each chunk / symbol / file, syncing vectors into a store
 //! through the (model, text) cache, and the optional cross-encoder reranker.
 
+pub mod api;
 pub mod docs;
 pub mod dump;
 pub mod embed;

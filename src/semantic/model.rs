@@ -130,34 +130,49 @@ pub fn installed() -> bool {
     runtime.exists() && manifest.sha256.iter().all(|(file, sum)| sha256_file(&cache.join(file)).is_ok_and(|s| &s == sum))
 }
 
-/// Where the runtime and the default model are, and whether they load and embed.
+/// Where vectors come from, and whether a round trip (load, embed a word) works.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ModelStatus {
+    /// `onnx` (in-process) or `api` (an OpenAI-compatible endpoint).
+    pub provider: &'static str,
     pub cache_dir: PathBuf,
     pub runtime: PathBuf,
     pub runtime_present: bool,
-    pub model_dir: PathBuf,
-    /// The model's id from its manifest.
+    /// The ONNX model's directory.
+    pub model_dir: Option<PathBuf>,
+    /// The endpoint's URL.
+    pub endpoint: Option<String>,
+    /// The id vectors are stored under.
     pub model: Option<String>,
-    /// Dimensions of a test embedding, when the model loads and embeds.
+    /// Dimensions of a test embedding, when the round trip works.
     pub dims: Option<usize>,
-    /// Why it does not, otherwise.
+    /// Milliseconds of the round trip (loading included).
+    pub round_trip_ms: Option<f64>,
+    /// Why it does not work, otherwise.
     pub error: Option<String>,
 }
 
-/// Loads the default model and embeds a word, to say whether it works.
-pub fn status() -> ModelStatus {
-    let model_dir = embed::default_model_dir();
+/// Opens the configured model (or endpoint) and embeds a word, to say whether it works.
+pub fn status(source: &embed::ModelSource) -> ModelStatus {
     let runtime = embed::runtime_library();
-    let manifest = ModelManifest::load(&model_dir);
-    let loads = embed::Embedder::load(&model_dir, Default::default()).and_then(|e| e.embed_query("ok").map(|v| v.len()));
+    let started = std::time::Instant::now();
+    let opened = embed::Embedder::open(source, Default::default());
+    let model = opened.as_ref().ok().map(embed::Embedder::model_id);
+    let loads = opened.and_then(|e| e.embed_query("ok").map(|v| v.len()));
+    let (provider, model_dir, endpoint) = match source {
+        embed::ModelSource::Onnx(dir) => ("onnx", Some(dir.clone()), None),
+        embed::ModelSource::Api(o) => ("api", None, Some(o.endpoint())),
+    };
     ModelStatus {
+        provider,
         cache_dir: embed::cache_dir(),
         runtime_present: runtime.exists(),
         runtime,
         model_dir,
-        model: manifest.ok().map(|m| m.id),
+        endpoint,
+        model,
         dims: loads.as_ref().ok().copied(),
+        round_trip_ms: loads.as_ref().ok().map(|_| crate::progress::millis(started)),
         error: loads.err().map(|e| e.to_string()),
     }
 }
@@ -216,7 +231,7 @@ pub fn install(force: bool, progress: &dyn Progress) -> Result<InstallReport> {
 }
 
 fn verify(cache: &Path, model_dir: &Path, downloaded: Vec<String>) -> Result<InstallReport> {
-    let embedder = embed::Embedder::load(model_dir, embed::EmbedOptions { threads: 1, batch_size: 1, optimize_graph: false })?;
+    let embedder = embed::OnnxEmbedder::load(model_dir, embed::EmbedOptions { threads: 1, batch_size: 1, optimize_graph: false })?;
     let v = embedder.embed_query("check that the model runs")?;
     Ok(InstallReport {
         cache_dir: cache.to_path_buf(),

@@ -98,7 +98,16 @@ pub fn sync(
     let mut last_flush = Instant::now();
     for batch in missing.chunks(EMBED_BATCH) {
         let texts: Vec<String> = batch.iter().map(|(_, t)| (*t).to_string()).collect();
-        let embedded = embedder.get()?.embed_documents(&texts)?;
+        let embedded = match embedder.get().and_then(|e| e.embed_documents(&texts)) {
+            Ok(v) => v,
+            Err(e) => {
+                // Keep what was embedded so far: the rerun starts from it.
+                if report.embedded > 0 {
+                    let _ = store.commit(false);
+                }
+                return Err(e.into());
+            }
+        };
         let points: Vec<Point> = batch
             .iter()
             .zip(embedded)

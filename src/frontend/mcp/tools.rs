@@ -165,7 +165,7 @@ fn options(server: &Server, mode: Mode, limit: usize) -> HybridOptions {
 /// Runs a request through the library's query entry point, as the CLI does.
 fn query(server: &Server, request: &QueryRequest) -> Result<QueryOutput, ToolError> {
     let engine = server.engine.current()?;
-    Ok(git_rag::query(&engine, &server.ws.repo, &server.ws.model_dir, request)?.output)
+    Ok(git_rag::query(&engine, &server.ws.repo, &server.ws.model, request)?.output)
 }
 
 fn search(server: &Server, a: SearchArgs) -> ToolResult {

@@ -62,6 +62,11 @@ pub struct ServerStore {
 
 impl ServerStore {
     /// Connects, checks the server version and creates missing collections.
+    /// The size of the vectors it holds.
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
     pub fn connect(opts: ServerOptions, dims: usize, model: &str) -> Result<ServerStore> {
         let unreachable = |message: String| StoreError::Unreachable { url: opts.url.clone(), message };
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| unreachable(e.to_string()))?;
