@@ -71,6 +71,12 @@ pub fn reranker() -> Option<OsString> {
     var("GIT_RAG_RERANKER")
 }
 
+/// Error injection for tests: `GIT_RAG_FAULT=<name>` makes the operation
+/// of that name fail with an error (as a full disk or a lost server would).
+pub fn fault(name: &str) -> bool {
+    var("GIT_RAG_FAULT").is_some_and(|v| v == name)
+}
+
 /// Fault injection for crash tests: `GIT_RAG_FAILPOINT=<name>` kills the
 /// process at that point as abruptly as `kill -9` would (no destructors run).
 pub fn failpoint(name: &str) {

@@ -28,6 +28,7 @@ pub mod hooks;
 
 pub use graph::{dump_graph, load_patterns};
 pub use index::ci::{run as index_ci, CiOptions, CiReport};
+pub use index::gc::{gc, GcReport};
 pub use index::{run as index, IndexError, IndexOptions, Outcome as IndexOutcome, Report as IndexReport, SemanticOptions};
 pub use progress::{Progress, Silent, Step};
 pub use query::context::Context;

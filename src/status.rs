@@ -33,6 +33,8 @@ pub struct Status {
     pub counts: Counts,
     /// Files of the indexed commit not indexed yet (their blob could not be read), and why.
     pub pending: std::collections::BTreeMap<String, crate::stores::state::PendingFile>,
+    /// Degraded: the vector store could not follow the last runs, and what it lacks.
+    pub vectors_behind: Option<crate::stores::state::VectorsBehind>,
     pub last_run: Option<LastRun>,
     /// The semantic layer: model, store, and points per collection.
     pub semantic: Option<SemanticStatus>,
@@ -91,6 +93,7 @@ pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: 
             symbols: state.as_ref().map_or(0, IndexState::symbol_count),
         },
         pending: state.as_ref().map(|s| s.pending.clone()).unwrap_or_default(),
+        vectors_behind: state.as_ref().and_then(|s| s.vectors_behind.clone()),
         last_run: LastRun::load(index_dir),
         semantic,
         hook: crate::hooks::runner_status(index_dir),

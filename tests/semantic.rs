@@ -263,19 +263,122 @@ fn a_missing_model_is_a_clear_error_and_keyword_search_keeps_working() {
 }
 
 #[test]
-fn an_unreachable_qdrant_server_fails_cleanly_and_advances_nothing() {
+fn an_unreachable_qdrant_server_holds_back_only_the_vectors() {
     if !model_ready() {
         return;
     }
     let repo = sample_repo();
     repo.rag_ok(&["index", "--no-semantic"]);
-    repo.write("app/more.py", "def more():\n    return 3\n");
-    repo.commit("more");
+    repo.write("app/more.py", "def more_sessions_helper():\n    return 3\n");
+    let head = repo.commit("more");
     let out = repo.rag(&["index", "--qdrant-url", "http://127.0.0.1:9"]);
-    assert!(!out.status.success());
+    assert!(out.status.success(), "keyword, symbol and graph layers go on: {}", stderr(&out));
     assert!(stderr(&out).contains("cannot reach the Qdrant server at http://127.0.0.1:9"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("every file's vectors are not"), "{}", stderr(&out));
+    let st = repo.status(&["--qdrant-url", "http://127.0.0.1:9"]);
+    assert_eq!(st["indexed_commit"], head.as_str(), "{st}");
+    assert_eq!(st["vectors_behind"]["all"], true, "status says degraded: {st}");
+    assert!(!repo.paths_of("more_sessions_helper", &["--qdrant-url", "http://127.0.0.1:9"]).is_empty(), "the new file is searchable");
+    let out = repo.rag(&["query", "sessions", "--mode", "semantic", "--qdrant-url", "http://127.0.0.1:9"]);
+    assert!(stderr(&out).contains("the vectors are behind the index"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_failed_vector_commit_holds_back_only_the_vectors_and_the_next_run_catches_up() {
+    if !model_ready() {
+        return;
+    }
+    let repo = sample_repo();
+    repo.rag_ok(&["index"]);
+    let fault = [("GIT_RAG_FAULT", "vector-commit")];
+
+    // Two commits whose vector writes fail: the other layers follow each.
+    repo.write("app/retry.py", format!("{RETRY}\n\ndef jittered_backoff_delay(i):\n    \"\"\"Random wait before the next attempt.\"\"\"\n    return 2 ** i\n"));
+    repo.write("app/new.py", "def brand_new_feature():\n    \"\"\"Something never seen before.\"\"\"\n    return 42\n");
+    repo.commit("first change");
+    let out = common::rag_env(repo.path(), &["index", "--quiet"], &fault);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the vector store could not be written") && stderr(&out).contains("injected fault"), "said even with --quiet: {}", stderr(&out));
+    repo.remove("web/dates.ts");
+    let head = repo.commit("second change");
+    let out = common::rag_env(repo.path(), &["index"], &fault);
+    assert!(out.status.success(), "{}", stderr(&out));
     let st = repo.status(&[]);
-    assert_eq!(st["stale"], true, "the state did not advance: {st}");
-    assert!(st["last_run"]["error"].as_str().unwrap_or("").contains("Qdrant"), "{st}");
-    assert!(!repo.paths_of("call_with_backoff", &[]).is_empty(), "the previous index still answers");
+    assert_eq!(st["indexed_commit"], head.as_str(), "{st}");
+    assert_eq!(st["vectors_behind"]["all"], false, "{st}");
+    let behind: Vec<&str> = st["vectors_behind"]["paths"].as_array().expect("paths").iter().filter_map(Value::as_str).collect();
+    assert_eq!(behind, ["app/new.py", "app/retry.py", "web/dates.ts"], "{st}");
+    assert!(repo.paths_of("jittered_backoff_delay", &["--mode", "keyword"]).contains(&"app/retry.py".to_string()));
+    let dense: Vec<String> = semantic_hits(&repo, "retry after waiting, and a brand new feature", &[]).into_iter().map(|(p, _)| p).collect();
+    assert!(!dense.is_empty() && dense.iter().all(|p| !behind.contains(&p.as_str())), "stale vectors are left out: {dense:?}");
+    let human = repo.rag_ok(&["status"]);
+    assert!(human.contains("degraded: vectors behind for 3 files"), "{human}");
+
+    // The next run that can write catches up, even at the same commit, and equals a fresh index.
+    let out = repo.rag_ok(&["index"]);
+    assert!(!out.contains("already at"), "{out}");
+    assert_eq!(repo.status(&[])["vectors_behind"], Value::Null);
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let fresh = scratch.path().join("fresh");
+    repo.rag_ok(&["index", "--index-dir", fresh.to_str().expect("utf-8")]);
+    let b: Value = serde_json::from_str(&repo.rag_ok(&["dump-vectors", "--index-dir", fresh.to_str().expect("utf-8")])).expect("json");
+    assert_eq!(dump(&repo), b, "after catching up the vector store equals a fresh index");
+    assert_eq!(repo.query("retry after waiting", &[]), repo.query("retry after waiting", &["--index-dir", fresh.to_str().expect("utf-8")]));
+}
+
+fn gc_report(repo: &TestRepo, extra: &[&str]) -> Value {
+    let mut args = vec!["gc", "--json"];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&repo.rag_ok(&args)).expect("gc json")
+}
+
+#[test]
+fn gc_keeps_exactly_the_referenced_vectors_and_answers_do_not_change() {
+    if !model_ready() {
+        return;
+    }
+    let repo = sample_repo();
+    repo.rag_ok(&["index"]);
+    // History leaves vectors in the cache: an edited file, a deleted one, a deleted branch.
+    repo.write("app/retry.py", format!("{RETRY}\n\ndef extra_helper():\n    return 7\n"));
+    repo.remove("web/dates.ts");
+    repo.commit("edit and delete");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("app/feature.py", "def feature_only():\n    \"\"\"Only on the feature branch.\"\"\"\n    return 1\n");
+    repo.commit("feature");
+    repo.rag_ok(&["index"]);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["branch", "-q", "-D", "feature"]);
+    repo.rag_ok(&["index"]);
+    let answers_before = repo.query("retry after waiting", &[]);
+    let vectors_before = dump(&repo);
+
+    // A dry run counts and deletes nothing.
+    let dry = gc_report(&repo, &[]);
+    assert_eq!(dry["applied"], false, "{dry}");
+    assert!(dry["unreferenced"].as_u64().unwrap_or(0) >= 3, "old texts of three files: {dry}");
+    assert_eq!(gc_report(&repo, &[])["cached"], dry["cached"], "the dry run deleted nothing");
+    assert!(repo.rag_ok(&["gc"]).contains("run `git rag gc --yes`"));
+
+    let done = gc_report(&repo, &["--yes"]);
+    assert_eq!(done["applied"], true, "{done}");
+    let after = gc_report(&repo, &[]);
+    assert_eq!(after["unreferenced"], 0, "{after}");
+    assert_eq!(after["cached"].as_u64(), Some(dry["cached"].as_u64().unwrap_or(0) - dry["unreferenced"].as_u64().unwrap_or(0)), "{after}");
+
+    // Exactly the vectors a fresh index of the commit caches, and the same answers.
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let fresh = scratch.path().join("fresh");
+    let f = fresh.to_str().expect("utf-8");
+    repo.rag_ok(&["index", "--index-dir", f]);
+    let fresh_gc = gc_report(&repo, &["--index-dir", f]);
+    assert_eq!((after["cached"].clone(), after["referenced"].clone()), (fresh_gc["cached"].clone(), fresh_gc["cached"].clone()), "{after} vs {fresh_gc}");
+    assert_eq!(repo.query("retry after waiting", &[]), answers_before);
+    assert_eq!(dump(&repo), vectors_before, "gc touches the cache only");
+
+    // The next change still reuses what is cached.
+    repo.write("web/escape2.js", HTML);
+    repo.commit("copy");
+    let (embedded, reused) = embedded_reused(&repo.rag_ok(&["index"]));
+    assert_eq!(embedded, 0, "a copy of an indexed file embeds nothing after gc (reused {reused})");
 }

@@ -148,6 +148,15 @@ pub enum Command {
         #[command(subcommand)]
         action: ModelAction,
     },
+    /// Find cached vectors the index no longer references (old versions of
+    /// texts, other models) in the embedded store; delete them with --yes.
+    Gc {
+        /// Delete them (without it, only count them).
+        #[arg(long)]
+        yes: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Print every point of the vector store's tree collections as JSON
     /// (sorted; vectors as short digests), to compare two indexes.
     #[command(hide = true)]

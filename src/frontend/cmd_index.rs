@@ -40,6 +40,11 @@ pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Resu
                 }
                 eprintln!("git-rag: check the object database with `git fsck`; fetch what is missing (`git fetch`, or a checkout in a partial clone), then run `git rag index`");
             }
+            if let Some(b) = &r.vectors_behind {
+                // Said even with --quiet: semantic search lags until a run reaches the store.
+                let what = if b.all { "every file's vectors".to_string() } else { format!("the vectors of {} files", b.paths.len()) };
+                eprintln!("git-rag: warning: the vector store could not be written ({}); keyword, symbol and graph search are at this commit, {what} are not; the next `git rag index` that reaches it catches up", b.reason);
+            }
             if r.files_with_syntax_errors > 0 && !quiet {
                 eprintln!("git-rag: {} files had syntax errors (indexed what parsed, plus their whole text)", r.files_with_syntax_errors);
             }

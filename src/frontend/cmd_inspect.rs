@@ -1,4 +1,4 @@
-//! `git rag status` and `git rag patterns`: what the index holds, rendered.
+//! `git rag status`, `git rag patterns` and `git rag gc`: what the index holds, rendered.
 
 use std::process::ExitCode;
 
@@ -34,6 +34,10 @@ pub fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
             }
             if let Some(err) = &sem.error {
                 println!("vectors:  {err}");
+            }
+            if let Some(b) = &status.vectors_behind {
+                let what = if b.all { "all files".to_string() } else { format!("{} files", b.paths.len()) };
+                println!("degraded: vectors behind for {what} ({}); the next `git rag index` that reaches the store catches up", b.reason);
             }
         }
         None => println!("semantic: off (keyword and symbol only; `git rag model install` then `git rag index` turns it on)"),
@@ -76,6 +80,24 @@ pub fn patterns(ws: &Workspace, json: bool) -> Result<ExitCode> {
                 println!("        e.g. {}:{}-{}", e.path, e.start_line, e.end_line);
             }
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `git rag gc [--yes]`.
+pub fn gc(ws: &Workspace, yes: bool, json: bool) -> Result<ExitCode> {
+    let report = git_rag::gc(&ws.repo, &ws.index_dir, &ws.chunk, &ws.backend, yes, &crate::progress::Terminal::new(json))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let verb = if report.applied { "deleted" } else { "would delete" };
+    println!("vector cache: {} vectors, {} referenced by the index; {verb} {}", report.cached, report.referenced, report.unreferenced);
+    for dir in &report.other_caches {
+        println!("{verb} {} (another model's cache, or vectors of an index that has none)", dir.display());
+    }
+    if !report.applied && (report.unreferenced > 0 || !report.other_caches.is_empty()) && report.unreadable == 0 {
+        println!("run `git rag gc --yes` to delete them");
     }
     Ok(ExitCode::SUCCESS)
 }

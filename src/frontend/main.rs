@@ -86,6 +86,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Hooks { action } => cmd_hooks::run(&ws, action),
+        Command::Gc { yes, json } => cmd_inspect::gc(&ws, yes, json),
         Command::DumpVectors => {
             println!("{}", serde_json::to_string_pretty(&git_rag::dump_vectors(&ws.index_dir, &ws.backend)?)?);
             Ok(ExitCode::SUCCESS)

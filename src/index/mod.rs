@@ -14,6 +14,7 @@
 
 pub mod analyze;
 pub mod ci;
+pub mod gc;
 pub mod paths;
 mod record;
 
@@ -33,7 +34,7 @@ use crate::semantic::docs::Doc;
 use crate::semantic::embed::{EmbedOptions, ModelIdentity, ModelSource};
 use crate::semantic::sync::SyncReport;
 use crate::stores::keyword::KeywordIndex;
-use crate::stores::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingFile, PendingRun, SemanticState};
+use crate::stores::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingFile, PendingRun, SemanticState, VectorsBehind};
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::Backend;
 use analyze::FileOutcome;
@@ -57,6 +58,8 @@ pub enum IndexError {
     Graph(#[from] crate::graph::GraphError),
     #[error(transparent)]
     PathRules(#[from] paths::PathRulesError),
+    #[error("gc: {0}")]
+    Gc(String),
     #[error("the index holds embeddings of model `{model}`, but the model cannot be used: {source}. Install it (`git rag model install`), or rebuild without the semantic layer (`git rag index --full --no-semantic`)")]
     ModelGone { model: String, source: crate::semantic::embed::EmbedError },
 }
@@ -154,6 +157,9 @@ pub struct Report {
     /// index is at `commit` but for these; every later run retries them.
     pub pending: BTreeMap<String, PendingFile>,
     pub files_with_syntax_errors: usize,
+    /// The vector store could not be written this run (a server or an
+    /// endpoint out of reach): what it lacks; the next run catches up.
+    pub vectors_behind: Option<VectorsBehind>,
     /// The semantic layer's work, when it is on.
     pub semantic: Option<SyncReport>,
     /// Texts embedded by the model in this run.
@@ -172,6 +178,9 @@ struct Plan {
     /// The semantic layer changed (another model, provider or store): every
     /// file's vectors are made again; keyword, symbols and graph follow `index`.
     vectors_full: bool,
+    /// Paths whose vectors a run that could not reach the vector store left
+    /// behind: made again although their files did not change.
+    vectors_redo: BTreeSet<String>,
     clear: BTreeSet<String>,
     index: Vec<TreeFile>,
     renamed: usize,
@@ -269,7 +278,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let files = std::mem::take(&mut run.plan.index);
     let mut collected = collect(repo, files, opts, run.manifest.as_ref(), &writer, progress)?;
     collected.skipped.excluded = run.paths.excluded;
-    if let (true, Some(m)) = (run.plan.vectors_full, &run.manifest) {
+    if let (true, Some(m)) = (run.plan.vectors_full || !run.plan.vectors_redo.is_empty(), &run.manifest) {
         collected.docs.extend(unchanged_docs(repo, &run, &collected, target, opts, m, progress)?);
     }
     timings.insert("parse_chunk_add".into(), millis(t));
@@ -286,7 +295,12 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 
     // The vector store, then the keyword index: either may hold the target
     // or the last commit after a crash; the journal makes the next run redo both.
-    let sync_report = sync_vectors(index_dir, opts, &run, std::mem::take(&mut collected.docs), &patterns, &mut timings, progress)?;
+    // A store or endpoint out of reach holds back the vectors only.
+    let (sync_report, vectors_behind) = match sync_vectors(index_dir, opts, &run, std::mem::take(&mut collected.docs), &patterns, &mut timings, progress) {
+        Ok(report) => (report, None),
+        Err(e) if e.is_outage() => (None, Some(vectors_left_behind(&run, e.to_string()))),
+        Err(e) => return Err(e.into()),
+    };
     crate::env::failpoint("after-vector-commit");
 
     crate::env::failpoint("before-keyword-commit");
@@ -312,6 +326,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     state.semantic_off = !opts.semantic.enabled;
     state.path_rules = run.paths.fingerprint;
     state.attributes = run.paths.attributes;
+    state.vectors_behind = vectors_behind;
     state.updated_at = crate::stores::state::now_secs();
     let t = Instant::now();
     LocalRecord::new(index_dir).commit(&state)?;
@@ -333,6 +348,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         skipped: collected.skipped,
         pending: state.pending.clone(),
         files_with_syntax_errors: collected.files_with_syntax_errors,
+        vectors_behind: state.vectors_behind.clone(),
         embedded: sync_report.as_ref().map_or(0, |r| r.embedded),
         reused: sync_report.as_ref().map_or(0, |r| r.reused),
         semantic: sync_report,
@@ -350,17 +366,26 @@ fn sync_vectors(
     patterns: &[crate::analysis::patterns::Pattern],
     timings: &mut Timings,
     progress: &dyn Progress,
-) -> Result<Option<crate::semantic::sync::SyncReport>> {
+) -> std::result::Result<Option<crate::semantic::sync::SyncReport>, crate::semantic::sync::VectorsError> {
     let Some(m) = &run.manifest else { return Ok(None) };
     let t = Instant::now();
     let store = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60)))?;
     let mut embedder = crate::semantic::embed::LazyEmbedder::new(&opts.semantic.model, opts.semantic.embed);
-    let cleared: Vec<String> = run.plan.clear.iter().cloned().collect();
+    let cleared: Vec<String> = run.plan.clear.union(&run.plan.vectors_redo).cloned().collect();
     let pattern_docs = crate::semantic::docs::pattern_documents(patterns, &m.id);
     let full = run.plan.full || run.plan.vectors_full;
     let report = crate::semantic::sync::sync(store.as_ref(), &mut embedder, full, &cleared, docs, pattern_docs, progress)?;
     timings.insert("vectors".into(), millis(t));
     Ok(Some(report))
+}
+
+/// What the vector store lacks after a run that could not write it: what
+/// earlier runs left behind, and everything this run changed.
+fn vectors_left_behind(run: &Prepared, reason: String) -> VectorsBehind {
+    let before = run.previous.as_ref().and_then(|p| p.vectors_behind.clone()).unwrap_or_default();
+    let all = before.all || run.plan.full || run.plan.vectors_full;
+    let paths = if all { BTreeSet::new() } else { before.paths.into_iter().chain(run.plan.clear.iter().cloned()).chain(run.plan.vectors_redo.iter().cloned()).collect() };
+    VectorsBehind { all, paths, reason }
 }
 
 /// Loads the previous state, plans the run, opens the keyword index and
@@ -387,7 +412,7 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
     let mut plan = match plan(repo, previous.as_ref(), pending.as_ref(), &hash, semantic.as_ref(), target, opts.full, progress)? {
         Some(p) => p,
         None if opts.reindex.is_empty() && !previous.as_ref().is_some_and(|p| paths::changed_since(p, &opts.paths)) => return Ok(None),
-        None => Plan { full: false, full_reason: None, vectors_full: false, clear: BTreeSet::new(), index: Vec::new(), renamed: 0 },
+        None => Plan { full: false, full_reason: None, vectors_full: false, vectors_redo: BTreeSet::new(), clear: BTreeSet::new(), index: Vec::new(), renamed: 0 },
     };
     if !plan.full && !opts.reindex.is_empty() {
         add_reindexed(repo, &mut plan, previous.as_ref(), &opts.reindex, &target)?;
@@ -490,6 +515,7 @@ fn unchanged_docs(
     let unchanged: Vec<TreeFile> = repo
         .list_files(&target)?
         .into_iter()
+        .filter(|f| run.plan.vectors_full || run.plan.vectors_redo.contains(&f.path))
         .filter(|f| run.state.files.contains_key(&f.path) && !run.plan.clear.contains(&f.path) && !collected.files.contains_key(&f.path))
         .collect();
     let derive = |file: &TreeFile, chunks: crate::analysis::chunk::FileChunks| -> Result<Vec<Doc>> {
@@ -577,7 +603,15 @@ fn plan(
     progress: &dyn Progress,
 ) -> Result<Option<Plan>> {
     let full = |reason: &str| {
-        Ok(Some(Plan { full: true, full_reason: Some(reason.to_string()), vectors_full: false, clear: BTreeSet::new(), index: Vec::new(), renamed: 0 }))
+        Ok(Some(Plan {
+            full: true,
+            full_reason: Some(reason.to_string()),
+            vectors_full: false,
+            vectors_redo: BTreeSet::new(),
+            clear: BTreeSet::new(),
+            index: Vec::new(),
+            renamed: 0,
+        }))
     };
     if forced {
         return full("--full was given");
@@ -608,8 +642,16 @@ fn plan(
             None => return full("an interrupted run targeted a commit that is gone"),
         },
     };
-    let vectors_full = semantic_changed && semantic.is_some();
-    if last_id == target && pending_id.is_none() && prev.pending.is_empty() && !semantic_changed {
+    let behind = prev.vectors_behind.as_ref().filter(|_| semantic.is_some());
+    let vectors_full = semantic.is_some() && (semantic_changed || behind.is_some_and(|b| b.all));
+    let vectors_redo = match behind {
+        Some(b) if !vectors_full => b.paths.clone(),
+        _ => BTreeSet::new(),
+    };
+    if behind.is_some() {
+        progress.note("bringing the vectors that the last runs could not write in line");
+    }
+    if last_id == target && pending_id.is_none() && prev.pending.is_empty() && !semantic_changed && prev.vectors_behind.is_none() {
         return Ok(None);
     }
     let mut changes = repo.diff(&last_id, &target)?;
@@ -645,5 +687,5 @@ fn plan(
             index.insert(path.clone(), f);
         }
     }
-    Ok(Some(Plan { full: false, full_reason: None, vectors_full, clear, index: index.into_values().collect(), renamed }))
+    Ok(Some(Plan { full: false, full_reason: None, vectors_full, vectors_redo, clear, index: index.into_values().collect(), renamed }))
 }

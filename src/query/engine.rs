@@ -59,6 +59,8 @@ pub enum Unavailable {
     ModelPanicked,
     #[error("the index holds vectors of model `{indexed}` but `{configured}` is configured; run `git rag index` to re-embed")]
     ModelMismatch { indexed: String, configured: String },
+    #[error("the vectors are behind the index ({0}); the next `git rag index` that reaches the store brings them in line")]
+    VectorsBehind(String),
     #[error("a previous dense search panicked")]
     Poisoned,
     #[error("the index has no code graph yet; run `git rag index`")]
@@ -248,11 +250,22 @@ impl Engine {
         Ok((d, true))
     }
 
+    /// Leaves out dense hits on paths whose vectors lag the index (a run
+    /// that could not reach the vector store): their lines may have moved.
+    fn drop_stale(&self, hits: &mut Vec<Hit>) {
+        if let Some(behind) = &self.state.vectors_behind {
+            hits.retain(|h| !behind.covers(&h.path));
+        }
+    }
+
     fn open_dense(&self) -> std::result::Result<Dense, Unavailable> {
         let Some(sem) = &self.state.semantic else {
             return Err(Unavailable::NoSemanticLayer);
         };
         let Some(setup) = &self.semantic else { return Err(Unavailable::SemanticOff) };
+        if let Some(behind) = self.state.vectors_behind.as_ref().filter(|b| b.all) {
+            return Err(Unavailable::VectorsBehind(behind.reason.clone()));
+        }
         let loaded = self.embedder();
         // The model and the store open in parallel: both take a few hundred ms.
         let (embedder, store, opened_ms) = std::thread::scope(|s| {
@@ -563,7 +576,8 @@ impl Engine {
                 let vector = d.embedder.embed_query_for(&text, me.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
                 timings.insert("embed_query", millis(t));
                 let t = Instant::now();
-                let hits = search::semantic_search(d.store.as_ref(), &vector, &text, &list_opts, me.state.files.keys()).map_err(Unavailable::failed)?;
+                let mut hits = search::semantic_search(d.store.as_ref(), &vector, &text, &list_opts, me.state.files.keys()).map_err(Unavailable::failed)?;
+                me.drop_stale(&mut hits.results);
                 let patterns = if wants_patterns { pattern_dense(d.store.as_ref(), &vector, list_opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
                 timings.insert("vector_search", millis(t));
                 Ok((hits.results, patterns, timings))
@@ -578,7 +592,8 @@ impl Engine {
         let vector = dense.embedder.embed_query_for(text, self.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
         timings.insert("embed_query", millis(t));
         let t = Instant::now();
-        let hits = search::semantic_search(dense.store.as_ref(), &vector, text, opts, self.state.files.keys())?.results;
+        let mut hits = search::semantic_search(dense.store.as_ref(), &vector, text, opts, self.state.files.keys())?.results;
+        self.drop_stale(&mut hits);
         timings.insert("vector_search", millis(t));
         Ok(hits)
     }

@@ -25,6 +25,22 @@ pub enum VectorsError {
     Embed(#[from] crate::semantic::embed::EmbedError),
 }
 
+impl VectorsError {
+    /// A failure of the place vectors go to or come from (a store that
+    /// cannot be reached or written, an endpoint gone), which a later run
+    /// may not meet: the other layers can go on without the vectors. Not so a
+    /// store that needs rebuilding or a model of the wrong size.
+    pub fn is_outage(&self) -> bool {
+        use crate::semantic::embed::EmbedError;
+        use crate::stores::vector::StoreError;
+        match self {
+            VectorsError::Store(StoreError::Schema { .. }) => false,
+            VectorsError::Store(_) => true,
+            VectorsError::Embed(e) => matches!(e, EmbedError::Api { .. }),
+        }
+    }
+}
+
 /// What the semantic part of a run did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SyncReport {
@@ -95,6 +111,42 @@ pub fn sync(
         progress.note(&format!("embedding {total} new texts ({} points reuse cached vectors)", report.reused));
         progress.begin(Step::Embed, total as u64);
     }
+    embed_missing(store, embedder, &missing, &mut vectors, &mut report, progress)?;
+    if total > 0 {
+        progress.end();
+    }
+    report.timings.insert("embed".into(), millis(t));
+
+    // Upsert the tree collections.
+    let t = Instant::now();
+    let mut by_collection: BTreeMap<Collection, Vec<Point>> = BTreeMap::new();
+    for d in docs {
+        let Some(vector) = vectors.get(&point_id(d.key)) else { continue };
+        by_collection.entry(d.collection).or_default().push(Point { id: d.id, vector: vector.clone(), payload: d.payload, text: Some(d.text) });
+    }
+    for (c, points) in by_collection {
+        report.points.insert(c.name().to_string(), points.len());
+        store.upsert(c, points)?;
+    }
+    report.timings.insert("upsert".into(), millis(t));
+    let t = Instant::now();
+    if crate::env::fault("vector-commit") {
+        return Err(crate::stores::vector::StoreError::Engine { place: "commit".into(), message: "injected fault (GIT_RAG_FAULT=vector-commit)".into() }.into());
+    }
+    store.commit(true)?;
+    report.timings.insert("commit".into(), millis(t));
+    Ok(report)
+}
+
+/// Embeds the texts the cache lacks, in batches, into the cache and `vectors`.
+fn embed_missing(
+    store: &dyn VectorStore,
+    embedder: &mut LazyEmbedder,
+    missing: &[(u64, &str)],
+    vectors: &mut HashMap<u64, Vec<f32>>,
+    report: &mut SyncReport,
+    progress: &dyn Progress,
+) -> Result<(), VectorsError> {
     let mut last_flush = Instant::now();
     for batch in missing.chunks(EMBED_BATCH) {
         let texts: Vec<String> = batch.iter().map(|(_, t)| (*t).to_string()).collect();
@@ -124,26 +176,5 @@ pub fn sync(
         }
         progress.advance(batch.len() as u64);
     }
-    if total > 0 {
-        progress.end();
-    }
-    report.timings.insert("embed".into(), millis(t));
-
-    // Upsert the tree collections.
-    let t = Instant::now();
-    let mut by_collection: BTreeMap<Collection, Vec<Point>> = BTreeMap::new();
-    for d in docs {
-        let Some(vector) = vectors.get(&point_id(d.key)) else { continue };
-        by_collection.entry(d.collection).or_default().push(Point { id: d.id, vector: vector.clone(), payload: d.payload, text: Some(d.text) });
-    }
-    for (c, points) in by_collection {
-        report.points.insert(c.name().to_string(), points.len());
-        store.upsert(c, points)?;
-    }
-    report.timings.insert("upsert".into(), millis(t));
-    let t = Instant::now();
-    store.commit(true)?;
-    report.timings.insert("commit".into(), millis(t));
-    Ok(report)
+    Ok(())
 }
-

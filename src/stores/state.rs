@@ -121,6 +121,32 @@ pub struct IndexState {
     /// The `.gitattributes` files of `last_commit`: path → blob id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attributes: BTreeMap<String, String>,
+    /// The vector store could not follow (a Qdrant server or an embedding
+    /// endpoint out of reach): keyword, symbols and graph are at
+    /// `last_commit`, these vectors are not. The next run that reaches the
+    /// store brings them in line; queries leave these paths out of dense search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vectors_behind: Option<VectorsBehind>,
+}
+
+/// Vectors the store lacks or holds stale, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct VectorsBehind {
+    /// Every file's (a first or full run, or a change of model, failed).
+    #[serde(default)]
+    pub all: bool,
+    /// Otherwise these paths' (changed, added or deleted since the store last followed).
+    #[serde(default)]
+    pub paths: std::collections::BTreeSet<String>,
+    /// What failed, as the run reported it.
+    pub reason: String,
+}
+
+impl VectorsBehind {
+    /// Whether dense hits on `path` may be stale or missing.
+    pub fn covers(&self, path: &str) -> bool {
+        self.all || self.paths.contains(path)
+    }
 }
 
 /// A file left out of a run, and why.
@@ -153,6 +179,7 @@ impl IndexState {
             semantic_off: false,
             path_rules: String::new(),
             attributes: BTreeMap::new(),
+            vectors_behind: None,
         }
     }
 

@@ -85,6 +85,11 @@ impl EdgeStore {
         Ok(EdgeStore { dir: dir.to_path_buf(), dims, model: model.to_string(), access, shards: Mutex::new(HashMap::new()), _lock: lock })
     }
 
+    /// Where this model's vector cache lives.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.shard_dir(Collection::VectorCache)
+    }
+
     fn shard_dir(&self, c: Collection) -> PathBuf {
         match c {
             // Per model and size: another model never meets these vectors.
@@ -179,6 +184,17 @@ impl VectorStore for EdgeStore {
         let shard = self.writable(c)?;
         for batch in paths.chunks(512) {
             shard.delete(&Filter::default().any_of("path", batch.to_vec()))?;
+        }
+        Ok(())
+    }
+
+    fn delete_ids(&self, c: Collection, ids: &[u64]) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let shard = self.writable(c)?;
+        for batch in ids.chunks(4096) {
+            shard.delete_ids(batch)?;
         }
         Ok(())
     }
@@ -311,6 +327,11 @@ impl Shard {
                 .map_err(|e| self.err(e))?;
         }
         Ok(())
+    }
+
+    pub fn delete_ids(&self, ids: &[u64]) -> Result<()> {
+        let ids = ids.iter().map(|&i| PointId::NumId(i)).collect();
+        self.shard.update(UpdateOperation::PointOperation(PointOperations::DeletePoints { ids })).map_err(|e| self.err(e))
     }
 
     pub fn delete(&self, filter: &Filter) -> Result<()> {

@@ -137,6 +137,8 @@ pub trait VectorStore: Send + Sync {
     fn upsert(&self, c: Collection, points: Vec<Point>) -> Result<()>;
     /// Deletes every point whose `path` is one of `paths`.
     fn delete_paths(&self, c: Collection, paths: &[String]) -> Result<()>;
+    /// Deletes the points with these ids (those that exist).
+    fn delete_ids(&self, c: Collection, ids: &[u64]) -> Result<()>;
     /// Deletes every point of a collection (a full rebuild).
     fn clear(&self, c: Collection) -> Result<()>;
     /// The `limit` nearest points to `vector` that pass `filter`.

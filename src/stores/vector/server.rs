@@ -326,6 +326,15 @@ impl VectorStore for ServerStore {
         Ok(())
     }
 
+    fn delete_ids(&self, c: Collection, ids: &[u64]) -> Result<()> {
+        let name = self.collection_name(c);
+        for batch in ids.chunks(4096) {
+            let list = qdrant_client::qdrant::PointsIdsList { ids: batch.iter().map(|&i| i.into()).collect() };
+            self.call(c, "delete", || self.client.delete_points(DeletePointsBuilder::new(name.clone()).points(list.clone()).wait(true)))?;
+        }
+        Ok(())
+    }
+
     fn clear(&self, c: Collection) -> Result<()> {
         let name = self.collection_name(c);
         self.call(c, "delete", || self.client.delete_points(DeletePointsBuilder::new(name.clone()).points(QFilter::default()).wait(true)))?;
