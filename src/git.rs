@@ -85,6 +85,15 @@ impl Repo {
         Ok(Repo { repo: repo.into_sync() })
     }
 
+    /// The same repository opened again, with a fresh view of the object
+    /// database: readers of the old handle, in several threads at once, can
+    /// miss a pack another process (`git fetch`) has just written.
+    pub fn reopened(&self) -> Result<Repo> {
+        let dir = self.git_dir();
+        let repo = gix::open(&dir).map_err(|e| GitError::NotARepo { path: dir, message: e.to_string() })?;
+        Ok(Repo { repo: repo.into_sync() })
+    }
+
     pub fn local(&self) -> gix::Repository {
         self.repo.to_thread_local()
     }

@@ -382,3 +382,36 @@ fn gc_keeps_exactly_the_referenced_vectors_and_answers_do_not_change() {
     let (embedded, reused) = embedded_reused(&repo.rag_ok(&["index"]));
     assert_eq!(embedded, 0, "a copy of an indexed file embeds nothing after gc (reused {reused})");
 }
+
+#[test]
+fn a_first_index_answers_before_its_vectors_and_a_kill_while_embedding_is_completed() {
+    if !model_ready() {
+        return;
+    }
+    let repo = sample_repo();
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    // Killed after keyword, symbol and graph were committed, before any vector.
+    let out = common::rag_env(repo.path(), &["index"], &[("GIT_RAG_FAILPOINT", "before-vectors")]);
+    assert!(!out.status.success(), "the failpoint aborts the run");
+    assert!(stderr(&out).contains("keyword, symbol and graph search are at"), "{}", stderr(&out));
+    let st = repo.status(&[]);
+    assert_eq!(st["indexed_commit"], head.as_str(), "searchable at the commit: {st}");
+    assert_eq!(st["vectors_behind"]["all"], true, "{st}");
+    assert!(repo.paths_of("call_with_backoff", &[]).contains(&"app/retry.py".to_string()));
+    let out = repo.rag(&["query", "save sessions to a file", "--mode", "semantic"]);
+    assert!(stderr(&out).contains("the vectors are behind the index"), "{}", stderr(&out));
+
+    // The next run, at the same commit, embeds everything and equals a fresh index.
+    let report: Value = serde_json::from_str(&repo.rag_ok(&["index", "--json"])).expect("json");
+    assert_eq!(report["files_indexed"], 0, "only the vectors: {report}");
+    assert_eq!(report["vectors_behind"], Value::Null, "{report}");
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let fresh = scratch.path().join("fresh");
+    let f = fresh.to_str().expect("utf-8");
+    let fresh_report: Value = serde_json::from_str(&repo.rag_ok(&["index", "--json", "--index-dir", f])).expect("json");
+    let (searchable, took) = (fresh_report["searchable_ms"].as_f64().unwrap_or(-1.0), fresh_report["took_ms"].as_f64().unwrap_or(-1.0));
+    assert!(searchable > 0.0 && searchable <= took, "search answered before the vectors were in: {fresh_report}");
+    let b: Value = serde_json::from_str(&repo.rag_ok(&["dump-vectors", "--index-dir", f])).expect("json");
+    assert_eq!(dump(&repo), b);
+    assert_eq!(semantic_hits(&repo, "save sessions to a file", &[]), semantic_hits(&repo, "save sessions to a file", &["--index-dir", f]));
+}

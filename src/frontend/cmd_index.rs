@@ -74,8 +74,15 @@ pub fn run_ci(ws: &Workspace, full: bool, rev: Option<String>, json: bool, quiet
     let Backend::Server(server) = &ws.backend else {
         anyhow::bail!("--ci keeps the index in a Qdrant server: give --qdrant-url URL (or QDRANT_URL, or git config rag.qdrantUrl)");
     };
-    let opts = CiOptions { rev, full, chunk: ws.chunk, server: server.clone(), model: ws.model.clone(), embed: Default::default() };
+    let opts = CiOptions { rev, full, chunk: ws.chunk, server: server.clone(), model: ws.model.clone(), embed: Default::default(), paths: ws.paths.clone() };
     let report = git_rag::index_ci(&ws.repo, &opts, &Terminal::new(quiet))?;
+    if !report.pending.is_empty() {
+        // Said even with --quiet: these files are missing from the server's index.
+        eprintln!("git-rag: {} files could not be read and are not indexed; the next run tries them again:", report.pending.len());
+        for (path, reason) in report.pending.iter().take(20) {
+            eprintln!("  {path}: {reason}");
+        }
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else if report.up_to_date {

@@ -49,6 +49,8 @@ pub enum CiError {
     State(#[from] crate::stores::server_state::ServerStateError),
     #[error("the repository has no commits to index")]
     NoCommits,
+    #[error(transparent)]
+    PathRules(#[from] crate::index::paths::PathRulesError),
 }
 
 pub type Result<T> = std::result::Result<T, CiError>;
@@ -62,6 +64,8 @@ pub struct CiOptions {
     pub server: ServerOptions,
     pub model: ModelSource,
     pub embed: EmbedOptions,
+    /// `rag.include` / `rag.exclude`; the commit's `.gitattributes` count too.
+    pub paths: crate::index::paths::PathRules,
 }
 
 /// What a run did.
@@ -77,6 +81,9 @@ pub struct CiReport {
     pub files_indexed: usize,
     pub files_deleted: usize,
     pub files_total: usize,
+    /// Files whose git object could not be read, and why: not recorded, so
+    /// every later run tries them again.
+    pub pending: BTreeMap<String, String>,
     pub embedded: usize,
     pub reused: usize,
     pub took_ms: f64,
@@ -103,7 +110,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
         _ => ServerState::default(),
     };
 
-    let (tree, cleared, to_index) = plan_by_blobs(repo, &target, &state, full)?;
+    let (tree, cleared, to_index) = plan_by_blobs(repo, &target, &state, full, &opts.paths)?;
     if !full && cleared.is_empty() {
         if state.last_commit.as_deref() != Some(&target.to_string()) {
             state.last_commit = Some(target.to_string());
@@ -120,6 +127,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
             files_indexed: 0,
             files_deleted: 0,
             files_total: state.files.len(),
+            pending: BTreeMap::new(),
             embedded: 0,
             reused: 0,
             took_ms: millis(started),
@@ -137,7 +145,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
     for p in &cleared {
         state.files.remove(p);
     }
-    let (docs, files_indexed) = analyze_into(repo, to_index, opts, &manifest.id, &mut state, progress)?;
+    let (docs, files_indexed, pending) = analyze_into(repo, to_index, opts, &manifest.id, &mut state, progress)?;
     let files_deleted = cleared.iter().filter(|p| !tree.contains_key(*p) && previous.as_ref().is_some_and(|s| s.files.contains_key(*p))).count();
     let patterns = crate::analysis::patterns::aggregate(state.files.values().flat_map(|f| f.patterns.iter()), crate::graph::MIN_PATTERN_COUNT);
     let pattern_docs = crate::semantic::docs::pattern_documents(&patterns, &manifest.id);
@@ -165,6 +173,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
         files_indexed,
         files_deleted,
         files_total: state.files.len(),
+        pending,
         embedded: report.embedded,
         reused: report.reused,
         took_ms: millis(started),
@@ -185,7 +194,8 @@ fn full_reason(previous: Option<&ServerState>, forced: bool, hash: &str, manifes
 }
 
 /// Analyzes the files (the shared step) and records each in the server
-/// state; returns the texts to embed and how many files were read.
+/// state; returns the texts to embed, how many files were read, and those
+/// that could not be (after fetching what a partial clone left out).
 fn analyze_into(
     repo: &Repo,
     files: Vec<TreeFile>,
@@ -193,33 +203,68 @@ fn analyze_into(
     model_id: &str,
     state: &mut ServerState,
     progress: &dyn Progress,
-) -> Result<(Vec<crate::semantic::docs::Doc>, usize)> {
-    let parsed = super::analyze::analyze(repo, files, &opts.chunk, progress, |f, chunks| -> Result<_> {
+) -> Result<(Vec<crate::semantic::docs::Doc>, usize, BTreeMap<String, String>)> {
+    let derive = |f: &TreeFile, chunks: crate::analysis::chunk::FileChunks| -> Result<_> {
         Ok((crate::semantic::docs::documents(&f.path, &f.id.to_string(), &chunks, model_id), chunks.patterns))
-    });
+    };
     let mut docs = Vec::new();
     let mut files_indexed = 0;
-    for (f, outcome) in parsed {
-        // Binary or unreadable: skipped, as locally, but remembered so it is not retried each run.
-        let patterns = match outcome? {
-            super::analyze::FileOutcome::Indexed { product: (file_docs, patterns), .. } => {
-                files_indexed += 1;
-                docs.extend(file_docs);
-                patterns
+    let mut unreadable = Vec::new();
+    let mut take = |parsed: Vec<(TreeFile, Result<super::analyze::FileOutcome<_>>)>, unreadable: &mut Vec<(TreeFile, String)>| -> Result<()> {
+        for (f, outcome) in parsed {
+            let patterns = match outcome? {
+                super::analyze::FileOutcome::Indexed { product: (file_docs, patterns), .. } => {
+                    files_indexed += 1;
+                    docs.extend(file_docs);
+                    patterns
+                }
+                // Skipped, as locally, and remembered so it is not read again each run.
+                super::analyze::FileOutcome::Binary => Vec::new(),
+                // Not remembered: the next run tries it again.
+                super::analyze::FileOutcome::Unreadable(reason) => {
+                    unreadable.push((f, reason));
+                    continue;
+                }
+            };
+            state.files.insert(f.path, ServerFile { blob: f.id.to_string(), patterns });
+        }
+        Ok(())
+    };
+    take(super::analyze::analyze(repo, files, &opts.chunk, progress, derive), &mut unreadable)?;
+    if let (false, Some(remote)) = (unreadable.is_empty(), repo.promisor_remote()) {
+        progress.note(&format!("fetching {} objects this partial clone left out from `{remote}`", unreadable.len()));
+        let ids: Vec<gix::ObjectId> = unreadable.iter().map(|(f, _)| f.id).collect();
+        match repo.fetch_promised(&remote, &ids) {
+            Ok(()) => {
+                let again: Vec<TreeFile> = std::mem::take(&mut unreadable).into_iter().map(|(f, _)| f).collect();
+                take(super::analyze::analyze(&repo.reopened()?, again, &opts.chunk, progress, derive), &mut unreadable)?;
             }
-            super::analyze::FileOutcome::Binary | super::analyze::FileOutcome::Unreadable(_) => Vec::new(),
-        };
-        state.files.insert(f.path, ServerFile { blob: f.id.to_string(), patterns });
+            Err(e) => progress.note(&format!("{e}; the files stay pending")),
+        }
     }
-    Ok((docs, files_indexed))
+    let pending = unreadable.into_iter().map(|(f, reason)| (f.path, format!("blob {}: {reason}", f.id))).collect();
+    Ok((docs, files_indexed, pending))
 }
 
 /// What the target tree holds (by path), the paths to clear (changed,
 /// vanished or pending) and the files to index again: blob ids compared with
 /// the server's record, so no history is needed.
-fn plan_by_blobs(repo: &Repo, target: &gix::ObjectId, state: &ServerState, full: bool) -> Result<(BTreeMap<String, TreeFile>, BTreeSet<String>, Vec<TreeFile>)> {
-    let tree: BTreeMap<String, TreeFile> =
-        super::analyze::select(repo.list_files(target)?, &mut Default::default()).into_iter().map(|f| (f.path.clone(), f)).collect();
+/// Paths the rules (`rag.include`/`rag.exclude`, `.gitattributes`) leave
+/// out are not in the tree: their old points are cleared like a deleted file's.
+fn plan_by_blobs(
+    repo: &Repo,
+    target: &gix::ObjectId,
+    state: &ServerState,
+    full: bool,
+    rules: &crate::index::paths::PathRules,
+) -> Result<(BTreeMap<String, TreeFile>, BTreeSet<String>, Vec<TreeFile>)> {
+    let listed = repo.list_files(target)?;
+    let filter = crate::index::paths::filter_of_tree(repo, &listed, rules)?;
+    let tree: BTreeMap<String, TreeFile> = super::analyze::select(listed, &mut Default::default())
+        .into_iter()
+        .filter(|f| filter.excluded(&f.path).is_none())
+        .map(|f| (f.path.clone(), f))
+        .collect();
     let mut cleared: BTreeSet<String> = state.pending.clone();
     let mut to_index: Vec<TreeFile> = Vec::new();
     for (path, f) in &tree {

@@ -160,6 +160,9 @@ pub struct Report {
     /// The vector store could not be written this run (a server or an
     /// endpoint out of reach): what it lacks; the next run catches up.
     pub vectors_behind: Option<VectorsBehind>,
+    /// Milliseconds from the start until keyword, symbol and graph search
+    /// answered at the commit (before the vectors, when there were many).
+    pub searchable_ms: f64,
     /// The semantic layer's work, when it is on.
     pub semantic: Option<SyncReport>,
     /// Texts embedded by the model in this run.
@@ -286,51 +289,49 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     // The code graph: replace the changed files' facts, re-resolve what they
     // touch. Written first: it is rebuilt from scratch if the run is replayed.
     let t = Instant::now();
-    let mut graph = if run.plan.full { crate::graph::GraphStore::empty(index_dir) } else { crate::graph::GraphStore::open(index_dir)? };
-    graph.update(&run.plan.clear, collected.facts);
-    graph.save(&target.to_string())?;
-    let patterns = graph.patterns();
-    drop(graph);
+    let patterns = update_graph(index_dir, &run.plan, std::mem::take(&mut collected.facts), target)?;
     timings.insert("graph".into(), millis(t));
 
-    // The vector store, then the keyword index: either may hold the target
-    // or the last commit after a crash; the journal makes the next run redo both.
-    // A store or endpoint out of reach holds back the vectors only.
-    let (sync_report, vectors_behind) = match sync_vectors(index_dir, opts, &run, std::mem::take(&mut collected.docs), &patterns, &mut timings, progress) {
-        Ok(report) => (report, None),
-        Err(e) if e.is_outage() => (None, Some(vectors_left_behind(&run, e.to_string()))),
-        Err(e) => return Err(e.into()),
-    };
-    crate::env::failpoint("after-vector-commit");
+    // A run with much to embed commits the other layers first (search now,
+    // vectors next; the state says which vectors are not in yet). Otherwise
+    // the vector store, then the keyword index: either may hold the target or
+    // the last commit after a crash; the journal makes the next run redo both.
+    let docs = std::mem::take(&mut collected.docs);
+    let search_first = run.manifest.is_some() && (run.plan.full || run.plan.vectors_full || docs.len() > SEARCH_FIRST_DOCS);
+    let (mut docs, mut vectors) = (Some(docs), None);
+    if !search_first {
+        vectors = Some(vectors_step(index_dir, opts, &run, docs.take().unwrap_or_default(), &patterns, &mut timings, progress)?);
+        crate::env::failpoint("after-vector-commit");
+    }
 
     crate::env::failpoint("before-keyword-commit");
     let t = Instant::now();
     writer.commit(&target.to_string())?;
     crate::env::failpoint("after-keyword-commit");
-    drop(run.keyword);
     timings.insert("commit".into(), millis(t));
 
-    let files_deleted = run.plan.clear.iter().filter(|p| !collected.files.contains_key(*p) && run.state.files.contains_key(*p)).count();
-    for path in &run.plan.clear {
-        run.state.files.remove(path);
-        run.state.pending.remove(path);
-    }
     let chunks_added = collected.files.values().map(|f| f.chunks.len()).sum();
     let files_indexed = collected.files.len();
-    let mut state = run.state;
-    state.files.extend(collected.files);
-    state.pending.extend(collected.pending);
-    state.last_commit = Some(target.to_string());
-    state.config_hash = run.hash;
-    state.semantic = run.semantic;
-    state.semantic_off = !opts.semantic.enabled;
-    state.path_rules = run.paths.fingerprint;
-    state.attributes = run.paths.attributes;
-    state.vectors_behind = vectors_behind;
+    let behind = match &vectors {
+        Some((_, behind)) => behind.clone(),
+        None => Some(vectors_left_behind(&run, "not embedded yet: the run that indexed them was still embedding".into())),
+    };
+    let (mut state, files_deleted) = next_state(&mut run, &mut collected, target, opts, behind);
     state.updated_at = crate::stores::state::now_secs();
     let t = Instant::now();
     LocalRecord::new(index_dir).commit(&state)?;
     timings.insert("state".into(), millis(t));
+    let searchable_ms = millis(started);
+    if let Some(docs) = docs.take() {
+        progress.note(&format!("keyword, symbol and graph search are at {}; now the vectors", &target.to_string()[..12]));
+        crate::env::failpoint("before-vectors");
+        let done = vectors_step(index_dir, opts, &run, docs, &patterns, &mut timings, progress)?;
+        crate::env::failpoint("after-vector-commit");
+        state.vectors_behind = done.1.clone();
+        LocalRecord::new(index_dir).commit(&state)?;
+        vectors = Some(done);
+    }
+    let sync_report = vectors.and_then(|(report, _)| report);
 
     Ok(Outcome::Indexed(Box::new(Report {
         commit: target.to_string(),
@@ -349,12 +350,44 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         pending: state.pending.clone(),
         files_with_syntax_errors: collected.files_with_syntax_errors,
         vectors_behind: state.vectors_behind.clone(),
+        searchable_ms,
         embedded: sync_report.as_ref().map_or(0, |r| r.embedded),
         reused: sync_report.as_ref().map_or(0, |r| r.reused),
         semantic: sync_report,
         took_ms: millis(started),
         timings,
     })))
+}
+
+/// Replaces the changed files' facts in the code graph, saves it at
+/// `target`, and returns the project's conventions it now holds.
+fn update_graph(index_dir: &Path, plan: &Plan, facts: Vec<(String, crate::graph::FileFacts)>, target: ObjectId) -> Result<Vec<crate::analysis::patterns::Pattern>> {
+    let mut graph = if plan.full { crate::graph::GraphStore::empty(index_dir) } else { crate::graph::GraphStore::open(index_dir)? };
+    graph.update(&plan.clear, facts);
+    graph.save(&target.to_string())?;
+    Ok(graph.patterns())
+}
+
+/// The state after this run: the previous one (or a new one) with the
+/// cleared paths removed and what the run indexed added; and how many of the
+/// cleared paths were deletions.
+fn next_state(run: &mut Prepared, collected: &mut Collected, target: ObjectId, opts: &IndexOptions, behind: Option<VectorsBehind>) -> (IndexState, usize) {
+    let files_deleted = run.plan.clear.iter().filter(|p| !collected.files.contains_key(*p) && run.state.files.contains_key(*p)).count();
+    let mut state = std::mem::replace(&mut run.state, IndexState::new(String::new()));
+    for path in &run.plan.clear {
+        state.files.remove(path);
+        state.pending.remove(path);
+    }
+    state.files.extend(std::mem::take(&mut collected.files));
+    state.pending.extend(std::mem::take(&mut collected.pending));
+    state.last_commit = Some(target.to_string());
+    state.config_hash = std::mem::take(&mut run.hash);
+    state.semantic = run.semantic.clone();
+    state.semantic_off = !opts.semantic.enabled;
+    state.path_rules = std::mem::take(&mut run.paths.fingerprint);
+    state.attributes = std::mem::take(&mut run.paths.attributes);
+    state.vectors_behind = behind;
+    (state, files_deleted)
 }
 
 /// Brings the vector store in line with the run (when the semantic layer is on).
@@ -377,6 +410,27 @@ fn sync_vectors(
     let report = crate::semantic::sync::sync(store.as_ref(), &mut embedder, full, &cleared, docs, pattern_docs, progress)?;
     timings.insert("vectors".into(), millis(t));
     Ok(Some(report))
+}
+
+/// Runs with more vector documents than this commit the other layers before embedding.
+const SEARCH_FIRST_DOCS: usize = 512;
+
+/// The vector step: a store or endpoint out of reach holds back the vectors
+/// only (`Some` of what they lack).
+fn vectors_step(
+    index_dir: &Path,
+    opts: &IndexOptions,
+    run: &Prepared,
+    docs: Vec<Doc>,
+    patterns: &[crate::analysis::patterns::Pattern],
+    timings: &mut Timings,
+    progress: &dyn Progress,
+) -> Result<(Option<crate::semantic::sync::SyncReport>, Option<VectorsBehind>)> {
+    match sync_vectors(index_dir, opts, run, docs, patterns, timings, progress) {
+        Ok(report) => Ok((report, None)),
+        Err(e) if e.is_outage() => Ok((None, Some(vectors_left_behind(run, e.to_string())))),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// What the vector store lacks after a run that could not write it: what
@@ -485,7 +539,7 @@ fn collect(
             match repo.fetch_promised(&remote, &ids) {
                 Ok(()) => {
                     let again: Vec<TreeFile> = unreadable.into_iter().map(|(f, _)| f).collect();
-                    unreadable = out.gather(analyze::analyze(repo, again, &opts.chunk, progress, derive))?;
+                    unreadable = out.gather(analyze::analyze(&repo.reopened()?, again, &opts.chunk, progress, derive))?;
                 }
                 Err(e) => progress.note(&format!("{e}; the files stay pending")),
             }

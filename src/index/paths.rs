@@ -18,7 +18,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde::Serialize;
 
 use super::Plan;
-use crate::git::{BlobReader, EntryKind, Repo};
+use crate::git::{BlobReader, EntryKind, Repo, TreeFile};
 use crate::stores::state::IndexState;
 
 /// The user's path settings.
@@ -185,6 +185,18 @@ pub fn fingerprint(rules: &PathRules, attributes: &BTreeMap<String, String>) -> 
         text.push_str(&format!("attr\0{path}\0{blob}\0"));
     }
     blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
+}
+
+/// The filter of a whole tree (`files`: every entry of one commit), for
+/// runs that plan by blob ids (`--ci`): its `.gitattributes` files read from it.
+pub(super) fn filter_of_tree(repo: &Repo, files: &[TreeFile], rules: &PathRules) -> Result<PathFilter, PathRulesError> {
+    let reader = BlobReader::new(repo);
+    let texts: BTreeMap<String, String> = files
+        .iter()
+        .filter(|f| is_attributes_file(&f.path) && f.kind == EntryKind::Blob)
+        .map(|f| (f.path.clone(), reader.read(&f.id).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default()))
+        .collect();
+    PathFilter::new(rules, &texts)
 }
 
 /// What [`apply`] decided for a run.
