@@ -3,7 +3,8 @@
 #  1. embedding throughput of the pipeline vs raw ONNX Runtime inference of
 #     the same model on the same inputs, same run (benches/embed_throughput.rs);
 #  2. full semantic index of `requests` and of a 1,000-file slice of `large`:
-#     chunks/s, points/s, embedded texts, index size on disk, peak memory;
+#     chunks/s, points/s, embedded texts, index size on disk, peak memory,
+#     and when keyword/symbol/graph search answered vs when every vector was in;
 #  3. five-file commits on the slice, end to end: ms per commit.
 #   scripts/bench-semantic.sh [COMMITS=5]
 # GIT_RAG_BIN uses an existing binary (else a release build);
@@ -65,6 +66,7 @@ def full_index(name, repo):
           f"embedded {rep['embedded']} texts in {wall:.1f}s wall -> {rep['chunks_total']/wall:.1f} chunks/s, "
           f"{pts/wall:.1f} points/s, {rep['embedded']/wall:.1f} embedded/s; index {du(idx):.1f} MB "
           f"(qdrant {du(os.path.join(idx, 'qdrant')):.1f} MB); peak RSS {rss:.0f} MB", flush=True)
+    print(f"  search answered after {rep['searchable_ms']/1000:.1f}s (keyword, symbol, graph); every vector in after {rep['took_ms']/1000:.1f}s", flush=True)
     print("  timings (ms):", json.dumps(rep["timings"]), json.dumps((rep.get("semantic") or {}).get("timings")), flush=True)
     return idx
 
