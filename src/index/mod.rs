@@ -390,33 +390,12 @@ fn next_state(run: &mut Prepared, collected: &mut Collected, target: ObjectId, o
     (state, files_deleted)
 }
 
-/// Brings the vector store in line with the run (when the semantic layer is on).
-fn sync_vectors(
-    index_dir: &Path,
-    opts: &IndexOptions,
-    run: &Prepared,
-    docs: Vec<Doc>,
-    patterns: &[crate::analysis::patterns::Pattern],
-    timings: &mut Timings,
-    progress: &dyn Progress,
-) -> std::result::Result<Option<crate::semantic::sync::SyncReport>, crate::semantic::sync::VectorsError> {
-    let Some(m) = &run.manifest else { return Ok(None) };
-    let t = Instant::now();
-    let store = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60)))?;
-    let mut embedder = crate::semantic::embed::LazyEmbedder::new(&opts.semantic.model, opts.semantic.embed);
-    let cleared: Vec<String> = run.plan.clear.union(&run.plan.vectors_redo).cloned().collect();
-    let pattern_docs = crate::semantic::docs::pattern_documents(patterns, &m.id);
-    let full = run.plan.full || run.plan.vectors_full;
-    let report = crate::semantic::sync::sync(store.as_ref(), &mut embedder, full, &cleared, docs, pattern_docs, progress)?;
-    timings.insert("vectors".into(), millis(t));
-    Ok(Some(report))
-}
-
 /// Runs with more vector documents than this commit the other layers before embedding.
 const SEARCH_FIRST_DOCS: usize = 512;
 
-/// The vector step: a store or endpoint out of reach holds back the vectors
-/// only (`Some` of what they lack).
+/// Brings the vector store in line with the run (when the semantic layer
+/// is on). A store or endpoint out of reach holds back the vectors only
+/// (`Some` of what they lack).
 fn vectors_step(
     index_dir: &Path,
     opts: &IndexOptions,
@@ -426,8 +405,18 @@ fn vectors_step(
     timings: &mut Timings,
     progress: &dyn Progress,
 ) -> Result<(Option<crate::semantic::sync::SyncReport>, Option<VectorsBehind>)> {
-    match sync_vectors(index_dir, opts, run, docs, patterns, timings, progress) {
-        Ok(report) => Ok((report, None)),
+    let Some(m) = &run.manifest else { return Ok((None, None)) };
+    let t = Instant::now();
+    let synced = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60))).map_err(Into::into).and_then(|store| {
+        let mut embedder = crate::semantic::embed::LazyEmbedder::new(&opts.semantic.model, opts.semantic.embed);
+        let cleared: Vec<String> = run.plan.clear.union(&run.plan.vectors_redo).cloned().collect();
+        let pattern_docs = crate::semantic::docs::pattern_documents(patterns, &m.id);
+        let full = run.plan.full || run.plan.vectors_full;
+        crate::semantic::sync::sync(store.as_ref(), &mut embedder, full, &cleared, docs, pattern_docs, progress)
+    });
+    timings.insert("vectors".into(), millis(t));
+    match synced {
+        Ok(report) => Ok((Some(report), None)),
         Err(e) if e.is_outage() => Ok((None, Some(vectors_left_behind(run, e.to_string())))),
         Err(e) => Err(e.into()),
     }
