@@ -96,7 +96,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let store = EdgeStore::open(&dir.path().join("qdrant"), embedder.manifest().dims, &model_id, Access::Write, Duration::ZERO)?;
         let mut lazy = LazyEmbedder::from_loaded(Embedder::Onnx(OnnxEmbedder::load(&model_dir, EmbedOptions::default())?));
         let t = Instant::now();
-        let report = git_rag::semantic::sync::sync(&store, &mut lazy, true, &[], docs.clone(), Vec::new(), &git_rag::Silent)?;
+        let report = git_rag::semantic::sync::sync(&store, &mut lazy, changes(&docs, &model_id), None, &git_rag::Silent)?;
         let total = t.elapsed().as_secs_f64();
         assert_eq!(report.embedded, texts.len());
         let embed_s = report.timings["embed"] / 1000.0;
@@ -114,7 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let dir = tempfile::tempdir()?;
             let store = EdgeStore::open(&dir.path().join("qdrant"), embedder.manifest().dims, &api.model_id(), Access::Write, Duration::ZERO)?;
             let mut lazy = LazyEmbedder::from_loaded(Embedder::Api(ApiEmbedder::new(api.clone())));
-            let report = git_rag::semantic::sync::sync(&store, &mut lazy, true, &[], docs.clone(), Vec::new(), &git_rag::Silent)?;
+            let report = git_rag::semantic::sync::sync(&store, &mut lazy, changes(&docs, &model_id), None, &git_rag::Silent)?;
             let rate = report.embedded as f64 / (report.timings["embed"] / 1000.0).max(1e-9);
             println!("run {run}: endpoint {rate:.1} texts/s | in-process pipeline {pipe_rate:.1} texts/s | ratio {:.3}", rate / pipe_rate);
             api_rates.push(rate);
@@ -134,4 +134,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("MEDIAN of {runs}: endpoint {:.1} texts/s, {:.3}x the in-process pipeline", median(api_rates), median(api_ratios));
     }
     Ok(())
+}
+
+/// A full sync of `docs`.
+fn changes<'a>(docs: &[git_rag::semantic::docs::Doc], model_id: &'a str) -> git_rag::semantic::sync::Changes<'a> {
+    git_rag::semantic::sync::Changes { full: true, cleared: &[], docs: docs.to_vec(), patterns: Vec::new(), model_id }
 }

@@ -241,6 +241,22 @@ impl Repo {
         names.into_iter().find(|name| config.boolean(format!("remote.{name}.promisor").as_str()) == Some(true))
     }
 
+    /// The branch names `remote` has now (`git ls-remote --heads`: asks the
+    /// remote, not the remote-tracking refs, which keep branches deleted there).
+    pub fn remote_branches(&self, remote: &str) -> Result<Vec<String>> {
+        let out = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(self.git_dir())
+            .args(["ls-remote", "--heads", remote])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| GitError::Other(format!("cannot run `git ls-remote`: {e}")))?;
+        if !out.status.success() {
+            return Err(GitError::Other(format!("`git ls-remote --heads {remote}` failed: {}", String::from_utf8_lossy(&out.stderr).trim())));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.split_once("\trefs/heads/").map(|(_, b)| b.to_string())).collect())
+    }
+
     /// Fetches `ids` from the promisor remote in one request, the way git
     /// does when a command needs objects a partial clone left out.
     pub fn fetch_promised(&self, remote: &str, ids: &[ObjectId]) -> Result<()> {

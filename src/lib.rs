@@ -28,6 +28,7 @@ pub mod hooks;
 
 pub use graph::{dump_graph, load_patterns};
 pub use index::ci::{run as index_ci, CiOptions, CiReport};
+pub use index::gc::server::{gc_server, ServerGcReport};
 pub use index::gc::{gc, GcReport};
 pub use index::{run as index, IndexError, IndexOptions, Outcome as IndexOutcome, Report as IndexReport, SemanticOptions};
 pub use progress::{Progress, Silent, Step};
@@ -39,7 +40,7 @@ pub use query::retrievers::{Hit, Mode, QueryOptions, Response, SYMBOL_NAME_MATCH
 pub use query::server_only::{self as server_query, ServerQueryError};
 pub use query::warm::{WarmEngine, WarmStatus};
 pub use query::{indexed_state, index_notices, open_engine, run as query, short, Output as QueryOutput, Outcome as QueryOutcome, QueryError, Request as QueryRequest};
-pub use settings::{Overrides, SettingsError, Workspace};
+pub use settings::{collection_prefix, Overrides, SettingsError, Workspace};
 pub use status::{collect as collect_status, Status, StatusError};
 pub use semantic::dump::dump_vectors;
 pub use stores::state::now_secs;

@@ -12,6 +12,7 @@ use crate::analysis::chunk::ChunkOptions;
 use crate::git::Repo;
 use crate::stores::vector::server::ServerOptions;
 use crate::semantic::embed::{ApiOptions, ModelSource};
+use crate::semantic::shared_cache::SharedCacheOptions;
 use crate::stores::vector::Backend;
 
 /// What a frontend's flags say; `None` leaves the choice to the environment,
@@ -38,6 +39,9 @@ pub struct Workspace {
     pub semantic: bool,
     /// `git config rag.include` / `rag.exclude` (several values each).
     pub paths: crate::index::paths::PathRules,
+    /// `git config rag.vectorCache server`: the configured Qdrant server is
+    /// the team's vector cache this embedded index borrows from, not its store.
+    pub shared_cache: Option<SharedCacheOptions>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +72,12 @@ impl Workspace {
         if let (Some(b), Backend::Server(o)) = (&branch, &mut backend) {
             o.prefix = branch_prefix(&o.prefix, b);
         }
+        let mut shared_cache = None;
+        if let (Backend::Server(server), true) = (&backend, vector_cache_on_server(&repo)) {
+            let write_back = config_bool(&repo, "rag.vectorCacheWrite").unwrap_or(false);
+            shared_cache = Some(SharedCacheOptions { server: server.clone(), write_back });
+            backend = Backend::Embedded;
+        }
         Workspace {
             index_dir,
             backend,
@@ -75,6 +85,7 @@ impl Workspace {
             chunk: chunk_options(&repo),
             semantic: semantic_enabled(&repo),
             paths: path_rules(&repo),
+            shared_cache,
             repo,
         }
     }
@@ -91,6 +102,7 @@ impl Workspace {
                 model: self.model.clone(),
                 backend: self.backend.clone(),
                 embed: crate::semantic::embed::EmbedOptions::default(),
+                shared_cache: self.shared_cache.clone(),
             },
             reindex: Vec::new(),
             paths: self.paths.clone(),
@@ -103,10 +115,7 @@ impl Workspace {
     }
 }
 
-/// The collection prefix of one branch: `<repo prefix>_<branch>`.
-pub fn branch_prefix(repo_prefix: &str, branch: &str) -> String {
-    crate::stores::vector::sanitize(&format!("{repo_prefix}_{branch}"))
-}
+pub use crate::stores::vector::branch_prefix;
 
 /// Where the index of `repo` lives: `--index-dir`, then `GIT_RAG_DIR`, then
 /// `git config rag.indexDir`, then `<git-dir>/rag`.
@@ -208,6 +217,13 @@ pub fn backend(repo: &Repo, cli_url: Option<&str>) -> Backend {
     })
 }
 
+/// `git config rag.vectorCache`: `server` makes the configured Qdrant server
+/// a cache of vectors for the local (embedded) index; `local`, the default,
+/// keeps the server as the store when one is configured.
+pub fn vector_cache_on_server(repo: &Repo) -> bool {
+    config_string(repo, "rag.vectorCache").is_some_and(|v| v.trim().eq_ignore_ascii_case("server"))
+}
+
 /// Prefix of this repository's collections on a shared server:
 /// `git config rag.qdrantPrefix`, else `git_rag_<name>_<hash>` where the hash
 /// is of the `origin` URL (so every clone of one project shares it) or, with
@@ -255,6 +271,10 @@ fn config_string(repo: &Repo, key: &str) -> Option<String> {
     let local = repo.local();
     let snapshot = local.config_snapshot();
     snapshot.string(key).map(|s| s.to_string())
+}
+
+fn config_bool(repo: &Repo, key: &str) -> Option<bool> {
+    repo.local().config_snapshot().boolean(key)
 }
 
 fn config_usize(repo: &Repo, key: &str) -> Option<usize> {

@@ -139,7 +139,11 @@ fn shallow_ci_runs_are_incremental_and_equal_a_full_index() {
     assert!(stderr(&out).contains("no local index"), "{}", stderr(&out));
     let v: Value = serde_json::from_str(&stdout(&out)).expect("json");
     assert_eq!(v["results"][0]["path"], "pkg/cache.py", "{v}");
-    let out = rag_env(&dev, &["query", "evict_expired", "--mode", "keyword", "--branch", "main"], &[("QDRANT_URL", &url)]);
+    let out = rag_env(&dev, &["query", "evict_expired", "--mode", "keyword", "--json", "--branch", "main"], &[("QDRANT_URL", &url)]);
+    assert!(out.status.success(), "keyword search runs on the server's BM25 vectors: {}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(v["results"][0]["path"], "pkg/cache.py", "{v}");
+    let out = rag_env(&dev, &["query", "who calls evict_expired", "--mode", "graph", "--branch", "main"], &[("QDRANT_URL", &url)]);
     assert!(!out.status.success() && stderr(&out).contains("needs a local index"), "{}", stderr(&out));
 }
 

@@ -101,7 +101,9 @@ fn points(dir: &Path) -> BTreeMap<(String, u64), (Value, Vec<f32>)> {
     let store = EdgeStore::open(&dir.join("qdrant"), dims, sem["model"].as_str().expect("model"), Access::Read, Duration::from_secs(10)).expect("store opens");
     let mut out = BTreeMap::new();
     for c in Collection::TREE {
-        for r in store.scroll_all(c, true).expect("scroll") {
+        for mut r in store.scroll_all(c, true).expect("scroll") {
+            // The cache id is of (model, text): the endpoint's model id differs by design.
+            assert!(r.payload.remove("cache_id").is_some(), "every tree point names its cached vector");
             out.insert((c.name().to_string(), r.id), (serde_json::to_value(&r.payload).expect("payload"), r.vector.expect("vector")));
         }
     }

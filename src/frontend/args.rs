@@ -18,6 +18,8 @@ pub struct Cli {
     pub directory: Option<PathBuf>,
     /// Keep vectors in this Qdrant server (gRPC, e.g. http://127.0.0.1:6334) instead of the
     /// embedded engine; also $QDRANT_URL or `git config rag.qdrantUrl`. API key: $QDRANT_API_KEY.
+    /// With `git config rag.vectorCache server` the index stays embedded and borrows the
+    /// vectors the server's cache holds (what CI embedded) instead of embedding them.
     #[arg(long, global = true, value_name = "URL")]
     pub qdrant_url: Option<String>,
     /// With a Qdrant server: the collections of this branch (`<prefix>_<branch>`), as
@@ -55,6 +57,10 @@ pub enum Command {
         /// the server (works on shallow clones; see scripts/ci-index). Needs a server.
         #[arg(long)]
         ci: bool,
+        /// With `git config rag.vectorCache server`: also add what this run embeds to the
+        /// team's vector cache on the server (also `git config rag.vectorCacheWrite true`).
+        #[arg(long)]
+        share_vectors: bool,
     },
     /// Search the index.
     Query {

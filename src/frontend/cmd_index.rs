@@ -60,6 +60,7 @@ pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Resu
                 r.symbols_total,
                 r.took_ms,
                 match &r.semantic {
+                    Some(s) if ws.shared_cache.is_some() => format!("embedded {}, reused {}, borrowed {} from the team's cache{}", r.embedded, r.reused, r.borrowed, if s.shared > 0 { format!(", shared {}", s.shared) } else { String::new() }),
                     Some(_) => format!("embedded {}, reused {}", r.embedded, r.reused),
                     None => "embedded 0, reused 0 (semantic layer off)".to_string(),
                 }
@@ -71,7 +72,13 @@ pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Resu
 
 /// `git rag index --ci`: the server's collections only, the state kept in the server.
 pub fn run_ci(ws: &Workspace, full: bool, rev: Option<String>, json: bool, quiet: bool) -> Result<ExitCode> {
-    let Backend::Server(server) = &ws.backend else {
+    // `rag.vectorCache server` makes the server a cache for local runs; CI writes it.
+    let server = match (&ws.backend, &ws.shared_cache) {
+        (Backend::Server(server), _) => Some(server),
+        (_, Some(cache)) => Some(&cache.server),
+        _ => None,
+    };
+    let Some(server) = server else {
         anyhow::bail!("--ci keeps the index in a Qdrant server: give --qdrant-url URL (or QDRANT_URL, or git config rag.qdrantUrl)");
     };
     let opts = CiOptions { rev, full, chunk: ws.chunk, server: server.clone(), model: ws.model.clone(), embed: Default::default(), paths: ws.paths.clone() };

@@ -86,6 +86,9 @@ pub fn patterns(ws: &Workspace, json: bool) -> Result<ExitCode> {
 
 /// `git rag gc [--yes]`.
 pub fn gc(ws: &Workspace, yes: bool, json: bool) -> Result<ExitCode> {
+    if let git_rag::Backend::Server(server) = &ws.backend {
+        return gc_server(ws, server, yes, json);
+    }
     let report = git_rag::gc(&ws.repo, &ws.index_dir, &ws.chunk, &ws.backend, yes, &crate::progress::Terminal::new(json))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -97,6 +100,29 @@ pub fn gc(ws: &Workspace, yes: bool, json: bool) -> Result<ExitCode> {
         println!("{verb} {} (another model's cache, or vectors of an index that has none)", dir.display());
     }
     if !report.applied && (report.unreferenced > 0 || !report.other_caches.is_empty()) && report.unreadable == 0 {
+        println!("run `git rag gc --yes` to delete them");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `git rag gc [--yes]` with a Qdrant server: branches gone from `origin`, the shared cache.
+fn gc_server(ws: &Workspace, server: &git_rag::ServerOptions, yes: bool, json: bool) -> Result<ExitCode> {
+    let prefix = git_rag::collection_prefix(&ws.repo);
+    let report = git_rag::gc_server(&ws.repo, server, &prefix, &ws.model, yes, &crate::progress::Terminal::new(json))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let verb = if report.applied { "deleted" } else { "would delete" };
+    println!("server {}: {} branches of {prefix} gone from origin", report.server, report.gone_branches.len());
+    for name in &report.collections {
+        println!("  {verb} collection {name}");
+    }
+    match &report.cache_kept {
+        Some(reason) => println!("vector cache {}: {} vectors, kept: {reason}", report.cache, report.cached),
+        None => println!("vector cache {}: {} vectors, {} referenced on the server; {verb} {}", report.cache, report.cached, report.referenced, report.unreferenced),
+    }
+    if !report.applied && (report.unreferenced > 0 || !report.collections.is_empty()) {
         println!("run `git rag gc --yes` to delete them");
     }
     Ok(ExitCode::SUCCESS)

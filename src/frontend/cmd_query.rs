@@ -62,11 +62,11 @@ fn run_server_only(ws: &Workspace, server: &git_rag::ServerOptions, request: &Qu
     server_query::check_supported(request.search.query.mode, request.context_budget.is_some())?;
     let (store, commit, paths) = server_query::connect(server, &ws.model)?;
     eprintln!(
-        "git-rag: no local index: answering from {} at {} (dense only; `git rag index` adds keyword, symbol and graph retrieval)",
+        "git-rag: no local index: answering from {} at {} (the server's BM25, names and vectors; `git rag index` adds the graph and --context)",
         server.prefix,
         commit.as_deref().map(short).unwrap_or("?")
     );
-    let response = server_query::search(&store, &paths, &request.text, &request.search.query, &ws.model)?;
+    let response = server_query::search(&store, &paths, &request.text, &request.search, &ws.model)?;
     if json {
         println!("{}", serde_json::to_string(&response)?);
         return Ok(ExitCode::SUCCESS);

@@ -46,11 +46,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let ws = Workspace::discover(&overrides)?;
     match cli.command {
         Command::Index { ci: true, full, rev, json, quiet, .. } => cmd_index::run_ci(&ws, full, rev, json, quiet),
-        Command::Index { full, rev, wait, json, quiet, no_semantic, ci: false } => {
+        Command::Index { full, rev, wait, json, quiet, no_semantic, ci: false, share_vectors } => {
             let mut opts = ws.index_options(secs(wait));
             opts.full = full;
             opts.rev = rev;
             opts.semantic.enabled &= !no_semantic;
+            if share_vectors {
+                let Some(shared) = &mut opts.semantic.shared_cache else {
+                    anyhow::bail!("--share-vectors writes to the team's vector cache: set `git config rag.vectorCache server` and a server (`rag.qdrantUrl` or QDRANT_URL)");
+                };
+                shared.write_back = true;
+            }
             cmd_index::run(&ws, &opts, json, quiet)
         }
         Command::Query { text, mode, limit, lang, path, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, files, context, budget } => {

@@ -91,11 +91,14 @@ pub struct SemanticOptions {
     pub model: ModelSource,
     pub backend: Backend,
     pub embed: EmbedOptions,
+    /// A team's Qdrant server whose vector cache this index borrows from
+    /// (`rag.vectorCache = server`; embedded store).
+    pub shared_cache: Option<crate::semantic::shared_cache::SharedCacheOptions>,
 }
 
 impl Default for SemanticOptions {
     fn default() -> Self {
-        SemanticOptions { enabled: true, model: ModelSource::default_onnx(), backend: Backend::Embedded, embed: EmbedOptions::default() }
+        SemanticOptions { enabled: true, model: ModelSource::default_onnx(), backend: Backend::Embedded, embed: EmbedOptions::default(), shared_cache: None }
     }
 }
 
@@ -169,6 +172,8 @@ pub struct Report {
     pub embedded: usize,
     /// Points whose vectors came from the cache.
     pub reused: usize,
+    /// Texts whose vectors came from the team's server cache.
+    pub borrowed: usize,
     pub took_ms: f64,
     /// Where the time went, in ms.
     pub timings: BTreeMap<String, f64>,
@@ -353,6 +358,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         searchable_ms,
         embedded: sync_report.as_ref().map_or(0, |r| r.embedded),
         reused: sync_report.as_ref().map_or(0, |r| r.reused),
+        borrowed: sync_report.as_ref().map_or(0, |r| r.borrowed),
         semantic: sync_report,
         took_ms: millis(started),
         timings,
@@ -412,7 +418,8 @@ fn vectors_step(
         let cleared: Vec<String> = run.plan.clear.union(&run.plan.vectors_redo).cloned().collect();
         let pattern_docs = crate::semantic::docs::pattern_documents(patterns, &m.id);
         let full = run.plan.full || run.plan.vectors_full;
-        crate::semantic::sync::sync(store.as_ref(), &mut embedder, full, &cleared, docs, pattern_docs, progress)
+        let changes = crate::semantic::sync::Changes { full, cleared: &cleared, docs, patterns: pattern_docs, model_id: &m.id };
+        crate::semantic::sync::sync(store.as_ref(), &mut embedder, changes, opts.semantic.shared_cache.as_ref(), progress)
     });
     timings.insert("vectors".into(), millis(t));
     match synced {

@@ -127,7 +127,7 @@ const STOPWORDS: &[&str] = &[
     "work", "works", "used", "handle", "handled", "handles", "should", "would", "any", "all", "about", "after", "before", "some", "then",
 ];
 
-fn is_stopword(w: &str) -> bool {
+pub fn is_stopword(w: &str) -> bool {
     STOPWORDS.contains(&w)
 }
 
@@ -203,19 +203,9 @@ pub fn semantic_search<'a>(
     paths: impl Iterator<Item = &'a String>,
 ) -> Result<Response> {
     let started = Instant::now();
-    let mut filter = Filter::default();
-    if let Some(l) = &opts.lang {
-        let lang = Language::from_name(l).ok_or_else(|| SearchError::BadLanguage(l.clone()))?;
-        filter = filter.any_of("language", vec![lang.name().to_string()]);
-    }
-    if let Some(g) = &opts.path {
-        let glob = compile_glob(g)?;
-        let matching: Vec<String> = paths.filter(|p| glob.is_match(p.as_str())).cloned().collect();
-        if matching.is_empty() {
-            return Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results: Vec::new() });
-        }
-        filter = filter.any_of("path", matching);
-    }
+    let Some(filter) = payload_filter(opts, paths)? else {
+        return Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results: Vec::new() });
+    };
     let kind = opts.kind.as_ref().map(|k| k.to_lowercase());
     let with_kind = |f: &Filter| match &kind {
         Some(k) => f.clone().any_of("kind", vec![k.clone()]),
@@ -271,9 +261,28 @@ pub fn semantic_search<'a>(
     Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results })
 }
 
+/// The payload filter of `--lang` and `--path` (a glob, matched against the
+/// indexed `paths`); `None` when no indexed path matches it.
+pub fn payload_filter<'a>(opts: &QueryOptions, paths: impl Iterator<Item = &'a String>) -> Result<Option<Filter>> {
+    let mut filter = Filter::default();
+    if let Some(l) = &opts.lang {
+        let lang = Language::from_name(l).ok_or_else(|| SearchError::BadLanguage(l.clone()))?;
+        filter = filter.any_of("language", vec![lang.name().to_string()]);
+    }
+    if let Some(g) = &opts.path {
+        let glob = compile_glob(g)?;
+        let matching: Vec<String> = paths.filter(|p| glob.is_match(p.as_str())).cloned().collect();
+        if matching.is_empty() {
+            return Ok(None);
+        }
+        filter = filter.any_of("path", matching);
+    }
+    Ok(Some(filter))
+}
+
 /// Hits of the ranked dense results; symbol hits carry no chunk text, so
 /// it is read from SEMANTIC.
-fn dense_hits(store: &dyn VectorStore, ranked: Vec<(String, f32, serde_json::Map<String, serde_json::Value>)>) -> Result<Vec<Hit>> {
+pub fn dense_hits(store: &dyn VectorStore, ranked: Vec<(String, f32, serde_json::Map<String, serde_json::Value>)>) -> Result<Vec<Hit>> {
     let need: Vec<u64> = ranked
         .iter()
         .filter(|(_, _, p)| !p.contains_key("content"))

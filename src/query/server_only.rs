@@ -1,13 +1,26 @@
 //! A query answered from a Qdrant server's collections alone, without a
-//! local index: the dense retriever over what `git rag index --ci` built.
+//! local index: what `git rag index --ci` built, searched three ways and
+//! fused like a local hybrid query — the server's sparse BM25 vectors (the
+//! keyword retriever), definitions whose name the query says (a payload
+//! filter on SYMBOLS, ranked by meaning), and the dense vectors — with the
+//! same intent weights, file priors and overlap removal as a local index.
+//! The fusion runs here rather than on the server because it is the local
+//! one (weights per query intent, file roles), not a second implementation.
+//! What needs the local graph or chunk store (graph mode, `--context`) says so.
 
+use std::collections::BTreeSet;
 use std::time::Instant;
 
-use super::retrievers::{self, Mode, Response};
+use super::engine::HybridOptions;
+use super::files::{apply_priors, lift_mentioned, Mentions};
+use super::fusion::{dedup_overlaps, fuse, RRF_K};
+use super::priors::About;
+use super::retrievers::{self, Hit, Mode, Response, Retriever};
 use crate::progress::millis;
 use crate::semantic::embed::{self, EmbedOptions, Embedder, ModelSource};
 use crate::stores::server_state::{load_state, ServerStateError};
 use crate::stores::vector::server::{ServerOptions, ServerStore};
+use crate::stores::vector::{Collection, VectorStore};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServerQueryError {
@@ -34,11 +47,9 @@ pub enum ServerQueryError {
 /// Fails early for what only a local index can do (`what` names the option).
 pub fn check_supported(mode: Mode, context: bool) -> Result<(), ServerQueryError> {
     let what = match mode {
-        Mode::Hybrid | Mode::Semantic if context => "--context",
-        Mode::Hybrid | Mode::Semantic => return Ok(()),
-        Mode::Keyword => "--mode keyword",
-        Mode::Symbol => "--mode symbol",
+        _ if context => "--context",
         Mode::Graph => "--mode graph",
+        Mode::Hybrid | Mode::Semantic | Mode::Keyword | Mode::Symbol => return Ok(()),
     };
     Err(ServerQueryError::NeedsLocalIndex { what })
 }
@@ -57,15 +68,92 @@ pub fn connect(server: &ServerOptions, model: &ModelSource) -> Result<(ServerSto
     Ok((store, state.last_commit, state.files.into_keys().collect()))
 }
 
-/// Dense retrieval over the server's collections for `query` (its mode is
-/// taken as semantic).
-pub fn search(store: &ServerStore, paths: &std::collections::BTreeSet<String>, text: &str, query: &retrievers::QueryOptions, model: &ModelSource) -> Result<Response, ServerQueryError> {
+/// Searches the server's collections for `text` as the mode says: hybrid
+/// (sparse + names + dense, fused), keyword (sparse), symbol (names),
+/// semantic (dense).
+pub fn search(store: &ServerStore, paths: &BTreeSet<String>, text: &str, search: &HybridOptions, model: &ModelSource) -> Result<Response, ServerQueryError> {
     let started = Instant::now();
-    let embedder = Embedder::open(model, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() })?;
-    let vector = embedder.embed_query_for(text, store.dims())?;
-    let mut query = query.clone();
-    query.mode = Mode::Semantic;
-    let mut response = retrievers::semantic_search(store, &vector, text, &query, paths.iter())?;
-    response.took_ms = millis(started);
-    Ok(response)
+    let analysis = super::intent::analyze(text);
+    let mode = search.query.mode;
+    let limit = search.query.limit;
+    let mut list_opts = search.query.clone();
+    list_opts.limit = if mode == Mode::Hybrid { search.window.max(limit) } else { limit };
+    let Some(filter) = retrievers::payload_filter(&list_opts, paths.iter())? else {
+        return Ok(Response { query: text.to_string(), took_ms: millis(started), results: Vec::new() });
+    };
+    let vector = if matches!(mode, Mode::Keyword) {
+        Vec::new()
+    } else {
+        let embedder = Embedder::open(model, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() })?;
+        embedder.embed_query_for(text, store.dims())?
+    };
+    let w = analysis.weights;
+    let mut lists: Vec<(Retriever, f32, Vec<Hit>)> = Vec::new();
+    if matches!(mode, Mode::Hybrid | Mode::Keyword) && (w.bm25 > 0.0 || mode == Mode::Keyword) {
+        lists.push((Retriever::Bm25, w.bm25, sparse_list(store, text, &filter, list_opts.limit)?));
+    }
+    if matches!(mode, Mode::Hybrid | Mode::Symbol) && (w.symbol > 0.0 || mode == Mode::Symbol) {
+        lists.push((Retriever::Symbol, w.symbol, name_list(store, text, &vector, &filter, &list_opts)?));
+    }
+    if matches!(mode, Mode::Hybrid | Mode::Semantic) && (w.dense > 0.0 || mode == Mode::Semantic) {
+        let dense = retrievers::semantic_search(store, &vector, text, &list_opts, paths.iter())?;
+        lists.push((Retriever::Dense, w.dense, dense.results));
+    }
+    let mut results = match lists.len() {
+        1 => lists.pop().map(|(_, _, hits)| hits).unwrap_or_default(),
+        _ => fuse(&lists, RRF_K),
+    };
+    if mode == Mode::Hybrid {
+        let document = analysis.intent == super::intent::Intent::Document;
+        apply_priors(&mut results, &About::of(text, document), document);
+        results = dedup_overlaps(results);
+        lift_mentioned(&mut results, &Mentions::new(analysis.signals.as_ref(), paths.iter()));
+    }
+    results.truncate(limit);
+    for (i, h) in results.iter_mut().enumerate() {
+        h.rank = i + 1;
+    }
+    Ok(Response { query: text.to_string(), took_ms: millis(started), results })
+}
+
+/// Chunks by the server's BM25 vectors (SEMANTIC holds every chunk's text).
+fn sparse_list(store: &ServerStore, text: &str, filter: &crate::stores::vector::Filter, limit: usize) -> Result<Vec<Hit>, ServerQueryError> {
+    let hits = store.sparse_search(Collection::Semantic, text, filter, limit)?;
+    let ranked = hits
+        .into_iter()
+        .filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload)))
+        .collect();
+    Ok(retrievers::dense_hits(store, ranked)?)
+}
+
+/// Most names looked up per query.
+const MAX_NAMES: usize = 64;
+
+/// Definitions whose name (any case) is a word of the query, nearest in
+/// meaning first; each stands for its chunk.
+fn name_list(store: &ServerStore, text: &str, vector: &[f32], filter: &crate::stores::vector::Filter, opts: &retrievers::QueryOptions) -> Result<Vec<Hit>, ServerQueryError> {
+    let names: BTreeSet<String> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .filter(|w| !retrievers::is_stopword(w))
+        .take(MAX_NAMES)
+        .collect();
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut filter = filter.clone().any_of("name_lower", names.into_iter().collect());
+    if let Some(k) = &opts.kind {
+        filter = filter.any_of("kind", vec![k.to_lowercase()]);
+    }
+    let hits = store.search(Collection::Symbols, vector, &filter, opts.limit)?;
+    let ranked = hits
+        .into_iter()
+        .map(|h| {
+            let own = format!("symbol:{}", h.id);
+            let id = h.payload.get("chunk_id").and_then(|v| v.as_str()).map_or(own, str::to_string);
+            (id, h.score, h.payload)
+        })
+        .collect();
+    Ok(retrievers::dense_hits(store, ranked)?)
 }

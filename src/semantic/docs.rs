@@ -123,6 +123,8 @@ pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> V
         let payload = object(json!({
             "path": path,
             "name": sym.name,
+            // Case-insensitive name lookups by payload filter (server-only queries).
+            "name_lower": sym.name.to_lowercase(),
             "qualified_name": sym.qualified_name,
             "kind": sym.kind.as_str(),
             "parent": sym.parent,

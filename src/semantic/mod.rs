@@ -9,4 +9,5 @@ pub mod dump;
 pub mod embed;
 pub mod model;
 pub mod rerank;
+pub mod shared_cache;
 pub mod sync;

@@ -12,9 +12,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::semantic::embed::LazyEmbedder;
 use crate::progress::{millis, Progress, Step};
 use crate::semantic::docs::Doc;
+use crate::semantic::embed::LazyEmbedder;
+use crate::semantic::shared_cache::{SharedCache, SharedCacheOptions};
 use crate::stores::vector::{point_id, Collection, Point, VectorStore};
 
 #[derive(Debug, thiserror::Error)]
@@ -48,10 +49,26 @@ pub struct SyncReport {
     pub embedded: usize,
     /// Points whose vector came from the cache.
     pub reused: usize,
+    /// Distinct texts whose vector came from the team's server cache
+    /// (`rag.vectorCache = server`) instead of the model.
+    pub borrowed: usize,
+    /// Vectors this run added to the team's server cache (`--share-vectors`).
+    pub shared: usize,
+    /// Why the team's server cache could not help this run (unreachable, failed midway).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_cache_error: Option<String>,
     /// Points written, per collection.
     pub points: BTreeMap<String, usize>,
     /// Where the time went, in ms.
     pub timings: BTreeMap<String, f64>,
+}
+
+/// Payload field of every tree point: the id of its vector in the cache.
+pub const CACHE_ID: &str = "cache_id";
+
+/// The cache id as stored in [`CACHE_ID`] (hex: Qdrant's integers are signed).
+pub fn cache_id_text(id: u64) -> String {
+    format!("{id:016x}")
 }
 
 /// Texts embedded per call; also how often progress is reported.
@@ -60,28 +77,43 @@ const EMBED_BATCH: usize = 128;
 /// interrupted first index does not lose its most expensive work.
 const CACHE_FLUSH_EVERY: Duration = Duration::from_secs(60);
 
+/// What a run changes in the tree collections.
+pub struct Changes<'a> {
+    /// Everything is rebuilt: the tree collections are cleared first.
+    pub full: bool,
+    /// Paths whose points are deleted first.
+    pub cleared: &'a [String],
+    /// Points of the files that exist at the target.
+    pub docs: Vec<Doc>,
+    /// The conventions' points (the collection is replaced every run).
+    pub patterns: Vec<Doc>,
+    /// The model the documents' cache keys were made for.
+    pub model_id: &'a str,
+}
+
 /// Brings the tree collections in line with the run: clears them (`full`) or
-/// the given paths, then upserts `docs` with cached or fresh vectors.
+/// the cleared paths, then upserts the documents with cached, borrowed
+/// (`shared`, the team's server cache) or fresh vectors.
 pub fn sync(
     store: &dyn VectorStore,
     embedder: &mut LazyEmbedder,
-    full: bool,
-    cleared: &[String],
-    mut docs: Vec<Doc>,
-    patterns: Vec<Doc>,
+    changes: Changes,
+    shared: Option<&SharedCacheOptions>,
     progress: &dyn Progress,
 ) -> Result<SyncReport, VectorsError> {
     let mut report = SyncReport::default();
     let t = Instant::now();
     for c in Collection::TREE {
-        if full || c == Collection::Patterns {
+        if changes.full || c == Collection::Patterns {
             // PATTERNS is an aggregate of the whole tree: replaced every run.
             store.clear(c)?;
         } else {
-            store.delete_paths(c, cleared)?;
+            store.delete_paths(c, changes.cleared)?;
         }
     }
-    docs.extend(patterns);
+    let model_id = changes.model_id;
+    let mut docs = changes.docs;
+    docs.extend(changes.patterns);
     report.timings.insert("delete".into(), millis(t));
 
     // Cache lookup: one request for every distinct key.
@@ -93,8 +125,7 @@ pub fn sync(
     report.reused = docs.iter().filter(|d| vectors.contains_key(&point_id(d.key))).count();
     report.timings.insert("cache_lookup".into(), millis(t));
 
-    // Embed what the cache does not hold, once per distinct text.
-    let t = Instant::now();
+    // What the local cache does not hold, once per distinct text.
     let mut missing: Vec<(u64, &str)> = Vec::new();
     let mut queued = HashSet::new();
     for d in &docs {
@@ -103,15 +134,33 @@ pub fn sync(
             missing.push((id, d.text.as_str()));
         }
     }
-    // Similar lengths in one batch: padding costs compute. (Characters are
-    // a good enough proxy for tokens here; the embedder sorts each batch again.)
+
+    // The team's cache next: what it holds is not embedded here.
+    let t = Instant::now();
+    let team = shared.filter(|_| !missing.is_empty()).and_then(|opts| match SharedCache::connect(opts, store.dims(), model_id) {
+        Ok(cache) => Some(cache),
+        Err(e) => {
+            give_up_on_team(&mut report, &opts.server.url, &e, progress);
+            None
+        }
+    });
+    if let Some(team) = &team {
+        borrow(store, team, &mut missing, &mut vectors, &mut report, progress)?;
+        report.timings.insert("borrow".into(), millis(t));
+    }
+
+    // Embed the rest. Similar lengths in one batch: padding costs compute.
+    // (Characters are a good enough proxy for tokens here; the embedder
+    // sorts each batch again.)
+    let t = Instant::now();
     missing.sort_by_key(|(id, t)| (t.len(), *id));
     let total = missing.len();
     if total > 0 {
         progress.note(&format!("embedding {total} new texts ({} points reuse cached vectors)", report.reused));
         progress.begin(Step::Embed, total as u64);
     }
-    embed_missing(store, embedder, &missing, &mut vectors, &mut report, progress)?;
+    let offer_to = team.as_ref().filter(|_| report.shared_cache_error.is_none());
+    embed_missing(store, embedder, &missing, offer_to, &mut vectors, &mut report, progress)?;
     if total > 0 {
         progress.end();
     }
@@ -122,7 +171,11 @@ pub fn sync(
     let mut by_collection: BTreeMap<Collection, Vec<Point>> = BTreeMap::new();
     for d in docs {
         let Some(vector) = vectors.get(&point_id(d.key)) else { continue };
-        by_collection.entry(d.collection).or_default().push(Point { id: d.id, vector: vector.clone(), payload: d.payload, text: Some(d.text) });
+        let mut payload = d.payload;
+        // Which cached vector the point uses: what `gc` of a shared server's
+        // cache counts as referenced.
+        payload.insert(CACHE_ID.into(), cache_id_text(point_id(d.key)).into());
+        by_collection.entry(d.collection).or_default().push(Point { id: d.id, vector: vector.clone(), payload, text: Some(d.text) });
     }
     for (c, points) in by_collection {
         report.points.insert(c.name().to_string(), points.len());
@@ -138,11 +191,58 @@ pub fn sync(
     Ok(report)
 }
 
-/// Embeds the texts the cache lacks, in batches, into the cache and `vectors`.
+/// Takes from the team's cache what it holds of `missing` into the local
+/// cache and `vectors`; `missing` keeps the rest. A failure of the server
+/// leaves everything to embed here.
+fn borrow(
+    store: &dyn VectorStore,
+    team: &SharedCache,
+    missing: &mut Vec<(u64, &str)>,
+    vectors: &mut HashMap<u64, Vec<f32>>,
+    report: &mut SyncReport,
+    progress: &dyn Progress,
+) -> Result<(), VectorsError> {
+    let ids: Vec<u64> = missing.iter().map(|(id, _)| *id).collect();
+    let found = match team.lookup(&ids) {
+        Ok(found) => found,
+        Err(e) => {
+            give_up_on_team(report, team.url(), &e, progress);
+            return Ok(());
+        }
+    };
+    let dims = store.dims();
+    let found: Vec<Point> = found
+        .into_iter()
+        .filter(|(_, v)| v.len() == dims)
+        .map(|(id, vector)| Point { id, vector, payload: Default::default(), text: None })
+        .collect();
+    if found.is_empty() {
+        return Ok(());
+    }
+    report.borrowed = found.len();
+    progress.note(&format!("borrowed {} of {} vectors from the team's cache at {}", found.len(), missing.len(), team.url()));
+    for p in &found {
+        vectors.insert(p.id, p.vector.clone());
+    }
+    store.upsert(Collection::VectorCache, found)?;
+    missing.retain(|(id, _)| !vectors.contains_key(id));
+    Ok(())
+}
+
+/// Notes that the team's cache is out of the run: everything is embedded here.
+fn give_up_on_team(report: &mut SyncReport, url: &str, e: &crate::stores::vector::StoreError, progress: &dyn Progress) {
+    let message = format!("the team's vector cache at {url} did not answer ({e}); embedding here");
+    progress.note(&message);
+    report.shared_cache_error = Some(message);
+}
+
+/// Embeds the texts the caches lack, in batches, into the local cache and
+/// `vectors`, offering each batch to the team's cache when this run may write it.
 fn embed_missing(
     store: &dyn VectorStore,
     embedder: &mut LazyEmbedder,
     missing: &[(u64, &str)],
+    mut team: Option<&SharedCache>,
     vectors: &mut HashMap<u64, Vec<f32>>,
     report: &mut SyncReport,
     progress: &dyn Progress,
@@ -167,6 +267,15 @@ fn embed_missing(
             .collect();
         for p in &points {
             vectors.insert(p.id, p.vector.clone());
+        }
+        if let Some(cache) = team {
+            match cache.offer(&points) {
+                Ok(n) => report.shared += n,
+                Err(e) => {
+                    give_up_on_team(report, cache.url(), &e, progress);
+                    team = None;
+                }
+            }
         }
         store.upsert(Collection::VectorCache, points)?;
         report.embedded += batch.len();

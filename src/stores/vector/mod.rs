@@ -75,7 +75,7 @@ impl Collection {
     pub fn keyword_fields(self) -> &'static [&'static str] {
         match self {
             Collection::Files => &["path", "language", "filename"],
-            Collection::Symbols => &["path", "language", "kind", "name", "parent"],
+            Collection::Symbols => &["path", "language", "kind", "name", "name_lower", "parent"],
             Collection::Semantic => &["path", "language", "kind", "symbol"],
             Collection::Patterns => &["path", "language", "kind", "key"],
             Collection::VectorCache => &[],
@@ -185,6 +185,11 @@ pub fn point_id_of(parts: &[&str]) -> u64 {
 pub fn sanitize(name: &str) -> String {
     let s: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
     s.trim_matches('_').to_string()
+}
+
+/// The collection prefix of one branch: `<repo prefix>_<branch>`.
+pub fn branch_prefix(repo_prefix: &str, branch: &str) -> String {
+    sanitize(&format!("{repo_prefix}_{branch}"))
 }
 
 /// Which store holds the vectors.

@@ -30,7 +30,7 @@ use super::{Collection, Filter, Point, Record, Result, ScoredHit, StoreError, Ve
 const MIN_SERVER: (u64, u64) = (1, 15);
 const BATCH: usize = 256;
 /// `<prefix>_state`: the index state kept in the server (CI indexing).
-const STATE_COLLECTION: &str = "state";
+pub const STATE_COLLECTION: &str = "state";
 const STATE_HEADER_ID: u64 = 0;
 /// Bytes of state text per point.
 const STATE_PART: usize = 1 << 20;
@@ -61,13 +61,37 @@ pub struct ServerStore {
 }
 
 impl ServerStore {
-    /// Connects, checks the server version and creates missing collections.
     /// The size of the vectors it holds.
     pub fn dims(&self) -> usize {
         self.dims
     }
 
+    /// Connects, checks the server version and creates missing collections.
     pub fn connect(opts: ServerOptions, dims: usize, model: &str) -> Result<ServerStore> {
+        let store = ServerStore::open(opts, dims, model)?;
+        for c in Collection::TREE.into_iter().chain([Collection::VectorCache]) {
+            store.ensure(c)?;
+        }
+        Ok(store)
+    }
+
+    /// Connects for the vector cache of `model` alone (a local index that
+    /// borrows the team's vectors): no tree collection is created, and the
+    /// cache only when `create`. `Ok(None)`: the server holds no cache of
+    /// this model and size.
+    pub fn connect_cache(opts: ServerOptions, dims: usize, model: &str, create: bool) -> Result<Option<ServerStore>> {
+        let store = ServerStore::open(opts, dims, model)?;
+        let c = Collection::VectorCache;
+        let name = store.collection_name(c);
+        if !create && !store.call(c, "checking the collection", || store.client.collection_exists(name.clone()))? {
+            return Ok(None);
+        }
+        store.ensure(c)?;
+        Ok(Some(store))
+    }
+
+    /// A client of a server of a supported version; creates nothing.
+    pub fn open(opts: ServerOptions, dims: usize, model: &str) -> Result<ServerStore> {
         let unreachable = |message: String| StoreError::Unreachable { url: opts.url.clone(), message };
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| unreachable(e.to_string()))?;
         let mut builder = Qdrant::from_url(&opts.url).timeout(opts.timeout).connect_timeout(Duration::from_secs(5)).skip_compatibility_check();
@@ -85,11 +109,7 @@ impl ServerStore {
                 message: format!("Qdrant server {version} is too old; git-rag needs {}.{} or newer", MIN_SERVER.0, MIN_SERVER.1),
             });
         }
-        let store = ServerStore { client, runtime, opts, dims, model: model.to_string(), version };
-        for c in Collection::TREE.into_iter().chain([Collection::VectorCache]) {
-            store.ensure(c)?;
-        }
-        Ok(store)
+        Ok(ServerStore { client, runtime, opts, dims, model: model.to_string(), version })
     }
 
     pub fn version(&self) -> &str {
@@ -138,20 +158,20 @@ impl ServerStore {
         }
     }
 
+    /// The size of the dense vectors of the collection `name` (`None`: it has none).
+    pub fn dense_size(&self, name: &str) -> Result<Option<u64>> {
+        let info = self.retrying(|| self.client.collection_info(name)).map_err(|e| self.named_err(name, format!("reading the collection failed: {e}")))?;
+        Ok(info.result.and_then(|r| r.config).and_then(|cfg| cfg.params).and_then(|p| p.vectors_config).and_then(|v| match v.config {
+            Some(qdrant_client::qdrant::vectors_config::Config::ParamsMap(m)) => m.map.get(DENSE).map(|p| p.size),
+            _ => None,
+        }))
+    }
+
     fn ensure(&self, c: Collection) -> Result<()> {
         let name = self.collection_name(c);
         let exists = self.call(c, "checking the collection", || self.client.collection_exists(name.clone()))?;
         if exists {
-            let info = self.call(c, "reading the collection", || self.client.collection_info(name.clone()))?;
-            let size = info
-                .result
-                .and_then(|r| r.config)
-                .and_then(|cfg| cfg.params)
-                .and_then(|p| p.vectors_config)
-                .and_then(|v| match v.config {
-                    Some(qdrant_client::qdrant::vectors_config::Config::ParamsMap(m)) => m.map.get(DENSE).map(|p| p.size),
-                    _ => None,
-                });
+            let size = self.dense_size(&name)?;
             if size != Some(self.dims as u64) {
                 return Err(StoreError::Schema {
                     place: format!("{} collection {name}", self.opts.url),
@@ -281,6 +301,72 @@ impl ServerStore {
             // Best effort: leftovers of an old generation are never read.
             let _ = self.runtime.block_on(self.client.delete_points(DeletePointsBuilder::new(name.clone()).points(ids).wait(true)));
         }
+        Ok(())
+    }
+
+    /// The `limit` points of `c` that best match `text` by the server's
+    /// sparse BM25 vectors (the query's BM25 vector is made by the server,
+    /// with the same `qdrant/bm25` inference the points were stored with).
+    pub fn sparse_search(&self, c: Collection, text: &str, filter: &Filter, limit: usize) -> Result<Vec<ScoredHit>> {
+        let name = self.collection_name(c);
+        let query = qdrant_client::qdrant::Query::new_nearest(Document::new(text.to_string(), "qdrant/bm25"));
+        let mut q = QueryPointsBuilder::new(name).query(query).using(SPARSE).limit(limit.max(1) as u64).with_payload(true);
+        if !filter.is_empty() {
+            q = q.filter(Self::filter(filter));
+        }
+        let response = self.call(c, "sparse query", || self.client.query(q.clone()))?;
+        Ok(response
+            .result
+            .into_iter()
+            .filter_map(|p| Some(ScoredHit { id: num_id(p.id)?, score: p.score, payload: to_json(p.payload) }))
+            .collect())
+    }
+
+    /// Names of every collection on the server (for `gc`).
+    pub fn collection_names(&self) -> Result<Vec<String>> {
+        let response = self.retrying(|| self.client.list_collections()).map_err(|e| self.named_err("*", format!("listing the collections failed: {e}")))?;
+        Ok(response.collections.into_iter().map(|c| c.name).collect())
+    }
+
+    fn named_err(&self, name: &str, message: impl std::fmt::Display) -> StoreError {
+        StoreError::Engine { place: format!("{} collection {name}", self.opts.url), message: short_error(&message.to_string()) }
+    }
+
+    /// Every point id of the collection `name`, with the value of one string
+    /// payload `field` where the point has it (for `gc`).
+    pub fn scroll_field(&self, name: &str, field: &str) -> Result<Vec<(u64, Option<String>)>> {
+        let mut out = Vec::new();
+        let mut offset: Option<PointId> = None;
+        loop {
+            let mut request = ScrollPointsBuilder::new(name).limit(4096).with_payload(qdrant_client::qdrant::PayloadIncludeSelector { fields: vec![field.to_string()] }).with_vectors(false);
+            if let Some(o) = offset.take() {
+                request = request.offset(o);
+            }
+            let response = self.retrying(|| self.client.scroll(request.clone())).map_err(|e| self.named_err(name, format!("scroll failed: {e}")))?;
+            out.extend(response.result.into_iter().filter_map(|p| {
+                let value = p.payload.get(field).and_then(|v| v.as_str().map(|s| s.to_string()));
+                Some((num_id(p.id)?, value))
+            }));
+            match response.next_page_offset {
+                Some(next) => offset = Some(next),
+                None => return Ok(out),
+            }
+        }
+    }
+
+    /// Deletes these points of the collection `name` (for `gc`).
+    pub fn delete_ids_in(&self, name: &str, ids: &[u64]) -> Result<()> {
+        for batch in ids.chunks(4096) {
+            let list = qdrant_client::qdrant::PointsIdsList { ids: batch.iter().map(|&i| i.into()).collect() };
+            self.retrying(|| self.client.delete_points(DeletePointsBuilder::new(name).points(list.clone()).wait(true)))
+                .map_err(|e| self.named_err(name, format!("delete failed: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the collection `name` (for `gc`).
+    pub fn drop_collection(&self, name: &str) -> Result<()> {
+        self.retrying(|| self.client.delete_collection(name)).map_err(|e| self.named_err(name, format!("deleting the collection failed: {e}")))?;
         Ok(())
     }
 

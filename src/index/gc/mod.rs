@@ -26,6 +26,8 @@ use crate::stores::vector::{point_id, Backend, Collection, VectorStore};
 use super::analyze::{self, FileOutcome};
 use super::{IndexError, Result};
 
+pub mod server;
+
 /// What gc found, and what it deleted.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct GcReport {

@@ -1,0 +1,203 @@
+//! A local (embedded) index that borrows the team's vectors from a Qdrant
+//! server's cache (`git config rag.vectorCache server`), and queries answered
+//! from the server alone with hybrid retrieval. The server tests run when
+//! `QDRANT_URL` is set (a real server on loopback; see the README) and print
+//! "skipped: no QDRANT_URL" otherwise; the unreachable-server test always runs.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{git_in, model_ready, rag_env, stderr, stdout, TestRepo};
+use serde_json::Value;
+
+fn server() -> Option<String> {
+    match std::env::var("QDRANT_URL") {
+        Ok(u) if !u.is_empty() => model_ready().then_some(u),
+        _ => {
+            eprintln!("skipped: no QDRANT_URL");
+            None
+        }
+    }
+}
+
+fn unique(label: &str) -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() % 1_000_000_000);
+    format!("git_rag_team_{label}_{}_{nanos}", std::process::id())
+}
+
+/// A repository of real code: some of this project's own files.
+fn origin() -> TestRepo {
+    let repo = TestRepo::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for f in ["src/semantic/api.rs", "src/index/paths.rs", "scripts/embed-server.py", "src/query/fusion.rs"] {
+        repo.write(f, std::fs::read(root.join(f)).expect("source file"));
+    }
+    repo.commit("code");
+    repo
+}
+
+fn clone(origin: &Path, into: &Path, shallow: bool) -> PathBuf {
+    let url = format!("file://{}", origin.display());
+    let mut cmd = Command::new("git");
+    cmd.args(["clone", "-q"]);
+    if shallow {
+        cmd.args(["--depth", "1"]);
+    }
+    let out = cmd.arg(&url).arg(into).env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null").output().expect("git clone");
+    assert!(out.status.success(), "clone: {}", String::from_utf8_lossy(&out.stderr));
+    into.to_path_buf()
+}
+
+fn json_ok(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Value {
+    let out = rag_env(dir, args, env);
+    assert!(out.status.success(), "git rag {args:?} failed: {}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("git rag {args:?}: {e}: {}", stdout(&out)))
+}
+
+/// `git rag index --ci` of `dir` into the server under `prefix`.
+fn ci_index(dir: &Path, url: &str, prefix: &str) -> Value {
+    git_in(dir, &["config", "rag.qdrantPrefix", prefix]);
+    json_ok(dir, &["index", "--ci", "--json", "-q", "--branch", "main"], &[("QDRANT_URL", url)])
+}
+
+const QUESTIONS: [&str; 5] = [
+    "retry a request after a 429 with Retry-After",
+    "which paths are indexed include exclude gitattributes",
+    "weighted reciprocal rank fusion",
+    "fn dedup_overlaps",
+    "serve embeddings over http",
+];
+
+fn answers(dir: &Path) -> Vec<Vec<(String, u64)>> {
+    QUESTIONS
+        .iter()
+        .map(|q| {
+            let v = json_ok(dir, &["query", q, "--json", "-n", "5"], &[]);
+            v["results"].as_array().expect("results").iter().map(|h| (h["path"].as_str().unwrap_or("").to_string(), h["start_line"].as_u64().unwrap_or(0))).collect()
+        })
+        .collect()
+}
+
+/// CI indexed the commit; a developer's local index of it borrows every
+/// vector and embeds nothing, and equals an index that embedded everything
+/// itself. A commit half new to the team embeds only its new texts.
+#[test]
+fn a_local_index_borrows_what_ci_embedded() {
+    let Some(url) = server() else { return };
+    let origin = origin();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let ci = clone(origin.path(), &scratch.path().join("ci"), true);
+    let ci_report = ci_index(&ci, &url, &unique("borrow"));
+    assert!(ci_report["files_indexed"].as_u64().unwrap_or(0) >= 4, "{ci_report}");
+
+    let dev = clone(origin.path(), &scratch.path().join("dev"), false);
+    git_in(&dev, &["config", "rag.vectorCache", "server"]);
+    let report = json_ok(&dev, &["index", "--json", "-q"], &[("QDRANT_URL", &url)]);
+    assert_eq!(report["embedded"], 0, "every text was in the team's cache: {report}");
+    assert!(report["borrowed"].as_u64().unwrap_or(0) > 100, "{report}");
+    assert!(report["vectors_behind"].is_null(), "{report}");
+
+    let own = clone(origin.path(), &scratch.path().join("own"), false);
+    let own_report = json_ok(&own, &["index", "--json", "-q"], &[]);
+    assert_eq!(own_report["embedded"], report["borrowed"], "what was borrowed is what an index of its own embeds");
+    assert_eq!(json_ok(&dev, &["dump-vectors"], &[]), json_ok(&own, &["dump-vectors"], &[]), "borrowed vectors make the same store");
+    assert_eq!(answers(&dev), answers(&own), "and the same answers");
+
+    // The team (CI) indexes one new file; the developer adds another on top.
+    let shared_text = "def shared_helper(x):\n    \"\"\"Round x to the nearest even number, for the billing report.\"\"\"\n    return round(x / 2) * 2\n";
+    origin.write("billing/round.py", shared_text);
+    origin.commit("billing");
+    ci_index(&clone(origin.path(), &scratch.path().join("ci2"), true), &url, &unique("borrow2"));
+    for dir in [&dev, &own] {
+        git_in(dir, &["pull", "-q", "--ff-only"]);
+        std::fs::write(dir.join("local.py"), "def only_here():\n    \"\"\"A function the team has never seen, about tide tables.\"\"\"\n    return 'tide'\n").expect("write");
+        git_in(dir, &["add", "local.py"]);
+        git_in(dir, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "local"]);
+    }
+    let report = json_ok(&dev, &["index", "--json", "-q"], &[("QDRANT_URL", &url)]);
+    let own_report = json_ok(&own, &["index", "--json", "-q"], &[]);
+    let embedded = report["embedded"].as_u64().expect("embedded");
+    assert!(embedded > 0 && report["borrowed"].as_u64().unwrap_or(0) > 0, "{report}");
+    assert!(embedded < own_report["embedded"].as_u64().expect("embedded"), "only the texts new to the team are embedded: {report} vs {own_report}");
+    assert_eq!(embedded + report["borrowed"].as_u64().expect("borrowed"), own_report["embedded"].as_u64().expect("embedded"), "{report} vs {own_report}");
+    assert_eq!(json_ok(&dev, &["dump-vectors"], &[]), json_ok(&own, &["dump-vectors"], &[]));
+
+    // Writing back is a choice. Nothing of the developer's own commit reached
+    // the team by default: a clone of it embeds those texts again.
+    let borrow_all = |label: &str| -> Value {
+        let third = clone(&dev, &scratch.path().join(label), false);
+        git_in(&third, &["config", "rag.vectorCache", "server"]);
+        json_ok(&third, &["index", "--json", "-q"], &[("QDRANT_URL", &url)])
+    };
+    let before = borrow_all("third0");
+    assert!(before["embedded"].as_u64().unwrap_or(0) > 0, "local.py was not shared: {before}");
+    std::fs::write(dev.join("tides.py"), "def high_water(day):\n    \"\"\"The hour of high water at the harbour on a given day.\"\"\"\n    return (day * 50) % 1440\n").expect("write");
+    git_in(&dev, &["add", "tides.py"]);
+    git_in(&dev, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "tides"]);
+    let shared = json_ok(&dev, &["index", "--share-vectors", "--json", "-q"], &[("QDRANT_URL", &url)]);
+    assert!(shared["embedded"].as_u64().unwrap_or(0) > 0, "{shared}");
+    assert_eq!(shared["semantic"]["shared"], shared["embedded"], "everything embedded was offered to the team: {shared}");
+    let after = borrow_all("third1");
+    assert!(after["embedded"].as_u64() <= before["embedded"].as_u64(), "the shared file's texts are borrowed, not embedded: {after} vs {before}");
+    assert!(after["borrowed"].as_u64() > before["borrowed"].as_u64(), "{after} vs {before}");
+}
+
+/// The team's cache out of reach: the run embeds here, says why, and the
+/// index is whole (not degraded: the cache is only a cache).
+#[test]
+fn an_unreachable_team_cache_embeds_here() {
+    if !model_ready() {
+        return;
+    }
+    let repo = origin();
+    repo.git(&["config", "rag.vectorCache", "server"]);
+    let out = rag_env(repo.path(), &["index", "--json"], &[("QDRANT_URL", "http://127.0.0.1:9")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("did not answer") && stderr(&out).contains("embedding here"), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert!(report["embedded"].as_u64().unwrap_or(0) > 100, "{report}");
+    assert_eq!(report["borrowed"], 0);
+    assert!(report["vectors_behind"].is_null(), "{report}");
+    assert!(report["semantic"]["shared_cache_error"].as_str().is_some_and(|e| e.contains("127.0.0.1:9")), "{report}");
+    // The index lives here: status is not degraded, queries answer with vectors.
+    let v = json_ok(repo.path(), &["query", "weighted reciprocal rank fusion", "--json", "--mode", "semantic"], &[]);
+    assert_eq!(v["results"][0]["path"], "src/query/fusion.rs", "{v}");
+    // Writing back without a cache configured is refused with the fix.
+    let plain = origin();
+    let out = rag_env(plain.path(), &["index", "--share-vectors"], &[]);
+    assert!(!out.status.success() && stderr(&out).contains("rag.vectorCache server"), "{}", stderr(&out));
+}
+
+/// Without a local index, the server answers every mode but graph, with
+/// hybrid results at least as good as dense alone on plain questions.
+#[test]
+fn server_only_queries_are_hybrid() {
+    let Some(url) = server() else { return };
+    let origin = origin();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let ci = clone(origin.path(), &scratch.path().join("ci"), true);
+    let prefix = unique("only");
+    ci_index(&ci, &url, &prefix);
+    let dev = clone(origin.path(), &scratch.path().join("dev"), true);
+    git_in(&dev, &["config", "rag.qdrantPrefix", &prefix]);
+    let env = [("QDRANT_URL", url.as_str())];
+    let first = |args: &[&str]| -> Value {
+        let v = json_ok(&dev, args, &env);
+        v["results"][0].clone()
+    };
+    // Keyword (the server's BM25), symbol (a name filter), hybrid.
+    let hit = first(&["query", "Retry-After", "--mode", "keyword", "--json", "--branch", "main"]);
+    assert_eq!(hit["path"], "src/semantic/api.rs", "{hit}");
+    let hit = first(&["query", "dedup_overlaps", "--mode", "symbol", "--json", "--branch", "main"]);
+    assert_eq!((hit["path"].as_str(), hit["symbol"].as_str()), (Some("src/query/fusion.rs"), Some("dedup_overlaps")), "{hit}");
+    let hit = first(&["query", "DEDUP_OVERLAPS", "--mode", "symbol", "--json", "--branch", "main"]);
+    assert_eq!(hit["symbol"], "dedup_overlaps", "names match in any case: {hit}");
+    let hit = first(&["query", "where are dedup_overlaps results merged", "--json", "--branch", "main"]);
+    assert_eq!(hit["path"], "src/query/fusion.rs", "{hit}");
+    let v = json_ok(&dev, &["query", "include exclude globs gitattributes", "--json", "--branch", "main", "--lang", "python"], &env);
+    assert!(v["results"].as_array().expect("results").iter().all(|h| h["language"] == "python"), "filters apply: {v}");
+    let out = rag_env(&dev, &["query", "who calls fuse", "--mode", "graph", "--branch", "main"], &env);
+    assert!(!out.status.success() && stderr(&out).contains("needs a local index"), "{}", stderr(&out));
+}
