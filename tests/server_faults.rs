@@ -38,6 +38,7 @@ impl Qdrant {
     }
 
     fn start(&mut self) {
+        // Qdrant reads `config/` relative to its working directory: the binary's.
         let dir = self.binary.parent().expect("the binary's directory").to_path_buf();
         let child = Command::new(&self.binary)
             .current_dir(&dir)
@@ -46,7 +47,11 @@ impl Qdrant {
             .env("QDRANT__SERVICE__GRPC_PORT", self.grpc.to_string())
             .env("QDRANT__STORAGE__STORAGE_PATH", self.storage.join("storage"))
             .env("QDRANT__STORAGE__SNAPSHOTS_PATH", self.storage.join("snapshots"))
+            .env("QDRANT__STORAGE__TEMP_PATH", self.storage.join("tmp"))
+            .env("QDRANT_INIT_FILE_PATH", self.storage.join(".qdrant-initialized"))
+            .env("QDRANT__SERVICE__ENABLE_STATIC_CONTENT", "false")
             .env("QDRANT__TELEMETRY_DISABLED", "true")
+            .env("RUN_MODE", "production")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

@@ -198,6 +198,13 @@ fn server_only_queries_are_hybrid() {
     assert_eq!(hit["path"], "src/query/fusion.rs", "{hit}");
     let v = json_ok(&dev, &["query", "include exclude globs gitattributes", "--json", "--branch", "main", "--lang", "python"], &env);
     assert!(v["results"].as_array().expect("results").iter().all(|h| h["language"] == "python"), "filters apply: {v}");
+    // A context from the server's answer: the code read from this clone by blob id, cited.
+    let out = rag_env(&dev, &["query", "weighted reciprocal rank fusion", "--context", "--budget", "1500", "--branch", "main"], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let md = stdout(&out);
+    assert!(md.contains("src/query/fusion.rs:") && md.contains("pub fn fuse("), "{md}");
+    let ctx: Value = json_ok(&dev, &["query", "weighted reciprocal rank fusion", "--context", "--budget", "1500", "--json", "--branch", "main"], &env);
+    assert!(ctx["tokens"].as_u64().is_some_and(|t| t > 0 && t <= 1500), "{ctx}");
     let out = rag_env(&dev, &["query", "who calls fuse", "--mode", "graph", "--branch", "main"], &env);
     assert!(!out.status.success() && stderr(&out).contains("needs a local index"), "{}", stderr(&out));
 }

@@ -57,16 +57,28 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
     Ok(ExitCode::SUCCESS)
 }
 
-/// A query answered from a Qdrant server's collections alone (dense only).
+/// A query answered from a Qdrant server's collections alone.
 fn run_server_only(ws: &Workspace, server: &git_rag::ServerOptions, request: &QueryRequest, json: bool) -> Result<ExitCode> {
-    server_query::check_supported(request.search.query.mode, request.context_budget.is_some())?;
-    let (store, commit, paths) = server_query::connect(server, &ws.model)?;
+    server_query::check_supported(request.search.query.mode)?;
+    let (store, index) = server_query::connect(server, &ws.model)?;
     eprintln!(
-        "git-rag: no local index: answering from {} at {} (the server's BM25, names and vectors; `git rag index` adds the graph and --context)",
+        "git-rag: no local index: answering from {} at {} (the server's BM25, names and vectors; `git rag index` adds the call graph)",
         server.prefix,
-        commit.as_deref().map(short).unwrap_or("?")
+        index.commit.as_deref().map(short).unwrap_or("?")
     );
-    let response = server_query::search(&store, &paths, &request.text, &request.search, &ws.model)?;
+    let response = server_query::search(&store, &index.paths(), &request.text, &request.search, &ws.model)?;
+    if let Some(budget) = request.context_budget {
+        let ctx = server_query::context(&store, &index, &ws.repo, &response, budget)?;
+        if json {
+            println!("{}", serde_json::to_string(&ctx)?);
+        } else {
+            print!("{}", ctx.markdown);
+            if !ctx.markdown.ends_with('\n') {
+                println!();
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if json {
         println!("{}", serde_json::to_string(&response)?);
         return Ok(ExitCode::SUCCESS);

@@ -12,7 +12,7 @@ use super::retrievers::Hit;
 use crate::graph::{EdgeKind, Graph, NodeData, NodeKey};
 
 /// Lines `start..=end` (1-based) of a text, clamped to it; `None` when empty.
-fn lines_of(text: &str, start: usize, end: usize) -> Option<(usize, usize, String)> {
+pub(crate) fn lines_of(text: &str, start: usize, end: usize) -> Option<(usize, usize, String)> {
     let lines: Vec<&str> = text.lines().collect();
     let start = start.max(1);
     let end = end.min(lines.len());
@@ -23,7 +23,7 @@ fn lines_of(text: &str, start: usize, end: usize) -> Option<(usize, usize, Strin
 }
 
 /// The header of a file: leading imports, `require`s, docstring and comments.
-fn import_header(text: &str) -> Option<usize> {
+pub(crate) fn import_header(text: &str) -> Option<usize> {
     let mut last = 0;
     for (i, line) in text.lines().take(120).enumerate() {
         let t = line.trim_start();

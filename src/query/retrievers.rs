@@ -95,7 +95,7 @@ pub struct Signals {
 }
 
 /// One result, in the shape of the JSON contract.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Hit {
     pub rank: usize,
     pub path: String,

@@ -45,18 +45,107 @@ pub enum ServerQueryError {
 }
 
 /// Fails early for what only a local index can do (`what` names the option).
-pub fn check_supported(mode: Mode, context: bool) -> Result<(), ServerQueryError> {
-    let what = match mode {
-        _ if context => "--context",
-        Mode::Graph => "--mode graph",
-        Mode::Hybrid | Mode::Semantic | Mode::Keyword | Mode::Symbol => return Ok(()),
+pub fn check_supported(mode: Mode) -> Result<(), ServerQueryError> {
+    match mode {
+        Mode::Graph => Err(ServerQueryError::NeedsLocalIndex { what: "--mode graph" }),
+        Mode::Hybrid | Mode::Semantic | Mode::Keyword | Mode::Symbol => Ok(()),
+    }
+}
+
+/// A token-budgeted context from a server-only answer: the results' code
+/// (read from this clone's objects by the blob ids the server recorded, so
+/// citations are verbatim; else the chunk text the server stores), each
+/// file's import header when this clone has the file, and the conventions
+/// that match the query (the server's BM25 over PATTERNS). The definitions
+/// the code relies on come from the call graph, which only a local index has.
+pub fn context(
+    store: &ServerStore,
+    index: &ServerIndex,
+    repo: &crate::git::Repo,
+    response: &Response,
+    budget: usize,
+) -> Result<crate::query::context::Context, ServerQueryError> {
+    use crate::query::context::{assemble, ContextOptions, Piece, Section};
+    use crate::query::pieces::{import_header, lines_of};
+    let reader = crate::git::BlobReader::new(repo);
+    let mut texts: std::collections::HashMap<String, Option<String>> = std::collections::HashMap::new();
+    let mut text_of = |path: &str| -> Option<String> {
+        texts
+            .entry(path.to_string())
+            .or_insert_with(|| {
+                let id = gix::ObjectId::from_hex(index.files.get(path)?.as_bytes()).ok()?;
+                reader.read(&id).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+            })
+            .clone()
     };
-    Err(ServerQueryError::NeedsLocalIndex { what })
+    let piece = |section: Section, h: &Hit, range: (usize, usize, String), note: Option<String>| Piece {
+        section,
+        path: h.path.clone(),
+        start_line: range.0,
+        end_line: range.1,
+        symbol: h.symbol.clone(),
+        kind: h.kind.clone(),
+        language: h.language.clone(),
+        content: range.2,
+        note,
+    };
+    let mut pieces = Vec::new();
+    let results: Vec<&Hit> = response.results.iter().filter(|h| h.kind != "pattern" && h.kind != "file").collect();
+    for h in &results {
+        let range = match text_of(&h.path) {
+            Some(text) => lines_of(&text, h.start_line, h.end_line),
+            None => Some((h.start_line, h.start_line + h.content.lines().count().max(1) - 1, h.content.clone())),
+        };
+        if let Some(range) = range.filter(|r| !r.2.trim().is_empty()) {
+            pieces.push(piece(Section::Code, h, range, None));
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for h in &results {
+        if !seen.insert(h.path.clone()) {
+            continue;
+        }
+        let Some(text) = text_of(&h.path) else { continue };
+        if let Some(range) = import_header(&text).and_then(|end| lines_of(&text, 1, end)) {
+            let mut fh = (*h).clone();
+            fh.kind = "imports".into();
+            fh.symbol = None;
+            pieces.push(piece(Section::FileContext, &fh, range, Some("imports".into())));
+        }
+    }
+    for hit in store.sparse_search(Collection::Patterns, &response.query, &crate::stores::vector::Filter::default(), 4)? {
+        let p = &hit.payload;
+        let get = |k: &str| p.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
+        let num = |k: &str| p.get(k).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
+        let h = Hit { path: get("path"), start_line: num("start_line").max(1), end_line: num("end_line").max(1), symbol: Some(get("key")), kind: "pattern".into(), language: get("language"), ..Hit::default() };
+        let range = match text_of(&h.path) {
+            Some(text) => lines_of(&text, h.start_line, h.end_line),
+            None => Some((h.start_line, h.end_line, get("content"))),
+        };
+        if let Some(range) = range {
+            let note = format!("{} (used {} times in {} files)", get("description"), num("count"), num("files"));
+            pieces.push(piece(Section::Patterns, &h, range, Some(note)));
+        }
+    }
+    Ok(assemble(&response.query, pieces, &ContextOptions { budget }))
+}
+
+/// What the server holds an index of: its commit and every file's blob id.
+pub struct ServerIndex {
+    pub commit: Option<String>,
+    /// Path → blob id.
+    pub files: std::collections::BTreeMap<String, String>,
+}
+
+impl ServerIndex {
+    pub fn paths(&self) -> BTreeSet<String> {
+        self.files.keys().cloned().collect()
+    }
 }
 
 /// Connects to the server and checks it holds an index of the configured model;
-/// returns the store and the indexed commit.
-pub fn connect(server: &ServerOptions, model: &ModelSource) -> Result<(ServerStore, Option<String>, std::collections::BTreeSet<String>), ServerQueryError> {
+/// returns the store and what it indexed.
+pub fn connect(server: &ServerOptions, model: &ModelSource) -> Result<(ServerStore, ServerIndex), ServerQueryError> {
     let manifest = model.identify().map_err(ServerQueryError::Model)?;
     let store = ServerStore::connect(server.clone(), manifest.dims, &manifest.id)?;
     let Some(state) = load_state(&store)? else {
@@ -65,7 +154,8 @@ pub fn connect(server: &ServerOptions, model: &ModelSource) -> Result<(ServerSto
     if state.model != manifest.id {
         return Err(ServerQueryError::ModelMismatch { server: state.model, installed: manifest.id });
     }
-    Ok((store, state.last_commit, state.files.into_keys().collect()))
+    let files = state.files.into_iter().map(|(path, f)| (path, f.blob)).collect();
+    Ok((store, ServerIndex { commit: state.last_commit, files }))
 }
 
 /// Searches the server's collections for `text` as the mode says: hybrid
