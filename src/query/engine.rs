@@ -82,10 +82,10 @@ impl Unavailable {
 
 /// The weight of chunks holding a literal of the query as written: a
 /// verbatim match outranks what every other retriever agrees on.
-const EXACT_WEIGHT: f32 = 3.0;
+pub(super) const EXACT_WEIGHT: f32 = 3.0;
 /// An issue report quotes messages it saw, some of which the code formats
 /// from parts: one list among the others.
-const EXACT_DOCUMENT_WEIGHT: f32 = 1.0;
+pub(super) const EXACT_DOCUMENT_WEIGHT: f32 = 1.0;
 
 /// Candidates each retriever contributes to the fusion.
 pub const DEFAULT_WINDOW: usize = 50;

@@ -17,10 +17,12 @@ use super::fusion::{dedup_overlaps, fuse, RRF_K};
 use super::priors::About;
 use super::retrievers::{self, Hit, Mode, Response, Retriever};
 use crate::progress::millis;
+use crate::semantic::docs::bm25_query;
 use crate::semantic::embed::{self, EmbedOptions, Embedder, ModelSource};
 use crate::stores::server_state::{load_state, ServerStateError};
 use crate::stores::vector::server::{ServerOptions, ServerStore};
-use crate::stores::vector::{Collection, VectorStore};
+use crate::stores::vector::{Collection, Filter, ScoredHit, VectorStore};
+use super::intent::{GraphAsk, Relation};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServerQueryError {
@@ -113,7 +115,7 @@ pub fn context(
             pieces.push(piece(Section::FileContext, &fh, range, Some("imports".into())));
         }
     }
-    for hit in store.sparse_search(Collection::Patterns, &response.query, &crate::stores::vector::Filter::default(), 4)? {
+    for hit in store.sparse_search(Collection::Patterns, &bm25_query(&response.query), &crate::stores::vector::Filter::default(), 4)? {
         let p = &hit.payload;
         let get = |k: &str| p.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
         let num = |k: &str| p.get(k).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
@@ -185,6 +187,19 @@ pub fn search(store: &ServerStore, paths: &BTreeSet<String>, text: &str, search:
     if matches!(mode, Mode::Hybrid | Mode::Symbol) && (w.symbol > 0.0 || mode == Mode::Symbol) {
         lists.push((Retriever::Symbol, w.symbol, name_list(store, text, &vector, &filter, &list_opts)?));
     }
+    if mode == Mode::Hybrid && !analysis.literals.is_empty() {
+        let hits = literal_list(store, &analysis.literals, &vector, &filter, list_opts.limit)?;
+        if !hits.is_empty() {
+            let document = analysis.intent == super::intent::Intent::Document;
+            lists.push((Retriever::Exact, if document { super::engine::EXACT_DOCUMENT_WEIGHT } else { super::engine::EXACT_WEIGHT }, hits));
+        }
+    }
+    if let (Mode::Hybrid, Some(ask), true) = (mode, &analysis.graph, w.graph > 0.0) {
+        let hits = graph_list(store, ask, &vector, &filter, list_opts.limit)?;
+        if !hits.is_empty() {
+            lists.push((Retriever::Graph, w.graph, hits));
+        }
+    }
     if matches!(mode, Mode::Hybrid | Mode::Semantic) && (w.dense > 0.0 || mode == Mode::Semantic) {
         let dense = retrievers::semantic_search(store, &vector, text, &list_opts, paths.iter())?;
         lists.push((Retriever::Dense, w.dense, dense.results));
@@ -208,10 +223,105 @@ pub fn search(store: &ServerStore, paths: &BTreeSet<String>, text: &str, search:
 
 /// Chunks by the server's BM25 vectors (SEMANTIC holds every chunk's text).
 fn sparse_list(store: &ServerStore, text: &str, filter: &crate::stores::vector::Filter, limit: usize) -> Result<Vec<Hit>, ServerQueryError> {
-    let hits = store.sparse_search(Collection::Semantic, text, filter, limit)?;
+    let hits = store.sparse_search(Collection::Semantic, &bm25_query(text), filter, limit)?;
     let ranked = hits
         .into_iter()
         .filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload)))
+        .collect();
+    Ok(retrievers::dense_hits(store, ranked)?)
+}
+
+/// Most literals of a query matched.
+const MAX_LITERALS: usize = 4;
+/// As the local literal retriever: a literal in more chunks of code than
+/// this is common; at most this many matches are read.
+const RARE_LITERAL: usize = 20;
+const LITERAL_SCAN: usize = 200;
+
+/// Chunks holding a literal of the query as written (a quoted message, an
+/// option name, a short query whole), nearest in meaning first.
+fn literal_list(store: &ServerStore, literals: &[super::literals::Literal], vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>, ServerQueryError> {
+    use super::literals::Source;
+    use super::priors::{role, Role};
+    let mut hits: Vec<ScoredHit> = Vec::new();
+    for literal in literals.iter().take(MAX_LITERALS) {
+        // A token that names a definition is the symbol retriever's.
+        if literal.source == Source::Token && !store.search(Collection::Symbols, vector, &filter.clone().any_of("name_lower", vec![literal.text.to_lowercase()]), 1)?.is_empty() {
+            continue;
+        }
+        let found = store.search_containing(Collection::Semantic, vector, filter, "content", &literal.text, LITERAL_SCAN + 1)?;
+        // A literal common in the project's code says little about where to look.
+        let path_of = |h: &ScoredHit| h.payload.get("path").and_then(|v| v.as_str()).unwrap_or("").to_string();
+        let code = found.iter().filter(|h| role(&path_of(h)) == Role::Code).count();
+        if found.len() > LITERAL_SCAN || code > RARE_LITERAL || (code == 0 && found.len() > RARE_LITERAL) {
+            continue;
+        }
+        hits.extend(found.into_iter().take(limit));
+    }
+    let ranked = hits
+        .into_iter()
+        .filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload)))
+        .collect();
+    Ok(retrievers::dense_hits(store, ranked)?)
+}
+
+/// A graph question answered by name, without the resolved graph: the
+/// definitions named like the subject (the first subject word any
+/// definition has), then those whose calls name it (callers), those it
+/// calls (callees) or those that extend it (implementers). Imports need the
+/// local graph (module paths are resolved there): nothing.
+fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>, ServerQueryError> {
+    let mut subject: Vec<ScoredHit> = Vec::new();
+    let mut name = String::new();
+    for word in ask.subject.iter().take(4) {
+        let last = word.rsplit(['.', ':', '#']).find(|s| !s.is_empty()).unwrap_or(word).to_lowercase();
+        subject = store.search(Collection::Symbols, vector, &filter.clone().any_of("name_lower", vec![last.clone()]), 8)?;
+        // The definition named as written (`Command.execute`, not `Execute`) first.
+        let written = word.to_lowercase();
+        subject.sort_by_key(|h| {
+            let get = |k: &str| h.payload.get(k).and_then(|v| v.as_str()).unwrap_or("");
+            let qualified = get("qualified_name").to_lowercase().replace("::", ".");
+            (!qualified.ends_with(&written), !word.ends_with(get("name")))
+        });
+        if !subject.is_empty() {
+            name = last;
+            break;
+        }
+    }
+    if subject.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut hits = match ask.relation {
+        Relation::Callers => store.search(Collection::Symbols, vector, &filter.clone().any_of("calls", vec![name]), limit)?,
+        Relation::Implementers => store.search(Collection::Symbols, vector, &filter.clone().any_of("bases", vec![name]), limit)?,
+        Relation::Callees => {
+            // What the best-matching definition of that name calls.
+            let calls: Vec<String> = subject[0].payload.get("calls").and_then(|v| v.as_array()).map(|a| a.iter().filter_map(|c| c.as_str().map(str::to_string)).collect()).unwrap_or_default();
+            if calls.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut callees = store.search(Collection::Symbols, vector, &filter.clone().any_of("name_lower", calls), limit)?;
+            // What a function does is in the callees that do work, not in its one-line helpers.
+            let size = |h: &ScoredHit| {
+                let line = |k: &str| h.payload.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+                line("end_line").saturating_sub(line("start_line"))
+            };
+            callees.sort_by_key(|h| std::cmp::Reverse(size(h)));
+            callees
+        }
+        Relation::Importers | Relation::Imports => return Ok(Vec::new()),
+    };
+    let subject_ids: BTreeSet<u64> = subject.iter().map(|h| h.id).collect();
+    hits.retain(|h| !subject_ids.contains(&h.id));
+    // Tests last, as in the local graph answers.
+    hits.sort_by_key(|h| h.payload.get("path").and_then(|v| v.as_str()).is_some_and(super::retrievers::is_test_path));
+    let ranked = hits
+        .into_iter()
+        .map(|h| {
+            let own = format!("symbol:{}", h.id);
+            let id = h.payload.get("chunk_id").and_then(|v| v.as_str()).map_or(own, str::to_string);
+            (id, h.score, h.payload)
+        })
         .collect();
     Ok(retrievers::dense_hits(store, ranked)?)
 }

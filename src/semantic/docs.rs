@@ -62,6 +62,23 @@ pub fn vector_key(model_id: &str, text: &str) -> u128 {
     u128::from_le_bytes(b)
 }
 
+/// The text of a point's sparse BM25 vector on a Qdrant server: the path,
+/// the symbol and the whole content (not the embedded text, which is cut to
+/// the model's window), as the terms of the local keyword index — every
+/// identifier whole and in parts, stemmed — so that the server's `qdrant/bm25`
+/// (which splits on words only) matches `evict_expired` from "expired".
+pub fn bm25_text(doc: &Doc) -> String {
+    let get = |k: &str| doc.payload.get(k).and_then(|v| v.as_str()).unwrap_or("");
+    let symbol = if get("symbol").is_empty() { get("qualified_name") } else { get("symbol") };
+    let body = if get("content").is_empty() { doc.text.as_str() } else { get("content") };
+    bm25_query(&format!("{} {symbol} {body}", get("path")))
+}
+
+/// A query for the server's sparse BM25 vectors, in the terms of [`bm25_text`].
+pub fn bm25_query(text: &str) -> String {
+    crate::stores::keyword::analyze(text).join(" ")
+}
+
 /// A point waiting for its vector: what to embed, and what to store with it.
 #[derive(Debug, Clone)]
 pub struct Doc {
@@ -135,6 +152,11 @@ pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> V
             "end_line": sym.span.end_line,
             "complexity": complexity(source),
             "chunk_id": chunk.map(|c| c.id.clone()),
+            // Names it calls and extends, by last segment, lowercased: a
+            // server without the local graph answers callers, callees and
+            // implementers by payload filters on them.
+            "calls": last_segments(&sym.calls),
+            "bases": last_segments(&sym.bases),
         }));
         doc(Collection::Symbols, point_id_of(&[path, &sym.qualified_name, &occurrence]), symbol_text(sym), payload);
     }
@@ -164,6 +186,20 @@ pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> V
     }));
     doc(Collection::Files, point_id_of(&[path]), text, payload);
     docs
+}
+
+/// Most names of calls kept per symbol.
+const MAX_CALLS: usize = 200;
+
+/// `self.session.send` → `send`; lowercased, sorted, without repeats.
+fn last_segments(names: &[String]) -> Vec<String> {
+    let set: std::collections::BTreeSet<String> = names
+        .iter()
+        .filter_map(|n| n.rsplit(['.', ':', '>', '#']).find(|s| !s.is_empty()))
+        .map(|s| s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).to_lowercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    set.into_iter().take(MAX_CALLS).collect()
 }
 
 fn object(v: Value) -> Map<String, Value> {

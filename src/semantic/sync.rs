@@ -171,11 +171,12 @@ pub fn sync(
     let mut by_collection: BTreeMap<Collection, Vec<Point>> = BTreeMap::new();
     for d in docs {
         let Some(vector) = vectors.get(&point_id(d.key)) else { continue };
+        let text = store.keeps_text().then(|| crate::semantic::docs::bm25_text(&d));
         let mut payload = d.payload;
         // Which cached vector the point uses: what `gc` of a shared server's
         // cache counts as referenced.
         payload.insert(CACHE_ID.into(), cache_id_text(point_id(d.key)).into());
-        by_collection.entry(d.collection).or_default().push(Point { id: d.id, vector: vector.clone(), payload, text: Some(d.text) });
+        by_collection.entry(d.collection).or_default().push(Point { id: d.id, vector: vector.clone(), payload, text });
     }
     for (c, points) in by_collection {
         report.points.insert(c.name().to_string(), points.len());

@@ -75,7 +75,7 @@ impl Collection {
     pub fn keyword_fields(self) -> &'static [&'static str] {
         match self {
             Collection::Files => &["path", "language", "filename"],
-            Collection::Symbols => &["path", "language", "kind", "name", "name_lower", "parent"],
+            Collection::Symbols => &["path", "language", "kind", "name", "name_lower", "parent", "calls", "bases"],
             Collection::Semantic => &["path", "language", "kind", "symbol"],
             Collection::Patterns => &["path", "language", "kind", "key"],
             Collection::VectorCache => &[],
@@ -89,7 +89,8 @@ pub struct Point {
     pub id: u64,
     pub vector: Vec<f32>,
     pub payload: Map<String, Value>,
-    /// Text for the server's sparse BM25 vector, where the collection has one.
+    /// Text for the server's sparse BM25 vector, where the collection has one
+    /// ([`crate::semantic::docs::bm25_text`]).
     pub text: Option<String>,
 }
 
@@ -151,6 +152,12 @@ pub trait VectorStore: Send + Sync {
     fn count(&self, c: Collection) -> Result<usize>;
     /// Makes everything written durable; `optimize` also builds the search indexes.
     fn commit(&self, optimize: bool) -> Result<()>;
+
+    /// Whether points' `text` is used (a server's sparse BM25 vectors); when
+    /// not, a writer need not make it.
+    fn keeps_text(&self) -> bool {
+        false
+    }
 
     /// Gets these collections ready to search now (an embedded store loads
     /// its shards on first use; a query loads them beside the model instead).

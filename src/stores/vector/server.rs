@@ -322,6 +322,22 @@ impl ServerStore {
             .collect())
     }
 
+    /// Like [`VectorStore::search`], among the points whose string payload
+    /// `field` holds `text` as written (the field has no full-text index, so
+    /// Qdrant matches the exact substring).
+    pub fn search_containing(&self, c: Collection, vector: &[f32], filter: &Filter, field: &str, text: &str, limit: usize) -> Result<Vec<ScoredHit>> {
+        let name = self.collection_name(c);
+        let mut conditions: Vec<Condition> = filter.must.iter().map(|(f, values)| Condition::matches(f.clone(), values.clone())).collect();
+        conditions.push(Condition::matches_text(field, text));
+        let q = QueryPointsBuilder::new(name).query(vector.to_vec()).using(DENSE).limit(limit.max(1) as u64).with_payload(true).filter(QFilter::must(conditions));
+        let response = self.call(c, "query", || self.client.query(q.clone()))?;
+        Ok(response
+            .result
+            .into_iter()
+            .filter_map(|p| Some(ScoredHit { id: num_id(p.id)?, score: p.score, payload: to_json(p.payload) }))
+            .collect())
+    }
+
     /// Names of every collection on the server (for `gc`).
     pub fn collection_names(&self) -> Result<Vec<String>> {
         let response = self.retrying(|| self.client.list_collections()).map_err(|e| self.named_err("*", format!("listing the collections failed: {e}")))?;
@@ -382,6 +398,10 @@ impl VectorStore for ServerStore {
 
     fn dims(&self) -> usize {
         self.dims
+    }
+
+    fn keeps_text(&self) -> bool {
+        true
     }
 
     fn upsert(&self, c: Collection, points: Vec<Point>) -> Result<()> {
