@@ -420,6 +420,43 @@ mod tests {
         g.update(&removed, facts(&[("pkg/auth.py", auth2)]));
         let fresh = build(&[("pkg/auth.py", auth2), ("pkg/sessions.py", &sessions2)]);
         assert_eq!(g.graph().dump(), fresh.graph().dump());
+        // In one update: a file whose every definition moves down (updated in
+        // place) beside one that gains a definition its neighbour now calls.
+        let sessions3 = format!("# moved\n\n\n{}", sessions2.replace("get_auth(1)", "get_auth(1) or helper()"));
+        let auth3 = "def get_auth(url):\n    return url\n\ndef helper():\n    return get_auth(0)\n";
+        let removed: BTreeSet<String> = ["pkg/auth.py", "pkg/sessions.py"].iter().map(|s| s.to_string()).collect();
+        g.update(&removed, facts(&[("pkg/auth.py", auth3), ("pkg/sessions.py", &sessions3)]));
+        let fresh = build(&[("pkg/auth.py", auth3), ("pkg/sessions.py", &sessions3)]);
+        assert_eq!(g.graph().dump(), fresh.graph().dump());
+        assert_eq!(g.graph().to_stored("x").nodes, fresh.graph().to_stored("x").nodes, "lines moved with the definitions");
+    }
+
+    /// A file whose definitions partly change keeps the nodes (and the edges
+    /// other files resolved into them) of the ones that did not; the result
+    /// equals a fresh build through added members, changed bases, a renamed
+    /// parent and a removed definition.
+    #[test]
+    fn changed_definitions_keep_the_others_and_equal_a_fresh_build() {
+        let user = "from .lib import Base, run\n\nclass Child(Base):\n    def go(self):\n        return self.get() + run() + self.put()\n";
+        let versions = [
+            "class Base:\n    def get(self):\n        return 1\n\ndef run():\n    return 2\n",
+            // New imports, a member added, a body changed, a function added, every line moved.
+            "import os\n\nclass Base:\n    def get(self):\n        return os.sep\n    def put(self):\n        return 0\n\ndef run():\n    return 3\n\ndef added():\n    return run()\n",
+            // Base gains a base that defines get; put is gone.
+            "import os\n\nclass Mixin:\n    def get(self):\n        return 5\n\nclass Base(Mixin):\n    def helper(self):\n        return os.sep\n\ndef run():\n    return 3\n\ndef added():\n    return run()\n",
+            // Base's bases change again; its member stays (and keeps its parent).
+            "import os\n\nclass Mixin:\n    def get(self):\n        return 5\n\nclass Base(Mixin, object):\n    def helper(self):\n        return os.sep\n\ndef run():\n    return 3\n\ndef added():\n    return run()\n",
+            // The class is renamed: its members move with it; run is removed.
+            "import os\n\nclass Mixin:\n    def get(self):\n        return 5\n\nclass Base2(Mixin):\n    def helper(self):\n        return os.sep\n\ndef added():\n    return 1\n",
+        ];
+        let mut g = build(&[("pkg/lib.py", versions[0]), ("pkg/user.py", user)]);
+        for lib in &versions[1..] {
+            let removed: BTreeSet<String> = ["pkg/lib.py".to_string()].into_iter().collect();
+            g.update(&removed, facts(&[("pkg/lib.py", lib)]));
+            let fresh = build(&[("pkg/lib.py", lib), ("pkg/user.py", user)]);
+            assert_eq!(g.graph().dump(), fresh.graph().dump(), "after {lib}");
+            assert_eq!(g.graph().to_stored("x").nodes, fresh.graph().to_stored("x").nodes, "after {lib}");
+        }
     }
 
     /// References whose text is not a plain dotted name (subscripted bases,

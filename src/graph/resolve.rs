@@ -27,6 +27,58 @@ pub(super) fn add_file_nodes(g: &mut Graph, path: &str, facts: &FileFacts) {
     }
 }
 
+/// Moves a file's symbol nodes to their new lines (a file whose definitions
+/// are the same, see `same_interface`): the first definition of a
+/// qualified name owns the node, as in [`add_file_nodes`].
+pub(super) fn update_lines(g: &mut Graph, path: &str, facts: &FileFacts) {
+    let mut seen = HashSet::new();
+    for s in &facts.symbols {
+        if !seen.insert(&s.qualified_name) {
+            continue;
+        }
+        if let Some(ix) = g.node(&symbol_key(path, &s.qualified_name)) {
+            g.graph[ix].start_line = s.start_line;
+            g.graph[ix].end_line = s.end_line;
+        }
+    }
+}
+
+/// Replaces the symbol nodes of a file that is there before and after (each
+/// version without duplicate names): nodes of definitions that are gone or
+/// changed (name, kind, parent, bases) go, with their edges; the others stay,
+/// with the edges other files resolved into them, and move to their new
+/// lines. [`add_file_nodes`] then adds the new ones, [`attach_to_parents`]
+/// re-links what lost its parent.
+pub(super) fn replace_file_nodes(g: &mut Graph, path: &str, old: &FileFacts, new: &FileFacts) {
+    let same = |a: &SymbolFact, b: &SymbolFact| a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases;
+    let kept: HashMap<&str, &SymbolFact> = new.symbols.iter().map(|s| (s.qualified_name.as_str(), s)).collect();
+    for a in &old.symbols {
+        match kept.get(a.qualified_name.as_str()) {
+            Some(b) if same(a, b) => {
+                if let Some(ix) = g.node(&symbol_key(path, &b.qualified_name)) {
+                    g.graph[ix].start_line = b.start_line;
+                    g.graph[ix].end_line = b.end_line;
+                }
+            }
+            _ => g.remove(&symbol_key(path, &a.qualified_name)),
+        }
+    }
+}
+
+/// Gives every symbol node of `path` its `contains` edge from its parent (or
+/// the file) when it has none: a kept definition whose parent was replaced.
+pub(super) fn attach_to_parents(g: &mut Graph, path: &str, facts: &FileFacts) {
+    let Some(file) = g.node(&NodeKey::File(path.to_string())) else { return };
+    for s in &facts.symbols {
+        let Some(ix) = g.node(&symbol_key(path, &s.qualified_name)) else { continue };
+        if g.graph.edges_directed(ix, Direction::Incoming).any(|e| e.weight().kind == EdgeKind::Contains) {
+            continue;
+        }
+        let parent = s.parent.as_ref().and_then(|p| g.node(&symbol_key(path, p))).unwrap_or(file);
+        g.graph.add_edge(parent, ix, EdgeData { kind: EdgeKind::Contains, raw: String::new() });
+    }
+}
+
 /// Removes a file's symbols; the file node itself only when the file is gone,
 /// so imports of a file that changed in place stay attached.
 pub(super) fn remove_file_nodes(g: &mut Graph, path: &str, facts: &FileFacts, keep_file: bool) {

@@ -2,7 +2,7 @@
 //! under `<index>/graph/` (bincode, atomic writes), and [`GraphStore`], the
 //! facts and graph as an index run updates them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -117,18 +117,61 @@ impl GraphStore {
     /// Replaces the facts of `removed` paths and `added` files, and re-resolves
     /// what they affect.
     pub fn update(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) {
+        // Files changed inside their definitions only: nothing another file
+        // resolves against moved, so they are updated in place (see `reshaped`).
+        let (in_place, added): (Vec<(String, FileFacts)>, Vec<(String, FileFacts)>) =
+            added.into_iter().partition(|(p, f)| removed.contains(p) && self.facts.get(p).is_some_and(|old| same_interface(old, f)));
+        let removed: BTreeSet<String> = removed.iter().filter(|p| !in_place.iter().any(|(q, _)| q == *p)).cloned().collect();
+        let in_place_paths: Vec<String> = in_place.iter().map(|(p, _)| p.clone()).collect();
+        for (p, f) in in_place {
+            update_lines(&mut self.graph, &p, &f);
+            self.facts.insert(p, f);
+        }
+        self.reshape(&removed, added, &in_place_paths);
+        // Their own references, all of them, against the facts as they are now.
+        let mut resolver = Resolver::new(&self.facts);
+        for p in &in_place_paths {
+            resolve_file(&mut self.graph, &mut resolver, &self.facts, p, None);
+        }
+        drop_orphan_stubs(&mut self.graph);
+    }
+
+    /// The general update: files whose definitions or imports changed, or
+    /// that appeared or vanished. `skip`: files updated in place, whose
+    /// references the caller resolves again anyway.
+    fn reshape(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>, skip: &[String]) {
+        if removed.is_empty() && added.is_empty() {
+            return;
+        }
         let added_paths: BTreeSet<String> = added.iter().map(|(p, _)| p.clone()).collect();
-        // Names defined before or after in the changed files.
-        let mut names: HashSet<String> = HashSet::new();
         let mut changed_paths: BTreeSet<String> = removed.clone();
         changed_paths.extend(added_paths.iter().cloned());
+        // Names whose definitions changed: in a file there before and after,
+        // those of the definitions that differ (the others keep their nodes
+        // and the edges into them); else every name it defines, before or after.
+        let mut names: HashSet<String> = HashSet::new();
+        // Files whose class chains may have changed (see below).
+        let mut chain_paths: BTreeSet<String> = BTreeSet::new();
+        let mut modified: BTreeSet<String> = BTreeSet::new();
         for p in &changed_paths {
-            if let Some(f) = self.facts.get(p) {
-                names.extend(f.symbols.iter().map(|s| s.name.clone()));
+            let old = self.facts.get(p);
+            let new = added.iter().find(|(q, _)| q == p).map(|(_, f)| f);
+            match (old, new) {
+                (Some(old), Some(new)) if !has_duplicates(old) && !has_duplicates(new) => {
+                    let diff = changed_definitions(old, new);
+                    if diff.iter().any(|d| !d.bases.is_empty()) {
+                        chain_paths.insert(p.clone());
+                    }
+                    names.extend(diff.into_iter().map(|d| d.name.clone()));
+                    modified.insert(p.clone());
+                }
+                _ => {
+                    for f in old.into_iter().chain(new) {
+                        names.extend(f.symbols.iter().map(|s| s.name.clone()));
+                    }
+                    chain_paths.insert(p.clone());
+                }
             }
-        }
-        for (_, f) in &added {
-            names.extend(f.symbols.iter().map(|s| s.name.clone()));
         }
         // Paths that appeared or vanished change what imports resolve to.
         let existed: BTreeSet<String> = changed_paths.iter().filter(|p| self.facts.contains_key(*p)).cloned().collect();
@@ -142,26 +185,31 @@ impl GraphStore {
             .collect();
         // `self.x` in an unchanged subclass resolves through the bases of a
         // changed class: the members along those base chains, before and after.
-        names.extend(inherited_member_names(&self.graph, &changed_paths, &self.facts));
+        names.extend(inherited_member_names(&self.graph, &chain_paths, &self.facts));
 
+        let new_facts: BTreeMap<String, FileFacts> = added.into_iter().collect();
         for p in &changed_paths {
             if let Some(f) = self.facts.remove(p) {
-                remove_file_nodes(&mut self.graph, p, &f, added_paths.contains(p));
+                match new_facts.get(p) {
+                    Some(new) if modified.contains(p) => replace_file_nodes(&mut self.graph, p, &f, new),
+                    _ => remove_file_nodes(&mut self.graph, p, &f, added_paths.contains(p)),
+                }
             }
         }
-        for (p, f) in added {
-            self.facts.insert(p, f);
-        }
+        self.facts.extend(new_facts);
         for p in &added_paths {
             add_file_nodes(&mut self.graph, p, &self.facts[p]);
+        }
+        for p in &modified {
+            attach_to_parents(&mut self.graph, p, &self.facts[p]);
         }
         let mut resolver = Resolver::new(&self.facts);
         for p in &added_paths {
             resolve_file(&mut self.graph, &mut resolver, &self.facts, p, None);
         }
-        names.extend(inherited_member_names(&self.graph, &added_paths, &self.facts));
+        names.extend(inherited_member_names(&self.graph, &chain_paths, &self.facts));
         // References from unchanged files that may now resolve elsewhere.
-        let unchanged: Vec<String> = self.facts.keys().filter(|p| !changed_paths.contains(*p)).cloned().collect();
+        let unchanged: Vec<String> = self.facts.keys().filter(|p| !changed_paths.contains(*p) && !skip.contains(p)).cloned().collect();
         for p in unchanged {
             let f = &self.facts[&p];
             // Any segment of the import: a Rust path resolves to its longest
@@ -174,7 +222,6 @@ impl GraphStore {
                 resolve_file(&mut self.graph, &mut resolver, &self.facts, &p, scope);
             }
         }
-        drop_orphan_stubs(&mut self.graph);
     }
 
     /// Writes facts, then the graph, both atomically and with one generation
@@ -189,6 +236,35 @@ impl GraphStore {
         let path = self.dir.join(PATTERNS_FILE);
         crate::stores::state::write_atomic(&path, &patterns).map_err(|e| GraphError::Write { path, source: e })
     }
+}
+
+/// Whether two versions of a file look the same to every other file's name
+/// resolution: the same definitions (names, kinds, nesting, bases, in
+/// order) and the same imports. What differs then is inside bodies (calls,
+/// lines), which only the file's own references depend on.
+fn same_interface(old: &FileFacts, new: &FileFacts) -> bool {
+    old.language == new.language
+        && old.imports == new.imports
+        && old.symbols.len() == new.symbols.len()
+        && old.symbols.iter().zip(&new.symbols).all(|(a, b)| a.qualified_name == b.qualified_name && a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases)
+}
+
+/// Whether a file defines one qualified name twice (a redefinition: the
+/// first owns the node, so a change of either is handled as a whole file).
+fn has_duplicates(f: &FileFacts) -> bool {
+    let mut seen = HashSet::new();
+    !f.symbols.iter().all(|s| seen.insert(crate::analysis::parse::canonical_name(&s.qualified_name)))
+}
+
+/// Definitions of `old` and `new` (each without duplicates) that are not in
+/// the other with the same name, kind, parent and bases.
+fn changed_definitions<'a>(old: &'a FileFacts, new: &'a FileFacts) -> Vec<&'a SymbolFact> {
+    let same = |a: &SymbolFact, b: &SymbolFact| a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases;
+    let index = |f: &'a FileFacts| -> HashMap<&'a str, &'a SymbolFact> { f.symbols.iter().map(|s| (s.qualified_name.as_str(), s)).collect() };
+    let (o, n) = (index(old), index(new));
+    let gone = old.symbols.iter().filter(|a| !n.get(a.qualified_name.as_str()).is_some_and(|b| same(a, b)));
+    let came = new.symbols.iter().filter(|b| !o.get(b.qualified_name.as_str()).is_some_and(|a| same(a, b)));
+    gone.chain(came).collect()
 }
 
 /// Every edge of the code graph in `index_dir`, sorted (`git rag dump-graph`,
