@@ -3,20 +3,25 @@
 # measures the embedding layer) on the eval kit's `large` corpus (~9,300 files, ~83 MB):
 #  1. full keyword+symbol index, N runs (median): files/s, MB/s, wall and CPU;
 #     reference in the same run: `git archive HEAD` (reading every blob once).
-#  2. one-file commits on a local clone, M runs (median): the work time git-rag
-#     reports (took_ms) and the process wall time; reference: the `git commit`
-#     that made the change.
-# Quote medians: the machine is shared and noisy.
-#   scripts/bench-index.sh [RUNS=3] [COMMITS=10]
+#  2. one-file commits on a local clone, M files spread through the repository
+#     (median, and the slowest), of two kinds: a definition added, and a line
+#     inserted at the top (definitions moved, none changed): the work time
+#     git-rag reports (took_ms) and the process wall time; reference: the
+#     `git commit` that made the change.
+# Quote medians: the machine is shared and noisy. GIT_RAG_BIN uses an existing
+# binary (e.g. an older build, to compare before and after on the same machine).
+#   scripts/bench-index.sh [RUNS=3] [COMMITS=15]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/toolchain.sh
-runs="${1:-3}"; commits="${2:-10}"
+runs="${1:-3}"; commits="${2:-15}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
 EVAL_DIR="$(cd "${GIT_RAG_EVAL_DIR:-../shared/eval}" && pwd)"
 CORPORA="${CORPORA:-$HOME/.cache/git-rag-eval-corpora}"
-cargo build --release --locked -q
-bin="$CARGO_TARGET_DIR/release/git-rag"
+if [ -z "${GIT_RAG_BIN:-}" ]; then
+  cargo build --release --locked -q
+fi
+bin="${GIT_RAG_BIN:-$CARGO_TARGET_DIR/release/git-rag}"
 large="$CORPORA/large"
 [ -d "$large/.git" ] || python3 "$EVAL_DIR/corpus.py" build "$EVAL_DIR/specs/large.json" "$large" >&2
 work=$(mktemp -d)
@@ -62,18 +67,36 @@ subprocess.run(["git", "clone", "-q", "--local", large, clone], check=True, env=
 idx = os.path.join(work, "inc")
 timed([bin_, "index", "-q", "--no-semantic", "--index-dir", idx], clone)
 files = subprocess.run(["git", "ls-files", "*.py"], cwd=clone, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.split()
-took, walls, commit_walls = [], [], []
-for i in range(commits):
-    f = files[(i * 7919) % len(files)]
-    with open(os.path.join(clone, f), "a") as fh:
-        fh.write(f"\n\ndef bench_added_{i}(x):\n    return x + {i}\n")
-    cw, _, _ = timed(["git", "commit", "-q", "-am", f"bench {i}"], clone)
-    w, _, out = timed([bin_, "index", "-q", "--json", "--no-semantic", "--index-dir", idx], clone)
-    rep = json.loads(out)
-    assert rep["files_indexed"] == 1, rep
-    took.append(rep["took_ms"]); walls.append(w * 1000); commit_walls.append(cw * 1000)
-print(f"ONE-FILE COMMIT (median of {commits}): work {statistics.median(took):.1f} ms (took_ms), "
-      f"process wall {statistics.median(walls):.1f} ms; the `git commit` itself {statistics.median(commit_walls):.1f} ms "
-      f"(ratio {statistics.median(walls)/statistics.median(commit_walls):.1f}x)")
-print("  timings of the last run (ms):", json.dumps(rep["timings"]))
+# Two kinds of one-file commit on the same files: a definition appended (the
+# file's definitions change) and a comment line inserted at the top (every
+# definition moves, none changes: the graph updates the file in place).
+edits = {
+    "definition added": lambda text, i: text + f"\n\ndef bench_added_{i}(x):\n    return x + {i}\n",
+    "line inserted at the top": lambda text, i: f"# bench {i}\n" + text,
+}
+for kind, edit in edits.items():
+    took, walls, commit_walls, rss, slowest = [], [], [], [], (0, "")
+    for i in range(commits):
+        f = files[(i * 7919) % len(files)]
+        path = os.path.join(clone, f)
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            text = fh.read()
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(edit(text, i))
+        cw, _, _ = timed(["git", "commit", "-q", "-am", f"bench {kind} {i}"], clone)
+        t0 = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", bin_, "index", "-q", "--json", "--no-semantic", "--index-dir", idx],
+                           cwd=clone, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True, text=True)
+        w = time.perf_counter() - t0
+        rss.append(int(p.stderr.strip().splitlines()[-1]) / 1024)
+        rep = json.loads(p.stdout)
+        assert rep["files_indexed"] == 1, rep
+        took.append(rep["took_ms"]); walls.append(w * 1000); commit_walls.append(cw * 1000)
+        slowest = max(slowest, (rep["took_ms"], f))
+    print(f"ONE-FILE COMMIT, {kind} (median of {commits}): work {statistics.median(took):.1f} ms (took_ms), "
+          f"process wall {statistics.median(walls):.1f} ms; slowest {slowest[0]:.0f} ms ({slowest[1]}); "
+          f"peak RSS {statistics.median(rss):.0f} MB; "
+          f"the `git commit` itself {statistics.median(commit_walls):.1f} ms "
+          f"(ratio {statistics.median(walls)/statistics.median(commit_walls):.1f}x)")
+    print("  timings of the last run (ms):", json.dumps(rep["timings"]))
 PY
