@@ -208,3 +208,14 @@ fn server_only_queries_are_hybrid() {
     let out = rag_env(&dev, &["query", "who calls fuse", "--mode", "graph", "--branch", "main"], &env);
     assert!(!out.status.success() && stderr(&out).contains("needs a local index"), "{}", stderr(&out));
 }
+
+/// Without a local index, a server out of reach is a clear error naming it.
+#[test]
+fn a_server_only_query_of_an_unreachable_server_is_a_clear_error() {
+    let repo = TestRepo::new();
+    repo.write("a.py", "def f():\n    return 1\n");
+    repo.commit("one");
+    let out = rag_env(repo.path(), &["query", "what does f return", "--branch", "main"], &[("QDRANT_URL", "http://127.0.0.1:9")]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(stderr(&out).contains("cannot reach the Qdrant server at http://127.0.0.1:9"), "{}", stderr(&out));
+}
