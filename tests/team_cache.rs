@@ -133,7 +133,9 @@ fn a_local_index_borrows_what_ci_embedded() {
     };
     let before = borrow_all("third0");
     assert!(before["embedded"].as_u64().unwrap_or(0) > 0, "local.py was not shared: {before}");
-    std::fs::write(dev.join("tides.py"), "def high_water(day):\n    \"\"\"The hour of high water at the harbour on a given day.\"\"\"\n    return (day * 50) % 1440\n").expect("write");
+    // Text of its own (the server outlives test runs, and keeps what was shared).
+    let run = unique("tides");
+    std::fs::write(dev.join("tides.py"), format!("def high_water(day):\n    \"\"\"The hour of high water at the harbour on a given day ({run}).\"\"\"\n    return (day * 50) % 1440\n")).expect("write");
     git_in(&dev, &["add", "tides.py"]);
     git_in(&dev, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "tides"]);
     let shared = json_ok(&dev, &["index", "--share-vectors", "--json", "-q"], &[("QDRANT_URL", &url)]);

@@ -123,6 +123,24 @@ impl Default for ContextOptions {
     }
 }
 
+impl Piece {
+    /// A piece of `section` showing `range` (first line, last line, text) of
+    /// the hit's file, named like the hit.
+    pub fn of_hit(section: Section, h: &crate::query::retrievers::Hit, range: (usize, usize, String), note: Option<String>) -> Piece {
+        Piece {
+            section,
+            path: h.path.clone(),
+            start_line: range.0,
+            end_line: range.1,
+            symbol: h.symbol.clone(),
+            kind: h.kind.clone(),
+            language: h.language.clone(),
+            content: range.2,
+            note,
+        }
+    }
+}
+
 /// The assembled context.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Context {

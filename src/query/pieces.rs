@@ -118,17 +118,7 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
     let mut files: HashMap<String, Option<String>> = HashMap::new();
     let mut text_of = |path: &str| -> Option<String> { files.entry(path.to_string()).or_insert_with(|| read_file(path)).clone() };
     let mut pieces = Vec::new();
-    let piece = |section: Section, h: &Hit, range: (usize, usize, String), note: Option<String>| Piece {
-        section,
-        path: h.path.clone(),
-        start_line: range.0,
-        end_line: range.1,
-        symbol: h.symbol.clone(),
-        kind: h.kind.clone(),
-        language: h.language.clone(),
-        content: range.2,
-        note,
-    };
+    let piece = Piece::of_hit;
     let results: Vec<&Hit> = answer.response.results.iter().filter(|h| h.kind != "pattern").collect();
     let in_results: HashSet<(String, String)> = results.iter().filter_map(|h| Some((h.path.clone(), h.symbol.clone()?))).collect();
 

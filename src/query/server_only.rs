@@ -80,17 +80,7 @@ pub fn context(
             })
             .clone()
     };
-    let piece = |section: Section, h: &Hit, range: (usize, usize, String), note: Option<String>| Piece {
-        section,
-        path: h.path.clone(),
-        start_line: range.0,
-        end_line: range.1,
-        symbol: h.symbol.clone(),
-        kind: h.kind.clone(),
-        language: h.language.clone(),
-        content: range.2,
-        note,
-    };
+    let piece = Piece::of_hit;
     let mut pieces = Vec::new();
     let results: Vec<&Hit> = response.results.iter().filter(|h| h.kind != "pattern" && h.kind != "file").collect();
     for h in &results {
@@ -315,6 +305,12 @@ fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filt
     hits.retain(|h| !subject_ids.contains(&h.id));
     // Tests last, as in the local graph answers.
     hits.sort_by_key(|h| h.payload.get("path").and_then(|v| v.as_str()).is_some_and(super::retrievers::is_test_path));
+    symbol_hits(store, hits)
+}
+
+/// Hits of SYMBOLS points, each standing for its chunk (a definition
+/// without one stands for its own lines), in their order.
+fn symbol_hits(store: &ServerStore, hits: Vec<ScoredHit>) -> Result<Vec<Hit>, ServerQueryError> {
     let ranked = hits
         .into_iter()
         .map(|h| {
@@ -347,13 +343,5 @@ fn name_list(store: &ServerStore, text: &str, vector: &[f32], filter: &crate::st
         filter = filter.any_of("kind", vec![k.to_lowercase()]);
     }
     let hits = store.search(Collection::Symbols, vector, &filter, opts.limit)?;
-    let ranked = hits
-        .into_iter()
-        .map(|h| {
-            let own = format!("symbol:{}", h.id);
-            let id = h.payload.get("chunk_id").and_then(|v| v.as_str()).map_or(own, str::to_string);
-            (id, h.score, h.payload)
-        })
-        .collect();
-    Ok(retrievers::dense_hits(store, ranked)?)
+    symbol_hits(store, hits)
 }

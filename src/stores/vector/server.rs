@@ -315,11 +315,7 @@ impl ServerStore {
             q = q.filter(Self::filter(filter));
         }
         let response = self.call(c, "sparse query", || self.client.query(q.clone()))?;
-        Ok(response
-            .result
-            .into_iter()
-            .filter_map(|p| Some(ScoredHit { id: num_id(p.id)?, score: p.score, payload: to_json(p.payload) }))
-            .collect())
+        Ok(scored(response))
     }
 
     /// Like [`VectorStore::search`], among the points whose string payload
@@ -331,11 +327,7 @@ impl ServerStore {
         conditions.push(Condition::matches_text(field, text));
         let q = QueryPointsBuilder::new(name).query(vector.to_vec()).using(DENSE).limit(limit.max(1) as u64).with_payload(true).filter(QFilter::must(conditions));
         let response = self.call(c, "query", || self.client.query(q.clone()))?;
-        Ok(response
-            .result
-            .into_iter()
-            .filter_map(|p| Some(ScoredHit { id: num_id(p.id)?, score: p.score, payload: to_json(p.payload) }))
-            .collect())
+        Ok(scored(response))
     }
 
     /// Names of every collection on the server (for `gc`).
@@ -454,11 +446,7 @@ impl VectorStore for ServerStore {
             q = q.filter(Self::filter(filter));
         }
         let response = self.call(c, "query", || self.client.query(q.clone()))?;
-        Ok(response
-            .result
-            .into_iter()
-            .filter_map(|p| Some(ScoredHit { id: num_id(p.id)?, score: p.score, payload: to_json(p.payload) }))
-            .collect())
+        Ok(scored(response))
     }
 
     fn retrieve(&self, c: Collection, ids: &[u64], with_vectors: bool) -> Result<Vec<Record>> {
@@ -510,6 +498,11 @@ impl VectorStore for ServerStore {
         // Every write waited for the server; it indexes in the background.
         Ok(())
     }
+}
+
+/// The hits of a query's answer (points with a numeric id).
+fn scored(response: qdrant_client::qdrant::QueryResponse) -> Vec<ScoredHit> {
+    response.result.into_iter().filter_map(|p| Some(ScoredHit { id: num_id(p.id)?, score: p.score, payload: to_json(p.payload) })).collect()
 }
 
 fn retryable(e: &qdrant_client::QdrantError) -> bool {
