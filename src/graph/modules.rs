@@ -7,44 +7,99 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::analysis::lang::Language;
 use crate::graph::FileFacts;
 
+/// The repository's files as import resolution looks them up: by path, by
+/// file name and by directory. Every lookup of a suffix goes through the
+/// file name, so resolving an import costs the few files of that name, not
+/// a scan of the repository (which made a full build quadratic).
+pub(super) struct Tree<'a> {
+    pub(super) facts: &'a BTreeMap<String, FileFacts>,
+    by_file_name: FxHashMap<&'a str, Vec<&'a str>>,
+    by_dir: FxHashMap<&'a str, Vec<&'a str>>,
+    /// A directory's last segment → the directories with it.
+    by_dir_name: FxHashMap<&'a str, Vec<&'a str>>,
+}
+
+impl<'a> Tree<'a> {
+    pub(super) fn new(facts: &'a BTreeMap<String, FileFacts>) -> Tree<'a> {
+        let mut by_file_name: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
+        let mut by_dir: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
+        for p in facts.keys() {
+            let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+            by_file_name.entry(name).or_default().push(p);
+            by_dir.entry(dir).or_default().push(p);
+        }
+        let mut by_dir_name: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
+        for dir in by_dir.keys() {
+            by_dir_name.entry(dir.rsplit('/').next().unwrap_or(dir)).or_default().push(dir);
+        }
+        Tree { facts, by_file_name, by_dir, by_dir_name }
+    }
+
+    pub(super) fn contains(&self, path: &str) -> bool {
+        self.facts.contains_key(path)
+    }
+
+    /// Paths that are `tail` or end with `/tail`.
+    pub(super) fn ending_with<'t>(&self, tail: &'t str) -> impl Iterator<Item = &'a str> + use<'a, 't, '_> {
+        let tail = tail.trim_start_matches("./");
+        let name = tail.rsplit('/').next().unwrap_or(tail);
+        self.by_file_name.get(name).into_iter().flatten().copied().filter(move |p| ends_with_path(p, tail))
+    }
+
+    /// The files directly in `dir`, sorted.
+    pub(super) fn files_in(&self, dir: &str) -> &[&'a str] {
+        self.by_dir.get(dir).map_or(&[], Vec::as_slice)
+    }
+
+    /// Directories whose last segment is `name`.
+    fn dirs_named(&self, name: &str) -> &[&'a str] {
+        self.by_dir_name.get(name).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// The file `module` (as written in `from`) refers to, if the repository
 /// has it. `None` for languages handled elsewhere and for anything outside.
-pub(super) fn find(facts: &BTreeMap<String, FileFacts>, from: &str, module: &str) -> Option<Option<String>> {
+pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<String>> {
     let dir = parent_dir(from);
     let found = match Language::from_path(from) {
-        Language::Rust => rust(facts, from, module),
-        Language::Go => closest_suffix(facts, from, |p| {
+        Language::Rust => rust(tree, from, module),
+        Language::Go => {
             // A package is a directory: any of its files stands for it (the first, sorted).
-            p.ends_with(".go") && !p.ends_with("_test.go") && dir_matches_import(parent_dir(p), module)
-        }),
+            let last = module.rsplit('/').next().unwrap_or(module);
+            let dirs = tree.dirs_named(last).iter().filter(|d| dir_matches_import(d, module));
+            let files = dirs.flat_map(|d| tree.files_in(d).iter().copied()).filter(|p| is_go_source(p));
+            closest(files, from)
+        }
         Language::Java => {
             let file = format!("{}.java", module.trim_end_matches(".*").replace('.', "/"));
-            closest_suffix(facts, from, |p| ends_with_path(p, &file))
+            closest(tree.ending_with(&file), from)
         }
         Language::C | Language::Cpp => {
             let rel = join(dir, module);
-            if facts.contains_key(&rel) {
+            if tree.contains(&rel) {
                 Some(rel)
             } else {
-                closest_suffix(facts, from, |p| ends_with_path(p, module))
+                closest(tree.ending_with(module), from)
             }
         }
         Language::Ruby => {
             let file = if module.ends_with(".rb") { module.to_string() } else { format!("{module}.rb") };
             let rel = join(dir, &file);
-            if facts.contains_key(&rel) {
+            if tree.contains(&rel) {
                 Some(rel)
             } else {
-                closest_suffix(facts, from, |p| ends_with_path(p, &file))
+                closest(tree.ending_with(&file), from)
             }
         }
         Language::Lua => {
             let base = module.replace('.', "/");
             let (file, init) = (format!("{base}.lua"), format!("{base}/init.lua"));
-            closest_suffix(facts, from, |p| ends_with_path(p, &file) || ends_with_path(p, &init))
+            closest(tree.ending_with(&file).chain(tree.ending_with(&init)), from)
         }
         Language::CSharp => None,
         _ => return None,
@@ -52,17 +107,16 @@ pub(super) fn find(facts: &BTreeMap<String, FileFacts>, from: &str, module: &str
     Some(found)
 }
 
+fn is_go_source(p: &str) -> bool {
+    p.ends_with(".go") && !p.ends_with("_test.go")
+}
+
 /// Files of the same Go package (directory) as `path`; just `path` elsewhere.
-pub(super) fn package_files<'a>(facts: &'a BTreeMap<String, FileFacts>, path: &'a str) -> Vec<&'a str> {
+pub(super) fn package_files<'a>(tree: &Tree<'a>, path: &'a str) -> Vec<&'a str> {
     if Language::from_path(path) != Language::Go {
         return vec![path];
     }
-    let dir = parent_dir(path);
-    let mut files: Vec<&str> = facts
-        .keys()
-        .map(String::as_str)
-        .filter(|p| p.ends_with(".go") && !p.ends_with("_test.go") && parent_dir(p) == dir)
-        .collect();
+    let mut files: Vec<&str> = tree.files_in(parent_dir(path)).iter().copied().filter(|p| is_go_source(p)).collect();
     // The import's own file first.
     files.sort_by_key(|p| (*p != path, *p));
     files
@@ -88,7 +142,7 @@ fn join(dir: &str, rel: &str) -> String {
 
 fn ends_with_path(path: &str, tail: &str) -> bool {
     let tail = tail.trim_start_matches("./");
-    path == tail || path.ends_with(&format!("/{tail}"))
+    path.strip_suffix(tail).is_some_and(|head| head.is_empty() || head.ends_with('/'))
 }
 
 /// `github.com/spf13/cobra/doc` names the directory `doc` of the module
@@ -105,21 +159,19 @@ fn dir_matches_import(dir: &str, import: &str) -> bool {
     dir_parts.len() <= import_parts.len() && import_parts.ends_with(&dir_parts)
 }
 
-/// The matching file that shares the longest directory prefix with `from`
+/// The candidate that shares the longest directory prefix with `from`
 /// (then the shortest path), so a repository with several copies picks the
 /// nearest.
-fn closest_suffix(facts: &BTreeMap<String, FileFacts>, from: &str, matches: impl Fn(&str) -> bool) -> Option<String> {
-    let mut found: Vec<&String> = facts.keys().filter(|p| matches(p)).collect();
-    found.sort_by_key(|p| (std::cmp::Reverse(super::resolve::common_prefix(p, from)), p.len(), (*p).clone()));
-    found.first().map(|p| (*p).clone())
+pub(super) fn closest<'a>(candidates: impl Iterator<Item = &'a str>, from: &str) -> Option<String> {
+    candidates.min_by_key(|p| (std::cmp::Reverse(super::resolve::common_prefix(p, from)), p.len(), *p)).map(str::to_string)
 }
 
 /// Rust: `crate::a::b`, `super::x`, `self::y`, `mod z;` (module `z`) and
 /// 2015-style `a::b` within the crate of `from` (the directory holding
 /// `lib.rs` or `main.rs` above it).
-fn rust(facts: &BTreeMap<String, FileFacts>, from: &str, module: &str) -> Option<String> {
+fn rust(tree: &Tree, from: &str, module: &str) -> Option<String> {
     let segs: Vec<&str> = module.split("::").map(str::trim).filter(|s| !s.is_empty()).collect();
-    let root = rust_crate_root(facts, from)?;
+    let root = rust_crate_root(tree, from)?;
     // The directory holding the current module's children.
     let file = from.rsplit('/').next().unwrap_or(from);
     let stem = file.trim_end_matches(".rs");
@@ -138,7 +190,7 @@ fn rust(facts: &BTreeMap<String, FileFacts>, from: &str, module: &str) -> Option
             (base, rest)
         }
         // `mod z;` and a path that starts with a child module of this one.
-        Some(first) if facts.contains_key(&join(&module_dir, &format!("{first}.rs"))) || facts.contains_key(&join(&module_dir, &format!("{first}/mod.rs"))) => {
+        Some(first) if tree.contains(&join(&module_dir, &format!("{first}.rs"))) || tree.contains(&join(&module_dir, &format!("{first}/mod.rs"))) => {
             (module_dir, &segs[..])
         }
         _ => (root.clone(), &segs[..]),
@@ -147,16 +199,16 @@ fn rust(facts: &BTreeMap<String, FileFacts>, from: &str, module: &str) -> Option
     // when the rest names items: `super::Thing`, `crate::helper`).
     let module_file = |dir: &str| -> Option<String> {
         let candidates = if dir == root { [join(dir, "lib.rs"), join(dir, "main.rs")] } else { [format!("{dir}.rs"), format!("{dir}/mod.rs")] };
-        candidates.into_iter().find(|c| facts.contains_key(c))
+        candidates.into_iter().find(|c| tree.contains(c))
     };
     let anchored = matches!(segs.first(), Some(&("crate" | "self" | "super")));
     let mut best = if anchored { module_file(&base) } else { None };
     for seg in rest {
         base = join(&base, seg);
         let (file, dir_mod) = (format!("{base}.rs"), format!("{base}/mod.rs"));
-        if facts.contains_key(&file) {
+        if tree.contains(&file) {
             best = Some(file);
-        } else if facts.contains_key(&dir_mod) {
+        } else if tree.contains(&dir_mod) {
             best = Some(dir_mod);
         } else {
             break;
@@ -165,10 +217,10 @@ fn rust(facts: &BTreeMap<String, FileFacts>, from: &str, module: &str) -> Option
     best
 }
 
-fn rust_crate_root(facts: &BTreeMap<String, FileFacts>, from: &str) -> Option<String> {
+fn rust_crate_root(tree: &Tree, from: &str) -> Option<String> {
     let mut dir = parent_dir(from);
     loop {
-        if facts.contains_key(&join(dir, "lib.rs")) || facts.contains_key(&join(dir, "main.rs")) {
+        if tree.contains(&join(dir, "lib.rs")) || tree.contains(&join(dir, "main.rs")) {
             return Some(dir.to_string());
         }
         if dir.is_empty() {
@@ -190,6 +242,7 @@ mod tests {
     #[test]
     fn rust_paths_within_the_crate() {
         let f = facts(&["src/lib.rs", "src/a.rs", "src/a/b.rs", "src/c/mod.rs", "src/c/d.rs"]);
+        let f = Tree::new(&f);
         assert_eq!(rust(&f, "src/lib.rs", "crate::a::b::Thing").as_deref(), Some("src/a/b.rs"));
         assert_eq!(rust(&f, "src/lib.rs", "a").as_deref(), Some("src/a.rs"));
         assert_eq!(rust(&f, "src/a/b.rs", "super::Thing").as_deref(), Some("src/a.rs"));
@@ -202,6 +255,7 @@ mod tests {
     #[test]
     fn go_java_c_ruby_lua() {
         let f = facts(&["cmd/root.go", "cmd/run.go", "doc/man.go", "main.go", "src/main/java/org/x/Util.java", "src/x.c", "include/x.h", "lib/a/b.rb", "lib/a.rb", "lua/m/init.lua"]);
+        let f = Tree::new(&f);
         assert_eq!(find(&f, "main.go", "github.com/o/r/cmd").flatten().as_deref(), Some("cmd/run.go"));
         assert_eq!(package_files(&f, "cmd/run.go"), vec!["cmd/run.go", "cmd/root.go"]);
         assert_eq!(find(&f, "main.go", "fmt").flatten(), None);

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use petgraph::stable_graph::NodeIndex;
+use rustc_hash::FxHashMap;
 
 use super::*;
 use crate::analysis::parse::{canonical_name, short_name, SymbolKind};
@@ -103,32 +104,34 @@ pub(super) fn drop_orphan_stubs(g: &mut Graph) {
     }
 }
 
-/// Resolves the references of one file. With `scope`, only references whose
-/// last name segment is in it are redone; otherwise all of them (and imports).
-pub(super) fn resolve_file(g: &mut Graph, resolver: &mut Resolver, facts: &BTreeMap<String, FileFacts>, path: &str, scope: Option<&HashSet<String>>) {
-    let Some(f) = facts.get(path) else { return };
-    let Some(file_ix) = g.node(&NodeKey::File(path.to_string())) else { return };
+/// A file's references, resolved: what [`apply_references`] puts in the
+/// graph. With a scope, only references whose last name segment is in it
+/// are redone; otherwise all of them (and imports). Computed apart from the graph so that files resolve in parallel.
+pub(super) struct References {
+    /// `None` when imports are not redone (a scoped resolution).
+    imports: Option<Vec<(String, NodeKey)>>,
+    module_calls: Vec<(String, NodeKey)>,
+    /// Per symbol (its first definition): calls and bases.
+    symbols: Vec<(String, Vec<(EdgeKind, String, NodeKey)>)>,
+}
+
+pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<String, FileFacts>, path: &str, scope: Option<&HashSet<String>>) -> Option<References> {
+    let f = facts.get(path)?;
     let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(&ref_name(raw)));
-    if scope.is_none() {
-        remove_edges(g, file_ix, |e| e.kind == EdgeKind::Imports);
-        let mut targets: Vec<(String, NodeKey)> = Vec::new();
-        for imp in &f.imports {
-            let key = match resolver.module_file(path, &imp.module) {
-                Some(p) => NodeKey::File(p),
-                None => NodeKey::External(imp.module.clone()),
-            };
-            targets.push((imp.module.clone(), key));
-        }
+    let imports = scope.is_none().then(|| {
+        let mut targets: Vec<(String, NodeKey)> = f
+            .imports
+            .iter()
+            .map(|imp| match resolver.module_file(path, &imp.module) {
+                Some(p) => (imp.module.clone(), NodeKey::File(p)),
+                None => (imp.module.clone(), NodeKey::External(imp.module.clone())),
+            })
+            .collect();
         targets.sort();
         targets.dedup();
-        for (raw, key) in targets {
-            let kind = if matches!(key, NodeKey::File(_)) { "file" } else { "external" };
-            let to = g.ensure(NodeData { key, kind: kind.into(), start_line: 1, end_line: 1 });
-            g.graph.add_edge(file_ix, to, EdgeData { kind: EdgeKind::Imports, raw });
-        }
-    }
+        targets
+    });
     // Module-level calls: edges from the file node.
-    remove_edges(g, file_ix, |e| e.kind == EdgeKind::Calls && in_scope(&e.raw));
     let module = SymbolFact {
         qualified_name: MODULE_CALLER.to_string(),
         name: MODULE_CALLER.to_string(),
@@ -139,49 +142,63 @@ pub(super) fn resolve_file(g: &mut Graph, resolver: &mut Resolver, facts: &BTree
         calls: Vec::new(),
         bases: Vec::new(),
     };
-    let mut edges: Vec<(String, NodeKey)> = Vec::new();
-    for raw in f.module_calls.iter().filter(|r| in_scope(r)) {
-        let target = resolver
-            .resolve(path, &module, raw)
-            .map(|(p, q)| symbol_key(&p, &q))
-            .unwrap_or_else(|| NodeKey::Stub(ref_name(raw)));
-        edges.push((raw.clone(), target));
-    }
-    edges.sort();
-    edges.dedup();
-    for (raw, key) in edges {
-        let to = match g.node(&key) {
-            Some(t) => t,
-            None => g.ensure(NodeData { key, kind: "stub".into(), start_line: 0, end_line: 0 }),
-        };
-        g.graph.add_edge(file_ix, to, EdgeData { kind: EdgeKind::Calls, raw });
-    }
-
+    let mut target = |caller: &SymbolFact, raw: &str| resolver.resolve(path, caller, raw).map(|(p, q)| symbol_key(&p, &q)).unwrap_or_else(|| NodeKey::Stub(ref_name(raw)));
+    let mut module_calls: Vec<(String, NodeKey)> = f.module_calls.iter().filter(|r| in_scope(r)).map(|raw| (raw.clone(), target(&module, raw))).collect();
+    module_calls.sort();
+    module_calls.dedup();
     let mut seen_symbols = HashSet::new();
+    let mut symbols = Vec::new();
     for s in &f.symbols {
         if !seen_symbols.insert(&s.qualified_name) {
             continue;
         }
-        let Some(ix) = g.node(&symbol_key(path, &s.qualified_name)) else { continue };
-        remove_edges(g, ix, |e| matches!(e.kind, EdgeKind::Calls | EdgeKind::Inherits) && in_scope(&e.raw));
         let mut edges: Vec<(EdgeKind, String, NodeKey)> = Vec::new();
         for (kind, raws) in [(EdgeKind::Calls, &s.calls), (EdgeKind::Inherits, &s.bases)] {
             for raw in raws.iter().filter(|r| in_scope(r)) {
-                let target = resolver
-                    .resolve(path, s, raw)
-                    .map(|(p, q)| symbol_key(&p, &q))
-                    .unwrap_or_else(|| NodeKey::Stub(ref_name(raw)));
-                edges.push((kind, raw.clone(), target));
+                edges.push((kind, raw.clone(), target(s, raw)));
             }
         }
         edges.sort();
         edges.dedup();
+        symbols.push((s.qualified_name.clone(), edges));
+    }
+    Some(References { imports, module_calls, symbols })
+}
+
+/// Replaces a file's resolved edges (those in `scope`) with `refs`.
+pub(super) fn apply_references(g: &mut Graph, path: &str, scope: Option<&HashSet<String>>, refs: References) {
+    let Some(file_ix) = g.node(&NodeKey::File(path.to_string())) else { return };
+    let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(&ref_name(raw)));
+    let add = |g: &mut Graph, from: NodeIndex, kind: EdgeKind, raw: String, key: NodeKey| {
+        let to = match g.node(&key) {
+            Some(t) => t,
+            None => {
+                let node_kind = match key {
+                    NodeKey::File(_) => "file",
+                    NodeKey::External(_) => "external",
+                    _ => "stub",
+                };
+                let lines = if node_kind == "stub" { 0 } else { 1 };
+                g.ensure(NodeData { key, kind: node_kind.into(), start_line: lines, end_line: lines })
+            }
+        };
+        g.graph.add_edge(from, to, EdgeData { kind, raw });
+    };
+    if let Some(imports) = refs.imports {
+        remove_edges(g, file_ix, |e| e.kind == EdgeKind::Imports);
+        for (raw, key) in imports {
+            add(g, file_ix, EdgeKind::Imports, raw, key);
+        }
+    }
+    remove_edges(g, file_ix, |e| e.kind == EdgeKind::Calls && in_scope(&e.raw));
+    for (raw, key) in refs.module_calls {
+        add(g, file_ix, EdgeKind::Calls, raw, key);
+    }
+    for (qualified, edges) in refs.symbols {
+        let Some(ix) = g.node(&symbol_key(path, &qualified)) else { continue };
+        remove_edges(g, ix, |e| matches!(e.kind, EdgeKind::Calls | EdgeKind::Inherits) && in_scope(&e.raw));
         for (kind, raw, key) in edges {
-            let to = match g.node(&key) {
-                Some(t) => t,
-                None => g.ensure(NodeData { key, kind: "stub".into(), start_line: 0, end_line: 0 }),
-            };
-            g.graph.add_edge(ix, to, EdgeData { kind, raw });
+            add(g, ix, kind, raw, key);
         }
     }
 }
@@ -284,32 +301,61 @@ pub(super) fn import_stem(module: &str) -> String {
     last.to_lowercase()
 }
 
-/// Lookups shared by every resolution in one update.
-pub(super) struct Resolver<'a> {
+/// What name resolution looks up, built once per update and shared
+/// (read-only) by every resolution in it, across threads.
+pub(super) struct Lookups<'a> {
     facts: &'a BTreeMap<String, FileFacts>,
+    tree: super::modules::Tree<'a>,
     /// name → (path, qualified name) of every definition with that name.
-    by_name: HashMap<&'a str, Vec<(&'a str, &'a str)>>,
+    by_name: FxHashMap<&'a str, Vec<(&'a str, &'a str)>>,
     /// path → canonical qualified name → its first definition in the file.
-    by_qualified: HashMap<&'a str, HashMap<std::borrow::Cow<'a, str>, &'a crate::graph::SymbolFact>>,
-    modules: HashMap<(String, String), Option<String>>,
+    by_qualified: FxHashMap<&'a str, FxHashMap<std::borrow::Cow<'a, str>, &'a crate::graph::SymbolFact>>,
+    /// path → name → the first definition the file exports under it: its
+    /// qualified name is the name, `exports.name` or `module.exports.name`.
+    exported: FxHashMap<&'a str, FxHashMap<&'a str, &'a crate::graph::SymbolFact>>,
 }
 
-impl<'a> Resolver<'a> {
-    pub(super) fn new(facts: &'a BTreeMap<String, FileFacts>) -> Resolver<'a> {
-        let mut by_name: HashMap<&str, Vec<(&str, &str)>> = HashMap::new();
-        let mut by_qualified: HashMap<&str, HashMap<std::borrow::Cow<str>, &crate::graph::SymbolFact>> = HashMap::new();
+impl<'a> Lookups<'a> {
+    pub(super) fn new(facts: &'a BTreeMap<String, FileFacts>) -> Lookups<'a> {
+        let mut by_name: FxHashMap<&str, Vec<(&str, &str)>> = FxHashMap::default();
+        let mut by_qualified: FxHashMap<&str, FxHashMap<std::borrow::Cow<str>, &crate::graph::SymbolFact>> = FxHashMap::default();
+        let mut exported: FxHashMap<&str, FxHashMap<&str, &crate::graph::SymbolFact>> = FxHashMap::default();
         for (path, f) in facts {
             let qualified = by_qualified.entry(path.as_str()).or_default();
+            let exports = exported.entry(path.as_str()).or_default();
             for s in &f.symbols {
                 by_name.entry(s.name.as_str()).or_default().push((path.as_str(), s.qualified_name.as_str()));
                 qualified.entry(canonical_name(&s.qualified_name)).or_insert(s);
+                let q = s.qualified_name.as_str();
+                for name in [Some(q), q.strip_prefix("exports."), q.strip_prefix("module.exports.")].into_iter().flatten() {
+                    exports.entry(name).or_insert(s);
+                }
             }
         }
         for v in by_name.values_mut() {
             v.sort();
             v.dedup();
         }
-        Resolver { facts, by_name, by_qualified, modules: HashMap::new() }
+        Lookups { facts, tree: super::modules::Tree::new(facts), by_name, by_qualified, exported }
+    }
+
+    pub(super) fn facts(&self) -> &'a BTreeMap<String, FileFacts> {
+        self.facts
+    }
+}
+
+/// One thread's resolutions: the shared lookups and a cache of the files
+/// imports name (a file's references ask for the same imports again and again).
+pub(super) struct Resolver<'l, 'a> {
+    lookups: &'l Lookups<'a>,
+    facts: &'a BTreeMap<String, FileFacts>,
+    by_name: &'l FxHashMap<&'a str, Vec<(&'a str, &'a str)>>,
+    modules: FxHashMap<(String, String), Option<String>>,
+}
+
+impl<'l, 'a> Resolver<'l, 'a> {
+    pub(super) fn new(lookups: &'l Lookups<'a>) -> Resolver<'l, 'a> {
+        Resolver { lookups, facts: lookups.facts, by_name: &lookups.by_name, modules: FxHashMap::default() }
     }
 
     /// Whether `path` defines `qualified` (compared in canonical form: the
@@ -319,7 +365,7 @@ impl<'a> Resolver<'a> {
     }
 
     pub(super) fn symbol(&self, path: &str, qualified: &str) -> Option<&'a crate::graph::SymbolFact> {
-        self.by_qualified.get(path)?.get(canonical_name(qualified).as_ref()).copied()
+        self.lookups.by_qualified.get(path)?.get(canonical_name(qualified).as_ref()).copied()
     }
 
     /// The file an import refers to, if it is in the repository.
@@ -334,7 +380,7 @@ impl<'a> Resolver<'a> {
     }
 
     pub(super) fn find_module(&self, from: &str, module: &str) -> Option<String> {
-        if let Some(found) = super::modules::find(self.facts, from, module) {
+        if let Some(found) = super::modules::find(&self.lookups.tree, from, module) {
             return found;
         }
         let dir: Vec<&str> = {
@@ -365,13 +411,8 @@ impl<'a> Resolver<'a> {
             // Absolute: the module path may sit under any source root; prefer the
             // one closest to the importing file.
             let [file, package] = candidates(&[]);
-            let mut matches: Vec<&String> = self
-                .facts
-                .keys()
-                .filter(|p| *p == &file || p.ends_with(&format!("/{file}")) || *p == &package || p.ends_with(&format!("/{package}")))
-                .collect();
-            matches.sort_by_key(|p| (std::cmp::Reverse(common_prefix(p, from)), p.len(), (*p).clone()));
-            return matches.first().map(|p| (*p).clone());
+            let tree = &self.lookups.tree;
+            return super::modules::closest(tree.ending_with(&file).chain(tree.ending_with(&package)), from);
         }
         if !module.starts_with('.') {
             return None;
@@ -590,10 +631,8 @@ impl<'a> Resolver<'a> {
     /// package, whose definitions are spread over its directory's files:
     /// the found file then stands in for the package.
     pub(super) fn top_level(&self, path: &str, name: &str) -> Option<(String, String)> {
-        let exported = [name.to_string(), format!("exports.{name}"), format!("module.exports.{name}")];
-        for file in super::modules::package_files(self.facts, path) {
-            let Some(f) = self.facts.get(file) else { continue };
-            if let Some(s) = f.symbols.iter().find(|s| exported.contains(&s.qualified_name)) {
+        for file in super::modules::package_files(&self.lookups.tree, path) {
+            if let Some(s) = self.lookups.exported.get(file).and_then(|names| names.get(name)) {
                 return Some((file.to_string(), s.qualified_name.clone()));
             }
         }

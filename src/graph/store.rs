@@ -104,14 +104,12 @@ impl GraphStore {
     /// Resolves everything from the facts.
     fn rebuild(&mut self) {
         self.graph = Graph::empty();
-        let all: BTreeSet<String> = self.facts.keys().cloned().collect();
-        let mut resolver = Resolver::new(&self.facts);
-        for path in &all {
-            add_file_nodes(&mut self.graph, path, &self.facts[path]);
+        for (path, f) in &self.facts {
+            add_file_nodes(&mut self.graph, path, f);
         }
-        for path in &all {
-            resolve_file(&mut self.graph, &mut resolver, &self.facts, path, None);
-        }
+        let lookups = Lookups::new(&self.facts);
+        let all: Vec<(&str, Option<&HashSet<String>>)> = self.facts.keys().map(|p| (p.as_str(), None)).collect();
+        resolve_in_parallel(&mut self.graph, &lookups, &all);
     }
 
     /// Replaces the facts of `removed` paths and `added` files, and re-resolves
@@ -129,9 +127,10 @@ impl GraphStore {
         }
         self.reshape(&removed, added, &in_place_paths);
         // Their own references, all of them, against the facts as they are now.
-        let mut resolver = Resolver::new(&self.facts);
-        for p in &in_place_paths {
-            resolve_file(&mut self.graph, &mut resolver, &self.facts, p, None);
+        if !in_place_paths.is_empty() {
+            let lookups = Lookups::new(&self.facts);
+            let jobs: Vec<(&str, Option<&HashSet<String>>)> = in_place_paths.iter().map(|p| (p.as_str(), None)).collect();
+            resolve_in_parallel(&mut self.graph, &lookups, &jobs);
         }
         drop_orphan_stubs(&mut self.graph);
     }
@@ -203,38 +202,58 @@ impl GraphStore {
         for p in &modified {
             attach_to_parents(&mut self.graph, p, &self.facts[p]);
         }
-        let mut resolver = Resolver::new(&self.facts);
-        for p in &added_paths {
-            resolve_file(&mut self.graph, &mut resolver, &self.facts, p, None);
-        }
+        let lookups = Lookups::new(&self.facts);
+        let jobs: Vec<(&str, Option<&HashSet<String>>)> = added_paths.iter().map(|p| (p.as_str(), None)).collect();
+        resolve_in_parallel(&mut self.graph, &lookups, &jobs);
         names.extend(inherited_member_names(&self.graph, &chain_paths, &self.facts));
         // References from unchanged files that may now resolve elsewhere.
-        let unchanged: Vec<String> = self.facts.keys().filter(|p| !changed_paths.contains(*p) && !skip.contains(p)).cloned().collect();
-        for p in unchanged {
-            let f = &self.facts[&p];
+        let mut jobs: Vec<(&str, Option<&HashSet<String>>)> = Vec::new();
+        for (p, f) in self.facts.iter().filter(|(p, _)| !changed_paths.contains(*p) && !skip.contains(p)) {
             // Any segment of the import: a Rust path resolves to its longest
             // prefix that is a file, a C include `x.h` to the file `x`.
             let imports_moved = f.imports.iter().any(|i| moved_stems.contains(&import_stem(&i.module)) || import_segments(&i.module).any(|s| moved_stems.contains(&s)));
             let touches = |raw: &str| names.contains(&ref_name(raw));
             let refs_changed = f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c));
             if imports_moved || refs_changed {
-                let scope = if imports_moved { None } else { Some(&names) };
-                resolve_file(&mut self.graph, &mut resolver, &self.facts, &p, scope);
+                jobs.push((p, if imports_moved { None } else { Some(&names) }));
             }
         }
+        resolve_in_parallel(&mut self.graph, &lookups, &jobs);
     }
 
     /// Writes facts, then the graph, both atomically and with one generation
-    /// (a crash between them is noticed and repaired by [`GraphStore::open`]).
-    pub fn save(&self, generation: &str) -> Result<()> {
+    /// (a crash between them is noticed and repaired by [`GraphStore::open`]),
+    /// then the project's conventions, which it returns.
+    pub fn save(&self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
         std::fs::create_dir_all(&self.dir)
             .map_err(|e| GraphError::Write { path: self.dir.clone(), source: crate::stores::fs::at("cannot create", &self.dir)(e).into() })?;
-        let facts = StoredFacts { version: FORMAT_VERSION, generation: generation.to_string(), files: self.facts.clone() };
-        write(&self.dir.join(FACTS_FILE), &facts)?;
+        // The same encoding as `StoredFacts`, without copying the facts.
+        #[derive(Serialize)]
+        struct Borrowed<'a> {
+            version: u32,
+            generation: &'a str,
+            files: &'a BTreeMap<String, FileFacts>,
+        }
+        write(&self.dir.join(FACTS_FILE), &Borrowed { version: FORMAT_VERSION, generation, files: &self.facts })?;
         write(&self.dir.join(GRAPH_FILE), &self.graph.to_stored(generation))?;
-        let patterns = serde_json::to_vec(&self.patterns()).unwrap_or_default();
+        let patterns = self.patterns();
         let path = self.dir.join(PATTERNS_FILE);
-        crate::stores::state::write_atomic(&path, &patterns).map_err(|e| GraphError::Write { path, source: e })
+        crate::stores::state::write_atomic(&path, &serde_json::to_vec(&patterns).unwrap_or_default()).map_err(|e| GraphError::Write { path, source: e })?;
+        Ok(patterns)
+    }
+}
+
+/// Resolves each job's file (within its scope) on every core, then puts the
+/// results in the graph in the jobs' order (the graph is the same whatever
+/// the threads did).
+fn resolve_in_parallel(graph: &mut Graph, lookups: &Lookups, jobs: &[(&str, Option<&HashSet<String>>)]) {
+    use rayon::prelude::*;
+    let resolved: Vec<Option<References>> =
+        jobs.par_iter().map_init(|| Resolver::new(lookups), |resolver, (path, scope)| resolve_references(resolver, lookups.facts(), path, *scope)).collect();
+    for ((path, scope), refs) in jobs.iter().zip(resolved) {
+        if let Some(refs) = refs {
+            apply_references(graph, path, *scope, refs);
+        }
     }
 }
 

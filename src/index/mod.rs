@@ -370,8 +370,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 fn update_graph(index_dir: &Path, plan: &Plan, facts: Vec<(String, crate::graph::FileFacts)>, target: ObjectId) -> Result<Vec<crate::analysis::patterns::Pattern>> {
     let mut graph = if plan.full { crate::graph::GraphStore::empty(index_dir) } else { crate::graph::GraphStore::open(index_dir)? };
     graph.update(&plan.clear, facts);
-    graph.save(&target.to_string())?;
-    Ok(graph.patterns())
+    Ok(graph.save(&target.to_string())?)
 }
 
 /// The state after this run: the previous one (or a new one) with the
