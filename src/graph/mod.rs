@@ -38,7 +38,7 @@ mod store;
 pub use facts::{FileFacts, SymbolFact};
 pub use store::{dump_graph, exists, load_patterns, GraphStore};
 pub use resolve::is_callable;
-use store::{graph_dir, read, StoredGraph};
+use store::{graph_dir, read_graph, StoredGraph};
 
 use crate::analysis::lang::Language;
 
@@ -48,7 +48,8 @@ use crate::analysis::lang::Language;
 /// 3: a bare name no longer resolves to a member of the enclosing class or object.
 /// 4: names compared in canonical form (`Type::method` is `Type.method`); imports of
 /// Rust, Go, Java, C/C++, Ruby and Lua resolve to files.
-const FORMAT_VERSION: u32 = 4;
+/// 5: `graph.bin` in sections, the edges packed, the references as written last.
+const FORMAT_VERSION: u32 = 5;
 /// The pseudo-symbol module-level calls are resolved from.
 const MODULE_CALLER: &str = "<module>";
 const FACTS_FILE: &str = "facts.bin";
@@ -91,10 +92,11 @@ pub struct NodeData {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum EdgeKind {
-    Contains,
-    Imports,
-    Calls,
-    Inherits,
+    // The numbers are `graph.bin`'s (`store::read_graph`).
+    Contains = 0,
+    Imports = 1,
+    Calls = 2,
+    Inherits = 3,
 }
 
 impl EdgeKind {
@@ -133,26 +135,34 @@ impl Graph {
         Graph { graph: StableDiGraph::new(), nodes: std::sync::OnceLock::new(), by_name: std::sync::OnceLock::new() }
     }
 
-    /// Loads the graph for queries; `None` when the index has none.
+    /// Loads the whole graph (references as written included); `None` when
+    /// the index has none.
     pub fn load(index_dir: &Path) -> Result<Option<Graph>> {
-        let path = graph_dir(index_dir).join(GRAPH_FILE);
-        let Some(stored) = read::<StoredGraph>(&path)? else { return Ok(None) };
-        if stored.version != FORMAT_VERSION {
-            return Err(GraphError::Decode { path, message: format!("format {}, this git-rag reads {FORMAT_VERSION}", stored.version) });
-        }
-        Ok(Some(Graph::from_stored(stored)))
+        Ok(read_graph(&graph_dir(index_dir).join(GRAPH_FILE), true)?.map(Graph::from_stored))
+    }
+
+    /// Loads the graph for queries: edges without the references as
+    /// written, which no query reads (they are half of the file's strings).
+    pub fn load_for_queries(index_dir: &Path) -> Result<Option<Graph>> {
+        Ok(read_graph(&graph_dir(index_dir).join(GRAPH_FILE), false)?.map(Graph::from_stored))
     }
 
     fn from_stored(stored: StoredGraph) -> Graph {
+        let mut raws = stored.raws.unwrap_or_default().into_iter();
+        let edges = stored.edges.into_iter().map(|(a, b, kind)| (a, b, EdgeData { kind, raw: raws.next().unwrap_or_default() }));
+        Graph::from_parts(stored.nodes, edges)
+    }
+
+    fn from_parts(nodes: Vec<NodeData>, edges: impl ExactSizeIterator<Item = (u32, u32, EdgeData)>) -> Graph {
         let mut g = Graph::empty();
         // Sized up front: growing these by doubling was a third of loading a
         // big graph (copies and page faults).
-        g.graph = StableDiGraph::with_capacity(stored.nodes.len(), stored.edges.len());
-        let mut index = Vec::with_capacity(stored.nodes.len());
-        for n in stored.nodes {
+        g.graph = StableDiGraph::with_capacity(nodes.len(), edges.len());
+        let mut index = Vec::with_capacity(nodes.len());
+        for n in nodes {
             index.push(g.graph.add_node(n));
         }
-        for (a, b, e) in stored.edges {
+        for (a, b, e) in edges {
             if let (Some(&a), Some(&b)) = (index.get(a as usize), index.get(b as usize)) {
                 g.graph.add_edge(a, b, e);
             }
@@ -166,10 +176,11 @@ impl Graph {
         order.sort_by(|a, b| self.graph[*a].key.cmp(&self.graph[*b].key));
         let position: HashMap<NodeIndex, u32> = order.iter().enumerate().map(|(i, ix)| (*ix, i as u32)).collect();
         let nodes = order.iter().map(|ix| self.graph[*ix].clone()).collect();
-        let mut edges: Vec<(u32, u32, EdgeData)> =
-            self.graph.edge_references().map(|e| (position[&e.source()], position[&e.target()], e.weight().clone())).collect();
+        let mut edges: Vec<(u32, u32, &EdgeData)> = self.graph.edge_references().map(|e| (position[&e.source()], position[&e.target()], e.weight())).collect();
         edges.sort_by(|a, b| (a.0, a.1, a.2.kind, &a.2.raw).cmp(&(b.0, b.1, b.2.kind, &b.2.raw)));
-        StoredGraph { version: FORMAT_VERSION, generation: generation.to_string(), nodes, edges }
+        let raws = edges.iter().map(|e| e.2.raw.clone()).collect();
+        let edges = edges.into_iter().map(|(a, b, e)| (a, b, e.kind)).collect();
+        StoredGraph { generation: generation.to_string(), nodes, edges, raws: Some(raws) }
     }
 
     pub fn node(&self, key: &NodeKey) -> Option<NodeIndex> {

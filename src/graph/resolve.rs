@@ -117,7 +117,7 @@ pub(super) struct References {
 
 pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<String, FileFacts>, path: &str, scope: Option<&HashSet<String>>) -> Option<References> {
     let f = facts.get(path)?;
-    let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(&ref_name(raw)));
+    let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(ref_name(raw).as_ref()));
     let imports = scope.is_none().then(|| {
         let mut targets: Vec<(String, NodeKey)> = f
             .imports
@@ -142,7 +142,7 @@ pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<Strin
         calls: Vec::new(),
         bases: Vec::new(),
     };
-    let mut target = |caller: &SymbolFact, raw: &str| resolver.resolve(path, caller, raw).map(|(p, q)| symbol_key(&p, &q)).unwrap_or_else(|| NodeKey::Stub(ref_name(raw)));
+    let mut target = |caller: &SymbolFact, raw: &str| resolver.resolve(path, caller, raw).map(|(p, q)| symbol_key(&p, &q)).unwrap_or_else(|| NodeKey::Stub(ref_name(raw).into_owned()));
     let mut module_calls: Vec<(String, NodeKey)> = f.module_calls.iter().filter(|r| in_scope(r)).map(|raw| (raw.clone(), target(&module, raw))).collect();
     module_calls.sort();
     module_calls.dedup();
@@ -168,7 +168,7 @@ pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<Strin
 /// Replaces a file's resolved edges (those in `scope`) with `refs`.
 pub(super) fn apply_references(g: &mut Graph, path: &str, scope: Option<&HashSet<String>>, refs: References) {
     let Some(file_ix) = g.node(&NodeKey::File(path.to_string())) else { return };
-    let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(&ref_name(raw)));
+    let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(ref_name(raw).as_ref()));
     let add = |g: &mut Graph, from: NodeIndex, kind: EdgeKind, raw: String, key: NodeKey| {
         let to = match g.node(&key) {
             Some(t) => t,
@@ -257,8 +257,12 @@ pub(super) fn normalize_call(raw: &str) -> String {
 /// `RootModel[int]` → `RootModel`). Incremental updates re-resolve a reference
 /// when this name is defined in a changed file, so it must agree with
 /// [`Resolver::resolve`].
-pub(super) fn ref_name(raw: &str) -> String {
-    last_segment(&normalize_call(raw)).to_string()
+pub(super) fn ref_name(raw: &str) -> std::borrow::Cow<'_, str> {
+    // A plain dotted name (most references) normalizes to itself: no copies.
+    if raw.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.')) {
+        return std::borrow::Cow::Borrowed(last_segment(raw));
+    }
+    std::borrow::Cow::Owned(last_segment(&normalize_call(raw)).to_string())
 }
 
 pub fn last_segment(raw: &str) -> &str {

@@ -10,12 +10,76 @@ use serde::{Deserialize, Serialize};
 use super::resolve::*;
 use super::*;
 
-#[derive(Serialize, Deserialize)]
+/// The resolved graph as `graph.bin` holds it: nodes in a canonical order,
+/// edges by node position, and the references as written, one per edge
+/// (`None` when loaded for queries, which never read them).
 pub(super) struct StoredGraph {
-    pub(super) version: u32,
     pub(super) generation: String,
     pub(super) nodes: Vec<NodeData>,
-    pub(super) edges: Vec<(u32, u32, EdgeData)>,
+    pub(super) edges: Vec<(u32, u32, EdgeKind)>,
+    pub(super) raws: Option<Vec<String>>,
+}
+
+/// Bytes of one packed edge: source and target positions (u32 LE), kind.
+const PACKED_EDGE: usize = 9;
+
+/// `graph.bin`: the format version (a bincode varint, as every graph file
+/// starts), then three sections, each a little-endian u64 length and its
+/// bytes: bincode of (generation, nodes); the edges packed
+/// ([`PACKED_EDGE`] bytes each, decoded without allocating per edge); bincode
+/// of the references as written. A query stops before the third.
+pub(super) fn write_graph(path: &Path, g: &StoredGraph) -> Result<()> {
+    let encode_error = |e: bincode::error::EncodeError| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() };
+    let config = bincode::config::standard();
+    let mut out = bincode::encode_to_vec(FORMAT_VERSION, config).map_err(encode_error)?;
+    let head = bincode::serde::encode_to_vec((&g.generation, &g.nodes), config).map_err(encode_error)?;
+    let mut edges = Vec::with_capacity(g.edges.len() * PACKED_EDGE);
+    for (a, b, kind) in &g.edges {
+        edges.extend_from_slice(&a.to_le_bytes());
+        edges.extend_from_slice(&b.to_le_bytes());
+        edges.push(*kind as u8);
+    }
+    let raws = bincode::serde::encode_to_vec(g.raws.as_deref().unwrap_or_default(), config).map_err(encode_error)?;
+    for section in [head, edges, raws] {
+        out.extend_from_slice(&(section.len() as u64).to_le_bytes());
+        out.extend_from_slice(&section);
+    }
+    crate::stores::state::write_atomic(path, &out).map_err(|e| GraphError::Write { path: path.to_path_buf(), source: e })
+}
+
+/// Reads `graph.bin` ([`write_graph`]); `Ok(None)` when there is none.
+pub(super) fn read_graph(path: &Path, with_raws: bool) -> Result<Option<StoredGraph>> {
+    let Some(bytes) = read_bytes(path)? else { return Ok(None) };
+    let damaged = |message: &str| GraphError::Decode { path: path.to_path_buf(), message: message.to_string() };
+    let decode_error = |e: bincode::error::DecodeError| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() };
+    let mut rest = &bytes[check_version(path, &bytes)?..];
+    let mut section = || -> Result<&[u8]> {
+        let (len, tail) = rest.split_first_chunk::<8>().ok_or_else(|| damaged("truncated"))?;
+        let len = usize::try_from(u64::from_le_bytes(*len)).map_err(|_| damaged("bad section length"))?;
+        if tail.len() < len {
+            return Err(damaged("truncated"));
+        }
+        let (body, next) = tail.split_at(len);
+        rest = next;
+        Ok(body)
+    };
+    let config = bincode::config::standard();
+    let ((generation, nodes), _): ((String, Vec<NodeData>), _) = bincode::serde::decode_from_slice(section()?, config).map_err(decode_error)?;
+    let packed = section()?;
+    let mut edges = Vec::with_capacity(packed.len() / PACKED_EDGE);
+    for e in packed.chunks(PACKED_EDGE) {
+        let [a0, a1, a2, a3, b0, b1, b2, b3, kind] = e else { return Err(damaged("truncated edge")) };
+        let kind = match kind {
+            0 => EdgeKind::Contains,
+            1 => EdgeKind::Imports,
+            2 => EdgeKind::Calls,
+            3 => EdgeKind::Inherits,
+            _ => return Err(damaged("unknown edge kind")),
+        };
+        edges.push((u32::from_le_bytes([*a0, *a1, *a2, *a3]), u32::from_le_bytes([*b0, *b1, *b2, *b3]), kind));
+    }
+    let raws = if with_raws { Some(bincode::serde::decode_from_slice::<Vec<String>, _>(section()?, config).map_err(decode_error)?.0) } else { None };
+    Ok(Some(StoredGraph { generation, nodes, edges, raws }))
 }
 
 #[derive(Serialize, Deserialize)]
@@ -36,12 +100,30 @@ pub(super) fn graph_dir(index_dir: &Path) -> PathBuf {
     index_dir.join("graph")
 }
 
+fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(GraphError::Read { path: path.to_path_buf(), source: e }),
+    }
+}
+
+/// Checks that a graph file starts with this git-rag's format version
+/// (another version's layout would not decode); returns its length in bytes.
+fn check_version(path: &Path, bytes: &[u8]) -> Result<usize> {
+    match bincode::decode_from_slice::<u32, _>(bytes, bincode::config::standard()) {
+        Ok((FORMAT_VERSION, len)) => Ok(len),
+        found => {
+            let found = found.map_or_else(|_| "unknown".to_string(), |(v, _)| v.to_string());
+            Err(GraphError::Decode { path: path.to_path_buf(), message: format!("format {found}, this git-rag reads {FORMAT_VERSION}") })
+        }
+    }
+}
+
+/// Reads a bincode file of the graph, which starts with the format version.
 pub(super) fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(GraphError::Read { path: path.to_path_buf(), source: e }),
-    };
+    let Some(bytes) = read_bytes(path)? else { return Ok(None) };
+    check_version(path, &bytes)?;
     bincode::serde::decode_from_slice(&bytes, bincode::config::standard())
         .map(|(v, _)| Some(v))
         .map_err(|e| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() })
@@ -58,9 +140,10 @@ pub(super) fn write<T: Serialize>(path: &Path, value: &T) -> Result<()> {
 pub fn exists(index_dir: &Path) -> bool {
     let dir = graph_dir(index_dir);
     // Facts of another format cannot be updated in place: they count as absent.
-    let version = std::fs::read(dir.join(FACTS_FILE))
-        .ok()
-        .and_then(|b| bincode::decode_from_slice::<u32, _>(&b, bincode::config::standard()).ok().map(|(v, _)| v));
+    // The version is the file's first bytes (a varint): read only those.
+    let mut head = [0u8; 8];
+    let read = std::fs::File::open(dir.join(FACTS_FILE)).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).unwrap_or(0);
+    let version = bincode::decode_from_slice::<u32, _>(&head[..read], bincode::config::standard()).ok().map(|(v, _)| v);
     version == Some(FORMAT_VERSION) && dir.join(GRAPH_FILE).is_file()
 }
 
@@ -69,15 +152,20 @@ impl GraphStore {
     /// from the facts, missing facts give an empty store (the caller runs in full).
     pub fn open(index_dir: &Path) -> Result<GraphStore> {
         let dir = graph_dir(index_dir);
-        let stored_facts = read::<StoredFacts>(&dir.join(FACTS_FILE))?;
+        // The two files decode side by side.
+        let (stored_facts, stored_graph) = rayon::join(|| read::<StoredFacts>(&dir.join(FACTS_FILE)), || read_graph(&dir.join(GRAPH_FILE), true).ok().flatten());
+        // Facts of another format count as absent (the caller runs in full).
+        let stored_facts = match stored_facts {
+            Err(GraphError::Decode { message, .. }) if message.starts_with("format ") => None,
+            other => other?,
+        };
         let (facts, generation) = match stored_facts {
             Some(f) if f.version == FORMAT_VERSION => (f.files, Some(f.generation)),
             _ => (BTreeMap::new(), None),
         };
-        let stored_graph = read::<StoredGraph>(&dir.join(GRAPH_FILE)).ok().flatten();
         let mut store = GraphStore { dir, facts, graph: Graph::empty() };
         match stored_graph {
-            Some(g) if g.version == FORMAT_VERSION && Some(&g.generation) == generation.as_ref() => {
+            Some(g) if Some(&g.generation) == generation.as_ref() => {
                 store.graph = Graph::from_stored(g);
             }
             // A crash between the two writes: the facts are newer, rebuild from them.
@@ -212,7 +300,7 @@ impl GraphStore {
             // Any segment of the import: a Rust path resolves to its longest
             // prefix that is a file, a C include `x.h` to the file `x`.
             let imports_moved = f.imports.iter().any(|i| moved_stems.contains(&import_stem(&i.module)) || import_segments(&i.module).any(|s| moved_stems.contains(&s)));
-            let touches = |raw: &str| names.contains(&ref_name(raw));
+            let touches = |raw: &str| names.contains(ref_name(raw).as_ref());
             let refs_changed = f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c));
             if imports_moved || refs_changed {
                 jobs.push((p, if imports_moved { None } else { Some(&names) }));
@@ -235,7 +323,7 @@ impl GraphStore {
             files: &'a BTreeMap<String, FileFacts>,
         }
         write(&self.dir.join(FACTS_FILE), &Borrowed { version: FORMAT_VERSION, generation, files: &self.facts })?;
-        write(&self.dir.join(GRAPH_FILE), &self.graph.to_stored(generation))?;
+        write_graph(&self.dir.join(GRAPH_FILE), &self.graph.to_stored(generation))?;
         let patterns = self.patterns();
         let path = self.dir.join(PATTERNS_FILE);
         crate::stores::state::write_atomic(&path, &serde_json::to_vec(&patterns).unwrap_or_default()).map_err(|e| GraphError::Write { path, source: e })?;

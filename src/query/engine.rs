@@ -304,7 +304,7 @@ impl Engine {
 
     /// The code graph, loaded on first use.
     pub fn graph(&self) -> std::result::Result<&Graph, Unavailable> {
-        match self.graph.get_or_init(|| Graph::load(&self.dir).map_err(Unavailable::failed)) {
+        match self.graph.get_or_init(|| Graph::load_for_queries(&self.dir).map_err(Unavailable::failed)) {
             Ok(Some(g)) => Ok(g),
             Ok(None) => Err(Unavailable::NoGraph),
             Err(e) => Err(e.clone()),

@@ -126,7 +126,7 @@ fn referenced_keys(repo: &Repo, index_dir: &Path, state: &IndexState, model: &st
             FileOutcome::Unreadable(_) => unreadable += 1,
         }
     }
-    let patterns = crate::graph::GraphStore::open(index_dir)?.patterns();
+    let patterns = crate::graph::load_patterns(index_dir)?;
     keys.extend(pattern_documents(&patterns, model).iter().map(|d| point_id(d.key)));
     Ok((keys, unreadable))
 }
