@@ -31,6 +31,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 mod facts;
+mod facts_log;
 mod modules;
 mod resolve;
 mod store;
@@ -49,7 +50,8 @@ use crate::analysis::lang::Language;
 /// 4: names compared in canonical form (`Type::method` is `Type.method`); imports of
 /// Rust, Go, Java, C/C++, Ruby and Lua resolve to files.
 /// 5: `graph.bin` in sections, the edges packed, the references as written last.
-const FORMAT_VERSION: u32 = 5;
+/// 6: `facts.bin` has an id, which `facts.log` records name.
+const FORMAT_VERSION: u32 = 6;
 /// The pseudo-symbol module-level calls are resolved from.
 const MODULE_CALLER: &str = "<module>";
 const FACTS_FILE: &str = "facts.bin";
@@ -334,7 +336,7 @@ impl Graph {
 mod tests {
     use super::resolve::{import_stem, last_segment, module_stem};
     use super::*;
-    use std::collections::BTreeSet;
+    use std::collections::{BTreeMap, BTreeSet};
     use crate::analysis::chunk::{chunk_file, ChunkOptions};
 
     fn facts(files: &[(&str, &str)]) -> Vec<(String, FileFacts)> {
@@ -516,6 +518,60 @@ mod tests {
         assert!(Graph::load(dir.path()).is_err());
         let repaired = GraphStore::open(dir.path()).unwrap();
         assert_eq!(repaired.graph().dump(), g.graph().dump());
+    }
+
+    /// Runs append the changed files' facts to `facts.log`; reopening
+    /// replays it; a torn record (a crash mid-append) ends the log and is cut
+    /// off by the next append; a log left behind by a rewrite of `facts.bin`
+    /// is never applied to the new one.
+    #[test]
+    fn facts_log_replays_and_survives_crashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("graph").join(facts_log::FACTS_LOG);
+        let base: Vec<(String, String)> = (0..100).map(|i| (format!("pkg/m{i}.py"), format!("def f{i}():\n    return helper()\n\ndef g{i}():\n    return f{i}()\n"))).collect();
+        let mut files: BTreeMap<String, String> = base.into_iter().collect();
+        let fresh = |files: &BTreeMap<String, String>| {
+            let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
+            build(&list).graph().dump()
+        };
+        let mut g = GraphStore::open(dir.path()).unwrap();
+        let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
+        g.update(&BTreeSet::new(), facts(&list));
+        g.save("gen1").unwrap();
+        assert!(!log.exists(), "a first save writes facts.bin");
+        let change = |files: &mut BTreeMap<String, String>, path: &str, src: &str, generation: &str| {
+            let mut g = GraphStore::open(dir.path()).unwrap();
+            let removed: BTreeSet<String> = [path.to_string()].into_iter().collect();
+            g.update(&removed, facts(&[(path, src)]));
+            g.save(generation).unwrap();
+            files.insert(path.to_string(), src.to_string());
+        };
+        change(&mut files, "pkg/m3.py", "def helper():\n    return 1\n", "gen2");
+        let logged = std::fs::metadata(&log).unwrap().len();
+        assert!(logged > 0, "a one-file change is appended");
+        assert_eq!(GraphStore::open(dir.path()).unwrap().graph().dump(), fresh(&files));
+
+        // A crash mid-append: half a record at the end is ignored...
+        let mut bytes = std::fs::read(&log).unwrap();
+        let record = bytes.clone();
+        bytes.extend_from_slice(&record[..record.len() / 2]);
+        std::fs::write(&log, &bytes).unwrap();
+        assert_eq!(GraphStore::open(dir.path()).unwrap().graph().dump(), fresh(&files));
+        // ... and cut off by the next append.
+        change(&mut files, "pkg/m5.py", "def other():\n    return helper()\n", "gen3");
+        assert_eq!(GraphStore::open(dir.path()).unwrap().graph().dump(), fresh(&files));
+        assert!(std::fs::metadata(&log).unwrap().len() < bytes.len() as u64 + record.len() as u64);
+
+        // A rewrite of facts.bin, and a crash before the old log was removed.
+        let stale = std::fs::read(&log).unwrap();
+        let mut g = GraphStore::empty(dir.path());
+        let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).filter(|(p, _)| *p != "pkg/m5.py").collect();
+        g.update(&BTreeSet::new(), facts(&list));
+        g.save("gen4").unwrap();
+        files.remove("pkg/m5.py");
+        assert!(!log.exists());
+        std::fs::write(&log, &stale).unwrap();
+        assert_eq!(GraphStore::open(dir.path()).unwrap().graph().dump(), fresh(&files));
     }
 
     #[test]

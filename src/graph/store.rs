@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::resolve::*;
 use super::*;
+use super::facts_log;
 
 /// The resolved graph as `graph.bin` holds it: nodes in a canonical order,
 /// edges by node position, and the references as written, one per edge
@@ -86,6 +87,8 @@ pub(super) fn read_graph(path: &Path, with_raws: bool) -> Result<Option<StoredGr
 pub(super) struct StoredFacts {
     pub(super) version: u32,
     pub(super) generation: String,
+    /// Random, new with every rewrite: what `facts.log` records extend.
+    pub(super) id: u64,
     pub(super) files: BTreeMap<String, FileFacts>,
 }
 
@@ -94,6 +97,13 @@ pub struct GraphStore {
     dir: PathBuf,
     facts: BTreeMap<String, FileFacts>,
     graph: Graph,
+    /// The `facts.bin` on disk these facts extend (its id and size), and how
+    /// long the intact part of `facts.log` after it is; `None`: there is
+    /// none to extend, the next save writes `facts.bin`.
+    base: Option<(u64, u64)>,
+    log_len: u64,
+    /// Paths whose facts changed since the last save.
+    changed: BTreeSet<String>,
 }
 
 pub(super) fn graph_dir(index_dir: &Path) -> PathBuf {
@@ -159,11 +169,26 @@ impl GraphStore {
             Err(GraphError::Decode { message, .. }) if message.starts_with("format ") => None,
             other => other?,
         };
-        let (facts, generation) = match stored_facts {
-            Some(f) if f.version == FORMAT_VERSION => (f.files, Some(f.generation)),
-            _ => (BTreeMap::new(), None),
-        };
-        let mut store = GraphStore { dir, facts, graph: Graph::empty() };
+        let mut store = GraphStore::empty(index_dir);
+        let mut generation = None;
+        if let Some(f) = stored_facts.filter(|f| f.version == FORMAT_VERSION) {
+            // What later runs appended, in order.
+            let (deltas, log_len) = facts_log::read(&dir.join(facts_log::FACTS_LOG), f.id)?;
+            let base_len = std::fs::metadata(dir.join(FACTS_FILE)).map(|m| m.len()).unwrap_or(0);
+            store.facts = f.files;
+            generation = Some(f.generation);
+            for delta in deltas {
+                for (path, facts) in delta.files {
+                    match facts {
+                        Some(facts) => store.facts.insert(path, facts),
+                        None => store.facts.remove(&path),
+                    };
+                }
+                generation = Some(delta.generation);
+            }
+            store.base = Some((f.id, base_len));
+            store.log_len = log_len;
+        }
         match stored_graph {
             Some(g) if Some(&g.generation) == generation.as_ref() => {
                 store.graph = Graph::from_stored(g);
@@ -176,7 +201,7 @@ impl GraphStore {
 
     /// A store with nothing in it, for a full run (whatever is on disk, even damaged, is replaced).
     pub fn empty(index_dir: &Path) -> GraphStore {
-        GraphStore { dir: graph_dir(index_dir), facts: BTreeMap::new(), graph: Graph::empty() }
+        GraphStore { dir: graph_dir(index_dir), facts: BTreeMap::new(), graph: Graph::empty(), base: None, log_len: 0, changed: BTreeSet::new() }
     }
 
     #[cfg(test)]
@@ -203,6 +228,8 @@ impl GraphStore {
     /// Replaces the facts of `removed` paths and `added` files, and re-resolves
     /// what they affect.
     pub fn update(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) {
+        self.changed.extend(removed.iter().cloned());
+        self.changed.extend(added.iter().map(|(p, _)| p.clone()));
         // Files changed inside their definitions only: nothing another file
         // resolves against moved, so they are updated in place (see `reshaped`).
         let (in_place, added): (Vec<(String, FileFacts)>, Vec<(String, FileFacts)>) =
@@ -311,18 +338,40 @@ impl GraphStore {
 
     /// Writes facts, then the graph, both atomically and with one generation
     /// (a crash between them is noticed and repaired by [`GraphStore::open`]),
-    /// then the project's conventions, which it returns.
-    pub fn save(&self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
+    /// then the project's conventions, which it returns. The facts of the
+    /// changed files go to `facts.log` while it stays under a quarter of
+    /// `facts.bin`; otherwise `facts.bin` is written anew and the log dropped.
+    pub fn save(&mut self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
         std::fs::create_dir_all(&self.dir)
             .map_err(|e| GraphError::Write { path: self.dir.clone(), source: crate::stores::fs::at("cannot create", &self.dir)(e).into() })?;
-        // The same encoding as `StoredFacts`, without copying the facts.
-        #[derive(Serialize)]
-        struct Borrowed<'a> {
-            version: u32,
-            generation: &'a str,
-            files: &'a BTreeMap<String, FileFacts>,
+        let log = self.dir.join(facts_log::FACTS_LOG);
+        let mut appended = false;
+        if let Some((id, base_len)) = self.base {
+            let files = self.changed.iter().map(|p| (p.clone(), self.facts.get(p).cloned())).collect();
+            let record = facts_log::record(&log, &facts_log::Delta { base: id, generation: generation.to_string(), files })?;
+            if self.log_len + record.len() as u64 <= base_len / 4 {
+                self.log_len = facts_log::append(&log, self.log_len, &record)?;
+                appended = true;
+            }
         }
-        write(&self.dir.join(FACTS_FILE), &Borrowed { version: FORMAT_VERSION, generation, files: &self.facts })?;
+        if !appended {
+            // The same encoding as `StoredFacts`, without copying the facts.
+            #[derive(Serialize)]
+            struct Borrowed<'a> {
+                version: u32,
+                generation: &'a str,
+                id: u64,
+                files: &'a BTreeMap<String, FileFacts>,
+            }
+            let id = facts_log::new_base_id();
+            let path = self.dir.join(FACTS_FILE);
+            write(&path, &Borrowed { version: FORMAT_VERSION, generation, id, files: &self.facts })?;
+            // Records of the old file name its id: harmless if this removal never happens.
+            facts_log::remove(&log)?;
+            self.base = Some((id, std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)));
+            self.log_len = 0;
+        }
+        self.changed.clear();
         write_graph(&self.dir.join(GRAPH_FILE), &self.graph.to_stored(generation))?;
         let patterns = self.patterns();
         let path = self.dir.join(PATTERNS_FILE);
