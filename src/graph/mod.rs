@@ -270,9 +270,26 @@ impl Graph {
         let lc = name.to_lowercase();
         let by_name = self.by_name.get_or_init(|| {
             let mut m: FxHashMap<String, Vec<NodeIndex>> = FxHashMap::default();
+            // One buffer for every name: most names repeat, and allocating
+            // two strings per node was a sixth of a graph question on `large`.
+            let mut name = String::new();
             for ix in self.graph.node_indices() {
                 if let NodeKey::Symbol { qualified_name, .. } = &self.graph[ix].key {
-                    m.entry(crate::analysis::parse::short_name(qualified_name).to_lowercase()).or_default().push(ix);
+                    let canonical = crate::analysis::parse::canonical_name(qualified_name);
+                    let short = canonical.rsplit('.').next().unwrap_or(&canonical);
+                    name.clear();
+                    if short.is_ascii() {
+                        name.extend(short.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+                    } else {
+                        // `str::to_lowercase`, as the lookup lowercases (a final sigma differs).
+                        name.push_str(&short.to_lowercase());
+                    }
+                    match m.get_mut(name.as_str()) {
+                        Some(v) => v.push(ix),
+                        None => {
+                            m.insert(name.clone(), vec![ix]);
+                        }
+                    }
                 }
             }
             m

@@ -302,6 +302,14 @@ impl Engine {
         Ok(Dense { embedder, store, opened_ms })
     }
 
+    /// Takes the graph a [`super::GraphPreload`] loaded (unless the engine
+    /// has one already); a preload that panicked leaves it to load on use.
+    pub fn adopt_graph(&self, preload: super::GraphPreload) {
+        if let Ok(loaded) = preload.0.join() {
+            let _ = self.graph.set(loaded.map_err(Unavailable::failed));
+        }
+    }
+
     /// The code graph, loaded on first use.
     pub fn graph(&self) -> std::result::Result<&Graph, Unavailable> {
         match self.graph.get_or_init(|| Graph::load_for_queries(&self.dir).map_err(Unavailable::failed)) {
