@@ -21,6 +21,13 @@ pub(super) struct StoredGraph {
     pub(super) raws: Option<Vec<String>>,
 }
 
+/// What [`write_graph`] writes, borrowed from the graph in memory.
+pub(super) struct GraphParts<'a> {
+    pub(super) nodes: Vec<&'a NodeData>,
+    pub(super) edges: Vec<(u32, u32, EdgeKind)>,
+    pub(super) raws: Vec<&'a str>,
+}
+
 /// Bytes of one packed edge: source and target positions (u32 LE), kind.
 const PACKED_EDGE: usize = 9;
 
@@ -29,18 +36,18 @@ const PACKED_EDGE: usize = 9;
 /// bytes: bincode of (generation, nodes); the edges packed
 /// ([`PACKED_EDGE`] bytes each, decoded without allocating per edge); bincode
 /// of the references as written. A query stops before the third.
-pub(super) fn write_graph(path: &Path, g: &StoredGraph) -> Result<()> {
+pub(super) fn write_graph(path: &Path, generation: &str, g: &GraphParts) -> Result<()> {
     let encode_error = |e: bincode::error::EncodeError| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() };
     let config = bincode::config::standard();
     let mut out = bincode::encode_to_vec(FORMAT_VERSION, config).map_err(encode_error)?;
-    let head = bincode::serde::encode_to_vec((&g.generation, &g.nodes), config).map_err(encode_error)?;
+    let head = bincode::serde::encode_to_vec((generation, &g.nodes), config).map_err(encode_error)?;
     let mut edges = Vec::with_capacity(g.edges.len() * PACKED_EDGE);
     for (a, b, kind) in &g.edges {
         edges.extend_from_slice(&a.to_le_bytes());
         edges.extend_from_slice(&b.to_le_bytes());
         edges.push(*kind as u8);
     }
-    let raws = bincode::serde::encode_to_vec(g.raws.as_deref().unwrap_or_default(), config).map_err(encode_error)?;
+    let raws = bincode::serde::encode_to_vec(&g.raws, config).map_err(encode_error)?;
     for section in [head, edges, raws] {
         out.extend_from_slice(&(section.len() as u64).to_le_bytes());
         out.extend_from_slice(&section);
@@ -372,7 +379,7 @@ impl GraphStore {
             self.log_len = 0;
         }
         self.changed.clear();
-        write_graph(&self.dir.join(GRAPH_FILE), &self.graph.to_stored(generation))?;
+        write_graph(&self.dir.join(GRAPH_FILE), generation, &self.graph.parts())?;
         let patterns = self.patterns();
         let path = self.dir.join(PATTERNS_FILE);
         crate::stores::state::write_atomic(&path, &serde_json::to_vec(&patterns).unwrap_or_default()).map_err(|e| GraphError::Write { path, source: e })?;
