@@ -36,7 +36,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 - "$bin" "$CORPORA" "$work" "$commits" <<'PY'
-import json, os, shutil, statistics, subprocess, sys, time
+import json, os, statistics, subprocess, sys, time
 bin_, corpora, work, commits = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
            GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
@@ -73,20 +73,10 @@ def full_index(name, repo):
 print("== 2. full semantic index")
 full_index("requests", os.path.join(corpora, "requests"))
 
-# A 1,000-file slice of `large`: every k-th tracked file, so that every project is in it.
-large = os.path.join(corpora, "large")
-files = [f for f in subprocess.run(["git", "ls-files", "-z"], cwd=large, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.split("\0") if f]
-step = max(1, len(files) // 1000)
-pick = files[::step][:1000]
-slice_ = os.path.join(work, "slice")
-os.makedirs(slice_)
-subprocess.run(["git", "init", "-q", "-b", "main"], cwd=slice_, env=env, check=True)
-for f in pick:
-    dst = os.path.join(slice_, f)
-    os.makedirs(os.path.dirname(dst), exist_ok=True)
-    shutil.copyfile(os.path.join(large, f), dst)
-subprocess.run(["git", "add", "-A"], cwd=slice_, env=env, check=True)
-subprocess.run(["git", "commit", "-q", "-m", "slice"], cwd=slice_, env=env, check=True)
+# A 1,000-file slice of `large` (scripts/bench_slice.py).
+sys.path.insert(0, "scripts")
+from bench_slice import make_slice
+slice_ = make_slice(corpora, work, env)
 idx = full_index("large-slice-1000", slice_)
 
 print(f"== 3. five-file commits on the slice (median of {commits})")

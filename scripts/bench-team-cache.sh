@@ -41,19 +41,10 @@ def run(cmd, cwd, extra=None):
         sys.exit(f"{cmd} failed: {p.stderr}")
     return wall, int(p.stderr.strip().splitlines()[-1]) / 1024, json.loads(p.stdout)
 
-# The slice of bench-semantic.sh: every k-th tracked file of `large`.
-large = os.path.join(corpora, "large")
-files = [f for f in subprocess.run(["git", "ls-files", "-z"], cwd=large, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.split("\0") if f]
-pick = files[::max(1, len(files) // 1000)][:1000]
-slice_ = os.path.join(work, "slice")
-os.makedirs(slice_)
-subprocess.run(["git", "init", "-q", "-b", "main"], cwd=slice_, env=env, check=True)
-for f in pick:
-    dst = os.path.join(slice_, f)
-    os.makedirs(os.path.dirname(dst), exist_ok=True)
-    shutil.copyfile(os.path.join(large, f), dst)
-subprocess.run(["git", "add", "-A"], cwd=slice_, env=env, check=True)
-subprocess.run(["git", "commit", "-q", "-m", "slice"], cwd=slice_, env=env, check=True)
+# The slice bench-semantic.sh indexes (scripts/bench_slice.py).
+sys.path.insert(0, "scripts")
+from bench_slice import make_slice
+slice_ = make_slice(corpora, work, env)
 prefix = f"git_rag_bench_team_{os.getpid()}_{int(time.time())}"
 subprocess.run(["git", "config", "rag.qdrantPrefix", prefix], cwd=slice_, env=env, check=True)
 
