@@ -582,7 +582,12 @@ mod tests {
         // ... and cut off by the next append.
         change(&mut files, "pkg/m5.py", "def other():\n    return helper()\n", "gen3");
         assert_eq!(GraphStore::open(dir.path()).unwrap().graph().dump(), fresh(&files));
-        assert!(std::fs::metadata(&log).unwrap().len() < bytes.len() as u64 + record.len() as u64);
+        // The log is the first record, then exactly one whole record: the torn half is gone.
+        let after = std::fs::read(&log).unwrap();
+        assert_eq!(&after[..record.len()], &record[..]);
+        let next = &after[record.len()..];
+        let len = u64::from_le_bytes(next[..8].try_into().unwrap()) as usize;
+        assert_eq!(next.len(), 16 + len, "the torn tail was cut off before the append");
 
         // A rewrite of facts.bin, and a crash before the old log was removed.
         let stale = std::fs::read(&log).unwrap();
