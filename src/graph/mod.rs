@@ -1,11 +1,13 @@
 //! The code graph: files and symbols as nodes; contains, imports, calls and
 //! inherits as edges, in a petgraph `StableDiGraph`.
 //!
-//! Two files live in `<index>/graph/`:
-//! - `facts.bin`: what each file says about itself (symbols with their raw
-//!   calls and bases, imports). Facts are the source of truth: the graph can
-//!   always be rebuilt from them, and a file's facts change only when it does.
-//! - `graph.bin`: the resolved graph, which queries load.
+//! Under `<index>/graph/`:
+//! - `graph.redb`: per file, what it says about itself (its facts: symbols
+//!   with their raw calls and bases, imports) and what its references
+//!   resolved to, with lookup tables by name; what an update reads and
+//!   writes. Facts are the source of truth: the graph can always be rebuilt
+//!   from them, and a file's facts change only when it does.
+//! - `graph.bin` and `graph.log`: the resolved graph, which queries load.
 //!
 //! An update replaces the facts of the changed files, removes their nodes and
 //! re-resolves only the references that could now point elsewhere: every
@@ -30,16 +32,19 @@ use petgraph::Direction;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+mod db;
 mod facts;
-mod facts_log;
 mod modules;
+mod record_log;
 mod resolve;
 mod store;
+mod view;
 
 pub use facts::{FileFacts, SymbolFact};
 pub use store::{dump_graph, exists, load_patterns, GraphStore};
 pub use resolve::is_callable;
-use store::{graph_dir, read_graph, GraphParts, StoredGraph};
+use store::graph_dir;
+use view::{GraphParts, StoredGraph};
 
 use crate::analysis::lang::Language;
 
@@ -51,11 +56,11 @@ use crate::analysis::lang::Language;
 /// Rust, Go, Java, C/C++, Ruby and Lua resolve to files.
 /// 5: `graph.bin` in sections, the edges packed, the references as written last.
 /// 6: `facts.bin` has an id, which `facts.log` records name.
-const FORMAT_VERSION: u32 = 6;
+/// 7: the facts and resolved references per file in `graph.redb`; `graph.bin` has
+/// an id, which `graph.log` records name.
+const FORMAT_VERSION: u32 = 7;
 /// The pseudo-symbol module-level calls are resolved from.
 const MODULE_CALLER: &str = "<module>";
-const FACTS_FILE: &str = "facts.bin";
-const GRAPH_FILE: &str = "graph.bin";
 const PATTERNS_FILE: &str = "patterns.json";
 /// A convention is something seen at least this often.
 pub const MIN_PATTERN_COUNT: usize = 2;
@@ -68,6 +73,8 @@ pub enum GraphError {
     Decode { path: PathBuf, message: String },
     #[error("cannot write the code graph {path}: {source}")]
     Write { path: PathBuf, source: crate::stores::state::StateError },
+    #[error("cannot use the code graph store {path} ({message}); run `git rag index --full`")]
+    Store { path: PathBuf, message: String },
     #[error("the index has no code graph; run `git rag index`")]
     Missing,
 }
@@ -94,7 +101,7 @@ pub struct NodeData {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum EdgeKind {
-    // The numbers are `graph.bin`'s (`store::read_graph`).
+    // The numbers are `graph.bin`'s (`view::read_graph`).
     Contains = 0,
     Imports = 1,
     Calls = 2,
@@ -140,13 +147,13 @@ impl Graph {
     /// Loads the whole graph (references as written included); `None` when
     /// the index has none.
     pub fn load(index_dir: &Path) -> Result<Option<Graph>> {
-        Ok(read_graph(&graph_dir(index_dir).join(GRAPH_FILE), true)?.map(Graph::from_stored))
+        view::load(&graph_dir(index_dir), true)
     }
 
     /// Loads the graph for queries: edges without the references as
     /// written, which no query reads (they are half of the file's strings).
     pub fn load_for_queries(index_dir: &Path) -> Result<Option<Graph>> {
-        Ok(read_graph(&graph_dir(index_dir).join(GRAPH_FILE), false)?.map(Graph::from_stored))
+        view::load(&graph_dir(index_dir), false)
     }
 
     fn from_stored(stored: StoredGraph) -> Graph {
@@ -365,11 +372,46 @@ mod tests {
         files.iter().map(|(p, src)| (p.to_string(), FileFacts::of(&chunk_file(p, src.as_bytes(), &ChunkOptions::default())))).collect()
     }
 
-    fn build(files: &[(&str, &str)]) -> GraphStore {
+    /// A graph built in memory and the same graph in a store on disk, each
+    /// update applied to both: the store's (a partial update, then the
+    /// queries' graph with the log applied) must equal the one in memory.
+    struct Both {
+        mem: GraphStore,
+        dir: tempfile::TempDir,
+        generation: usize,
+    }
+
+    impl Both {
+        fn graph(&self) -> &Graph {
+            self.mem.graph()
+        }
+
+        fn update(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) {
+            self.mem.update(removed, added.clone()).unwrap();
+            let mut stored = GraphStore::open(self.dir.path()).unwrap();
+            stored.update(removed, added).unwrap();
+            self.generation += 1;
+            stored.save(&format!("gen{}", self.generation)).unwrap();
+            let view = Graph::load(self.dir.path()).unwrap().unwrap();
+            assert_eq!(view.dump(), self.mem.graph().dump(), "the store updated in part equals the graph in memory");
+            assert_eq!(view.parts().nodes, self.mem.graph().parts().nodes, "and so do its nodes' lines");
+        }
+    }
+
+    fn build(files: &[(&str, &str)]) -> Both {
         let dir = tempfile::tempdir().unwrap();
-        let mut g = GraphStore::empty(dir.path());
-        g.update(&BTreeSet::new(), facts(files));
-        g
+        let mut mem = GraphStore::empty(dir.path());
+        mem.update(&BTreeSet::new(), facts(files)).unwrap();
+        let mut stored = GraphStore::empty(dir.path());
+        stored.update(&BTreeSet::new(), facts(files)).unwrap();
+        stored.save("gen0").unwrap();
+        Both { mem, dir, generation: 0 }
+    }
+
+    /// The queries' graph of a store built in full from `files`.
+    fn fresh_dump(files: &BTreeMap<String, String>) -> Vec<String> {
+        let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
+        build(&list).graph().dump()
     }
 
     fn callers(g: &Graph, name: &str) -> Vec<String> {
@@ -529,59 +571,63 @@ mod tests {
     fn save_and_load_round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let mut g = GraphStore::open(dir.path()).unwrap();
-        g.update(&BTreeSet::new(), facts(&[("pkg/utils.py", UTILS), ("pkg/sessions.py", SESSIONS)]));
+        g.update(&BTreeSet::new(), facts(&[("pkg/utils.py", UTILS), ("pkg/sessions.py", SESSIONS)])).unwrap();
+        let dump = g.graph().dump();
         g.save("gen1").unwrap();
         let loaded = Graph::load(dir.path()).unwrap().unwrap();
-        assert_eq!(loaded.dump(), g.graph().dump());
-        let reopened = GraphStore::open(dir.path()).unwrap();
-        assert_eq!(reopened.graph().dump(), g.graph().dump());
-        // A damaged graph file is rebuilt from the facts by the indexer.
-        std::fs::write(dir.path().join("graph").join(GRAPH_FILE), b"garbage").unwrap();
+        assert_eq!(loaded.dump(), dump);
+        assert!(exists(dir.path()));
+        // A damaged graph file is rebuilt from the store when the indexer opens it.
+        std::fs::write(dir.path().join("graph").join(view::GRAPH_FILE), b"garbage").unwrap();
         assert!(Graph::load(dir.path()).is_err());
-        let repaired = GraphStore::open(dir.path()).unwrap();
-        assert_eq!(repaired.graph().dump(), g.graph().dump());
+        drop(GraphStore::open(dir.path()).unwrap());
+        assert_eq!(Graph::load(dir.path()).unwrap().unwrap().dump(), dump);
+        // A damaged store is an error that says what to do.
+        std::fs::write(dir.path().join("graph").join(db::DB_FILE), b"garbage").unwrap();
+        let err = GraphStore::open(dir.path()).err().expect("a damaged store does not open").to_string();
+        assert!(err.contains("git rag index --full"), "{err}");
+        assert!(!exists(dir.path()));
     }
 
-    /// Runs append the changed files' facts to `facts.log`; reopening
-    /// replays it; a torn record (a crash mid-append) ends the log and is cut
-    /// off by the next append; a log left behind by a rewrite of `facts.bin`
-    /// is never applied to the new one.
+    /// Runs append the touched files' part of the graph to `graph.log`;
+    /// loading applies it; a torn record (a crash mid-append) ends the log
+    /// and is cut off by the next append; a log left behind by a rewrite of
+    /// `graph.bin` is never applied to the new one; a crash between the
+    /// store's commit and the log leaves the queries' graph behind, and the
+    /// next open brings it level.
     #[test]
-    fn facts_log_replays_and_survives_crashes() {
+    fn graph_log_replays_and_survives_crashes() {
         let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("graph").join(facts_log::FACTS_LOG);
+        let log = dir.path().join("graph").join(record_log::GRAPH_LOG);
         let base: Vec<(String, String)> = (0..100).map(|i| (format!("pkg/m{i}.py"), format!("def f{i}():\n    return helper()\n\ndef g{i}():\n    return f{i}()\n"))).collect();
         let mut files: BTreeMap<String, String> = base.into_iter().collect();
-        let fresh = |files: &BTreeMap<String, String>| {
-            let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
-            build(&list).graph().dump()
-        };
+        let view = || Graph::load(dir.path()).unwrap().unwrap().dump();
         let mut g = GraphStore::open(dir.path()).unwrap();
         let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
-        g.update(&BTreeSet::new(), facts(&list));
+        g.update(&BTreeSet::new(), facts(&list)).unwrap();
         g.save("gen1").unwrap();
-        assert!(!log.exists(), "a first save writes facts.bin");
+        assert!(!log.exists(), "a first save writes graph.bin");
         let change = |files: &mut BTreeMap<String, String>, path: &str, src: &str, generation: &str| {
             let mut g = GraphStore::open(dir.path()).unwrap();
             let removed: BTreeSet<String> = [path.to_string()].into_iter().collect();
-            g.update(&removed, facts(&[(path, src)]));
+            g.update(&removed, facts(&[(path, src)])).unwrap();
             g.save(generation).unwrap();
             files.insert(path.to_string(), src.to_string());
         };
-        change(&mut files, "pkg/m3.py", "def helper():\n    return 1\n", "gen2");
+        change(&mut files, "pkg/m3.py", "def f3():\n    return helper() + 1\n\ndef g3():\n    return f3()\n", "gen2");
         let logged = std::fs::metadata(&log).unwrap().len();
         assert!(logged > 0, "a one-file change is appended");
-        assert_eq!(GraphStore::open(dir.path()).unwrap().graph().dump(), fresh(&files));
+        assert_eq!(view(), fresh_dump(&files));
 
         // A crash mid-append: half a record at the end is ignored...
         let mut bytes = std::fs::read(&log).unwrap();
         let record = bytes.clone();
         bytes.extend_from_slice(&record[..record.len() / 2]);
         std::fs::write(&log, &bytes).unwrap();
-        assert_eq!(GraphStore::open(dir.path()).unwrap().graph().dump(), fresh(&files));
+        assert_eq!(view(), fresh_dump(&files));
         // ... and cut off by the next append.
         change(&mut files, "pkg/m5.py", "def other():\n    return helper()\n", "gen3");
-        assert_eq!(GraphStore::open(dir.path()).unwrap().graph().dump(), fresh(&files));
+        assert_eq!(view(), fresh_dump(&files));
         // The log is the first record, then exactly one whole record: the torn half is gone.
         let after = std::fs::read(&log).unwrap();
         assert_eq!(&after[..record.len()], &record[..]);
@@ -589,16 +635,36 @@ mod tests {
         let len = u64::from_le_bytes(next[..8].try_into().unwrap()) as usize;
         assert_eq!(next.len(), 16 + len, "the torn tail was cut off before the append");
 
-        // A rewrite of facts.bin, and a crash before the old log was removed.
+        // The store committed, the log record lost (a crash between the two):
+        // the next open rebuilds the queries' graph from the store.
+        std::fs::write(&log, &after[..record.len()]).unwrap();
+        assert_ne!(view(), fresh_dump(&files));
+        drop(GraphStore::open(dir.path()).unwrap());
+        assert_eq!(view(), fresh_dump(&files));
+        assert!(!log.exists(), "the rebuilt graph.bin took the log in");
+
+        // A rewrite of graph.bin, and a crash before the old log was removed.
+        change(&mut files, "pkg/m7.py", "def g7():\n    return other()\n", "gen4");
         let stale = std::fs::read(&log).unwrap();
         let mut g = GraphStore::empty(dir.path());
-        let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).filter(|(p, _)| *p != "pkg/m5.py").collect();
-        g.update(&BTreeSet::new(), facts(&list));
-        g.save("gen4").unwrap();
         files.remove("pkg/m5.py");
+        let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
+        g.update(&BTreeSet::new(), facts(&list)).unwrap();
+        g.save("gen5").unwrap();
         assert!(!log.exists());
         std::fs::write(&log, &stale).unwrap();
-        assert_eq!(GraphStore::open(dir.path()).unwrap().graph().dump(), fresh(&files));
+        assert_eq!(view(), fresh_dump(&files));
+
+        // Past a quarter of graph.bin, the log is folded into a new one.
+        for i in 0..200 {
+            let path = format!("pkg/m{}.py", i % 100);
+            change(&mut files, &path, &format!("def f{i}():\n    return helper()\n\ndef h{i}():\n    return f{i}() + g{}()\n", i % 7), &format!("gen{}", 6 + i));
+            if !log.exists() {
+                break;
+            }
+        }
+        assert!(!log.exists(), "the log was folded into graph.bin");
+        assert_eq!(view(), fresh_dump(&files));
     }
 
     #[test]

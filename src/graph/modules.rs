@@ -5,19 +5,16 @@
 //! file, so it stays external. Python and the JavaScript family are in
 //! `resolve.rs`.
 
-use std::collections::BTreeMap;
-
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::lang::Language;
-use crate::graph::FileFacts;
 
 /// The repository's files as import resolution looks them up: by path, by
 /// file name and by directory. Every lookup of a suffix goes through the
 /// file name, so resolving an import costs the few files of that name, not
 /// a scan of the repository (which made a full build quadratic).
 pub(super) struct Tree<'a> {
-    pub(super) facts: &'a BTreeMap<String, FileFacts>,
+    paths: FxHashSet<&'a str>,
     by_file_name: FxHashMap<&'a str, Vec<&'a str>>,
     by_dir: FxHashMap<&'a str, Vec<&'a str>>,
     /// A directory's last segment → the directories with it.
@@ -25,10 +22,13 @@ pub(super) struct Tree<'a> {
 }
 
 impl<'a> Tree<'a> {
-    pub(super) fn new(facts: &'a BTreeMap<String, FileFacts>) -> Tree<'a> {
+    /// The tree of `paths` (sorted).
+    pub(super) fn new(paths: impl Iterator<Item = &'a str>) -> Tree<'a> {
         let mut by_file_name: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
         let mut by_dir: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
-        for p in facts.keys() {
+        let mut all = FxHashSet::default();
+        for p in paths {
+            all.insert(p);
             let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
             by_file_name.entry(name).or_default().push(p);
             by_dir.entry(dir).or_default().push(p);
@@ -37,11 +37,11 @@ impl<'a> Tree<'a> {
         for dir in by_dir.keys() {
             by_dir_name.entry(dir.rsplit('/').next().unwrap_or(dir)).or_default().push(dir);
         }
-        Tree { facts, by_file_name, by_dir, by_dir_name }
+        Tree { paths: all, by_file_name, by_dir, by_dir_name }
     }
 
     pub(super) fn contains(&self, path: &str) -> bool {
-        self.facts.contains_key(path)
+        self.paths.contains(path)
     }
 
     /// Paths that are `tail` or end with `/tail`.
@@ -235,14 +235,16 @@ fn rust_crate_root(tree: &Tree, from: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn facts(paths: &[&str]) -> BTreeMap<String, FileFacts> {
-        paths.iter().map(|p| (p.to_string(), FileFacts::default())).collect()
+    fn facts<'a>(paths: &[&'a str]) -> Vec<&'a str> {
+        let mut v = paths.to_vec();
+        v.sort();
+        v
     }
 
     #[test]
     fn rust_paths_within_the_crate() {
         let f = facts(&["src/lib.rs", "src/a.rs", "src/a/b.rs", "src/c/mod.rs", "src/c/d.rs"]);
-        let f = Tree::new(&f);
+        let f = Tree::new(f.into_iter());
         assert_eq!(rust(&f, "src/lib.rs", "crate::a::b::Thing").as_deref(), Some("src/a/b.rs"));
         assert_eq!(rust(&f, "src/lib.rs", "a").as_deref(), Some("src/a.rs"));
         assert_eq!(rust(&f, "src/a/b.rs", "super::Thing").as_deref(), Some("src/a.rs"));
@@ -255,7 +257,7 @@ mod tests {
     #[test]
     fn go_java_c_ruby_lua() {
         let f = facts(&["cmd/root.go", "cmd/run.go", "doc/man.go", "main.go", "src/main/java/org/x/Util.java", "src/x.c", "include/x.h", "lib/a/b.rb", "lib/a.rb", "lua/m/init.lua"]);
-        let f = Tree::new(&f);
+        let f = Tree::new(f.into_iter());
         assert_eq!(find(&f, "main.go", "github.com/o/r/cmd").flatten().as_deref(), Some("cmd/run.go"));
         assert_eq!(package_files(&f, "cmd/run.go"), vec!["cmd/run.go", "cmd/root.go"]);
         assert_eq!(find(&f, "main.go", "fmt").flatten(), None);

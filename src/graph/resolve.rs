@@ -204,8 +204,9 @@ pub(super) fn apply_references(g: &mut Graph, path: &str, scope: Option<&HashSet
 }
 
 /// Names of the members of every class reached by `inherits` edges from a
-/// class defined in `paths`.
-pub(super) fn inherited_member_names(g: &Graph, paths: &BTreeSet<String>, facts: &BTreeMap<String, FileFacts>) -> HashSet<String> {
+/// class defined in `paths`. A partial update notes in `missing` the files
+/// of classes it reached but had not loaded.
+pub(super) fn inherited_member_names(g: &Graph, paths: &BTreeSet<String>, facts: &BTreeMap<String, FileFacts>, missing: Option<&Missing>) -> HashSet<String> {
     let mut start = Vec::new();
     for p in paths {
         let Some(f) = facts.get(p) else { continue };
@@ -213,6 +214,11 @@ pub(super) fn inherited_member_names(g: &Graph, paths: &BTreeSet<String>, facts:
     }
     let mut names = HashSet::new();
     for (base, _) in g.walk(&start, &[EdgeKind::Inherits], Direction::Outgoing, 8) {
+        if let (Some(missing), NodeKey::Symbol { path, .. }) = (missing, &g.graph[base].key) {
+            if !facts.contains_key(path) {
+                missing.file(path);
+            }
+        }
         for edge in g.graph.edges_directed(base, Direction::Outgoing).filter(|e| e.weight().kind == EdgeKind::Contains) {
             if let NodeKey::Symbol { qualified_name, .. } = &g.graph[edge.target()].key {
                 names.insert(short_name(qualified_name));
@@ -305,6 +311,46 @@ pub(super) fn import_stem(module: &str) -> String {
     last.to_lowercase()
 }
 
+/// The repository as a partial store sees it: every path, and the
+/// definitions of the names fetched so far (as the store held them, before
+/// the update). What resolution asks for beyond the files and names loaded
+/// is noted in [`Missing`]; the update then loads it and runs again.
+pub(super) struct Universe {
+    /// Every path after the update.
+    pub(super) paths: BTreeSet<String>,
+    /// name → (path, qualified name) of every definition, as stored.
+    pub(super) defs: BTreeMap<String, Vec<(String, String)>>,
+    /// Paths whose stored definitions are stale: their facts are loaded.
+    pub(super) changed: BTreeSet<String>,
+}
+
+/// Files and names a partial update needed but had not loaded.
+#[derive(Default)]
+pub(super) struct Missing {
+    pub(super) files: std::sync::Mutex<BTreeSet<String>>,
+    pub(super) names: std::sync::Mutex<BTreeSet<String>>,
+}
+
+impl Missing {
+    pub(super) fn file(&self, path: &str) {
+        if let Ok(mut m) = self.files.lock() {
+            m.insert(path.to_string());
+        }
+    }
+
+    fn name(&self, name: &str) {
+        if let Ok(mut m) = self.names.lock() {
+            m.insert(name.to_string());
+        }
+    }
+
+    pub(super) fn take(&self) -> (BTreeSet<String>, BTreeSet<String>) {
+        let files = self.files.lock().map(|mut m| std::mem::take(&mut *m)).unwrap_or_default();
+        let names = self.names.lock().map(|mut m| std::mem::take(&mut *m)).unwrap_or_default();
+        (files, names)
+    }
+}
+
 /// What name resolution looks up, built once per update and shared
 /// (read-only) by every resolution in it, across threads.
 pub(super) struct Lookups<'a> {
@@ -317,18 +363,31 @@ pub(super) struct Lookups<'a> {
     /// path → name → the first definition the file exports under it: its
     /// qualified name is the name, `exports.name` or `module.exports.name`.
     exported: FxHashMap<&'a str, FxHashMap<&'a str, &'a crate::graph::SymbolFact>>,
+    /// `None`: `facts` is every file. Otherwise the files loaded, within this.
+    partial: Option<(&'a Universe, &'a Missing)>,
 }
 
 impl<'a> Lookups<'a> {
-    pub(super) fn new(facts: &'a BTreeMap<String, FileFacts>) -> Lookups<'a> {
+    /// Lookups over `facts`: every file of the repository, or (`partial`)
+    /// the files a partial update loaded.
+    pub(super) fn new(facts: &'a BTreeMap<String, FileFacts>, partial: Option<(&'a Universe, &'a Missing)>) -> Lookups<'a> {
         let mut by_name: FxHashMap<&str, Vec<(&str, &str)>> = FxHashMap::default();
         let mut by_qualified: FxHashMap<&str, FxHashMap<std::borrow::Cow<str>, &crate::graph::SymbolFact>> = FxHashMap::default();
         let mut exported: FxHashMap<&str, FxHashMap<&str, &crate::graph::SymbolFact>> = FxHashMap::default();
+        if let Some((universe, _)) = partial {
+            for (name, defs) in &universe.defs {
+                let list = by_name.entry(name.as_str()).or_default();
+                list.extend(defs.iter().filter(|(p, _)| !universe.changed.contains(p)).map(|(p, q)| (p.as_str(), q.as_str())));
+            }
+        }
         for (path, f) in facts {
             let qualified = by_qualified.entry(path.as_str()).or_default();
             let exports = exported.entry(path.as_str()).or_default();
+            let names_here = partial.is_none_or(|(u, _)| u.changed.contains(path));
             for s in &f.symbols {
-                by_name.entry(s.name.as_str()).or_default().push((path.as_str(), s.qualified_name.as_str()));
+                if names_here && partial.is_none_or(|(u, _)| u.defs.contains_key(&s.name)) {
+                    by_name.entry(s.name.as_str()).or_default().push((path.as_str(), s.qualified_name.as_str()));
+                }
                 qualified.entry(canonical_name(&s.qualified_name)).or_insert(s);
                 let q = s.qualified_name.as_str();
                 for name in [Some(q), q.strip_prefix("exports."), q.strip_prefix("module.exports.")].into_iter().flatten() {
@@ -340,11 +399,62 @@ impl<'a> Lookups<'a> {
             v.sort();
             v.dedup();
         }
-        Lookups { facts, tree: super::modules::Tree::new(facts), by_name, by_qualified, exported }
+        let tree = match partial {
+            Some((u, _)) => super::modules::Tree::new(u.paths.iter().map(String::as_str)),
+            None => super::modules::Tree::new(facts.keys().map(String::as_str)),
+        };
+        Lookups { facts, tree, by_name, by_qualified, exported, partial }
     }
 
     pub(super) fn facts(&self) -> &'a BTreeMap<String, FileFacts> {
         self.facts
+    }
+
+    /// Notes a file that exists but was not loaded.
+    fn unloaded(&self, path: &str) {
+        if let Some((u, missing)) = self.partial {
+            if u.paths.contains(path) {
+                missing.file(path);
+            }
+        }
+    }
+
+    fn file(&self, path: &str) -> Option<&'a FileFacts> {
+        let f = self.facts.get(path);
+        if f.is_none() {
+            self.unloaded(path);
+        }
+        f
+    }
+
+    fn qualified(&self, path: &str) -> Option<&FxHashMap<std::borrow::Cow<'a, str>, &'a crate::graph::SymbolFact>> {
+        let q = self.by_qualified.get(path);
+        if q.is_none() {
+            self.unloaded(path);
+        }
+        q
+    }
+
+    fn exports(&self, path: &str) -> Option<&FxHashMap<&'a str, &'a crate::graph::SymbolFact>> {
+        let e = self.exported.get(path);
+        if e.is_none() {
+            self.unloaded(path);
+        }
+        e
+    }
+
+    fn named(&self, name: &str) -> Option<&Vec<(&'a str, &'a str)>> {
+        let found = self.by_name.get(name);
+        if let (None, Some((u, missing))) = (found, self.partial) {
+            if !u.defs.contains_key(name) {
+                missing.name(name);
+            }
+        }
+        found
+    }
+
+    pub(super) fn exists(&self, path: &str) -> bool {
+        self.tree.contains(path)
     }
 }
 
@@ -352,14 +462,12 @@ impl<'a> Lookups<'a> {
 /// imports name (a file's references ask for the same imports again and again).
 pub(super) struct Resolver<'l, 'a> {
     lookups: &'l Lookups<'a>,
-    facts: &'a BTreeMap<String, FileFacts>,
-    by_name: &'l FxHashMap<&'a str, Vec<(&'a str, &'a str)>>,
     modules: FxHashMap<(String, String), Option<String>>,
 }
 
 impl<'l, 'a> Resolver<'l, 'a> {
     pub(super) fn new(lookups: &'l Lookups<'a>) -> Resolver<'l, 'a> {
-        Resolver { lookups, facts: lookups.facts, by_name: &lookups.by_name, modules: FxHashMap::default() }
+        Resolver { lookups, modules: FxHashMap::default() }
     }
 
     /// Whether `path` defines `qualified` (compared in canonical form: the
@@ -369,7 +477,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
     }
 
     pub(super) fn symbol(&self, path: &str, qualified: &str) -> Option<&'a crate::graph::SymbolFact> {
-        self.lookups.by_qualified.get(path)?.get(canonical_name(qualified).as_ref()).copied()
+        self.lookups.qualified(path)?.get(canonical_name(qualified).as_ref()).copied()
     }
 
     /// The file an import refers to, if it is in the repository.
@@ -410,7 +518,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
                     return None;
                 }
                 let base = &dir[..dir.len() - up];
-                return candidates(base).into_iter().find(|c| self.facts.contains_key(c));
+                return candidates(base).into_iter().find(|c| self.lookups.exists(c));
             }
             // Absolute: the module path may sit under any source root; prefer the
             // one closest to the importing file.
@@ -437,7 +545,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
         for b in [&base, &stripped] {
             for ext in exts {
                 let c = format!("{b}{ext}");
-                if self.facts.contains_key(&c) {
+                if self.lookups.exists(&c) {
                     return Some(c);
                 }
             }
@@ -517,8 +625,8 @@ impl<'l, 'a> Resolver<'l, 'a> {
         }
         // A unique definition of that name anywhere (not the caller itself).
         let defs: Vec<(&str, &str)> = self
-            .by_name
-            .get(last)
+            .lookups
+            .named(last)
             .map(|v| v.iter().copied().filter(|(p, q)| !(*p == path && *q == caller.qualified_name)).collect())
             .unwrap_or_default();
         match defs.as_slice() {
@@ -565,7 +673,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
         }
         let last = *segs.last()?;
         let defs: Vec<(&str, &str)> =
-            self.by_name.get(last).map(|v| v.iter().copied().filter(|(p, q)| !(*p == path && *q == class.qualified_name)).collect()).unwrap_or_default();
+            self.lookups.named(last).map(|v| v.iter().copied().filter(|(p, q)| !(*p == path && *q == class.qualified_name)).collect()).unwrap_or_default();
         match defs.as_slice() {
             [(p, q)] => Some((p.to_string(), q.to_string())),
             _ => None,
@@ -576,7 +684,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
     /// with `import utils` or `require('./utils')`; a name defined once among
     /// the files this file imports.
     pub(super) fn via_imports(&mut self, path: &str, segs: &[&str]) -> Option<(String, String)> {
-        let facts = self.facts.get(path)?;
+        let facts = self.lookups.file(path)?;
         let last = *segs.last()?;
         let first = segs[0];
         let imports = facts.imports.clone();
@@ -636,7 +744,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
     /// the found file then stands in for the package.
     pub(super) fn top_level(&self, path: &str, name: &str) -> Option<(String, String)> {
         for file in super::modules::package_files(&self.lookups.tree, path) {
-            if let Some(s) = self.lookups.exported.get(file).and_then(|names| names.get(name)) {
+            if let Some(s) = self.lookups.exports(file).and_then(|names| names.get(name)) {
                 return Some((file.to_string(), s.qualified_name.clone()));
             }
         }

@@ -1,214 +1,83 @@
-//! Persistence of the graph: `facts.bin`, `graph.bin` and `patterns.json`
-//! under `<index>/graph/` (bincode, atomic writes), and [`GraphStore`], the
-//! facts and graph as an index run updates them.
+//! [`GraphStore`]: the facts and graph as an index run updates them, and
+//! the files under `<index>/graph/`: `graph.redb` (the per-file store, see
+//! [`db`](super::db)), `graph.bin` + `graph.log` (the queries' graph, see
+//! [`view`](super::view)) and `patterns.json`.
+//!
+//! A full run resolves everything in memory and writes all three anew. An
+//! incremental run loads from `graph.redb` only the changed files, the files
+//! whose references name what changed, and what resolving those asks for
+//! (noted as missing and loaded on another pass), updates that part of the
+//! graph exactly as a full run would, and writes back the touched records.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
+use super::db::{Db, FileChange};
 use super::resolve::*;
 use super::*;
-use super::facts_log;
-
-/// The resolved graph as `graph.bin` holds it: nodes in a canonical order,
-/// edges by node position, and the references as written, one per edge
-/// (`None` when loaded for queries, which never read them).
-pub(super) struct StoredGraph {
-    pub(super) generation: String,
-    pub(super) nodes: Vec<NodeData>,
-    pub(super) edges: Vec<(u32, u32, EdgeKind)>,
-    pub(super) raws: Option<Vec<String>>,
-}
-
-/// What [`write_graph`] writes, borrowed from the graph in memory.
-pub(super) struct GraphParts<'a> {
-    pub(super) nodes: Vec<&'a NodeData>,
-    pub(super) edges: Vec<(u32, u32, EdgeKind)>,
-    pub(super) raws: Vec<&'a str>,
-}
-
-/// Bytes of one packed edge: source and target positions (u32 LE), kind.
-const PACKED_EDGE: usize = 9;
-
-/// `graph.bin`: the format version (a bincode varint, as every graph file
-/// starts), then three sections, each a little-endian u64 length and its
-/// bytes: bincode of (generation, nodes); the edges packed
-/// ([`PACKED_EDGE`] bytes each, decoded without allocating per edge); bincode
-/// of the references as written. A query stops before the third.
-pub(super) fn write_graph(path: &Path, generation: &str, g: &GraphParts) -> Result<()> {
-    let encode_error = |e: bincode::error::EncodeError| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() };
-    let config = bincode::config::standard();
-    let mut out = bincode::encode_to_vec(FORMAT_VERSION, config).map_err(encode_error)?;
-    let head = bincode::serde::encode_to_vec((generation, &g.nodes), config).map_err(encode_error)?;
-    let mut edges = Vec::with_capacity(g.edges.len() * PACKED_EDGE);
-    for (a, b, kind) in &g.edges {
-        edges.extend_from_slice(&a.to_le_bytes());
-        edges.extend_from_slice(&b.to_le_bytes());
-        edges.push(*kind as u8);
-    }
-    let raws = bincode::serde::encode_to_vec(&g.raws, config).map_err(encode_error)?;
-    for section in [head, edges, raws] {
-        out.extend_from_slice(&(section.len() as u64).to_le_bytes());
-        out.extend_from_slice(&section);
-    }
-    crate::stores::state::write_atomic(path, &out).map_err(|e| GraphError::Write { path: path.to_path_buf(), source: e })
-}
-
-/// Reads `graph.bin` ([`write_graph`]); `Ok(None)` when there is none.
-pub(super) fn read_graph(path: &Path, with_raws: bool) -> Result<Option<StoredGraph>> {
-    let Some(bytes) = read_bytes(path)? else { return Ok(None) };
-    let damaged = |message: &str| GraphError::Decode { path: path.to_path_buf(), message: message.to_string() };
-    let decode_error = |e: bincode::error::DecodeError| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() };
-    let mut rest = &bytes[check_version(path, &bytes)?..];
-    let mut section = || -> Result<&[u8]> {
-        let (len, tail) = rest.split_first_chunk::<8>().ok_or_else(|| damaged("truncated"))?;
-        let len = usize::try_from(u64::from_le_bytes(*len)).map_err(|_| damaged("bad section length"))?;
-        if tail.len() < len {
-            return Err(damaged("truncated"));
-        }
-        let (body, next) = tail.split_at(len);
-        rest = next;
-        Ok(body)
-    };
-    let config = bincode::config::standard();
-    let ((generation, nodes), _): ((String, Vec<NodeData>), _) = bincode::serde::decode_from_slice(section()?, config).map_err(decode_error)?;
-    let packed = section()?;
-    let mut edges = Vec::with_capacity(packed.len() / PACKED_EDGE);
-    for e in packed.chunks(PACKED_EDGE) {
-        let [a0, a1, a2, a3, b0, b1, b2, b3, kind] = e else { return Err(damaged("truncated edge")) };
-        let kind = match kind {
-            0 => EdgeKind::Contains,
-            1 => EdgeKind::Imports,
-            2 => EdgeKind::Calls,
-            3 => EdgeKind::Inherits,
-            _ => return Err(damaged("unknown edge kind")),
-        };
-        edges.push((u32::from_le_bytes([*a0, *a1, *a2, *a3]), u32::from_le_bytes([*b0, *b1, *b2, *b3]), kind));
-    }
-    let raws = if with_raws { Some(bincode::serde::decode_from_slice::<Vec<String>, _>(section()?, config).map_err(decode_error)?.0) } else { None };
-    Ok(Some(StoredGraph { generation, nodes, edges, raws }))
-}
-
-#[derive(Serialize, Deserialize)]
-pub(super) struct StoredFacts {
-    pub(super) version: u32,
-    pub(super) generation: String,
-    /// Random, new with every rewrite: what `facts.log` records extend.
-    pub(super) id: u64,
-    pub(super) files: BTreeMap<String, FileFacts>,
-}
 
 /// The index's facts and graph, as the indexer updates them.
 pub struct GraphStore {
     dir: PathBuf,
+    /// Every file's facts (a full run), or those loaded (an incremental one).
     facts: BTreeMap<String, FileFacts>,
     graph: Graph,
-    /// The `facts.bin` on disk these facts extend (its id and size), and how
-    /// long the intact part of `facts.log` after it is; `None`: there is
-    /// none to extend, the next save writes `facts.bin`.
-    base: Option<(u64, u64)>,
-    log_len: u64,
-    /// Paths whose facts changed since the last save.
-    changed: BTreeSet<String>,
+    /// The per-file store an incremental run reads and writes; `None` in a
+    /// full run (everything is in memory, and written anew).
+    db: Option<Db>,
+    /// An incremental run's view of what it did not load.
+    universe: Option<Universe>,
+    missing: Missing,
+    /// Paths an incremental update changed, with the facts stored before.
+    changed: BTreeMap<String, Option<FileFacts>>,
+    /// Paths whose references were resolved again (their records are rewritten).
+    touched: BTreeSet<String>,
 }
 
 pub(super) fn graph_dir(index_dir: &Path) -> PathBuf {
     index_dir.join("graph")
 }
 
-fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(GraphError::Read { path: path.to_path_buf(), source: e }),
-    }
-}
-
-/// Checks that a graph file starts with this git-rag's format version
-/// (another version's layout would not decode); returns its length in bytes.
-fn check_version(path: &Path, bytes: &[u8]) -> Result<usize> {
-    match bincode::decode_from_slice::<u32, _>(bytes, bincode::config::standard()) {
-        Ok((FORMAT_VERSION, len)) => Ok(len),
-        found => {
-            let found = found.map_or_else(|_| "unknown".to_string(), |(v, _)| v.to_string());
-            Err(GraphError::Decode { path: path.to_path_buf(), message: format!("format {found}, this git-rag reads {FORMAT_VERSION}") })
-        }
-    }
-}
-
-/// Reads a bincode file of the graph, which starts with the format version.
-pub(super) fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>> {
-    let Some(bytes) = read_bytes(path)? else { return Ok(None) };
-    check_version(path, &bytes)?;
-    bincode::serde::decode_from_slice(&bytes, bincode::config::standard())
-        .map(|(v, _)| Some(v))
-        .map_err(|e| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() })
-}
-
-pub(super) fn write<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    let bytes = bincode::serde::encode_to_vec(value, bincode::config::standard())
-        .map_err(|e| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() })?;
-    crate::stores::state::write_atomic(path, &bytes).map_err(|e| GraphError::Write { path: path.to_path_buf(), source: e })
-}
-
-/// Whether the index has a code graph at all (an index from before the graph
-/// existed needs a full run to get one).
+/// Whether the index has a code graph this git-rag can update (an index
+/// from before the graph, or of another format, needs a full run).
 pub fn exists(index_dir: &Path) -> bool {
     let dir = graph_dir(index_dir);
-    // Facts of another format cannot be updated in place: they count as absent.
-    // The version is the file's first bytes (a varint): read only those.
-    let mut head = [0u8; 8];
-    let read = std::fs::File::open(dir.join(FACTS_FILE)).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).unwrap_or(0);
-    let version = bincode::decode_from_slice::<u32, _>(&head[..read], bincode::config::standard()).ok().map(|(v, _)| v);
-    version == Some(FORMAT_VERSION) && dir.join(GRAPH_FILE).is_file()
+    dir.join(view::GRAPH_FILE).is_file() && matches!(Db::open(&dir), Ok(Some(_)))
 }
 
 impl GraphStore {
-    /// Opens the index's facts and graph; a missing or stale graph is rebuilt
-    /// from the facts, missing facts give an empty store (the caller runs in full).
+    /// Opens the index's store for an incremental update; with none (or one
+    /// of another format), an empty store: the caller runs in full. The
+    /// queries' graph is brought to the store's generation first if a crash
+    /// left it behind.
     pub fn open(index_dir: &Path) -> Result<GraphStore> {
-        let dir = graph_dir(index_dir);
-        // The two files decode side by side.
-        let (stored_facts, stored_graph) = rayon::join(|| read::<StoredFacts>(&dir.join(FACTS_FILE)), || read_graph(&dir.join(GRAPH_FILE), true).ok().flatten());
-        // Facts of another format count as absent (the caller runs in full).
-        let stored_facts = match stored_facts {
-            Err(GraphError::Decode { message, .. }) if message.starts_with("format ") => None,
-            other => other?,
-        };
         let mut store = GraphStore::empty(index_dir);
-        let mut generation = None;
-        if let Some(f) = stored_facts.filter(|f| f.version == FORMAT_VERSION) {
-            // What later runs appended, in order.
-            let (deltas, log_len) = facts_log::read(&dir.join(facts_log::FACTS_LOG), f.id)?;
-            let base_len = std::fs::metadata(dir.join(FACTS_FILE)).map(|m| m.len()).unwrap_or(0);
-            store.facts = f.files;
-            generation = Some(f.generation);
-            for delta in deltas {
-                for (path, facts) in delta.files {
-                    match facts {
-                        Some(facts) => store.facts.insert(path, facts),
-                        None => store.facts.remove(&path),
-                    };
-                }
-                generation = Some(delta.generation);
-            }
-            store.base = Some((f.id, base_len));
-            store.log_len = log_len;
+        let Some(db) = Db::open(&store.dir)? else { return Ok(store) };
+        let generation = db.generation()?.unwrap_or_default();
+        let behind = view::state(&store.dir).ok().flatten().is_none_or(|v| v.generation != generation);
+        if behind {
+            let mut full = GraphStore::empty(index_dir);
+            full.facts = db.all_facts()?;
+            full.rebuild();
+            view::write_whole(&full.dir, &generation, &full.graph)?;
+            write_patterns(&full.dir, &crate::analysis::patterns::aggregate(db.all_patterns()?.iter(), MIN_PATTERN_COUNT))?;
         }
-        match stored_graph {
-            Some(g) if Some(&g.generation) == generation.as_ref() => {
-                store.graph = Graph::from_stored(g);
-            }
-            // A crash between the two writes: the facts are newer, rebuild from them.
-            _ => store.rebuild(),
-        }
+        store.db = Some(db);
         Ok(store)
     }
 
     /// A store with nothing in it, for a full run (whatever is on disk, even damaged, is replaced).
     pub fn empty(index_dir: &Path) -> GraphStore {
-        GraphStore { dir: graph_dir(index_dir), facts: BTreeMap::new(), graph: Graph::empty(), base: None, log_len: 0, changed: BTreeSet::new() }
+        GraphStore {
+            dir: graph_dir(index_dir),
+            facts: BTreeMap::new(),
+            graph: Graph::empty(),
+            db: None,
+            universe: None,
+            missing: Missing::default(),
+            changed: BTreeMap::new(),
+            touched: BTreeSet::new(),
+        }
     }
 
     #[cfg(test)]
@@ -217,7 +86,7 @@ impl GraphStore {
     }
 
     /// The project's conventions: pattern instances of every file, grouped.
-    pub fn patterns(&self) -> Vec<crate::analysis::patterns::Pattern> {
+    fn patterns(&self) -> Vec<crate::analysis::patterns::Pattern> {
         crate::analysis::patterns::aggregate(self.facts.values().flat_map(|f| f.patterns.iter()), MIN_PATTERN_COUNT)
     }
 
@@ -227,16 +96,56 @@ impl GraphStore {
         for (path, f) in &self.facts {
             add_file_nodes(&mut self.graph, path, f);
         }
-        let lookups = Lookups::new(&self.facts);
+        let lookups = Lookups::new(&self.facts, None);
         let all: Vec<(&str, Option<&HashSet<String>>)> = self.facts.keys().map(|p| (p.as_str(), None)).collect();
         resolve_in_parallel(&mut self.graph, &lookups, &all);
     }
 
     /// Replaces the facts of `removed` paths and `added` files, and re-resolves
-    /// what they affect.
-    pub fn update(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) {
-        self.changed.extend(removed.iter().cloned());
-        self.changed.extend(added.iter().map(|(p, _)| p.clone()));
+    /// what they affect. An incremental store takes one update per [`save`](Self::save).
+    pub fn update(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) -> Result<()> {
+        let Some(db) = &self.db else { return self.update_loaded(removed, added) };
+        let stored_paths = db.paths()?;
+        let changed: BTreeSet<String> = removed.iter().cloned().chain(added.iter().map(|(p, _)| p.clone())).collect();
+        let mut paths: BTreeSet<String> = stored_paths.into_iter().collect();
+        for p in removed {
+            paths.remove(p);
+        }
+        paths.extend(added.iter().map(|(p, _)| p.clone()));
+        let mut files = changed.clone();
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        // Each pass loads what the last one found missing; it ends when
+        // nothing new is (the loaded part then holds every file the
+        // update reads, and it resolves as a full run would).
+        loop {
+            let db = self.db.as_ref().ok_or(GraphError::Missing)?;
+            let facts = db.facts(&files)?;
+            let outs = db.out_edges(&files)?;
+            let defs = db.definitions(&names)?;
+            // The changed files' facts as stored, with their pattern instances (to tell whether the conventions changed).
+            let mut patterns = db.patterns(&changed)?;
+            self.changed = changed.iter().map(|p| (p.clone(), facts.get(p).cloned().map(|f| FileFacts { patterns: patterns.remove(p).unwrap_or_default(), ..f }))).collect();
+            self.graph = partial_graph(&facts, &outs);
+            self.facts = facts;
+            self.universe = Some(Universe { paths: paths.clone(), defs, changed: changed.clone() });
+            self.touched.clear();
+            self.update_loaded(removed, added.clone())?;
+            let (more_files, more_names) = self.missing.take();
+            let before = (files.len(), names.len());
+            files.extend(more_files);
+            names.extend(more_names);
+            if (files.len(), names.len()) == before {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The update on the loaded facts and graph: all of them, or those a
+    /// partial update loaded (it then notes in `self.missing` what else it
+    /// needed, and runs again with it).
+    fn update_loaded(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) -> Result<()> {
+        self.touched.extend(removed.iter().cloned());
+        self.touched.extend(added.iter().map(|(p, _)| p.clone()));
         // Files changed inside their definitions only: nothing another file
         // resolves against moved, so they are updated in place (see `reshaped`).
         let (in_place, added): (Vec<(String, FileFacts)>, Vec<(String, FileFacts)>) =
@@ -247,22 +156,23 @@ impl GraphStore {
             update_lines(&mut self.graph, &p, &f);
             self.facts.insert(p, f);
         }
-        self.reshape(&removed, added, &in_place_paths);
+        self.reshape(&removed, added, &in_place_paths)?;
         // Their own references, all of them, against the facts as they are now.
         if !in_place_paths.is_empty() {
-            let lookups = Lookups::new(&self.facts);
+            let lookups = Lookups::new(&self.facts, self.universe.as_ref().map(|u| (u, &self.missing)));
             let jobs: Vec<(&str, Option<&HashSet<String>>)> = in_place_paths.iter().map(|p| (p.as_str(), None)).collect();
             resolve_in_parallel(&mut self.graph, &lookups, &jobs);
         }
         drop_orphan_stubs(&mut self.graph);
+        Ok(())
     }
 
     /// The general update: files whose definitions or imports changed, or
     /// that appeared or vanished. `skip`: files updated in place, whose
     /// references the caller resolves again anyway.
-    fn reshape(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>, skip: &[String]) {
+    fn reshape(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>, skip: &[String]) -> Result<()> {
         if removed.is_empty() && added.is_empty() {
-            return;
+            return Ok(());
         }
         let added_paths: BTreeSet<String> = added.iter().map(|(p, _)| p.clone()).collect();
         let mut changed_paths: BTreeSet<String> = removed.clone();
@@ -306,7 +216,8 @@ impl GraphStore {
             .collect();
         // `self.x` in an unchanged subclass resolves through the bases of a
         // changed class: the members along those base chains, before and after.
-        names.extend(inherited_member_names(&self.graph, &chain_paths, &self.facts));
+        let missing = self.universe.as_ref().map(|_| &self.missing);
+        names.extend(inherited_member_names(&self.graph, &chain_paths, &self.facts, missing));
 
         let new_facts: BTreeMap<String, FileFacts> = added.into_iter().collect();
         for p in &changed_paths {
@@ -324,13 +235,16 @@ impl GraphStore {
         for p in &modified {
             attach_to_parents(&mut self.graph, p, &self.facts[p]);
         }
-        let lookups = Lookups::new(&self.facts);
+        let lookups = Lookups::new(&self.facts, self.universe.as_ref().map(|u| (u, &self.missing)));
         let jobs: Vec<(&str, Option<&HashSet<String>>)> = added_paths.iter().map(|p| (p.as_str(), None)).collect();
         resolve_in_parallel(&mut self.graph, &lookups, &jobs);
-        names.extend(inherited_member_names(&self.graph, &chain_paths, &self.facts));
+        let missing = self.universe.as_ref().map(|_| &self.missing);
+        names.extend(inherited_member_names(&self.graph, &chain_paths, &self.facts, missing));
         // References from unchanged files that may now resolve elsewhere.
+        let partial_store = self.db.as_ref().filter(|_| self.universe.is_some());
+        let unchanged = unchanged_candidates(&self.facts, partial_store, &self.missing, (&names, &moved_stems), &changed_paths, skip)?;
         let mut jobs: Vec<(&str, Option<&HashSet<String>>)> = Vec::new();
-        for (p, f) in self.facts.iter().filter(|(p, _)| !changed_paths.contains(*p) && !skip.contains(p)) {
+        for (p, f) in unchanged {
             // Any segment of the import: a Rust path resolves to its longest
             // prefix that is a file, a C include `x.h` to the file `x`.
             let imports_moved = f.imports.iter().any(|i| moved_stems.contains(&import_stem(&i.module)) || import_segments(&i.module).any(|s| moved_stems.contains(&s)));
@@ -340,51 +254,136 @@ impl GraphStore {
                 jobs.push((p, if imports_moved { None } else { Some(&names) }));
             }
         }
+        self.touched.extend(jobs.iter().map(|(p, _)| p.to_string()));
         resolve_in_parallel(&mut self.graph, &lookups, &jobs);
+        Ok(())
     }
 
-    /// Writes facts, then the graph, both atomically and with one generation
-    /// (a crash between them is noticed and repaired by [`GraphStore::open`]),
-    /// then the project's conventions, which it returns. The facts of the
-    /// changed files go to `facts.log` while it stays under a quarter of
-    /// `facts.bin`; otherwise `facts.bin` is written anew and the log dropped.
-    pub fn save(&mut self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
+    /// Writes the run: in full, the store, the queries' graph and the
+    /// conventions anew; incrementally, the touched records (one
+    /// transaction), then a record of the touched files' part of the graph
+    /// in `graph.log`, then the conventions if a changed file's differ.
+    /// Returns the conventions when it wrote them. The store is closed
+    /// (another can open it at once); its memory is freed off the caller's
+    /// path (millions of small strings after a full run).
+    pub fn save(mut self, generation: &str) -> Result<Option<Vec<crate::analysis::patterns::Pattern>>> {
+        let saved = self.write(generation);
+        drop(self.db.take());
+        std::thread::spawn(move || drop(self));
+        saved
+    }
+
+    fn write(&mut self, generation: &str) -> Result<Option<Vec<crate::analysis::patterns::Pattern>>> {
         std::fs::create_dir_all(&self.dir)
             .map_err(|e| GraphError::Write { path: self.dir.clone(), source: crate::stores::fs::at("cannot create", &self.dir)(e).into() })?;
-        let log = self.dir.join(facts_log::FACTS_LOG);
-        let mut appended = false;
-        if let Some((id, base_len)) = self.base {
-            let files = self.changed.iter().map(|p| (p.clone(), self.facts.get(p).cloned())).collect();
-            let record = facts_log::record(&log, &facts_log::Delta { base: id, generation: generation.to_string(), files })?;
-            if self.log_len + record.len() as u64 <= base_len / 4 {
-                self.log_len = facts_log::append(&log, self.log_len, &record)?;
-                appended = true;
-            }
-        }
-        if !appended {
-            // The same encoding as `StoredFacts`, without copying the facts.
-            #[derive(Serialize)]
-            struct Borrowed<'a> {
-                version: u32,
-                generation: &'a str,
-                id: u64,
-                files: &'a BTreeMap<String, FileFacts>,
-            }
-            let id = facts_log::new_base_id();
-            let path = self.dir.join(FACTS_FILE);
-            write(&path, &Borrowed { version: FORMAT_VERSION, generation, id, files: &self.facts })?;
-            // Records of the old file name its id: harmless if this removal never happens.
-            facts_log::remove(&log)?;
-            self.base = Some((id, std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)));
-            self.log_len = 0;
-        }
+        let Some(db) = &self.db else { return self.save_whole(generation).map(Some) };
+        let at = view::state(&self.dir)?.ok_or(GraphError::Missing)?;
+        let changes: Vec<FileChange> = self.changed.iter().map(|(p, old)| FileChange { path: p, old: old.as_ref(), new: self.facts.get(p) }).collect();
+        let out: BTreeMap<String, Option<db::OutEdges>> = self.touched.iter().map(|p| (p.clone(), self.facts.get(p).map(|f| view::out_edges(&self.graph, p, f)))).collect();
+        let paths_moved = changes.iter().any(|c| c.old.is_some() != c.new.is_some());
+        let paths: Option<Vec<String>> = self.universe.as_ref().filter(|_| paths_moved).map(|u| u.paths.iter().cloned().collect());
+        db.write(generation, &changes, &out, paths.as_deref())?;
+        let files = self.touched.iter().map(|p| (p.clone(), self.facts.get(p).map(|f| view::file_view(&self.graph, p, f)))).collect();
+        view::record(&self.dir, &at, generation, files)?;
+        let patterns_changed = changes.iter().any(|c| c.old.map(|f| &f.patterns) != c.new.map(|f| &f.patterns));
+        let patterns = if patterns_changed {
+            let all = db.all_patterns()?;
+            let patterns = crate::analysis::patterns::aggregate(all.iter(), MIN_PATTERN_COUNT);
+            write_patterns(&self.dir, &patterns)?;
+            Some(patterns)
+        } else {
+            None
+        };
         self.changed.clear();
-        write_graph(&self.dir.join(GRAPH_FILE), generation, &self.graph.parts())?;
-        let patterns = self.patterns();
-        let path = self.dir.join(PATTERNS_FILE);
-        crate::stores::state::write_atomic(&path, &serde_json::to_vec(&patterns).unwrap_or_default()).map_err(|e| GraphError::Write { path, source: e })?;
+        self.touched.clear();
         Ok(patterns)
     }
+
+    /// A full run's save: the store is written under another name and moved
+    /// in place, then the queries' graph (its generation says which store it
+    /// follows: a crash between the two is repaired by [`open`](Self::open)).
+    fn save_whole(&mut self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
+        let fresh = Db::create_fresh(&self.dir)?;
+        let graph = &self.graph;
+        fresh.write_all(generation, &self.facts, |p, f| view::out_edges(graph, p, f))?;
+        fresh.publish(&self.dir)?;
+        view::write_whole(&self.dir, generation, &self.graph)?;
+        let patterns = self.patterns();
+        write_patterns(&self.dir, &patterns)?;
+        self.changed.clear();
+        self.touched.clear();
+        Ok(patterns)
+    }
+}
+
+/// The unchanged files (not `changed`, not in `skip`) whose references may
+/// name `names` or whose imports the moved stems: with a partial store,
+/// those it indexes under them (one not loaded yet is noted missing);
+/// otherwise every loaded file, which the caller filters.
+fn unchanged_candidates<'f>(
+    facts: &'f BTreeMap<String, FileFacts>,
+    partial_store: Option<&Db>,
+    missing: &Missing,
+    (names, moved_stems): (&HashSet<String>, &HashSet<String>),
+    changed: &BTreeSet<String>,
+    skip: &[String],
+) -> Result<Vec<(&'f String, &'f FileFacts)>> {
+    let wanted = |p: &String| !changed.contains(p) && !skip.contains(p);
+    let Some(db) = partial_store else { return Ok(facts.iter().filter(|(p, _)| wanted(p)).collect()) };
+    let mut found = db.referencing(names.iter())?;
+    found.extend(db.importing(moved_stems.iter())?);
+    Ok(found
+        .iter()
+        .filter(|p| wanted(p))
+        .filter_map(|p| {
+            let f = facts.get_key_value(p);
+            if f.is_none() {
+                missing.file(p);
+            }
+            f
+        })
+        .collect())
+}
+
+
+fn write_patterns(dir: &Path, patterns: &[crate::analysis::patterns::Pattern]) -> Result<()> {
+    let path = dir.join(PATTERNS_FILE);
+    crate::stores::state::write_atomic(&path, &serde_json::to_vec(patterns).unwrap_or_default()).map_err(|e| GraphError::Write { path, source: e })
+}
+
+/// The loaded files' part of the graph: their nodes, and their stored
+/// out-edges to nodes anywhere (a node of a file not loaded stands in by key).
+fn partial_graph(facts: &BTreeMap<String, FileFacts>, outs: &BTreeMap<String, db::OutEdges>) -> Graph {
+    let mut g = Graph::empty();
+    for (path, f) in facts {
+        add_file_nodes(&mut g, path, f);
+    }
+    for (path, edges) in outs {
+        let Some(file) = g.node(&NodeKey::File(path.clone())) else { continue };
+        for (source, target, kind, raw) in edges {
+            let from = match source {
+                None => file,
+                Some(q) => match g.node(&symbol_key(path, q)) {
+                    Some(ix) => ix,
+                    None => continue,
+                },
+            };
+            let to = match g.node(target) {
+                Some(ix) => ix,
+                None => {
+                    let (node_kind, lines) = match target {
+                        NodeKey::File(_) => ("file", 1),
+                        NodeKey::External(_) => ("external", 1),
+                        NodeKey::Stub(_) => ("stub", 0),
+                        NodeKey::Symbol { .. } => ("not loaded", 0),
+                    };
+                    g.ensure(NodeData { key: target.clone(), kind: node_kind.into(), start_line: lines, end_line: lines })
+                }
+            };
+            g.graph.add_edge(from, to, EdgeData { kind: *kind, raw: raw.clone() });
+        }
+    }
+    g
 }
 
 /// Resolves each job's file (within its scope) on every core, then puts the

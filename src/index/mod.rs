@@ -294,7 +294,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     // The code graph: replace the changed files' facts, re-resolve what they
     // touch. Written first: it is rebuilt from scratch if the run is replayed.
     let t = Instant::now();
-    let patterns = update_graph(index_dir, &run.plan, std::mem::take(&mut collected.facts), target)?;
+    let patterns = update_graph(index_dir, &run.plan, std::mem::take(&mut collected.facts), target, run.manifest.is_some())?;
     timings.insert("graph".into(), millis(t));
 
     // A run with much to embed commits the other layers first (search now,
@@ -366,15 +366,16 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 }
 
 /// Replaces the changed files' facts in the code graph, saves it at
-/// `target`, and returns the project's conventions it now holds.
-fn update_graph(index_dir: &Path, plan: &Plan, facts: Vec<(String, crate::graph::FileFacts)>, target: ObjectId) -> Result<Vec<crate::analysis::patterns::Pattern>> {
+/// `target`, and returns the project's conventions it now holds (read back
+/// when they did not change, and only if the vectors need them).
+fn update_graph(index_dir: &Path, plan: &Plan, facts: Vec<(String, crate::graph::FileFacts)>, target: ObjectId, need_patterns: bool) -> Result<Vec<crate::analysis::patterns::Pattern>> {
     let mut graph = if plan.full { crate::graph::GraphStore::empty(index_dir) } else { crate::graph::GraphStore::open(index_dir)? };
-    graph.update(&plan.clear, facts);
-    let patterns = graph.save(&target.to_string())?;
-    // Freeing millions of small strings takes a tenth of a one-file run:
-    // off the run's path (a process exits without waiting for it).
-    std::thread::spawn(move || drop(graph));
-    Ok(patterns)
+    graph.update(&plan.clear, facts)?;
+    Ok(match graph.save(&target.to_string())? {
+        Some(patterns) => patterns,
+        None if need_patterns => crate::graph::load_patterns(index_dir)?,
+        None => Vec::new(),
+    })
 }
 
 /// The state after this run: the previous one (or a new one) with the

@@ -1,13 +1,14 @@
-//! `facts.log`: the facts of the files each run changed, appended after
-//! `facts.bin` instead of rewriting it (50 MB on a big repository, for a
-//! one-file commit). `GraphStore::save` folds the log into a new
-//! `facts.bin` when it outgrows a quarter of it.
+//! `graph.log`: what each run changed in the queries' graph (the touched
+//! files' nodes and out-edges), appended after `graph.bin` instead of
+//! rewriting it (29 MB on a big repository, for a one-file commit). A
+//! query applies the records to the graph it loads; `GraphStore::save`
+//! folds the log into a new `graph.bin` when it outgrows a quarter of it.
 //!
 //! Crash safety: a record is its length, a checksum and its body, appended
 //! and synced; a torn or damaged record (a crash mid-append) ends the log,
-//! and the next append cuts it off first. Each record names the `facts.bin`
+//! and the next append cuts it off first. Each record names the `graph.bin`
 //! it extends by that file's random id, so a log left behind by a crash
-//! between writing a new `facts.bin` and removing the log is never applied
+//! between writing a new `graph.bin` and removing the log is never applied
 //! to it.
 
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -15,19 +16,27 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{FileFacts, GraphError, Result};
+use super::{EdgeKind, GraphError, NodeData, NodeKey, Result};
 
-pub(super) const FACTS_LOG: &str = "facts.log";
+pub(super) const GRAPH_LOG: &str = "graph.log";
 
-/// One run's changes to the facts.
+/// One run's changes to the queries' graph.
 #[derive(Serialize, Deserialize)]
 pub(super) struct Delta {
-    /// The id of the `facts.bin` this record extends.
+    /// The id of the `graph.bin` this record extends.
     pub(super) base: u64,
-    /// The generation of the facts after this record.
+    /// The generation of the graph after this record.
     pub(super) generation: String,
-    /// Each changed path's facts now; `None`: the file is gone.
-    pub(super) files: Vec<(String, Option<FileFacts>)>,
+    /// Each touched path's part of the graph now; `None`: the file is gone.
+    pub(super) files: Vec<(String, Option<FileView>)>,
+}
+
+/// A file's part of the graph: its nodes (the file's, then its symbols')
+/// and every edge out of them (source and target by key).
+#[derive(Serialize, Deserialize)]
+pub(super) struct FileView {
+    pub(super) nodes: Vec<NodeData>,
+    pub(super) edges: Vec<(NodeKey, NodeKey, EdgeKind, String)>,
 }
 
 /// Length (u64 LE) and checksum (u64 LE) before each record's bytes.
@@ -40,7 +49,7 @@ fn checksum(body: &[u8]) -> u64 {
     u64::from_le_bytes(first)
 }
 
-/// The records that extend the `facts.bin` with id `base`, in order, and
+/// The records that extend the `graph.bin` with id `base`, in order, and
 /// the length of the log's intact part (where the next record goes).
 pub(super) fn read(path: &Path, base: u64) -> Result<(Vec<Delta>, u64)> {
     let mut bytes = Vec::new();
@@ -90,7 +99,7 @@ pub(super) fn append(path: &Path, intact: u64, record: &[u8]) -> Result<u64> {
     Ok(intact + record.len() as u64)
 }
 
-/// Removes the log (after a new `facts.bin` took it in).
+/// Removes the log (after a new `graph.bin` took it in).
 pub(super) fn remove(path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
         Ok(()) => Ok(()),
@@ -99,7 +108,7 @@ pub(super) fn remove(path: &Path) -> Result<()> {
     }
 }
 
-/// A fresh id for a new `facts.bin`.
+/// A fresh id for a new `graph.bin`.
 pub(super) fn new_base_id() -> u64 {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     let hash = blake3::hash(format!("{nanos} {}", std::process::id()).as_bytes());

@@ -1,0 +1,374 @@
+//! `graph.redb`: the indexer's store of the graph, one record per file, so
+//! that a run reads and writes what its change touches and not the
+//! repository (a redb database: B-trees, ACID transactions, crash safe).
+//!
+//! Tables:
+//! - `facts`: path → the file's [`FileFacts`] (bincode);
+//! - `out`: path → the edges its references resolved to ([`OutEdges`]); the
+//!   `contains` edges follow from the facts and are not stored;
+//! - `patterns`: path → the file's pattern instances (the conventions are
+//!   aggregated from them);
+//! - `defs` (multimap): definition name → `path\0qualified name`, sorted as
+//!   the resolver's name lookup is;
+//! - `refs` (multimap): the name a reference ends in → paths that make it;
+//! - `import_segments` (multimap): each segment and stem of an import → paths;
+//! - `meta`: the format version, the generation, every path (the module tree
+//!   is built from them).
+//!
+//! Invariant: after every committed transaction the tables describe the
+//! same set of files and the generation says which commit.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use redb::{Database, MultimapTableDefinition, ReadableDatabase, ReadableTable, TableDefinition};
+
+use super::resolve::{import_segments, import_stem, ref_name};
+use super::{EdgeKind, FileFacts, GraphError, NodeKey, Result, FORMAT_VERSION};
+use crate::analysis::patterns::PatternInstance;
+
+pub(super) const DB_FILE: &str = "graph.redb";
+/// redb's page cache (its default, 1 GiB, is what a full build's writes
+/// would fill; an incremental run reads a few pages).
+const CACHE_BYTES: usize = 32 << 20;
+
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const FACTS: TableDefinition<&str, &[u8]> = TableDefinition::new("facts");
+const OUT: TableDefinition<&str, &[u8]> = TableDefinition::new("out");
+const PATTERNS: TableDefinition<&str, &[u8]> = TableDefinition::new("patterns");
+const DEFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("defs");
+const REFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("refs");
+const IMPORTS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("import_segments");
+
+/// A file's resolved references: (the source symbol's qualified name, or
+/// `None` for the file itself; the target; the kind; the reference as written).
+pub(super) type OutEdges = Vec<(Option<String>, NodeKey, EdgeKind, String)>;
+
+/// One file's change as [`Db::write`] applies it.
+pub(super) struct FileChange<'a> {
+    pub(super) path: &'a str,
+    /// What the store holds now (`None`: nothing).
+    pub(super) old: Option<&'a FileFacts>,
+    /// What it holds after (`None`: the file is gone).
+    pub(super) new: Option<&'a FileFacts>,
+}
+
+pub(super) struct Db {
+    db: Database,
+    path: PathBuf,
+}
+
+fn bincode_config() -> bincode::config::Configuration {
+    bincode::config::standard()
+}
+
+impl Db {
+    fn error(&self) -> impl Fn(redb::Error) -> GraphError + '_ {
+        |e| GraphError::Store { path: self.path.clone(), message: e.to_string() }
+    }
+
+    /// Values are bincode, LZ4-compressed (the store is a third the size;
+    /// page fragmentation grows with the values).
+    fn decode<T: for<'de> serde::Deserialize<'de>>(&self, bytes: &[u8]) -> Result<T> {
+        let damaged = |message: String| GraphError::Decode { path: self.path.clone(), message };
+        let bytes = lz4_flex::decompress_size_prepended(bytes).map_err(|e| damaged(e.to_string()))?;
+        bincode::serde::decode_from_slice(&bytes, bincode_config()).map(|(v, _)| v).map_err(|e| damaged(e.to_string()))
+    }
+
+    fn encode<T: serde::Serialize>(&self, value: &T) -> Result<Vec<u8>> {
+        let bytes = bincode::serde::encode_to_vec(value, bincode_config()).map_err(|e| GraphError::Decode { path: self.path.clone(), message: e.to_string() })?;
+        Ok(lz4_flex::compress_prepend_size(&bytes))
+    }
+
+    /// Opens the store in `dir`; `Ok(None)` when there is none or it is of
+    /// another format (the caller then builds in full).
+    pub(super) fn open(dir: &Path) -> Result<Option<Db>> {
+        let path = dir.join(DB_FILE);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let db = Database::builder().set_cache_size(CACHE_BYTES).open(&path).map_err(|e| GraphError::Store { path: path.clone(), message: e.to_string() })?;
+        let db = Db { db, path };
+        match db.meta("version")? {
+            Some(v) if v == FORMAT_VERSION.to_le_bytes() => Ok(Some(db)),
+            _ => Ok(None),
+        }
+    }
+
+    /// A new, empty store at `dir`'s path for it, written under a temporary
+    /// name: [`Db::publish`] moves it in place.
+    pub(super) fn create_fresh(dir: &Path) -> Result<Db> {
+        let path = dir.join(format!("{DB_FILE}.new"));
+        let _ = std::fs::remove_file(&path);
+        let db = Database::builder().set_cache_size(CACHE_BYTES).create(&path).map_err(|e| GraphError::Store { path: path.clone(), message: e.to_string() })?;
+        Ok(Db { db, path })
+    }
+
+    /// Moves a store made by [`Db::create_fresh`] in place of the old one.
+    pub(super) fn publish(self, dir: &Path) -> Result<()> {
+        let target = dir.join(DB_FILE);
+        let from = self.path.clone();
+        drop(self.db);
+        std::fs::rename(&from, &target).map_err(|e| GraphError::Write { path: target.clone(), source: crate::stores::fs::at("cannot rename", &target)(e).into() })
+    }
+
+    fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
+        let table = match txn.open_table(META) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(self.error()(e.into())),
+        };
+        Ok(table.get(key).map_err(|e| self.error()(e.into()))?.map(|v| v.value().to_vec()))
+    }
+
+    pub(super) fn generation(&self) -> Result<Option<String>> {
+        Ok(self.meta("generation")?.map(|b| String::from_utf8_lossy(&b).into_owned()))
+    }
+
+    /// Every path the store has facts for, sorted.
+    pub(super) fn paths(&self) -> Result<Vec<String>> {
+        match self.meta("paths")? {
+            Some(b) => self.decode(&b),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The facts of those of `paths` the store has, without their pattern
+    /// instances (kept apart: see [`Db::patterns`]).
+    pub(super) fn facts<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, FileFacts>> {
+        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
+        let table = txn.open_table(FACTS).map_err(|e| self.error()(e.into()))?;
+        let mut out = BTreeMap::new();
+        for p in paths {
+            if let Some(v) = table.get(p.as_str()).map_err(|e| self.error()(e.into()))? {
+                out.insert(p.clone(), self.decode(v.value())?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every file's facts (rebuilding the queries' graph after a crash).
+    pub(super) fn all_facts(&self) -> Result<BTreeMap<String, FileFacts>> {
+        let paths = self.paths()?;
+        self.facts(&paths)
+    }
+
+    /// The stored out-edges of each of `paths` that has facts.
+    pub(super) fn out_edges<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, OutEdges>> {
+        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
+        let table = txn.open_table(OUT).map_err(|e| self.error()(e.into()))?;
+        let mut out = BTreeMap::new();
+        for p in paths {
+            if let Some(v) = table.get(p.as_str()).map_err(|e| self.error()(e.into()))? {
+                out.insert(p.clone(), self.decode(v.value())?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// name → (path, qualified name) of every definition of each of `names`.
+    pub(super) fn definitions<'n>(&self, names: impl IntoIterator<Item = &'n String>) -> Result<BTreeMap<String, Vec<(String, String)>>> {
+        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
+        let table = txn.open_multimap_table(DEFS).map_err(|e| self.error()(e.into()))?;
+        let mut out = BTreeMap::new();
+        for name in names {
+            let mut defs = Vec::new();
+            for v in table.get(name.as_str()).map_err(|e| self.error()(e.into()))? {
+                let v = v.map_err(|e| self.error()(e.into()))?;
+                if let Some((p, q)) = v.value().split_once('\0') {
+                    defs.push((p.to_string(), q.to_string()));
+                }
+            }
+            out.insert(name.clone(), defs);
+        }
+        Ok(out)
+    }
+
+    fn lookup_multimap<'k>(&self, def: MultimapTableDefinition<&str, &str>, keys: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
+        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
+        let table = txn.open_multimap_table(def).map_err(|e| self.error()(e.into()))?;
+        let mut out = BTreeSet::new();
+        for key in keys {
+            for v in table.get(key.as_str()).map_err(|e| self.error()(e.into()))? {
+                out.insert(v.map_err(|e| self.error()(e.into()))?.value().to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Paths with a reference whose name (see `ref_name`) is one of `names`.
+    pub(super) fn referencing<'k>(&self, names: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
+        self.lookup_multimap(REFS, names)
+    }
+
+    /// Paths with an import that has one of `segments` as a segment or stem.
+    pub(super) fn importing<'k>(&self, segments: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
+        self.lookup_multimap(IMPORTS, segments)
+    }
+
+    /// The pattern instances of each of `paths` the store has.
+    pub(super) fn patterns<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, Vec<PatternInstance>>> {
+        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
+        let table = txn.open_table(PATTERNS).map_err(|e| self.error()(e.into()))?;
+        let mut out = BTreeMap::new();
+        for p in paths {
+            if let Some(v) = table.get(p.as_str()).map_err(|e| self.error()(e.into()))? {
+                out.insert(p.clone(), self.decode(v.value())?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every pattern instance of every file, in path order.
+    pub(super) fn all_patterns(&self) -> Result<Vec<PatternInstance>> {
+        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
+        let table = txn.open_table(PATTERNS).map_err(|e| self.error()(e.into()))?;
+        let mut out = Vec::new();
+        for row in table.iter().map_err(|e| self.error()(e.into()))? {
+            let (_, v) = row.map_err(|e| self.error()(e.into()))?;
+            out.extend(self.decode::<Vec<PatternInstance>>(v.value())?);
+        }
+        Ok(out)
+    }
+
+    /// Applies one run in one transaction: the changed files' facts and
+    /// what the lookups index of them, the out-edges of every file whose
+    /// references were resolved again (`None`: the file is gone), the paths
+    /// and the generation.
+    pub(super) fn write(&self, generation: &str, changes: &[FileChange], out: &BTreeMap<String, Option<OutEdges>>, paths: Option<&[String]>) -> Result<()> {
+        let e = self.error();
+        let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
+        {
+            let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
+            let mut patterns = txn.open_table(PATTERNS).map_err(|x| e(x.into()))?;
+            let mut defs = txn.open_multimap_table(DEFS).map_err(|x| e(x.into()))?;
+            let mut refs = txn.open_multimap_table(REFS).map_err(|x| e(x.into()))?;
+            let mut imports = txn.open_multimap_table(IMPORTS).map_err(|x| e(x.into()))?;
+            for c in changes {
+                if let Some(old) = c.old {
+                    let keys = IndexKeys::of(c.path, old);
+                    for (name, value) in &keys.defs {
+                        defs.remove(name.as_str(), value.as_str()).map_err(|x| e(x.into()))?;
+                    }
+                    for name in &keys.refs {
+                        refs.remove(name.as_str(), c.path).map_err(|x| e(x.into()))?;
+                    }
+                    for seg in &keys.imports {
+                        imports.remove(seg.as_str(), c.path).map_err(|x| e(x.into()))?;
+                    }
+                }
+                match c.new {
+                    Some(new) => {
+                        let keys = IndexKeys::of(c.path, new);
+                        for (name, value) in &keys.defs {
+                            defs.insert(name.as_str(), value.as_str()).map_err(|x| e(x.into()))?;
+                        }
+                        for name in &keys.refs {
+                            refs.insert(name.as_str(), c.path).map_err(|x| e(x.into()))?;
+                        }
+                        for seg in &keys.imports {
+                            imports.insert(seg.as_str(), c.path).map_err(|x| e(x.into()))?;
+                        }
+                        facts.insert(c.path, self.encode(&WithoutPatterns::of(new))?.as_slice()).map_err(|x| e(x.into()))?;
+                        patterns.insert(c.path, self.encode(&new.patterns)?.as_slice()).map_err(|x| e(x.into()))?;
+                    }
+                    None => {
+                        facts.remove(c.path).map_err(|x| e(x.into()))?;
+                        patterns.remove(c.path).map_err(|x| e(x.into()))?;
+                    }
+                }
+            }
+            let mut out_table = txn.open_table(OUT).map_err(|x| e(x.into()))?;
+            for (path, edges) in out {
+                match edges {
+                    Some(edges) => out_table.insert(path.as_str(), self.encode(edges)?.as_slice()).map(|_| ()),
+                    None => out_table.remove(path.as_str()).map(|_| ()),
+                }
+                .map_err(|x| e(x.into()))?;
+            }
+            let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
+            meta.insert("version", FORMAT_VERSION.to_le_bytes().as_slice()).map_err(|x| e(x.into()))?;
+            meta.insert("generation", generation.as_bytes()).map_err(|x| e(x.into()))?;
+            if let Some(paths) = paths {
+                meta.insert("paths", self.encode(&paths)?.as_slice()).map_err(|x| e(x.into()))?;
+            }
+        }
+        txn.commit().map_err(|x| e(x.into()))
+    }
+
+    /// Fills a fresh store with every file (a full run): values encoded on
+    /// every core, `out_edges` giving each file's resolved references; keys
+    /// inserted in order (the B-trees grow at their ends).
+    pub(super) fn write_all(&self, generation: &str, files: &BTreeMap<String, FileFacts>, out_edges: impl Fn(&str, &FileFacts) -> OutEdges + Sync) -> Result<()> {
+        use rayon::prelude::*;
+        let encoded: Vec<(&str, Vec<u8>, Vec<u8>, Vec<u8>, IndexKeys)> = files
+            .par_iter()
+            .map(|(p, f)| Ok((p.as_str(), self.encode(&WithoutPatterns::of(f))?, self.encode(&f.patterns)?, self.encode(&out_edges(p, f))?, IndexKeys::of(p, f))))
+            .collect::<Result<_>>()?;
+        let mut defs: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, _, k)| k.defs.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
+        let mut refs: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, _, k)| k.refs.iter().map(move |n| (n.as_str(), *p))).collect();
+        let mut imports: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, _, k)| k.imports.iter().map(move |s| (s.as_str(), *p))).collect();
+        for list in [&mut defs, &mut refs, &mut imports] {
+            list.par_sort_unstable();
+        }
+        let e = self.error();
+        let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
+        {
+            let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
+            let mut patterns = txn.open_table(PATTERNS).map_err(|x| e(x.into()))?;
+            let mut out = txn.open_table(OUT).map_err(|x| e(x.into()))?;
+            for (path, f, p, o, _) in &encoded {
+                facts.insert(*path, f.as_slice()).map_err(|x| e(x.into()))?;
+                patterns.insert(*path, p.as_slice()).map_err(|x| e(x.into()))?;
+                out.insert(*path, o.as_slice()).map_err(|x| e(x.into()))?;
+            }
+            for (def, list) in [(DEFS, &defs), (REFS, &refs), (IMPORTS, &imports)] {
+                let mut table = txn.open_multimap_table(def).map_err(|x| e(x.into()))?;
+                for (k, v) in list.iter() {
+                    table.insert(*k, *v).map_err(|x| e(x.into()))?;
+                }
+            }
+            let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
+            meta.insert("version", FORMAT_VERSION.to_le_bytes().as_slice()).map_err(|x| e(x.into()))?;
+            meta.insert("generation", generation.as_bytes()).map_err(|x| e(x.into()))?;
+            let paths: Vec<&String> = files.keys().collect();
+            meta.insert("paths", self.encode(&paths)?.as_slice()).map_err(|x| e(x.into()))?;
+        }
+        txn.commit().map_err(|x| e(x.into()))
+    }
+}
+
+/// [`FileFacts`] as stored: the same encoding, with no pattern instances
+/// (they are in their own table, which only the conventions read).
+#[derive(serde::Serialize)]
+struct WithoutPatterns<'a> {
+    language: &'a str,
+    symbols: &'a [super::SymbolFact],
+    imports: &'a [crate::analysis::parse::Import],
+    patterns: &'a [PatternInstance],
+    module_calls: &'a [String],
+}
+
+impl<'a> WithoutPatterns<'a> {
+    fn of(f: &'a FileFacts) -> WithoutPatterns<'a> {
+        WithoutPatterns { language: &f.language, symbols: &f.symbols, imports: &f.imports, patterns: &[], module_calls: &f.module_calls }
+    }
+}
+
+/// What the lookup tables hold for one file.
+struct IndexKeys {
+    defs: BTreeSet<(String, String)>,
+    refs: BTreeSet<String>,
+    imports: BTreeSet<String>,
+}
+
+impl IndexKeys {
+    fn of(path: &str, f: &FileFacts) -> IndexKeys {
+        let defs = f.symbols.iter().map(|s| (s.name.clone(), format!("{path}\0{}", s.qualified_name))).collect();
+        let raws = f.symbols.iter().flat_map(|s| s.calls.iter().chain(&s.bases)).chain(&f.module_calls);
+        let refs = raws.map(|r| ref_name(r).into_owned()).collect();
+        let imports = f.imports.iter().flat_map(|i| std::iter::once(import_stem(&i.module)).chain(import_segments(&i.module))).collect();
+        IndexKeys { defs, refs, imports }
+    }
+}
