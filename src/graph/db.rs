@@ -6,8 +6,11 @@
 //! - `facts`: path → the file's [`FileFacts`] (bincode);
 //! - `out`: path → the edges its references resolved to ([`OutEdges`]); the
 //!   `contains` edges follow from the facts and are not stored;
-//! - `patterns`: path → the file's pattern instances (the conventions are
-//!   aggregated from them);
+//! - `patterns`: path → the file's pattern instances;
+//! - `pattern_files`: `group\0path` → that file's instances of the group (a
+//!   group is `category\0key`), so a group's first files are a range scan;
+//! - `pattern_groups`: group → its instance and file counts and its
+//!   [`Pattern`] (what `patterns.json` lists) when it has enough instances;
 //! - `defs` (multimap): definition name → `path\0qualified name`, sorted as
 //!   the resolver's name lookup is;
 //! - `refs` (multimap): the name a reference ends in → paths that make it;
@@ -25,7 +28,7 @@ use redb::{Database, MultimapTableDefinition, ReadableDatabase, ReadableTable, T
 
 use super::resolve::{import_segments, import_stem, ref_name};
 use super::{EdgeKind, FileFacts, GraphError, NodeKey, Result, FORMAT_VERSION};
-use crate::analysis::patterns::PatternInstance;
+use crate::analysis::patterns::{Pattern, PatternInstance};
 
 pub(super) const DB_FILE: &str = "graph.redb";
 /// redb's page cache (its default, 1 GiB, is what a full build's writes
@@ -36,6 +39,8 @@ const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const FACTS: TableDefinition<&str, &[u8]> = TableDefinition::new("facts");
 const OUT: TableDefinition<&str, &[u8]> = TableDefinition::new("out");
 const PATTERNS: TableDefinition<&str, &[u8]> = TableDefinition::new("patterns");
+const PATTERN_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("pattern_files");
+const PATTERN_GROUPS: TableDefinition<&str, &[u8]> = TableDefinition::new("pattern_groups");
 const DEFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("defs");
 const REFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("refs");
 const IMPORTS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("import_segments");
@@ -220,23 +225,26 @@ impl Db {
         Ok(out)
     }
 
-    /// Every pattern instance of every file, in path order.
-    pub(super) fn all_patterns(&self) -> Result<Vec<PatternInstance>> {
+    /// The project's conventions: every group's pattern, in
+    /// [`aggregate`](crate::analysis::patterns::aggregate)'s order.
+    pub(super) fn conventions(&self) -> Result<Vec<Pattern>> {
         let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
-        let table = txn.open_table(PATTERNS).map_err(|e| self.error()(e.into()))?;
+        let table = txn.open_table(PATTERN_GROUPS).map_err(|e| self.error()(e.into()))?;
         let mut out = Vec::new();
         for row in table.iter().map_err(|e| self.error()(e.into()))? {
             let (_, v) = row.map_err(|e| self.error()(e.into()))?;
-            out.extend(self.decode::<Vec<PatternInstance>>(v.value())?);
+            let (_, _, pattern): GroupRecord = self.decode(v.value())?;
+            out.extend(pattern);
         }
+        crate::analysis::patterns::sort_patterns(&mut out);
         Ok(out)
     }
 
     /// Applies one run in one transaction: the changed files' facts and
     /// what the lookups index of them, the out-edges of every file whose
     /// references were resolved again (`None`: the file is gone), the paths
-    /// and the generation.
-    pub(super) fn write(&self, generation: &str, changes: &[FileChange], out: &BTreeMap<String, Option<OutEdges>>, paths: Option<&[String]>) -> Result<()> {
+    /// and the generation. Returns whether the conventions changed.
+    pub(super) fn write(&self, generation: &str, changes: &[FileChange], out: &BTreeMap<String, Option<OutEdges>>, paths: Option<&[String]>) -> Result<bool> {
         let e = self.error();
         let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
         {
@@ -294,7 +302,73 @@ impl Db {
                 meta.insert("paths", self.encode(&paths)?.as_slice()).map_err(|x| e(x.into()))?;
             }
         }
-        txn.commit().map_err(|x| e(x.into()))
+        let conventions_changed = self.update_groups(&txn, changes)?;
+        txn.commit().map_err(|x| e(x.into()))?;
+        Ok(conventions_changed)
+    }
+
+    /// Moves the changed files' pattern instances between groups and
+    /// recomputes each group they were or are in: counts by difference,
+    /// examples from the group's first files. Whether a group's pattern changed.
+    fn update_groups(&self, txn: &redb::WriteTransaction, changes: &[FileChange]) -> Result<bool> {
+        let e = self.error();
+        let mut files = txn.open_table(PATTERN_FILES).map_err(|x| e(x.into()))?;
+        let mut groups = txn.open_table(PATTERN_GROUPS).map_err(|x| e(x.into()))?;
+        // group → (instances, files) added (negative: removed).
+        let mut delta: BTreeMap<String, (i64, i64, &PatternInstance)> = BTreeMap::new();
+        for c in changes {
+            for (sign, f) in [(-1, c.old), (1, c.new)] {
+                for (group, list) in by_group(f.map_or(&[][..], |f| &f.patterns)) {
+                    let key = format!("{group}\0{}", c.path);
+                    if sign < 0 {
+                        files.remove(key.as_str()).map_err(|x| e(x.into()))?;
+                    } else {
+                        let owned: Vec<&PatternInstance> = list.clone();
+                        files.insert(key.as_str(), self.encode(&owned)?.as_slice()).map_err(|x| e(x.into()))?;
+                    }
+                    let d = delta.entry(group).or_insert((0, 0, list[0]));
+                    d.0 += sign * list.len() as i64;
+                    d.1 += sign;
+                }
+            }
+        }
+        let mut changed = false;
+        for (group, (instances, in_files, sample)) in delta {
+            let before: Option<GroupRecord> = match groups.get(group.as_str()).map_err(|x| e(x.into()))? {
+                Some(v) => Some(self.decode(v.value())?),
+                None => None,
+            };
+            let (count, file_count) = before.as_ref().map_or((0, 0), |b| (b.0 as i64, b.1 as i64));
+            let (count, file_count) = ((count + instances).max(0) as u64, (file_count + in_files).max(0) as u64);
+            let pattern = if count as usize >= super::MIN_PATTERN_COUNT.max(1) {
+                let first = self.first_files(&files, &group)?;
+                Some(crate::analysis::patterns::group_pattern(&sample.key, sample.category, count as usize, file_count as usize, first.iter().collect()))
+            } else {
+                None
+            };
+            changed |= before.and_then(|b| b.2) != pattern;
+            if count == 0 {
+                groups.remove(group.as_str()).map_err(|x| e(x.into()))?;
+            } else {
+                groups.insert(group.as_str(), self.encode(&(count, file_count, pattern))?.as_slice()).map_err(|x| e(x.into()))?;
+            }
+        }
+        Ok(changed)
+    }
+
+    /// The instances of a group's first files in path order (enough for its examples).
+    fn first_files(&self, files: &impl ReadableTable<&'static str, &'static [u8]>, group: &str) -> Result<Vec<PatternInstance>> {
+        let e = self.error();
+        let prefix = format!("{group}\0");
+        let mut out = Vec::new();
+        for row in files.range::<&str>(prefix.as_str()..).map_err(|x| e(x.into()))?.take(crate::analysis::patterns::MAX_EXAMPLES) {
+            let (k, v) = row.map_err(|x| e(x.into()))?;
+            if !k.value().starts_with(&prefix) {
+                break;
+            }
+            out.extend(self.decode::<Vec<PatternInstance>>(v.value())?);
+        }
+        Ok(out)
     }
 
     /// Fills a fresh store with every file (a full run): values encoded on
@@ -323,6 +397,14 @@ impl Db {
                 patterns.insert(*path, p.as_slice()).map_err(|x| e(x.into()))?;
                 out.insert(*path, o.as_slice()).map_err(|x| e(x.into()))?;
             }
+            let mut pattern_files = txn.open_table(PATTERN_FILES).map_err(|x| e(x.into()))?;
+            let mut pattern_groups = txn.open_table(PATTERN_GROUPS).map_err(|x| e(x.into()))?;
+            for (group, record, per_file) in all_groups(files) {
+                for (path, list) in per_file {
+                    pattern_files.insert(format!("{group}\0{path}").as_str(), self.encode(&list)?.as_slice()).map_err(|x| e(x.into()))?;
+                }
+                pattern_groups.insert(group.as_str(), self.encode(&record)?.as_slice()).map_err(|x| e(x.into()))?;
+            }
             for (def, list) in [(DEFS, &defs), (REFS, &refs), (IMPORTS, &imports)] {
                 let mut table = txn.open_multimap_table(def).map_err(|x| e(x.into()))?;
                 for (k, v) in list.iter() {
@@ -337,6 +419,45 @@ impl Db {
         }
         txn.commit().map_err(|x| e(x.into()))
     }
+}
+
+/// A pattern group's record: instances, files, and its pattern when it has enough instances.
+type GroupRecord = (u64, u64, Option<Pattern>);
+
+/// The pattern group of an instance: its category and key.
+fn group_of(i: &PatternInstance) -> String {
+    format!("{}\0{}", i.category.as_str(), i.key)
+}
+
+/// A file's instances by group, each list in the file's order.
+fn by_group(instances: &[PatternInstance]) -> BTreeMap<String, Vec<&PatternInstance>> {
+    let mut out: BTreeMap<String, Vec<&PatternInstance>> = BTreeMap::new();
+    for i in instances {
+        out.entry(group_of(i)).or_default().push(i);
+    }
+    out
+}
+
+/// Every group of every file (a full run): its record and its instances per file, in path order.
+fn all_groups(files: &BTreeMap<String, FileFacts>) -> Vec<(String, GroupRecord, Vec<(&str, Vec<&PatternInstance>)>)> {
+    let mut groups: BTreeMap<String, Vec<(&str, Vec<&PatternInstance>)>> = BTreeMap::new();
+    for (path, f) in files {
+        for (group, list) in by_group(&f.patterns) {
+            groups.entry(group).or_default().push((path.as_str(), list));
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(group, per_file)| {
+            let count: usize = per_file.iter().map(|(_, l)| l.len()).sum();
+            let sample = per_file[0].1[0];
+            let pattern = (count >= super::MIN_PATTERN_COUNT.max(1)).then(|| {
+                let first: Vec<&PatternInstance> = per_file.iter().take(crate::analysis::patterns::MAX_EXAMPLES).flat_map(|(_, l)| l.iter().copied()).collect();
+                crate::analysis::patterns::group_pattern(&sample.key, sample.category, count, per_file.len(), first)
+            });
+            (group, (count as u64, per_file.len() as u64, pattern), per_file)
+        })
+        .collect()
 }
 
 /// [`FileFacts`] as stored: the same encoding, with no pattern instances

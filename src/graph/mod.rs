@@ -395,6 +395,7 @@ mod tests {
             let view = Graph::load(self.dir.path()).unwrap().unwrap();
             assert_eq!(view.dump(), self.mem.graph().dump(), "the store updated in part equals the graph in memory");
             assert_eq!(view.parts().nodes, self.mem.graph().parts().nodes, "and so do its nodes' lines");
+            assert_eq!(load_patterns(self.dir.path()).unwrap(), self.mem.patterns(), "and its conventions");
         }
     }
 
@@ -565,6 +566,31 @@ mod tests {
         g.update(&removed, facts(&[("pkg/b.py", b1)]));
         let fresh = build(&[("pkg/a.py", a), ("pkg/b.py", b1), ("pkg/c.py", c)]);
         assert_eq!(g.graph().dump(), fresh.graph().dump());
+    }
+
+    /// The conventions a partial update writes (groups updated by
+    /// difference, examples from each group's first files) equal those
+    /// aggregated from every file: through moved lines, a file removed, one
+    /// added, and a group falling under the minimum count.
+    #[test]
+    fn conventions_follow_partial_updates() {
+        let test_file = |name: &str| format!("import logging\n\nclass Test{name}:\n    def test_{name}(self):\n        try:\n            run()\n        except ValueError:\n            logging.error('x')\n            raise\n");
+        let names = ["a", "b", "c", "d"];
+        let sources: Vec<(String, String)> = names.iter().map(|n| (format!("tests/test_{n}.py"), test_file(n))).collect();
+        let list: Vec<(&str, &str)> = sources.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
+        let mut g = build(&list);
+        assert!(!g.mem.patterns().is_empty(), "the test files make conventions");
+        let one = |path: &str| -> BTreeSet<String> { [path.to_string()].into_iter().collect() };
+        // Every line of the first file moves down (its examples move).
+        g.update(&one("tests/test_a.py"), facts(&[("tests/test_a.py", &format!("# moved\n\n{}", test_file("a")))]));
+        // A file goes; another comes, first in path order.
+        g.update(&one("tests/test_b.py"), Vec::new());
+        g.update(&BTreeSet::new(), facts(&[("tests/test_0.py", &test_file("0"))]));
+        // The error handling leaves all but one file: its group drops under the minimum.
+        for n in ["0", "a", "c"] {
+            let path = format!("tests/test_{n}.py");
+            g.update(&one(&path), facts(&[(&path, &format!("class Test{n}:\n    def test_{n}(self):\n        run()\n"))]));
+        }
     }
 
     #[test]

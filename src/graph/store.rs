@@ -60,7 +60,7 @@ impl GraphStore {
             full.facts = db.all_facts()?;
             full.rebuild();
             view::write_whole(&full.dir, &generation, &full.graph)?;
-            write_patterns(&full.dir, &crate::analysis::patterns::aggregate(db.all_patterns()?.iter(), MIN_PATTERN_COUNT))?;
+            write_patterns(&full.dir, &db.conventions()?)?;
         }
         store.db = Some(db);
         Ok(store)
@@ -86,7 +86,7 @@ impl GraphStore {
     }
 
     /// The project's conventions: pattern instances of every file, grouped.
-    fn patterns(&self) -> Vec<crate::analysis::patterns::Pattern> {
+    pub(super) fn patterns(&self) -> Vec<crate::analysis::patterns::Pattern> {
         crate::analysis::patterns::aggregate(self.facts.values().flat_map(|f| f.patterns.iter()), MIN_PATTERN_COUNT)
     }
 
@@ -282,13 +282,11 @@ impl GraphStore {
         let out: BTreeMap<String, Option<db::OutEdges>> = self.touched.iter().map(|p| (p.clone(), self.facts.get(p).map(|f| view::out_edges(&self.graph, p, f)))).collect();
         let paths_moved = changes.iter().any(|c| c.old.is_some() != c.new.is_some());
         let paths: Option<Vec<String>> = self.universe.as_ref().filter(|_| paths_moved).map(|u| u.paths.iter().cloned().collect());
-        db.write(generation, &changes, &out, paths.as_deref())?;
+        let conventions_changed = db.write(generation, &changes, &out, paths.as_deref())?;
         let files = self.touched.iter().map(|p| (p.clone(), self.facts.get(p).map(|f| view::file_view(&self.graph, p, f)))).collect();
         view::record(&self.dir, &at, generation, files)?;
-        let patterns_changed = changes.iter().any(|c| c.old.map(|f| &f.patterns) != c.new.map(|f| &f.patterns));
-        let patterns = if patterns_changed {
-            let all = db.all_patterns()?;
-            let patterns = crate::analysis::patterns::aggregate(all.iter(), MIN_PATTERN_COUNT);
+        let patterns = if conventions_changed {
+            let patterns = db.conventions()?;
             write_patterns(&self.dir, &patterns)?;
             Some(patterns)
         } else {

@@ -143,21 +143,27 @@ pub fn aggregate<'a>(instances: impl IntoIterator<Item = &'a PatternInstance>, m
     let mut patterns: Vec<Pattern> = groups
         .into_iter()
         .filter(|(_, list)| list.len() >= min_count.max(1))
-        .map(|((key, category), mut list)| {
-            list.sort_by(|a, b| example_order(a).cmp(&example_order(b)));
+        .map(|((key, category), list)| {
             let files = list.iter().map(|i| i.path.as_str()).collect::<BTreeSet<_>>().len();
-            Pattern {
-                key: key.to_string(),
-                category,
-                description: describe(category, key),
-                count: list.len(),
-                files,
-                examples: pick_examples(&list),
-            }
+            group_pattern(key, category, list.len(), files, list)
         })
         .collect();
-    patterns.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)).then_with(|| a.category.cmp(&b.category)));
+    sort_patterns(&mut patterns);
     patterns
+}
+
+/// The pattern of one group from its totals (`count` instances in `files`
+/// files) and the instances of its first files in path order, at least
+/// the first [`MAX_EXAMPLES`] (the examples come from those): what
+/// [`aggregate`] makes of the whole group.
+pub fn group_pattern(key: &str, category: PatternCategory, count: usize, files: usize, mut first: Vec<&PatternInstance>) -> Pattern {
+    first.sort_by(|a, b| example_order(a).cmp(&example_order(b)));
+    Pattern { key: key.to_string(), category, description: describe(category, key), count, files, examples: pick_examples(&first) }
+}
+
+/// [`aggregate`]'s order: by count (descending), then key and category.
+pub fn sort_patterns(patterns: &mut [Pattern]) {
+    patterns.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)).then_with(|| a.category.cmp(&b.category)));
 }
 
 /// The text embedded for a pattern: its description and the first example's
