@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 mod db;
 mod facts;
 mod modules;
+mod patch;
 mod record_log;
 mod resolve;
 mod store;
@@ -159,21 +160,24 @@ impl Graph {
     fn from_stored(stored: StoredGraph) -> Graph {
         let mut raws = stored.raws.unwrap_or_default().into_iter();
         let edges = stored.edges.into_iter().map(|(a, b, kind)| (a, b, EdgeData { kind, raw: raws.next().unwrap_or_default() }));
-        Graph::from_parts(stored.nodes, edges)
+        Graph::from_parts(stored.nodes, &stored.gone, edges)
     }
 
-    fn from_parts(nodes: Vec<NodeData>, edges: impl ExactSizeIterator<Item = (u32, u32, EdgeData)>) -> Graph {
+    /// `gone`: positions of nodes to leave out (empty: none).
+    fn from_parts(nodes: Vec<NodeData>, gone: &[bool], edges: impl ExactSizeIterator<Item = (u32, u32, EdgeData)>) -> Graph {
         let mut g = Graph::empty();
         // Sized up front: growing these by doubling was a third of loading a
         // big graph (copies and page faults).
         g.graph = StableDiGraph::with_capacity(nodes.len(), edges.len());
         let mut index = Vec::with_capacity(nodes.len());
-        for n in nodes {
-            index.push(g.graph.add_node(n));
+        for (i, n) in nodes.into_iter().enumerate() {
+            index.push(if gone.get(i).copied().unwrap_or(false) { NodeIndex::end() } else { g.graph.add_node(n) });
         }
         for (a, b, e) in edges {
             if let (Some(&a), Some(&b)) = (index.get(a as usize), index.get(b as usize)) {
-                g.graph.add_edge(a, b, e);
+                if a != NodeIndex::end() && b != NodeIndex::end() {
+                    g.graph.add_edge(a, b, e);
+                }
             }
         }
         g

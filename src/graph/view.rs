@@ -27,6 +27,8 @@ pub(super) struct StoredGraph {
     pub(super) nodes: Vec<NodeData>,
     pub(super) edges: Vec<(u32, u32, EdgeKind)>,
     pub(super) raws: Option<Vec<String>>,
+    /// Nodes a log record removed, by position (empty: none).
+    pub(super) gone: Vec<bool>,
 }
 
 /// What [`write_graph`] writes, borrowed from the graph in memory.
@@ -136,7 +138,7 @@ pub(super) fn read_graph(path: &Path, with_raws: bool) -> Result<Option<StoredGr
         edges.push((u32::from_le_bytes([*a0, *a1, *a2, *a3]), u32::from_le_bytes([*b0, *b1, *b2, *b3]), kind));
     }
     let raws = if with_raws { Some(decode(path, sections.next()?)?) } else { None };
-    Ok(Some(StoredGraph { id, nodes, edges, raws }))
+    Ok(Some(StoredGraph { id, nodes, edges, raws, gone: Vec::new() }))
 }
 
 /// The generation and id of `graph.bin`, from its first bytes.
@@ -174,13 +176,15 @@ pub(super) fn state(dir: &Path) -> Result<Option<ViewState>> {
 /// Loads the queries' graph in `dir`: `graph.bin` with the records of
 /// `graph.log` applied; `None` when there is no `graph.bin`.
 pub(super) fn load(dir: &Path, with_raws: bool) -> Result<Option<Graph>> {
+    Ok(load_stored(dir, with_raws, None)?.map(Graph::from_stored))
+}
+
+/// `graph.bin` with the log's records applied, and `extra` after them.
+fn load_stored(dir: &Path, with_raws: bool, extra: Option<Vec<(String, Option<FileView>)>>) -> Result<Option<StoredGraph>> {
     let Some(stored) = read_graph(&dir.join(GRAPH_FILE), with_raws)? else { return Ok(None) };
     let (records, _) = record_log::read(&dir.join(record_log::GRAPH_LOG), stored.id)?;
-    let mut graph = Graph::from_stored(stored);
-    for record in records {
-        graph.apply(record.files);
-    }
-    Ok(Some(graph))
+    let files = records.into_iter().map(|r| r.files).chain(extra);
+    Ok(Some(super::patch::apply(stored, files)))
 }
 
 /// Writes `graph` as a new `graph.bin` (a new id) and drops the log, which
@@ -200,9 +204,8 @@ pub(super) fn record(dir: &Path, at: &ViewState, generation: &str, files: Vec<(S
         record_log::append(&log, at.log_len, &record)?;
         return Ok(());
     }
-    let mut graph = load(dir, true)?.ok_or(GraphError::Missing)?;
-    graph.apply(delta.files);
-    write_whole(dir, generation, &graph)
+    let stored = load_stored(dir, true, Some(delta.files))?.ok_or(GraphError::Missing)?;
+    write_whole(dir, generation, &Graph::from_stored(stored))
 }
 
 /// A file's part of `graph`, as a log record carries it.
@@ -239,69 +242,4 @@ fn file_nodes(graph: &Graph, path: &str, facts: &FileFacts) -> Vec<NodeIndex> {
     let file = graph.node(&NodeKey::File(path.to_string()));
     let symbols = facts.symbols.iter().filter(|s| seen.insert(s.qualified_name.as_str())).filter_map(|s| graph.node(&symbol_key(path, &s.qualified_name)));
     file.into_iter().chain(symbols).collect()
-}
-
-impl Graph {
-    /// Puts a log record's files in the graph: each file's nodes and
-    /// out-edges are replaced by the record's; nodes of other files keep
-    /// their edges into kept nodes; stubs left without edges go.
-    pub(super) fn apply(&mut self, files: Vec<(String, Option<FileView>)>) {
-        let mut orphans: Vec<NodeKey> = Vec::new();
-        let mut edges = Vec::new();
-        for (path, view) in files {
-            let mut old: Vec<NodeIndex> = Vec::new();
-            if let Some(file) = self.node(&NodeKey::File(path)) {
-                old.push(file);
-                old.extend(self.descendants(file));
-            }
-            for ix in &old {
-                let out: Vec<_> = self.graph.edges_directed(*ix, Direction::Outgoing).map(|e| (e.id(), e.target())).collect();
-                for (id, target) in out {
-                    if matches!(self.graph[target].key, NodeKey::Stub(_) | NodeKey::External(_)) {
-                        orphans.push(self.graph[target].key.clone());
-                    }
-                    self.graph.remove_edge(id);
-                }
-            }
-            let keep: HashSet<&NodeKey> = view.iter().flat_map(|v| v.nodes.iter().map(|n| &n.key)).collect();
-            let gone: Vec<NodeKey> = old.iter().map(|ix| self.graph[*ix].key.clone()).filter(|k| !keep.contains(k)).collect();
-            for key in gone {
-                self.remove(&key);
-            }
-            let Some(view) = view else { continue };
-            for n in view.nodes {
-                match self.node(&n.key) {
-                    Some(ix) => self.graph[ix] = n,
-                    None => {
-                        self.ensure(n);
-                    }
-                }
-            }
-            edges.extend(view.edges);
-        }
-        for (source, target, kind, raw) in edges {
-            let Some(from) = self.node(&source) else { continue };
-            let to = match self.node(&target) {
-                Some(to) => to,
-                None => {
-                    let (kind, lines) = match &target {
-                        NodeKey::File(_) => ("file", 1),
-                        NodeKey::External(_) => ("external", 1),
-                        NodeKey::Stub(_) => ("stub", 0),
-                        // A symbol of a file the graph lacks: not an edge a build makes.
-                        NodeKey::Symbol { .. } => continue,
-                    };
-                    self.ensure(NodeData { key: target, kind: kind.into(), start_line: lines, end_line: lines })
-                }
-            };
-            self.graph.add_edge(from, to, EdgeData { kind, raw });
-        }
-        for key in orphans {
-            if let Some(ix) = self.node(&key) {
-                if self.graph.neighbors_undirected(ix).next().is_none() {
-                    self.remove(&key);
-                }
-            }
-        }
-    }
 }
