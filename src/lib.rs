@@ -27,6 +27,7 @@ mod status;
 pub mod hooks;
 
 pub use graph::{dump_graph, load_patterns};
+pub use stores::state::dump_state;
 pub use index::ci::{run as index_ci, CiOptions, CiReport};
 pub use index::gc::server::{gc_server, ServerGcReport};
 pub use index::gc::{gc, GcReport};

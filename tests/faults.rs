@@ -136,7 +136,7 @@ fn snapshot(repo: &Path, dir: &Path, semantic: bool) -> Vec<(String, String)> {
     let d = s(dir);
     let mut out = Vec::new();
     out.push(("journal left behind".to_string(), dir.join(".rag_index_pending.json").exists().to_string()));
-    let state: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(".rag_index_state.json")).expect("state file")).expect("state json");
+    let state: Value = git_rag::dump_state(dir).expect("state");
     for key in ["last_commit", "config_hash", "semantic", "schema_version"] {
         out.push((format!("state {key}"), state[key].to_string()));
     }
@@ -477,7 +477,7 @@ fn answers(repo: &Path, dir: &Path) -> Vec<String> {
     let d = s(dir);
     let status: Value = serde_json::from_str(&rag_ok(repo, &["status", "--json", "--index-dir", d])).expect("status json");
     let mut out = vec![format!("{} {}", status["indexed_commit"], status["counts"])];
-    let state: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(".rag_index_state.json")).expect("state")).expect("json");
+    let state: Value = git_rag::dump_state(dir).expect("state");
     out.push(state["last_commit"].to_string());
     out.push(state["files"].to_string());
     for (q, mode) in [("check_token", "symbol"), ("check_token", "keyword"), ("reject empty tokens", "hybrid")] {

@@ -97,8 +97,7 @@ fn wait_idle_at_head(dir: &Path) -> Value {
 }
 
 fn indexed_paths(index_dir: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(index_dir.join(".rag_index_state.json")).expect("state file");
-    let v: Value = serde_json::from_str(&text).expect("state json");
+    let v: Value = git_rag::dump_state(index_dir).expect("state");
     v["files"].as_object().expect("files").keys().cloned().collect()
 }
 

@@ -54,8 +54,7 @@ fn answers(repo_dir: &Path, index_dir: &Path, semantic: bool) -> Vec<Value> {
 }
 
 fn state_files(index_dir: &Path) -> Value {
-    let text = std::fs::read_to_string(index_dir.join(".rag_index_state.json")).expect("state");
-    serde_json::from_str::<Value>(&text).expect("json")["files"].clone()
+    git_rag::dump_state(index_dir).expect("state")["files"].clone()
 }
 
 /// Compares the incremental index in `inc` with a fresh full index of `rev`:

@@ -39,8 +39,7 @@ fn status(dir: &Path, index_dir: &Path) -> Value {
 
 /// The per-file records and the keyword answers of an index.
 fn contents(dir: &Path, index_dir: &Path) -> (Value, Vec<Value>) {
-    let text = std::fs::read_to_string(index_dir.join(".rag_index_state.json")).expect("state");
-    let state: Value = serde_json::from_str(&text).expect("state json");
+    let state: Value = git_rag::dump_state(index_dir).expect("state");
     let answers = ["invoice total", "sum_lines", "apply_tax", "renderInvoice"]
         .iter()
         .map(|q| {

@@ -32,15 +32,13 @@ fn index(dir: &Path, index_dir: &Path, extra: &[&str]) -> String {
 }
 
 fn indexed_paths(index_dir: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(index_dir.join(".rag_index_state.json")).expect("state");
-    let state: Value = serde_json::from_str(&text).expect("json");
+    let state: Value = git_rag::dump_state(index_dir).expect("state");
     state["files"].as_object().expect("files").keys().cloned().collect()
 }
 
 /// The state's file records and keyword answers, to compare with a fresh index.
 fn contents(dir: &Path, index_dir: &Path) -> (Value, Vec<Value>) {
-    let text = std::fs::read_to_string(index_dir.join(".rag_index_state.json")).expect("state");
-    let state: Value = serde_json::from_str(&text).expect("json");
+    let state: Value = git_rag::dump_state(index_dir).expect("state");
     let idx = index_dir.display().to_string();
     let answers = ["invoice total", "left_pad", "generated_descriptor", "guide", "opaque data"]
         .iter()

@@ -170,6 +170,9 @@ pub enum Command {
     /// Print every edge of the code graph, sorted, to compare two indexes.
     #[command(hide = true)]
     DumpGraph,
+    /// Print the index state with every file's record, as JSON, to compare two indexes.
+    #[command(hide = true)]
+    DumpState,
     /// List the project's conventions (PATTERNS): decorators, error handling,
     /// logging, routes, tests, fixtures, base classes, with counts and examples.
     Patterns {

@@ -109,6 +109,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::DumpState => {
+            println!("{}", serde_json::to_string_pretty(&git_rag::dump_state(&ws.index_dir)?)?);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Patterns { json } => cmd_inspect::patterns(&ws, json),
         Command::Model { .. } => unreachable!("handled above"),
     }

@@ -1,6 +1,7 @@
 //! Where the index lives on disk or on a server: the tantivy keyword index,
 //! the vector stores (embedded Qdrant or a server), and the index state.
 
+pub mod files_store;
 pub mod fs;
 pub mod keyword;
 pub mod server_state;

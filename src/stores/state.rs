@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use crate::stores::fs::{at as io, FileLock, LockError, LockKind, PathError};
 
 /// Bump when the state file or the stores change shape; older indexes are rebuilt.
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: the per-file records moved from the state file to `files.redb`.
+pub const SCHEMA_VERSION: u32 = 2;
 pub const STATE_FILE: &str = ".rag_index_state.json";
 pub const LOCK_FILE: &str = "index.lock";
 pub const LAST_RUN_FILE: &str = "last_run.json";
@@ -98,6 +99,10 @@ pub struct IndexState {
     /// Hash of the options that change what is indexed; a change forces a rebuild.
     pub config_hash: String,
     pub last_commit: Option<String>,
+    /// Every indexed file. Kept in `files.redb` beside the state file
+    /// ([`crate::stores::files_store`]), not in it; read from the state file
+    /// only when an index of schema 1 is upgraded.
+    #[serde(default, skip_serializing)]
     pub files: BTreeMap<String, FileState>,
     /// Unix seconds of the last successful run.
     pub updated_at: u64,
@@ -218,14 +223,39 @@ impl IndexState {
         if state.schema_version > SCHEMA_VERSION {
             return Err(too_new(u64::from(state.schema_version)));
         }
+        let mut state = state;
+        if state.schema_version >= 2 {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            state.files = crate::stores::files_store::load(dir)?
+                .ok_or_else(|| corrupt(format!("{} is missing beside it", crate::stores::files_store::FILES_STORE)))?;
+        }
+        // An older state (its files read from it) is written back in this
+        // shape; its config hash, which has the schema in it, makes the next
+        // run a full one.
+        state.schema_version = SCHEMA_VERSION;
         Ok(Some(state))
     }
 
-    /// Writes the state file atomically: temp file, fsync, rename.
+    /// Writes the per-file records (`files.redb`, the ones that changed),
+    /// then the state file atomically: temp file, fsync, rename.
     pub fn save(&self, path: &Path) -> Result<()> {
+        crate::stores::files_store::save(path.parent().unwrap_or(Path::new(".")), &self.files)?;
         let json = serde_json::to_vec(self).map_err(|e| StateError::Corrupt { path: path.to_path_buf(), message: e.to_string() })?;
         write_atomic(path, &json)
     }
+}
+
+/// The index state in `index_dir` as JSON with every file's record under
+/// `files`, as schema 1 kept it (`git rag dump-state`, to compare two indexes).
+pub fn dump_state(index_dir: &Path) -> Result<serde_json::Value> {
+    let path = index_dir.join(STATE_FILE);
+    let state = IndexState::load(&path)?.ok_or_else(|| StateError::Corrupt { path: path.clone(), message: "there is no index state; run `git rag index`".into() })?;
+    let encode = |e: serde_json::Error| StateError::Corrupt { path: path.clone(), message: e.to_string() };
+    let mut value = serde_json::to_value(&state).map_err(encode)?;
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("files".into(), serde_json::to_value(&state.files).map_err(encode)?);
+    }
+    Ok(value)
 }
 
 pub fn now_secs() -> u64 {
@@ -351,6 +381,39 @@ mod tests {
         std::fs::write(&path, br#"{"schema_version": 99, "whatever": true}"#).unwrap();
         let err = IndexState::load(&path).unwrap_err().to_string();
         assert!(err.contains("newer") && err.contains("99"), "{err}");
+    }
+
+    /// The per-file records live in `files.redb`: a run rewrites those that
+    /// changed; a store that is missing is an error that says what to do;
+    /// a damaged one is replaced by the next save.
+    #[test]
+    fn file_records_beside_the_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(STATE_FILE);
+        let mut s = IndexState::new("abc".into());
+        for i in 0..50u128 {
+            s.files.insert(format!("f{i}.py"), FileState { blob: format!("{i:040x}"), language: "python".into(), chunks: vec![ChunkId(i), ChunkId(i + 1000)], symbols: i as usize });
+        }
+        s.save(&path).unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("f1.py"), "no per-file records in the state file");
+        assert_eq!(IndexState::load(&path).unwrap().as_ref(), Some(&s));
+        // Changed, removed, added.
+        s.files.get_mut("f3.py").unwrap().chunks.push(ChunkId(7));
+        s.files.remove("f4.py");
+        s.files.insert("new.py".into(), FileState { blob: "b".into(), language: "python".into(), chunks: vec![], symbols: 0 });
+        s.save(&path).unwrap();
+        assert_eq!(IndexState::load(&path).unwrap().as_ref(), Some(&s));
+        // Missing: a clear error.
+        let store = dir.path().join(crate::stores::files_store::FILES_STORE);
+        let kept = std::fs::read(&store).unwrap();
+        std::fs::remove_file(&store).unwrap();
+        let err = IndexState::load(&path).unwrap_err().to_string();
+        assert!(err.contains("files.redb") && err.contains("git rag index --full"), "{err}");
+        // Damaged: an error to load, replaced by the next save.
+        std::fs::write(&store, &kept[..kept.len() / 3]).unwrap();
+        assert!(IndexState::load(&path).is_err());
+        s.save(&path).unwrap();
+        assert_eq!(IndexState::load(&path).unwrap().as_ref(), Some(&s));
     }
 
     #[test]

@@ -128,9 +128,7 @@ impl TestRepo {
 
     /// The per-file part of the state file.
     pub fn state_files(&self, index_dir: &Path) -> Value {
-        let text = std::fs::read_to_string(index_dir.join(".rag_index_state.json")).expect("state file");
-        let v: Value = serde_json::from_str(&text).expect("state json");
-        v["files"].clone()
+        git_rag::dump_state(index_dir).expect("state")["files"].clone()
     }
 }
 

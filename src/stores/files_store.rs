@@ -1,0 +1,127 @@
+//! `files.redb` beside `.rag_index_state.json`: what the index holds for
+//! each file (blob id, language, chunk ids, symbol count), one record per
+//! path in a redb table, so a run rewrites the records that changed and not
+//! the 8 MB of JSON a big repository's state was.
+//!
+//! Crash safety: [`save`] commits the records before the state file is
+//! replaced, and the run's journal goes last; a run killed between the two
+//! leaves the new records beside the old state file, and the journal makes
+//! the next run redo that commit's paths (their records come out the same).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+
+use super::state::{ChunkId, FileState, StateError};
+
+pub const FILES_STORE: &str = "files.redb";
+
+const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
+
+/// A record as stored: blob id, language, chunk ids, symbols.
+type Record = (String, String, Vec<u128>, u64);
+
+fn corrupt(path: &Path, message: impl std::fmt::Display) -> StateError {
+    StateError::Corrupt { path: path.to_path_buf(), message: message.to_string() }
+}
+
+/// One handle per database and process: redb refuses a second open of a
+/// file in one process (a query and an index run share the MCP server's);
+/// other processes open it beside this one.
+fn database(path: &Path, create: bool) -> Result<Option<Arc<Database>>, StateError> {
+    static OPEN: OnceLock<Mutex<HashMap<PathBuf, Weak<Database>>>> = OnceLock::new();
+    let mut open = OPEN.get_or_init(Default::default).lock().map_err(|_| corrupt(path, "a thread holding it panicked"))?;
+    if let Some(db) = open.get(path).and_then(Weak::upgrade) {
+        return Ok(Some(db));
+    }
+    let mut builder = Database::builder();
+    // Queries and `status` read it while a run in another process writes
+    // (the index lock keeps writers one at a time).
+    builder.set_cache_size(8 << 20).set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    let db = if path.is_file() {
+        builder.open(path).map_err(|e| corrupt(path, e))?
+    } else if create {
+        builder.create(path).map_err(|e| corrupt(path, e))?
+    } else {
+        return Ok(None);
+    };
+    let db = Arc::new(db);
+    open.insert(path.to_path_buf(), Arc::downgrade(&db));
+    Ok(Some(db))
+}
+
+fn decode(path: &Path, bytes: &[u8]) -> Result<FileState, StateError> {
+    let ((blob, language, chunks, symbols), _): (Record, _) = bincode::serde::decode_from_slice(bytes, bincode::config::standard()).map_err(|e| corrupt(path, e))?;
+    Ok(FileState { blob, language, chunks: chunks.into_iter().map(ChunkId).collect(), symbols: symbols as usize })
+}
+
+fn encode(path: &Path, f: &FileState) -> Result<Vec<u8>, StateError> {
+    let record: (&str, &str, Vec<u128>, u64) = (&f.blob, &f.language, f.chunks.iter().map(|c| c.0).collect(), f.symbols as u64);
+    bincode::serde::encode_to_vec(record, bincode::config::standard()).map_err(|e| corrupt(path, e))
+}
+
+/// Every file's record in `dir`; `None` when there is no store.
+pub fn load(dir: &Path) -> Result<Option<BTreeMap<String, FileState>>, StateError> {
+    let path = dir.join(FILES_STORE);
+    let Some(db) = database(&path, false)? else { return Ok(None) };
+    let txn = db.begin_read().map_err(|e| corrupt(&path, e))?;
+    let table = match txn.open_table(FILES) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Some(BTreeMap::new())),
+        Err(e) => return Err(corrupt(&path, e)),
+    };
+    let mut files = BTreeMap::new();
+    for row in table.iter().map_err(|e| corrupt(&path, e))? {
+        let (k, v) = row.map_err(|e| corrupt(&path, e))?;
+        files.insert(k.value().to_string(), decode(&path, v.value())?);
+    }
+    Ok(Some(files))
+}
+
+/// Makes the store in `dir` hold exactly `files`, writing only the records
+/// that differ. A store that does not open (damaged) is replaced whole.
+pub fn save(dir: &Path, files: &BTreeMap<String, FileState>) -> Result<(), StateError> {
+    let path = dir.join(FILES_STORE);
+    let db = match database(&path, true) {
+        Ok(Some(db)) => db,
+        _ => {
+            std::fs::remove_file(&path).map_err(|e| corrupt(&path, e))?;
+            database(&path, true)?.ok_or_else(|| corrupt(&path, "cannot be created"))?
+        }
+    };
+    let txn = db.begin_write().map_err(|e| corrupt(&path, e))?;
+    {
+        let mut table = txn.open_table(FILES).map_err(|e| corrupt(&path, e))?;
+        // What is stored, against what should be: both in path order.
+        let mut stale: Vec<String> = Vec::new();
+        let mut changed: Vec<&str> = Vec::new();
+        let mut wanted = files.iter().peekable();
+        for row in table.iter().map_err(|e| corrupt(&path, e))? {
+            let (k, v) = row.map_err(|e| corrupt(&path, e))?;
+            let key = k.value();
+            while let Some((p, _)) = wanted.peek().filter(|(p, _)| p.as_str() < key) {
+                changed.push(p.as_str());
+                wanted.next();
+            }
+            match wanted.peek() {
+                Some((p, f)) if p.as_str() == key => {
+                    if decode(&path, v.value()).ok().as_ref() != Some(*f) {
+                        changed.push(p.as_str());
+                    }
+                    wanted.next();
+                }
+                _ => stale.push(key.to_string()),
+            }
+        }
+        changed.extend(wanted.map(|(p, _)| p.as_str()));
+        for p in stale {
+            table.remove(p.as_str()).map_err(|e| corrupt(&path, e))?;
+        }
+        for p in changed {
+            table.insert(p, encode(&path, &files[p])?.as_slice()).map_err(|e| corrupt(&path, e))?;
+        }
+    }
+    txn.commit().map_err(|e| corrupt(&path, e))
+}
