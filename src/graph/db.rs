@@ -139,11 +139,10 @@ impl Db {
         }
     }
 
-    /// The facts of those of `paths` the store has, without their pattern
-    /// instances (kept apart: see [`Db::patterns`]).
-    pub(super) fn facts<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, FileFacts>> {
+    /// The values of `table` under each of `paths` it has.
+    fn per_path<'p, T: for<'de> serde::Deserialize<'de>>(&self, table: TableDefinition<&str, &[u8]>, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, T>> {
         let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
-        let table = txn.open_table(FACTS).map_err(|e| self.error()(e.into()))?;
+        let table = txn.open_table(table).map_err(|e| self.error()(e.into()))?;
         let mut out = BTreeMap::new();
         for p in paths {
             if let Some(v) = table.get(p.as_str()).map_err(|e| self.error()(e.into()))? {
@@ -151,6 +150,12 @@ impl Db {
             }
         }
         Ok(out)
+    }
+
+    /// The facts of those of `paths` the store has, without their pattern
+    /// instances (kept apart: see [`Db::patterns`]).
+    pub(super) fn facts<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, FileFacts>> {
+        self.per_path(FACTS, paths)
     }
 
     /// Every file's facts (rebuilding the queries' graph after a crash).
@@ -161,15 +166,7 @@ impl Db {
 
     /// The stored out-edges of each of `paths` that has facts.
     pub(super) fn out_edges<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, OutEdges>> {
-        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
-        let table = txn.open_table(OUT).map_err(|e| self.error()(e.into()))?;
-        let mut out = BTreeMap::new();
-        for p in paths {
-            if let Some(v) = table.get(p.as_str()).map_err(|e| self.error()(e.into()))? {
-                out.insert(p.clone(), self.decode(v.value())?);
-            }
-        }
-        Ok(out)
+        self.per_path(OUT, paths)
     }
 
     /// name → (path, qualified name) of every definition of each of `names`.
@@ -214,15 +211,7 @@ impl Db {
 
     /// The pattern instances of each of `paths` the store has.
     pub(super) fn patterns<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, Vec<PatternInstance>>> {
-        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
-        let table = txn.open_table(PATTERNS).map_err(|e| self.error()(e.into()))?;
-        let mut out = BTreeMap::new();
-        for p in paths {
-            if let Some(v) = table.get(p.as_str()).map_err(|e| self.error()(e.into()))? {
-                out.insert(p.clone(), self.decode(v.value())?);
-            }
-        }
-        Ok(out)
+        self.per_path(PATTERNS, paths)
     }
 
     /// The project's conventions: every group's pattern, in
@@ -250,33 +239,21 @@ impl Db {
         {
             let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
             let mut patterns = txn.open_table(PATTERNS).map_err(|x| e(x.into()))?;
-            let mut defs = txn.open_multimap_table(DEFS).map_err(|x| e(x.into()))?;
-            let mut refs = txn.open_multimap_table(REFS).map_err(|x| e(x.into()))?;
-            let mut imports = txn.open_multimap_table(IMPORTS).map_err(|x| e(x.into()))?;
+            // The lookup tables, in `IndexKeys::entries`' order.
+            let mut lookups = Vec::with_capacity(3);
+            for table in [DEFS, REFS, IMPORTS] {
+                lookups.push(txn.open_multimap_table(table).map_err(|x| e(x.into()))?);
+            }
             for c in changes {
                 if let Some(old) = c.old {
-                    let keys = IndexKeys::of(c.path, old);
-                    for (name, value) in &keys.defs {
-                        defs.remove(name.as_str(), value.as_str()).map_err(|x| e(x.into()))?;
-                    }
-                    for name in &keys.refs {
-                        refs.remove(name.as_str(), c.path).map_err(|x| e(x.into()))?;
-                    }
-                    for seg in &keys.imports {
-                        imports.remove(seg.as_str(), c.path).map_err(|x| e(x.into()))?;
+                    for (t, k, v) in IndexKeys::of(c.path, old).entries(c.path) {
+                        lookups[t].remove(k.as_str(), v.as_str()).map_err(|x| e(x.into()))?;
                     }
                 }
                 match c.new {
                     Some(new) => {
-                        let keys = IndexKeys::of(c.path, new);
-                        for (name, value) in &keys.defs {
-                            defs.insert(name.as_str(), value.as_str()).map_err(|x| e(x.into()))?;
-                        }
-                        for name in &keys.refs {
-                            refs.insert(name.as_str(), c.path).map_err(|x| e(x.into()))?;
-                        }
-                        for seg in &keys.imports {
-                            imports.insert(seg.as_str(), c.path).map_err(|x| e(x.into()))?;
+                        for (t, k, v) in IndexKeys::of(c.path, new).entries(c.path) {
+                            lookups[t].insert(k.as_str(), v.as_str()).map_err(|x| e(x.into()))?;
                         }
                         facts.insert(c.path, self.encode(&WithoutPatterns::of(new))?.as_slice()).map_err(|x| e(x.into()))?;
                         patterns.insert(c.path, self.encode(&new.patterns)?.as_slice()).map_err(|x| e(x.into()))?;
@@ -485,6 +462,14 @@ struct IndexKeys {
 }
 
 impl IndexKeys {
+    /// (table: 0 defs, 1 refs, 2 import segments; key; value) of every entry.
+    fn entries(self, path: &str) -> Vec<(usize, String, String)> {
+        let defs = self.defs.into_iter().map(|(k, v)| (0, k, v));
+        let refs = self.refs.into_iter().map(|k| (1, k, path.to_string()));
+        let imports = self.imports.into_iter().map(|k| (2, k, path.to_string()));
+        defs.chain(refs).chain(imports).collect()
+    }
+
     fn of(path: &str, f: &FileFacts) -> IndexKeys {
         let defs = f.symbols.iter().map(|s| (s.name.clone(), format!("{path}\0{}", s.qualified_name))).collect();
         let raws = f.symbols.iter().flat_map(|s| s.calls.iter().chain(&s.bases)).chain(&f.module_calls);
