@@ -3,10 +3,9 @@
 //! repository (a redb database: B-trees, ACID transactions, crash safe).
 //!
 //! Tables:
-//! - `facts`: path → the file's [`FileFacts`] (bincode);
+//! - `facts`: path → the file's [`FileFacts`], pattern instances included;
 //! - `out`: path → the edges its references resolved to ([`OutEdges`]); the
 //!   `contains` edges follow from the facts and are not stored;
-//! - `patterns`: path → the file's pattern instances;
 //! - `pattern_files`: `group\0path` → that file's instances of the group (a
 //!   group is `category\0key`), so a group's first files are a range scan;
 //! - `pattern_groups`: group → its instance and file counts and its
@@ -38,7 +37,6 @@ const CACHE_BYTES: usize = 32 << 20;
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const FACTS: TableDefinition<&str, &[u8]> = TableDefinition::new("facts");
 const OUT: TableDefinition<&str, &[u8]> = TableDefinition::new("out");
-const PATTERNS: TableDefinition<&str, &[u8]> = TableDefinition::new("patterns");
 const PATTERN_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("pattern_files");
 const PATTERN_GROUPS: TableDefinition<&str, &[u8]> = TableDefinition::new("pattern_groups");
 const DEFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("defs");
@@ -152,8 +150,7 @@ impl Db {
         Ok(out)
     }
 
-    /// The facts of those of `paths` the store has, without their pattern
-    /// instances (kept apart: see [`Db::patterns`]).
+    /// The facts of those of `paths` the store has.
     pub(super) fn facts<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, FileFacts>> {
         self.per_path(FACTS, paths)
     }
@@ -209,11 +206,6 @@ impl Db {
         self.lookup_multimap(IMPORTS, segments)
     }
 
-    /// The pattern instances of each of `paths` the store has.
-    pub(super) fn patterns<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, Vec<PatternInstance>>> {
-        self.per_path(PATTERNS, paths)
-    }
-
     /// The project's conventions: every group's pattern, in
     /// [`aggregate`](crate::analysis::patterns::aggregate)'s order.
     pub(super) fn conventions(&self) -> Result<Vec<Pattern>> {
@@ -238,7 +230,6 @@ impl Db {
         let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
         {
             let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
-            let mut patterns = txn.open_table(PATTERNS).map_err(|x| e(x.into()))?;
             // The lookup tables, in `IndexKeys::entries`' order.
             let mut lookups = Vec::with_capacity(3);
             for table in [DEFS, REFS, IMPORTS] {
@@ -255,12 +246,10 @@ impl Db {
                         for (t, k, v) in IndexKeys::of(c.path, new).entries(c.path) {
                             lookups[t].insert(k.as_str(), v.as_str()).map_err(|x| e(x.into()))?;
                         }
-                        facts.insert(c.path, self.encode(&WithoutPatterns::of(new))?.as_slice()).map_err(|x| e(x.into()))?;
-                        patterns.insert(c.path, self.encode(&new.patterns)?.as_slice()).map_err(|x| e(x.into()))?;
+                        facts.insert(c.path, self.encode(new)?.as_slice()).map_err(|x| e(x.into()))?;
                     }
                     None => {
                         facts.remove(c.path).map_err(|x| e(x.into()))?;
-                        patterns.remove(c.path).map_err(|x| e(x.into()))?;
                     }
                 }
             }
@@ -353,13 +342,11 @@ impl Db {
     /// inserted in order (the B-trees grow at their ends).
     pub(super) fn write_all(&self, generation: &str, files: &BTreeMap<String, FileFacts>, out_edges: impl Fn(&str, &FileFacts) -> OutEdges + Sync) -> Result<()> {
         use rayon::prelude::*;
-        let encoded: Vec<(&str, Vec<u8>, Vec<u8>, Vec<u8>, IndexKeys)> = files
-            .par_iter()
-            .map(|(p, f)| Ok((p.as_str(), self.encode(&WithoutPatterns::of(f))?, self.encode(&f.patterns)?, self.encode(&out_edges(p, f))?, IndexKeys::of(p, f))))
-            .collect::<Result<_>>()?;
-        let mut defs: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, _, k)| k.defs.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
-        let mut refs: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, _, k)| k.refs.iter().map(move |n| (n.as_str(), *p))).collect();
-        let mut imports: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, _, k)| k.imports.iter().map(move |s| (s.as_str(), *p))).collect();
+        let encoded: Vec<(&str, Vec<u8>, Vec<u8>, IndexKeys)> =
+            files.par_iter().map(|(p, f)| Ok((p.as_str(), self.encode(f)?, self.encode(&out_edges(p, f))?, IndexKeys::of(p, f)))).collect::<Result<_>>()?;
+        let mut defs: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, k)| k.defs.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
+        let mut refs: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k)| k.refs.iter().map(move |n| (n.as_str(), *p))).collect();
+        let mut imports: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k)| k.imports.iter().map(move |s| (s.as_str(), *p))).collect();
         for list in [&mut defs, &mut refs, &mut imports] {
             list.par_sort_unstable();
         }
@@ -367,11 +354,9 @@ impl Db {
         let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
         {
             let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
-            let mut patterns = txn.open_table(PATTERNS).map_err(|x| e(x.into()))?;
             let mut out = txn.open_table(OUT).map_err(|x| e(x.into()))?;
-            for (path, f, p, o, _) in &encoded {
+            for (path, f, o, _) in &encoded {
                 facts.insert(*path, f.as_slice()).map_err(|x| e(x.into()))?;
-                patterns.insert(*path, p.as_slice()).map_err(|x| e(x.into()))?;
                 out.insert(*path, o.as_slice()).map_err(|x| e(x.into()))?;
             }
             let mut pattern_files = txn.open_table(PATTERN_FILES).map_err(|x| e(x.into()))?;
@@ -435,23 +420,6 @@ fn all_groups(files: &BTreeMap<String, FileFacts>) -> Vec<(String, GroupRecord, 
             (group, (count as u64, per_file.len() as u64, pattern), per_file)
         })
         .collect()
-}
-
-/// [`FileFacts`] as stored: the same encoding, with no pattern instances
-/// (they are in their own table, which only the conventions read).
-#[derive(serde::Serialize)]
-struct WithoutPatterns<'a> {
-    language: &'a str,
-    symbols: &'a [super::SymbolFact],
-    imports: &'a [crate::analysis::parse::Import],
-    patterns: &'a [PatternInstance],
-    module_calls: &'a [String],
-}
-
-impl<'a> WithoutPatterns<'a> {
-    fn of(f: &'a FileFacts) -> WithoutPatterns<'a> {
-        WithoutPatterns { language: &f.language, symbols: &f.symbols, imports: &f.imports, patterns: &[], module_calls: &f.module_calls }
-    }
 }
 
 /// What the lookup tables hold for one file.

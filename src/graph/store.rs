@@ -122,9 +122,7 @@ impl GraphStore {
             let facts = db.facts(&files)?;
             let outs = db.out_edges(&files)?;
             let defs = db.definitions(&names)?;
-            // The changed files' facts as stored, with their pattern instances (to tell whether the conventions changed).
-            let mut patterns = db.patterns(&changed)?;
-            self.changed = changed.iter().map(|p| (p.clone(), facts.get(p).cloned().map(|f| FileFacts { patterns: patterns.remove(p).unwrap_or_default(), ..f }))).collect();
+            self.changed = changed.iter().map(|p| (p.clone(), facts.get(p).cloned())).collect();
             self.graph = partial_graph(&facts, &outs);
             self.facts = facts;
             self.universe = Some(Universe { paths: paths.clone(), defs, changed: changed.clone() });
