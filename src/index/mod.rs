@@ -264,6 +264,26 @@ struct Collected {
 
 type Timings = BTreeMap<String, f64>;
 
+/// A run indexing at most this many files is small (a commit's files): one
+/// keyword writer thread with a small arena, and small pages.
+const SMALL_RUN_FILES: usize = 200;
+
+/// Asks the kernel for 4 KiB pages for the rest of a small run. With
+/// transparent huge pages every 2 MiB region the allocator touches is
+/// resident whole: a one-file commit on a 9,000-file repository, which runs
+/// in the background after every `git commit`, peaked at ~114 MB instead of
+/// ~70 MB, in the same time. A big run keeps them (a full index is ~15%
+/// faster with them).
+#[cfg(target_os = "linux")]
+fn prefer_small_pages() {
+    // SAFETY: PR_SET_THP_DISABLE takes plain integers and changes only this
+    // process's page policy; its result (unsupported kernel) does not matter.
+    let _ = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn prefer_small_pages() {}
+
 fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId, started: Instant, progress: &dyn Progress) -> Result<Outcome> {
     let mut timings = Timings::new();
     let Some(mut run) = prepare(repo, index_dir, opts, target, progress, &mut timings)? else {
@@ -271,7 +291,11 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     };
 
     let t = Instant::now();
-    let heap = if run.plan.full || run.plan.index.len() > 200 { 256_000_000 } else { 30_000_000 };
+    let small = !run.plan.full && run.plan.index.len() <= SMALL_RUN_FILES;
+    if small {
+        prefer_small_pages();
+    }
+    let heap = if small { 30_000_000 } else { 256_000_000 };
     let writer_threads = if heap > 30_000_000 { rayon::current_num_threads() } else { 1 };
     let mut writer = run.keyword.writer(writer_threads, heap)?;
     if run.plan.full {
