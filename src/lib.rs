@@ -40,7 +40,7 @@ pub use query::intent::Relation;
 pub use query::retrievers::{Hit, Mode, QueryOptions, Response, SYMBOL_NAME_MATCH};
 pub use query::server_only::{self as server_query, ServerQueryError};
 pub use query::warm::{WarmEngine, WarmStatus};
-pub use query::{indexed_state, index_notices, open_engine, reads_graph, run as query, short, GraphPreload, Output as QueryOutput, Outcome as QueryOutcome, QueryError, Request as QueryRequest};
+pub use query::{indexed_state, index_notices, open_engine, run as query, short, Output as QueryOutput, Outcome as QueryOutcome, QueryError, Request as QueryRequest};
 pub use settings::{collection_prefix, Overrides, SettingsError, Workspace};
 pub use status::{collect as collect_status, Status, StatusError};
 pub use semantic::dump::dump_vectors;

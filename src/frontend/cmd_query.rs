@@ -10,8 +10,6 @@ use git_rag::{server_query, Backend, short, FileHit, Hit, QueryOutput, QueryRequ
 
 pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -> Result<ExitCode> {
     let opening = Instant::now();
-    // The graph loads on the other core while the state and the keyword index open.
-    let preload = git_rag::reads_graph(request).then(|| git_rag::GraphPreload::start(&ws.index_dir));
     let Some(state) = git_rag::indexed_state(&ws.index_dir)? else {
         if let Backend::Server(server) = &ws.backend {
             // No local index: what CI built in the server (`git rag index --ci`).
@@ -27,9 +25,6 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
     // repository's graph and state (millions of allocations) cost ~10% of a
     // graph query on `large`.
     let engine = std::mem::ManuallyDrop::new(Arc::new(git_rag::open_engine(&ws.index_dir, state, Some(setup))?));
-    if let Some(preload) = preload {
-        engine.adopt_graph(preload);
-    }
     let open_ms = opening.elapsed().as_secs_f64() * 1000.0;
     let outcome = git_rag::query(&engine, &ws.repo, &ws.model, request)?;
     for notice in &outcome.notices {

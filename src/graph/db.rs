@@ -14,6 +14,9 @@
 //!   the resolver's name lookup is;
 //! - `refs` (multimap): the name a reference ends in → paths that make it;
 //! - `import_segments` (multimap): each segment and stem of an import → paths;
+//! - `names` (multimap): a definition's name as questions look it up
+//!   ([`lookup_name`](super::lookup_name): last segment, lowercase) →
+//!   `path\0qualified name`;
 //! - `meta`: the format version, the generation, every path (the module tree
 //!   is built from them).
 //!
@@ -42,6 +45,7 @@ const PATTERN_GROUPS: TableDefinition<&str, &[u8]> = TableDefinition::new("patte
 const DEFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("defs");
 const REFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("refs");
 const IMPORTS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("import_segments");
+const NAMES: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("names");
 
 /// A file's resolved references: (the source symbol's qualified name, or
 /// `None` for the file itself; the target; the kind; the reference as written).
@@ -57,8 +61,15 @@ pub(super) struct FileChange<'a> {
 }
 
 pub(super) struct Db {
-    db: Database,
+    db: std::sync::Arc<Database>,
     path: PathBuf,
+}
+
+/// One read transaction: the reads made through it all see one commit
+/// (a question's loads, while a run in another process commits).
+pub(super) struct Snapshot<'d> {
+    db: &'d Db,
+    txn: redb::ReadTransaction,
 }
 
 fn bincode_config() -> bincode::config::Configuration {
@@ -83,16 +94,15 @@ impl Db {
         Ok(lz4_flex::compress_prepend_size(&bytes))
     }
 
-    /// Opens the store in `dir`; `Ok(None)` when there is none or it is of
-    /// another format (the caller then builds in full).
+    /// Opens the store in `dir` (the process's handle, shared with its
+    /// queries); `Ok(None)` when there is none or it is of another format
+    /// (the caller then builds in full).
     pub(super) fn open(dir: &Path) -> Result<Option<Db>> {
         let path = dir.join(DB_FILE);
-        if !path.is_file() {
-            return Ok(None);
-        }
-        let db = Database::builder().set_cache_size(CACHE_BYTES).open(&path).map_err(|e| GraphError::Store { path: path.clone(), message: e.to_string() })?;
+        let store_error = |e: redb::DatabaseError| GraphError::Store { path: path.clone(), message: e.to_string() };
+        let Some(db) = crate::stores::redb_handle::open(&path, CACHE_BYTES, false).map_err(store_error)? else { return Ok(None) };
         let db = Db { db, path };
-        match db.meta("version")? {
+        match db.snapshot()?.meta("version")? {
             Some(v) if v == FORMAT_VERSION.to_le_bytes() => Ok(Some(db)),
             _ => Ok(None),
         }
@@ -104,7 +114,7 @@ impl Db {
         let path = dir.join(format!("{DB_FILE}.new"));
         let _ = std::fs::remove_file(&path);
         let db = Database::builder().set_cache_size(CACHE_BYTES).create(&path).map_err(|e| GraphError::Store { path: path.clone(), message: e.to_string() })?;
-        Ok(Db { db, path })
+        Ok(Db { db: std::sync::Arc::new(db), path })
     }
 
     /// Moves a store made by [`Db::create_fresh`] in place of the old one.
@@ -112,98 +122,24 @@ impl Db {
         let target = dir.join(DB_FILE);
         let from = self.path.clone();
         drop(self.db);
-        std::fs::rename(&from, &target).map_err(|e| GraphError::Write { path: target.clone(), source: crate::stores::fs::at("cannot rename", &target)(e).into() })
+        std::fs::rename(&from, &target).map_err(|e| GraphError::Write { path: target.clone(), source: crate::stores::fs::at("cannot rename", &target)(e).into() })?;
+        crate::stores::redb_handle::forget(&target);
+        Ok(())
     }
 
-    fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
-        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
-        let table = match txn.open_table(META) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-            Err(e) => return Err(self.error()(e.into())),
-        };
-        Ok(table.get(key).map_err(|e| self.error()(e.into()))?.map(|v| v.value().to_vec()))
+    pub(super) fn snapshot(&self) -> Result<Snapshot<'_>> {
+        Ok(Snapshot { db: self, txn: self.db.begin_read().map_err(|e| self.error()(e.into()))? })
     }
 
     pub(super) fn generation(&self) -> Result<Option<String>> {
-        Ok(self.meta("generation")?.map(|b| String::from_utf8_lossy(&b).into_owned()))
-    }
-
-    /// Every path the store has facts for, sorted.
-    pub(super) fn paths(&self) -> Result<Vec<String>> {
-        match self.meta("paths")? {
-            Some(b) => self.decode(&b),
-            None => Ok(Vec::new()),
-        }
-    }
-
-    /// The values of `table` under each of `paths` it has.
-    fn per_path<'p, T: for<'de> serde::Deserialize<'de>>(&self, table: TableDefinition<&str, &[u8]>, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, T>> {
-        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
-        let table = txn.open_table(table).map_err(|e| self.error()(e.into()))?;
-        let mut out = BTreeMap::new();
-        for p in paths {
-            if let Some(v) = table.get(p.as_str()).map_err(|e| self.error()(e.into()))? {
-                out.insert(p.clone(), self.decode(v.value())?);
-            }
-        }
-        Ok(out)
-    }
-
-    /// The facts of those of `paths` the store has.
-    pub(super) fn facts<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, FileFacts>> {
-        self.per_path(FACTS, paths)
+        self.snapshot()?.generation()
     }
 
     /// Every file's facts (rebuilding the queries' graph after a crash).
     pub(super) fn all_facts(&self) -> Result<BTreeMap<String, FileFacts>> {
-        let paths = self.paths()?;
-        self.facts(&paths)
-    }
-
-    /// The stored out-edges of each of `paths` that has facts.
-    pub(super) fn out_edges<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, OutEdges>> {
-        self.per_path(OUT, paths)
-    }
-
-    /// name → (path, qualified name) of every definition of each of `names`.
-    pub(super) fn definitions<'n>(&self, names: impl IntoIterator<Item = &'n String>) -> Result<BTreeMap<String, Vec<(String, String)>>> {
-        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
-        let table = txn.open_multimap_table(DEFS).map_err(|e| self.error()(e.into()))?;
-        let mut out = BTreeMap::new();
-        for name in names {
-            let mut defs = Vec::new();
-            for v in table.get(name.as_str()).map_err(|e| self.error()(e.into()))? {
-                let v = v.map_err(|e| self.error()(e.into()))?;
-                if let Some((p, q)) = v.value().split_once('\0') {
-                    defs.push((p.to_string(), q.to_string()));
-                }
-            }
-            out.insert(name.clone(), defs);
-        }
-        Ok(out)
-    }
-
-    fn lookup_multimap<'k>(&self, def: MultimapTableDefinition<&str, &str>, keys: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
-        let table = txn.open_multimap_table(def).map_err(|e| self.error()(e.into()))?;
-        let mut out = BTreeSet::new();
-        for key in keys {
-            for v in table.get(key.as_str()).map_err(|e| self.error()(e.into()))? {
-                out.insert(v.map_err(|e| self.error()(e.into()))?.value().to_string());
-            }
-        }
-        Ok(out)
-    }
-
-    /// Paths with a reference whose name (see `ref_name`) is one of `names`.
-    pub(super) fn referencing<'k>(&self, names: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        self.lookup_multimap(REFS, names)
-    }
-
-    /// Paths with an import that has one of `segments` as a segment or stem.
-    pub(super) fn importing<'k>(&self, segments: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        self.lookup_multimap(IMPORTS, segments)
+        let snapshot = self.snapshot()?;
+        let paths = snapshot.paths()?;
+        snapshot.facts(&paths)
     }
 
     /// The project's conventions: every group's pattern, in
@@ -231,8 +167,8 @@ impl Db {
         {
             let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
             // The lookup tables, in `IndexKeys::entries`' order.
-            let mut lookups = Vec::with_capacity(3);
-            for table in [DEFS, REFS, IMPORTS] {
+            let mut lookups = Vec::with_capacity(4);
+            for table in [DEFS, REFS, IMPORTS, NAMES] {
                 lookups.push(txn.open_multimap_table(table).map_err(|x| e(x.into()))?);
             }
             for c in changes {
@@ -347,7 +283,8 @@ impl Db {
         let mut defs: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, k)| k.defs.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
         let mut refs: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k)| k.refs.iter().map(move |n| (n.as_str(), *p))).collect();
         let mut imports: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k)| k.imports.iter().map(move |s| (s.as_str(), *p))).collect();
-        for list in [&mut defs, &mut refs, &mut imports] {
+        let mut names: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, k)| k.names.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
+        for list in [&mut defs, &mut refs, &mut imports, &mut names] {
             list.par_sort_unstable();
         }
         let e = self.error();
@@ -367,7 +304,7 @@ impl Db {
                 }
                 pattern_groups.insert(group.as_str(), self.encode(&record)?.as_slice()).map_err(|x| e(x.into()))?;
             }
-            for (def, list) in [(DEFS, &defs), (REFS, &refs), (IMPORTS, &imports)] {
+            for (def, list) in [(DEFS, &defs), (REFS, &refs), (IMPORTS, &imports), (NAMES, &names)] {
                 let mut table = txn.open_multimap_table(def).map_err(|x| e(x.into()))?;
                 for (k, v) in list.iter() {
                     table.insert(*k, *v).map_err(|x| e(x.into()))?;
@@ -380,6 +317,96 @@ impl Db {
             meta.insert("paths", self.encode(&paths)?.as_slice()).map_err(|x| e(x.into()))?;
         }
         txn.commit().map_err(|x| e(x.into()))
+    }
+}
+
+impl Snapshot<'_> {
+    fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
+                let table = match self.txn.open_table(META) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(self.db.error()(e.into())),
+        };
+        Ok(table.get(key).map_err(|e| self.db.error()(e.into()))?.map(|v| v.value().to_vec()))
+    }
+
+    pub(super) fn generation(&self) -> Result<Option<String>> {
+        Ok(self.meta("generation")?.map(|b| String::from_utf8_lossy(&b).into_owned()))
+    }
+
+    /// Every path the store has facts for, sorted.
+    pub(super) fn paths(&self) -> Result<Vec<String>> {
+        match self.meta("paths")? {
+            Some(b) => self.db.decode(&b),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The values of `table` under each of `paths` it has.
+    fn per_path<'p, T: for<'de> serde::Deserialize<'de>>(&self, table: TableDefinition<&str, &[u8]>, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, T>> {
+        let table = self.txn.open_table(table).map_err(|e| self.db.error()(e.into()))?;
+        let mut out = BTreeMap::new();
+        for p in paths {
+            if let Some(v) = table.get(p.as_str()).map_err(|e| self.db.error()(e.into()))? {
+                out.insert(p.clone(), self.db.decode(v.value())?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The facts of those of `paths` the store has.
+    pub(super) fn facts<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, FileFacts>> {
+        self.per_path(FACTS, paths)
+    }
+
+    /// The stored out-edges of each of `paths` that has facts.
+    pub(super) fn out_edges<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, OutEdges>> {
+        self.per_path(OUT, paths)
+    }
+
+    /// name → (path, qualified name) of every definition of each of `names`.
+    pub(super) fn definitions<'n>(&self, names: impl IntoIterator<Item = &'n String>) -> Result<BTreeMap<String, Vec<(String, String)>>> {
+        names.into_iter().map(|name| Ok((name.clone(), self.definitions_in(DEFS, name)?))).collect()
+    }
+
+    /// The (path, qualified name) values `table` holds under `key`.
+    fn definitions_in(&self, table: MultimapTableDefinition<&str, &str>, key: &str) -> Result<Vec<(String, String)>> {
+        let table = self.txn.open_multimap_table(table).map_err(|e| self.db.error()(e.into()))?;
+        let mut out = Vec::new();
+        for v in table.get(key).map_err(|e| self.db.error()(e.into()))? {
+            let v = v.map_err(|e| self.db.error()(e.into()))?;
+            if let Some((p, q)) = v.value().split_once('\0') {
+                out.push((p.to_string(), q.to_string()));
+            }
+        }
+        Ok(out)
+    }
+
+    fn lookup_multimap<'k>(&self, def: MultimapTableDefinition<&str, &str>, keys: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
+        let table = self.txn.open_multimap_table(def).map_err(|e| self.db.error()(e.into()))?;
+        let mut out = BTreeSet::new();
+        for key in keys {
+            for v in table.get(key.as_str()).map_err(|e| self.db.error()(e.into()))? {
+                out.insert(v.map_err(|e| self.db.error()(e.into()))?.value().to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Paths with a reference whose name (see `ref_name`) is one of `names`.
+    pub(super) fn referencing<'k>(&self, names: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
+        self.lookup_multimap(REFS, names)
+    }
+
+    /// Paths with an import that has one of `segments` as a segment or stem.
+    pub(super) fn importing<'k>(&self, segments: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
+        self.lookup_multimap(IMPORTS, segments)
+    }
+
+    /// (path, qualified name) of every definition whose name, as
+    /// [`lookup_name`](super::lookup_name) folds it, is `key`.
+    pub(super) fn named(&self, key: &str) -> Result<Vec<(String, String)>> {
+        self.definitions_in(NAMES, key)
     }
 }
 
@@ -427,15 +454,17 @@ struct IndexKeys {
     defs: BTreeSet<(String, String)>,
     refs: BTreeSet<String>,
     imports: BTreeSet<String>,
+    names: BTreeSet<(String, String)>,
 }
 
 impl IndexKeys {
-    /// (table: 0 defs, 1 refs, 2 import segments; key; value) of every entry.
+    /// (table: 0 defs, 1 refs, 2 import segments, 3 names; key; value) of every entry.
     fn entries(self, path: &str) -> Vec<(usize, String, String)> {
         let defs = self.defs.into_iter().map(|(k, v)| (0, k, v));
         let refs = self.refs.into_iter().map(|k| (1, k, path.to_string()));
         let imports = self.imports.into_iter().map(|k| (2, k, path.to_string()));
-        defs.chain(refs).chain(imports).collect()
+        let names = self.names.into_iter().map(|(k, v)| (3, k, v));
+        defs.chain(refs).chain(imports).chain(names).collect()
     }
 
     fn of(path: &str, f: &FileFacts) -> IndexKeys {
@@ -443,6 +472,7 @@ impl IndexKeys {
         let raws = f.symbols.iter().flat_map(|s| s.calls.iter().chain(&s.bases)).chain(&f.module_calls);
         let refs = raws.map(|r| ref_name(r).into_owned()).collect();
         let imports = f.imports.iter().flat_map(|i| std::iter::once(import_stem(&i.module)).chain(import_segments(&i.module))).collect();
-        IndexKeys { defs, refs, imports }
+        let names = f.symbols.iter().map(|s| (super::lookup_name(&s.qualified_name), format!("{path}\0{}", s.qualified_name))).collect();
+        IndexKeys { defs, refs, imports, names }
     }
 }

@@ -23,7 +23,7 @@
 //! imports; a unique definition of that name anywhere. What stays unresolved
 //! is kept as a named stub node, not dropped.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
@@ -36,6 +36,7 @@ mod db;
 mod facts;
 mod modules;
 mod patch;
+mod reader;
 mod record_log;
 mod resolve;
 mod store;
@@ -43,6 +44,7 @@ mod view;
 
 pub use facts::{FileFacts, SymbolFact};
 pub use store::{dump_graph, exists, load_patterns, GraphStore};
+pub use reader::{GraphReader, Neighbourhood};
 pub use resolve::is_callable;
 use store::graph_dir;
 use view::{GraphParts, StoredGraph};
@@ -59,7 +61,8 @@ use crate::analysis::lang::Language;
 /// 6: `facts.bin` has an id, which `facts.log` records name.
 /// 7: the facts and resolved references per file in `graph.redb`; `graph.bin` has
 /// an id, which `graph.log` records name.
-const FORMAT_VERSION: u32 = 7;
+/// 8: `graph.redb` has the `names` lookup queries read.
+const FORMAT_VERSION: u32 = 8;
 /// The pseudo-symbol module-level calls are resolved from.
 const MODULE_CALLER: &str = "<module>";
 const PATTERNS_FILE: &str = "patterns.json";
@@ -283,48 +286,22 @@ impl Graph {
     /// Symbols whose name or qualified name is `name` (case-insensitive), or
     /// that end with it after a dot.
     pub fn find_symbols(&self, name: &str) -> Vec<NodeIndex> {
-        let lc = name.to_lowercase();
         let by_name = self.by_name.get_or_init(|| {
             let mut m: FxHashMap<String, Vec<NodeIndex>> = FxHashMap::default();
-            // One buffer for every name: most names repeat, and allocating
-            // two strings per node was a sixth of a graph question on `large`.
-            let mut name = String::new();
             for ix in self.graph.node_indices() {
                 if let NodeKey::Symbol { qualified_name, .. } = &self.graph[ix].key {
-                    let canonical = crate::analysis::parse::canonical_name(qualified_name);
-                    let short = canonical.rsplit('.').next().unwrap_or(&canonical);
-                    name.clear();
-                    if short.is_ascii() {
-                        name.extend(short.bytes().map(|b| char::from(b.to_ascii_lowercase())));
-                    } else {
-                        // `str::to_lowercase`, as the lookup lowercases (a final sigma differs).
-                        name.push_str(&short.to_lowercase());
-                    }
-                    match m.get_mut(name.as_str()) {
-                        Some(v) => v.push(ix),
-                        None => {
-                            m.insert(name.clone(), vec![ix]);
-                        }
-                    }
+                    m.entry(lookup_name(qualified_name)).or_default().push(ix);
                 }
             }
             m
         });
-        let lc = crate::analysis::parse::canonical_name(&lc).into_owned();
-        let last = lc.rsplit('.').next().unwrap_or(&lc);
-        let dotted = format!(".{lc}");
+        let (last, matches) = name_matcher(name);
         let mut out: Vec<NodeIndex> = by_name
-            .get(last)
+            .get(&last)
             .into_iter()
             .flatten()
             .copied()
-            .filter(|ix| match &self.graph[*ix].key {
-                NodeKey::Symbol { qualified_name, .. } => {
-                    let q = crate::analysis::parse::canonical_name(qualified_name).to_lowercase();
-                    q == lc || q.ends_with(&dotted)
-                }
-                _ => false,
-            })
+            .filter(|ix| matches!(&self.graph[*ix].key, NodeKey::Symbol { qualified_name, .. } if matches(qualified_name)))
             .collect();
         out.sort_by(|a, b| self.graph[*a].key.cmp(&self.graph[*b].key));
         out
@@ -333,36 +310,87 @@ impl Graph {
     /// Nodes reached from `start` over `kinds` edges in `direction`, with the
     /// depth at which each was first reached (breadth first, deterministic).
     pub fn walk(&self, start: &[NodeIndex], kinds: &[EdgeKind], direction: Direction, depth: usize) -> Vec<(NodeIndex, usize)> {
-        let mut seen: HashSet<NodeIndex> = start.iter().copied().collect();
-        let mut out = Vec::new();
-        let mut queue: VecDeque<(NodeIndex, usize)> = start.iter().map(|s| (*s, 0)).collect();
-        while let Some((ix, d)) = queue.pop_front() {
-            if d >= depth {
-                continue;
-            }
-            let mut next: Vec<(NodeIndex, usize)> = self
-                .graph
-                .edges_directed(ix, direction)
-                .filter(|e| kinds.contains(&e.weight().kind))
-                .map(|e| if direction == Direction::Outgoing { e.target() } else { e.source() })
-                .map(|n| (n, d + 1))
-                .collect();
-            next.sort_by(|a, b| self.graph[a.0].key.cmp(&self.graph[b.0].key));
-            next.dedup();
-            for (n, nd) in next {
-                if seen.insert(n) {
-                    out.push((n, nd));
-                    queue.push_back((n, nd));
-                }
-            }
+        let mut walk = Walk::new(start);
+        while let Some(frontier) = walk.frontier(depth) {
+            walk.step(self, &frontier, kinds, direction);
         }
-        out
+        walk.reached
     }
 
     /// Nested definitions of a symbol (closures and methods), which act on its behalf.
     pub fn descendants(&self, ix: NodeIndex) -> Vec<NodeIndex> {
         self.walk(&[ix], &[EdgeKind::Contains], Direction::Outgoing, usize::MAX).into_iter().map(|(n, _)| n).collect()
     }
+}
+
+/// A breadth-first walk a level at a time, so a caller can load what the
+/// next level reads before it is taken ([`reader`]).
+struct Walk {
+    seen: HashSet<NodeIndex>,
+    reached: Vec<(NodeIndex, usize)>,
+    frontier: Vec<NodeIndex>,
+    depth: usize,
+}
+
+impl Walk {
+    fn new(start: &[NodeIndex]) -> Walk {
+        Walk { seen: start.iter().copied().collect(), reached: Vec::new(), frontier: start.to_vec(), depth: 0 }
+    }
+
+    /// The nodes the next level leaves from; `None` once the walk is `max` deep or has nowhere to go.
+    fn frontier(&self, max: usize) -> Option<Vec<NodeIndex>> {
+        (self.depth < max && !self.frontier.is_empty()).then(|| self.frontier.clone())
+    }
+
+    /// Takes one level: each node's neighbours in key order, the first time each is seen.
+    fn step(&mut self, g: &Graph, frontier: &[NodeIndex], kinds: &[EdgeKind], direction: Direction) {
+        self.depth += 1;
+        let mut next_frontier = Vec::new();
+        for &ix in frontier {
+            let mut next: Vec<NodeIndex> = g
+                .graph
+                .edges_directed(ix, direction)
+                .filter(|e| kinds.contains(&e.weight().kind))
+                .map(|e| if direction == Direction::Outgoing { e.target() } else { e.source() })
+                .collect();
+            next.sort_by(|a, b| g.graph[*a].key.cmp(&g.graph[*b].key));
+            next.dedup();
+            for n in next {
+                if self.seen.insert(n) {
+                    self.reached.push((n, self.depth));
+                    next_frontier.push(n);
+                }
+            }
+        }
+        self.frontier = next_frontier;
+    }
+}
+
+/// A definition's name as questions look it up: the last segment of its
+/// canonical qualified name, lowercase (`graph.redb`'s `names` keys).
+pub(crate) fn lookup_name(qualified: &str) -> String {
+    let canonical = crate::analysis::parse::canonical_name(qualified);
+    let short = canonical.rsplit('.').next().unwrap_or(&canonical);
+    if short.is_ascii() {
+        short.to_ascii_lowercase()
+    } else {
+        // `str::to_lowercase`, as the lookup lowercases (a final sigma differs).
+        short.to_lowercase()
+    }
+}
+
+/// For a name a question asks about: the [`lookup_name`] its definitions
+/// are under, and whether a qualified name answers to it (case-insensitive:
+/// the whole name, or its end after a dot).
+fn name_matcher(name: &str) -> (String, impl Fn(&str) -> bool) {
+    let lc = crate::analysis::parse::canonical_name(&name.to_lowercase()).into_owned();
+    let last = lc.rsplit('.').next().unwrap_or(&lc).to_string();
+    let dotted = format!(".{lc}");
+    let matches = move |qualified: &str| {
+        let q = crate::analysis::parse::canonical_name(qualified).to_lowercase();
+        q == lc || q.ends_with(&dotted)
+    };
+    (last, matches)
 }
 
 #[cfg(test)]
@@ -400,6 +428,40 @@ mod tests {
             assert_eq!(view.dump(), self.mem.graph().dump(), "the store updated in part equals the graph in memory");
             assert_eq!(view.parts().nodes, self.mem.graph().parts().nodes, "and so do its nodes' lines");
             assert_eq!(load_patterns(self.dir.path()).unwrap(), self.mem.patterns(), "and its conventions");
+            assert_reader_matches(self.dir.path(), self.mem.graph());
+        }
+    }
+
+    /// Every walk a question can take from every file and symbol, as the
+    /// reader loads it from the store, equals the walk over the whole graph
+    /// in memory: the nodes, their order, depth and lines.
+    fn assert_reader_matches(dir: &Path, graph: &Graph) {
+        let reader = GraphReader::open(dir).unwrap().expect("a store");
+        let seen = |g: &Graph, walk: Vec<(NodeIndex, usize)>| -> Vec<(NodeKey, usize, String, usize, usize)> {
+            walk.into_iter().map(|(n, d)| (g.graph[n].key.clone(), d, g.graph[n].kind.clone(), g.graph[n].start_line, g.graph[n].end_line)).collect()
+        };
+        for ix in graph.graph.node_indices() {
+            let key = &graph.graph[ix].key;
+            if !matches!(key, NodeKey::File(_) | NodeKey::Symbol { .. }) {
+                continue;
+            }
+            for kind in [EdgeKind::Calls, EdgeKind::Imports, EdgeKind::Inherits, EdgeKind::Contains] {
+                for direction in [Direction::Incoming, Direction::Outgoing] {
+                    let want = seen(graph, graph.walk(&[ix], &[kind], direction, 2));
+                    let mut nb = reader.question().unwrap();
+                    let start = nb.node(key).unwrap().expect("the node is in the store");
+                    let got = nb.walk(&[start], &[kind], direction, 2).unwrap();
+                    assert_eq!(seen(nb.graph(), got), want, "{key:?} {kind:?} {direction:?}");
+                }
+            }
+            if let NodeKey::Symbol { qualified_name, .. } = key {
+                let name = qualified_name.rsplit('.').next().unwrap_or(qualified_name);
+                let mut nb = reader.question().unwrap();
+                let found = nb.find_symbols(name).unwrap();
+                let found: Vec<NodeKey> = found.into_iter().map(|n| nb.graph().graph[n].key.clone()).collect();
+                let want: Vec<NodeKey> = graph.find_symbols(name).into_iter().map(|n| graph.graph[n].key.clone()).collect();
+                assert_eq!(found, want, "symbols named {name}");
+            }
         }
     }
 
@@ -410,6 +472,7 @@ mod tests {
         let mut stored = GraphStore::empty(dir.path());
         stored.update(&BTreeSet::new(), facts(files)).unwrap();
         stored.save("gen0").unwrap();
+        assert_reader_matches(dir.path(), mem.graph());
         Both { mem, dir, generation: 0 }
     }
 

@@ -105,7 +105,7 @@ impl GraphStore {
     /// what they affect. An incremental store takes one update per [`save`](Self::save).
     pub fn update(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) -> Result<()> {
         let Some(db) = &self.db else { return self.update_loaded(removed, added) };
-        let stored_paths = db.paths()?;
+        let stored_paths = db.snapshot()?.paths()?;
         let changed: BTreeSet<String> = removed.iter().cloned().chain(added.iter().map(|(p, _)| p.clone())).collect();
         let mut paths: BTreeSet<String> = stored_paths.into_iter().collect();
         for p in removed {
@@ -118,10 +118,10 @@ impl GraphStore {
         // nothing new is (the loaded part then holds every file the
         // update reads, and it resolves as a full run would).
         loop {
-            let db = self.db.as_ref().ok_or(GraphError::Missing)?;
-            let facts = db.facts(&files)?;
-            let outs = db.out_edges(&files)?;
-            let defs = db.definitions(&names)?;
+            let snapshot = self.db.as_ref().ok_or(GraphError::Missing)?.snapshot()?;
+            let facts = snapshot.facts(&files)?;
+            let outs = snapshot.out_edges(&files)?;
+            let defs = snapshot.definitions(&names)?;
             self.changed = changed.iter().map(|p| (p.clone(), facts.get(p).cloned())).collect();
             self.graph = partial_graph(&facts, &outs);
             self.facts = facts;
@@ -326,8 +326,9 @@ fn unchanged_candidates<'f>(
 ) -> Result<Vec<(&'f String, &'f FileFacts)>> {
     let wanted = |p: &String| !changed.contains(p) && !skip.contains(p);
     let Some(db) = partial_store else { return Ok(facts.iter().filter(|(p, _)| wanted(p)).collect()) };
-    let mut found = db.referencing(names.iter())?;
-    found.extend(db.importing(moved_stems.iter())?);
+    let snapshot = db.snapshot()?;
+    let mut found = snapshot.referencing(names.iter())?;
+    found.extend(snapshot.importing(moved_stems.iter())?);
     Ok(found
         .iter()
         .filter(|p| wanted(p))

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::progress::millis;
 use crate::semantic::embed::{EmbedOptions, Embedder, ModelSource};
-use crate::graph::Graph;
+use crate::graph::GraphReader;
 
 use super::graph_answers::identifier_subjects;
 use crate::query::intent::{Analysis, GraphAsk, Intent, Relation};
@@ -176,7 +176,7 @@ pub struct Engine {
     /// Kept apart from the store so that releasing the store (for a writer)
     /// or reopening the index keeps the model loaded.
     pub(super) embedder: Mutex<Option<Arc<Embedder>>>,
-    pub(super) graph: OnceLock<std::result::Result<Option<Graph>, Unavailable>>,
+    pub(super) graph: OnceLock<std::result::Result<Option<GraphReader>, Unavailable>>,
     pub(super) patterns: OnceLock<Vec<crate::analysis::patterns::Pattern>>,
 }
 
@@ -302,17 +302,9 @@ impl Engine {
         Ok(Dense { embedder, store, opened_ms })
     }
 
-    /// Takes the graph a [`super::GraphPreload`] loaded (unless the engine
-    /// has one already); a preload that panicked leaves it to load on use.
-    pub fn adopt_graph(&self, preload: super::GraphPreload) {
-        if let Ok(loaded) = preload.0.join() {
-            let _ = self.graph.set(loaded.map_err(Unavailable::failed));
-        }
-    }
-
-    /// The code graph, loaded on first use.
-    pub fn graph(&self) -> std::result::Result<&Graph, Unavailable> {
-        match self.graph.get_or_init(|| Graph::load_for_queries(&self.dir).map_err(Unavailable::failed)) {
+    /// The code graph, opened on first use (a question loads what it reads).
+    pub fn graph(&self) -> std::result::Result<&GraphReader, Unavailable> {
+        match self.graph.get_or_init(|| GraphReader::open(&self.dir).map_err(Unavailable::failed)) {
             Ok(Some(g)) => Ok(g),
             Ok(None) => Err(Unavailable::NoGraph),
             Err(e) => Err(e.clone()),
@@ -329,9 +321,8 @@ impl Engine {
         if let Err(e) = self.dense() {
             problems.push(format!("semantic: {e}"));
         }
-        match self.graph() {
-            Ok(g) => g.prepare(),
-            Err(e) => problems.push(format!("graph: {e}")),
+        if let Err(e) = self.graph() {
+            problems.push(format!("graph: {e}"));
         }
         self.patterns();
         problems

@@ -9,37 +9,40 @@ use petgraph::Direction;
 use super::engine::{Engine, Result};
 use super::intent::{GraphAsk, Relation};
 use super::retrievers::{self as search, Hit, QueryOptions};
-use crate::graph::{EdgeKind, Graph, NodeKey};
+use crate::graph::{EdgeKind, Graph, GraphReader, Neighbourhood, NodeKey};
 
 impl Engine {
-    pub(super) fn graph_list(&self, graph: &Graph, ask: &GraphAsk, neighbours: bool, with_subject: bool, depth: usize, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
-        let subjects = pick_subjects(graph, ask);
-        let names: Vec<String> = subjects.iter().map(|ix| describe(graph, *ix)).collect();
+    pub(super) fn graph_list(&self, reader: &GraphReader, ask: &GraphAsk, neighbours: bool, with_subject: bool, depth: usize, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
+        let mut nb = reader.question()?;
+        let subjects = pick_subjects(&mut nb, ask)?;
         let depth = depth.max(1);
         let mut reached: Vec<(petgraph::stable_graph::NodeIndex, usize)> = Vec::new();
         let relations: Vec<Relation> = if neighbours { vec![Relation::Callers, Relation::Callees] } else { vec![ask.relation] };
         for relation in relations {
             match relation {
-                Relation::Callers => reached.extend(graph.walk(&subjects, &[EdgeKind::Calls], Direction::Incoming, depth)),
+                Relation::Callers => reached.extend(nb.walk(&subjects, &[EdgeKind::Calls], Direction::Incoming, depth)?),
                 Relation::Callees => {
                     // A function acts through its nested helpers too.
+                    let graph = nb.graph();
                     let mut from = subjects.clone();
                     for s in &subjects {
                         from.extend(graph.descendants(*s).into_iter().filter(|d| crate::graph::is_callable(&graph.graph[*d].kind)));
                     }
-                    reached.extend(graph.walk(&from, &[EdgeKind::Calls], Direction::Outgoing, depth));
+                    reached.extend(nb.walk(&from, &[EdgeKind::Calls], Direction::Outgoing, depth)?);
                 }
                 Relation::Implementers => {
-                    reached.extend(implementers(graph, &subjects, depth));
-                    reached.extend(go_implementers(graph, ask, &subjects));
+                    reached.extend(implementers(&mut nb, &subjects, depth)?);
+                    reached.extend(go_implementers(&mut nb, ask, &subjects)?);
                 }
                 Relation::Importers | Relation::Imports => {
-                    let files: Vec<_> = subjects.iter().filter_map(|s| file_of(graph, *s)).collect();
+                    let files: Vec<_> = subjects.iter().filter_map(|s| file_of(nb.graph(), *s)).collect();
                     let dir = if relation == Relation::Importers { Direction::Incoming } else { Direction::Outgoing };
-                    reached.extend(graph.walk(&files, &[EdgeKind::Imports], dir, depth));
+                    reached.extend(nb.walk(&files, &[EdgeKind::Imports], dir, depth)?);
                 }
             }
         }
+        let graph = nb.graph();
+        let names: Vec<String> = subjects.iter().map(|ix| describe(graph, *ix)).collect();
         let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(graph, *s)).collect();
         // Nearest first. Callers: the subject's own file first, then by place.
         // Callees: the bigger first, wherever they are; what a function does is
@@ -94,19 +97,20 @@ impl Engine {
 /// The types that extend or implement the subjects (nearest first), each
 /// followed by its members that implement a member of the subject (Rust's
 /// `impl Resolver for StdResolver { fn resolve … }`, an overriding method).
-fn implementers(graph: &Graph, subjects: &[NodeIndex], depth: usize) -> Vec<(NodeIndex, usize)> {
-    let short = |ix: NodeIndex| match &graph.graph[ix].key {
+fn implementers(nb: &mut Neighbourhood, subjects: &[NodeIndex], depth: usize) -> crate::graph::Result<Vec<(NodeIndex, usize)>> {
+    let short = |graph: &Graph, ix: NodeIndex| match &graph.graph[ix].key {
         NodeKey::Symbol { qualified_name, .. } => crate::analysis::parse::short_name(qualified_name),
         _ => String::new(),
     };
-    let required: HashSet<String> = subjects.iter().flat_map(|s| graph.descendants(*s)).map(short).collect();
+    let required: HashSet<String> = subjects.iter().flat_map(|s| nb.graph().descendants(*s)).map(|d| short(nb.graph(), d)).collect();
     let mut out = Vec::new();
-    for (ty, d) in graph.walk(subjects, &[EdgeKind::Inherits], Direction::Incoming, depth) {
+    for (ty, d) in nb.walk(subjects, &[EdgeKind::Inherits], Direction::Incoming, depth)? {
         out.push((ty, d));
+        let graph = nb.graph();
         let members = graph.walk(&[ty], &[EdgeKind::Contains], Direction::Outgoing, 1);
-        out.extend(members.into_iter().filter(|(m, _)| required.contains(&short(*m))).map(|(m, _)| (m, d)));
+        out.extend(members.into_iter().filter(|(m, _)| required.contains(&short(graph, *m))).map(|(m, _)| (m, d)));
     }
-    out
+    Ok(out)
 }
 
 /// Go satisfies an interface by method set, with no declaration to follow:
@@ -114,33 +118,36 @@ fn implementers(graph: &Graph, subjects: &[NodeIndex], depth: usize) -> Vec<(Nod
 /// members of a Go interface the repository defines or, when the question
 /// names one of the standard library's (`error`, `io.Reader`) and no Go
 /// interface of the repository answers to the name, its well-known methods.
-fn go_implementers(graph: &Graph, ask: &GraphAsk, subjects: &[NodeIndex]) -> Vec<(NodeIndex, usize)> {
-    let short = |ix: NodeIndex| match &graph.graph[ix].key {
+/// Only a file that defines one of those methods can hold such a type: those
+/// files are loaded, and their types checked.
+fn go_implementers(nb: &mut Neighbourhood, ask: &GraphAsk, subjects: &[NodeIndex]) -> crate::graph::Result<Vec<(NodeIndex, usize)>> {
+    let short = |graph: &Graph, ix: NodeIndex| match &graph.graph[ix].key {
         NodeKey::Symbol { qualified_name, .. } => crate::analysis::parse::short_name(qualified_name),
         _ => String::new(),
     };
-    let is_go = |ix: NodeIndex| node_path(graph, ix).is_some_and(|p| p.ends_with(".go"));
-    let go_interfaces: Vec<NodeIndex> = subjects.iter().copied().filter(|s| is_go(*s) && graph.graph[*s].kind == "interface").collect();
-    let mut required: HashSet<String> = go_interfaces.iter().flat_map(|s| graph.descendants(*s)).map(short).collect();
+    let is_go = |graph: &Graph, ix: NodeIndex| node_path(graph, ix).is_some_and(|p| p.ends_with(".go"));
+    let graph = nb.graph();
+    let go_interfaces: Vec<NodeIndex> = subjects.iter().copied().filter(|s| is_go(graph, *s) && graph.graph[*s].kind == "interface").collect();
+    let mut required: HashSet<String> = go_interfaces.iter().flat_map(|s| graph.descendants(*s)).map(|d| short(graph, d)).collect();
     if go_interfaces.is_empty() {
         required.extend(ask.subject.iter().find_map(|w| go_std_interface(w)).unwrap_or_default().iter().map(|m| m.to_string()));
     }
-    if required.is_empty() {
-        return Vec::new();
-    }
+    let Some(method) = required.iter().min().cloned() else { return Ok(Vec::new()) };
+    nb.load_definitions_of(&method)?;
+    let graph = nb.graph();
     let mut out = Vec::new();
-    for ix in graph.graph.node_indices() {
-        if !is_go(ix) || !matches!(graph.graph[ix].kind.as_str(), "class" | "type") || subjects.contains(&ix) {
-            continue;
-        }
+    let mut types: Vec<NodeIndex> = graph.graph.node_indices().filter(|ix| is_go(graph, *ix) && matches!(graph.graph[*ix].kind.as_str(), "class" | "type") && !subjects.contains(ix)).collect();
+    // In key order, as a walk of the whole graph would list them.
+    types.sort_by(|a, b| graph.graph[*a].key.cmp(&graph.graph[*b].key));
+    for ix in types {
         let members = graph.walk(&[ix], &[EdgeKind::Contains], Direction::Outgoing, 1);
-        let names: HashSet<String> = members.iter().map(|(m, _)| short(*m)).collect();
+        let names: HashSet<String> = members.iter().map(|(m, _)| short(graph, *m)).collect();
         if required.iter().all(|r| names.contains(r)) {
             out.push((ix, 1));
-            out.extend(members.into_iter().filter(|(m, _)| required.contains(&short(*m))).map(|(m, _)| (m, 1)));
+            out.extend(members.into_iter().filter(|(m, _)| required.contains(&short(graph, *m))).map(|(m, _)| (m, 1)));
         }
     }
-    out
+    Ok(out)
 }
 
 /// The methods of the Go standard library's most implemented interfaces.
@@ -198,22 +205,17 @@ pub(super) fn describe(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> 
 /// The definitions a graph question is about. Each candidate word is matched
 /// against symbol names; candidates score for an exact match and for the
 /// other words of the query appearing in their path or name; the best tier wins.
-pub fn pick_subjects(graph: &Graph, ask: &GraphAsk) -> Vec<petgraph::stable_graph::NodeIndex> {
+pub fn pick_subjects(nb: &mut Neighbourhood, ask: &GraphAsk) -> crate::graph::Result<Vec<petgraph::stable_graph::NodeIndex>> {
     let mut scored: Vec<(f32, petgraph::stable_graph::NodeIndex)> = Vec::new();
     let all_words: Vec<String> = ask.subject.iter().chain(&ask.context).map(|w| w.to_lowercase()).collect();
     for word in &ask.subject {
         // A file: `app/utils.py`, or just `utils.py`.
         if crate::analysis::lang::Language::from_path(word) != crate::analysis::lang::Language::Text || word.contains('/') {
-            let suffix = format!("/{word}");
-            for ix in graph.graph.node_indices() {
-                if let NodeKey::File(p) = &graph.graph[ix].key {
-                    if p == word || p.ends_with(&suffix) {
-                        scored.push((5.0, ix));
-                    }
-                }
-            }
+            scored.extend(nb.files_named(word)?.into_iter().map(|ix| (5.0, ix)));
         }
-        for ix in graph.find_symbols(word) {
+        let found = nb.find_symbols(word)?;
+        let graph = nb.graph();
+        for ix in found {
             let NodeKey::Symbol { path, qualified_name } = &graph.graph[ix].key else { continue };
             let mut score = if qualified_name == word {
                 3.0
@@ -245,9 +247,10 @@ pub fn pick_subjects(graph: &Graph, ask: &GraphAsk) -> Vec<petgraph::stable_grap
             scored.push((score, ix));
         }
     }
-    let Some(best) = scored.iter().map(|(s, _)| *s).reduce(f32::max) else { return Vec::new() };
+    let Some(best) = scored.iter().map(|(s, _)| *s).reduce(f32::max) else { return Ok(Vec::new()) };
+    let graph = nb.graph();
     let mut out: Vec<_> = scored.into_iter().filter(|(s, _)| *s >= best).map(|(_, ix)| ix).collect();
     out.sort_by(|a, b| graph.graph[*a].key.cmp(&graph.graph[*b].key));
     out.dedup();
-    out
+    Ok(out)
 }

@@ -81,29 +81,6 @@ pub fn indexed_state(index_dir: &Path) -> Result<Option<IndexState>> {
     Ok(IndexState::load(&index_dir.join(STATE_FILE))?.filter(|s| s.last_commit.is_some()))
 }
 
-/// Whether answering `req` reads the code graph: graph mode, a graph
-/// question in hybrid mode, a context. A one-shot frontend loads the graph
-/// beside the rest of the index then ([`GraphPreload`]).
-pub fn reads_graph(req: &Request) -> bool {
-    req.context_budget.is_some()
-        || match req.search.query.mode {
-            Mode::Graph => true,
-            Mode::Hybrid => req.search.relation.is_some() || intent::analyze(&req.text).graph.is_some(),
-            _ => false,
-        }
-}
-
-/// The code graph, loading on another thread while the caller reads the
-/// state and opens the keyword index; [`Engine::adopt_graph`] takes it.
-pub struct GraphPreload(std::thread::JoinHandle<crate::graph::Result<Option<crate::graph::Graph>>>);
-
-impl GraphPreload {
-    pub fn start(index_dir: &Path) -> GraphPreload {
-        let dir = index_dir.to_path_buf();
-        GraphPreload(std::thread::spawn(move || crate::graph::Graph::load_for_queries(&dir)))
-    }
-}
-
 /// Opens an engine on an index state (see [`indexed_state`]).
 pub fn open_engine(index_dir: &Path, state: IndexState, semantic: Option<SemanticSetup>) -> Result<Engine> {
     Ok(Engine::open(index_dir, state, semantic)?)

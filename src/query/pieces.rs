@@ -9,7 +9,7 @@ use petgraph::Direction;
 use super::engine::{Answer, Engine, Result};
 use super::pattern_hits::{pattern_hit, pattern_keyword};
 use super::retrievers::Hit;
-use crate::graph::{EdgeKind, Graph, NodeData, NodeKey};
+use crate::graph::{EdgeKind, Neighbourhood, NodeData, NodeKey};
 
 /// Lines `start..=end` (1-based) of a text, clamped to it; `None` when empty.
 pub(crate) fn lines_of(text: &str, start: usize, end: usize) -> Option<(usize, usize, String)> {
@@ -43,10 +43,13 @@ pub(crate) fn import_header(text: &str) -> Option<usize> {
 /// One line about a file for the context's file section: its outline (the
 /// top-level definitions with their lines) and its neighbours in the import
 /// graph, each list capped so the label stays a line.
-fn file_note(graph: &Graph, path: &str) -> String {
+fn file_note(nb: &mut Neighbourhood, path: &str) -> crate::graph::Result<String> {
     const OUTLINE: usize = 12;
     const RELATED: usize = 5;
-    let Some(file) = graph.node(&NodeKey::File(path.to_string())) else { return String::new() };
+    let Some(file) = nb.node(&NodeKey::File(path.to_string()))? else { return Ok(String::new()) };
+    let mut related = |direction: Direction| nb.walk(&[file], &[EdgeKind::Imports], direction, 1);
+    let (imports, imported_by) = (related(Direction::Outgoing)?, related(Direction::Incoming)?);
+    let graph = nb.graph();
     let capped = |mut items: Vec<String>, cap: usize| -> Option<String> {
         if items.is_empty() {
             return None;
@@ -68,9 +71,8 @@ fn file_note(graph: &Graph, path: &str) -> String {
             _ => None,
         })
         .collect();
-    let files_of = |direction: Direction| -> Vec<String> {
-        let mut v: Vec<String> = graph
-            .walk(&[file], &[EdgeKind::Imports], direction, 1)
+    let files_of = |reached: Vec<(petgraph::stable_graph::NodeIndex, usize)>| -> Vec<String> {
+        let mut v: Vec<String> = reached
             .into_iter()
             .filter_map(|(n, _)| match &graph.graph[n].key {
                 NodeKey::File(p) if p != path => Some(p.clone()),
@@ -85,13 +87,13 @@ fn file_note(graph: &Graph, path: &str) -> String {
     if let Some(s) = capped(outline, OUTLINE) {
         parts.push(format!("defines: {s}"));
     }
-    if let Some(s) = capped(files_of(Direction::Outgoing), RELATED) {
+    if let Some(s) = capped(files_of(imports), RELATED) {
         parts.push(format!("imports: {s}"));
     }
-    if let Some(s) = capped(files_of(Direction::Incoming), RELATED) {
+    if let Some(s) = capped(files_of(imported_by), RELATED) {
         parts.push(format!("imported by: {s}"));
     }
-    parts.join(" · ")
+    Ok(parts.join(" · "))
 }
 
 /// The first lines of a definition, up to the end of its signature.
@@ -133,9 +135,14 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
     }
 
     // Definitions the code relies on: callees and enclosing classes, most referenced first.
-    if let Ok(graph) = engine.graph() {
-        for ix in relied_on(graph, &results) {
-            let node = &graph.graph[ix];
+    // One view of the graph for the whole context (what a step loads, the next reuses).
+    let mut nb = match engine.graph() {
+        Ok(reader) => Some(reader.question()?),
+        Err(_) => None,
+    };
+    if let Some(nb) = nb.as_mut() {
+        for ix in relied_on(nb, &results)? {
+            let node = &nb.graph().graph[ix];
             let NodeKey::Symbol { path, qualified_name } = &node.key else { continue };
             if in_results.contains(&(path.clone(), qualified_name.clone())) {
                 continue;
@@ -162,7 +169,6 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
 
     // Surrounding file context, in result order: the import header of each
     // file, labelled with its outline and the files it is linked to.
-    let graph = engine.graph().ok();
     let mut seen_files = HashSet::new();
     for h in &results {
         if !seen_files.insert(h.path.clone()) {
@@ -174,7 +180,11 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
                 let mut fh = (*h).clone();
                 fh.kind = "imports".into();
                 fh.symbol = None;
-                let note = graph.map(|g| file_note(g, &h.path)).filter(|n| !n.is_empty()).unwrap_or_else(|| "imports".into());
+                let note = match nb.as_mut() {
+                    Some(nb) => file_note(nb, &h.path)?,
+                    None => String::new(),
+                };
+                let note = if note.is_empty() { "imports".into() } else { note };
                 pieces.push(piece(Section::FileContext, &fh, range, Some(note)));
             }
         }
@@ -199,19 +209,20 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
 
 /// Definitions the top results rely on (what they call or inherit, and
 /// their enclosing classes), most referenced first.
-fn relied_on(graph: &Graph, results: &[&Hit]) -> Vec<petgraph::stable_graph::NodeIndex> {
+fn relied_on(nb: &mut Neighbourhood, results: &[&Hit]) -> crate::graph::Result<Vec<petgraph::stable_graph::NodeIndex>> {
     let mut counts: HashMap<petgraph::stable_graph::NodeIndex, (usize, usize)> = HashMap::new();
     for (rank, h) in results.iter().take(8).enumerate() {
         let Some(sym) = &h.symbol else { continue };
-        let Some(ix) = graph.node(&NodeKey::Symbol { path: h.path.clone(), qualified_name: sym.clone() }) else { continue };
-        let mut related: Vec<_> = graph.walk(&[ix], &[EdgeKind::Calls, EdgeKind::Inherits], Direction::Outgoing, 1).into_iter().map(|(n, _)| n).collect();
-        related.extend(graph.walk(&[ix], &[EdgeKind::Contains], Direction::Incoming, 1).into_iter().map(|(n, _)| n));
+        let Some(ix) = nb.node(&NodeKey::Symbol { path: h.path.clone(), qualified_name: sym.clone() })? else { continue };
+        let mut related: Vec<_> = nb.walk(&[ix], &[EdgeKind::Calls, EdgeKind::Inherits], Direction::Outgoing, 1)?.into_iter().map(|(n, _)| n).collect();
+        related.extend(nb.walk(&[ix], &[EdgeKind::Contains], Direction::Incoming, 1)?.into_iter().map(|(n, _)| n));
         for n in related {
             let e = counts.entry(n).or_insert((0, rank));
             e.0 += 1;
         }
     }
+    let graph = nb.graph();
     let mut defs: Vec<_> = counts.into_iter().collect();
     defs.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.1 .1.cmp(&b.1 .1)).then_with(|| graph.graph[a.0].key.cmp(&graph.graph[b.0].key)));
-    defs.into_iter().take(24).map(|(ix, _)| ix).collect()
+    Ok(defs.into_iter().take(24).map(|(ix, _)| ix).collect())
 }

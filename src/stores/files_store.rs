@@ -8,11 +8,10 @@
 //! leaves the new records beside the old state file, and the journal makes
 //! the next run redo that commit's paths (their records come out the same).
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::collections::BTreeMap;
+use std::path::Path;
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::state::{ChunkId, FileState, StateError};
 
@@ -27,29 +26,8 @@ fn corrupt(path: &Path, message: impl std::fmt::Display) -> StateError {
     StateError::Corrupt { path: path.to_path_buf(), message: message.to_string() }
 }
 
-/// One handle per database and process: redb refuses a second open of a
-/// file in one process (a query and an index run share the MCP server's);
-/// other processes open it beside this one.
-fn database(path: &Path, create: bool) -> Result<Option<Arc<Database>>, StateError> {
-    static OPEN: OnceLock<Mutex<HashMap<PathBuf, Weak<Database>>>> = OnceLock::new();
-    let mut open = OPEN.get_or_init(Default::default).lock().map_err(|_| corrupt(path, "a thread holding it panicked"))?;
-    if let Some(db) = open.get(path).and_then(Weak::upgrade) {
-        return Ok(Some(db));
-    }
-    let mut builder = Database::builder();
-    // Queries and `status` read it while a run in another process writes
-    // (the index lock keeps writers one at a time).
-    builder.set_cache_size(8 << 20).set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
-    let db = if path.is_file() {
-        builder.open(path).map_err(|e| corrupt(path, e))?
-    } else if create {
-        builder.create(path).map_err(|e| corrupt(path, e))?
-    } else {
-        return Ok(None);
-    };
-    let db = Arc::new(db);
-    open.insert(path.to_path_buf(), Arc::downgrade(&db));
-    Ok(Some(db))
+fn database(path: &Path, create: bool) -> Result<Option<std::sync::Arc<redb::Database>>, StateError> {
+    super::redb_handle::open(path, 8 << 20, create).map_err(|e| corrupt(path, e))
 }
 
 fn decode(path: &Path, bytes: &[u8]) -> Result<FileState, StateError> {

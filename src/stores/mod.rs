@@ -4,6 +4,7 @@
 pub mod files_store;
 pub mod fs;
 pub mod keyword;
+pub mod redb_handle;
 pub mod server_state;
 pub mod state;
 pub mod vector;

@@ -1,0 +1,241 @@
+//! The code graph as questions read it: straight from `graph.redb`, one
+//! question at a time, loading only the files a question reaches. A graph
+//! question on a 9,000-file repository reads a few hundred records instead
+//! of decoding the whole graph (~560k nodes) first.
+//!
+//! A [`Neighbourhood`] starts empty. Finding a subject loads the files that
+//! define its name (the `names` lookup); a walk, before each level, loads
+//! the edges that level follows:
+//! - out of a node: its file's stored out-edges, and the files they point into;
+//! - into a symbol: the out-edges of the files whose references end in its
+//!   name (the `refs` lookup: a reference resolves to a definition of the
+//!   name it ends in, the rule incremental updates rely on too);
+//! - into a file: the out-edges of the files whose imports name its stem or
+//!   its directory (the `import_segments` lookup).
+//!
+//! Invariant: for every node in the neighbourhood whose edges in a direction
+//! were loaded, those are exactly its edges in the whole graph
+//! (`graph::tests` compares every node against the graph in memory).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+use petgraph::stable_graph::NodeIndex;
+use petgraph::Direction;
+
+use super::db::{Db, Snapshot};
+use super::resolve::{add_file_nodes, import_stem, module_stem, symbol_key};
+use super::{graph_dir, lookup_name, name_matcher, EdgeData, EdgeKind, FileFacts, Graph, NodeData, NodeKey, Result, Walk};
+
+/// The index's code graph, opened for questions.
+pub struct GraphReader {
+    db: Db,
+}
+
+impl GraphReader {
+    /// `None` when the index has no graph (or one of another format).
+    pub fn open(index_dir: &Path) -> Result<Option<GraphReader>> {
+        Ok(Db::open(&graph_dir(index_dir))?.map(|db| GraphReader { db }))
+    }
+
+    /// A question's view of the graph: nothing loaded yet, every load from one commit.
+    pub fn question(&self) -> Result<Neighbourhood<'_>> {
+        Ok(Neighbourhood {
+            snapshot: self.db.snapshot()?,
+            graph: Graph::empty(),
+            facts: HashMap::new(),
+            outs: HashMap::new(),
+            loaded: HashSet::new(),
+            paths: None,
+        })
+    }
+}
+
+/// The part of the graph one question has loaded.
+pub struct Neighbourhood<'r> {
+    snapshot: Snapshot<'r>,
+    graph: Graph,
+    /// Files whose nodes are in the graph (`None`: the store has no such file).
+    facts: HashMap<String, Option<FileFacts>>,
+    /// Files' stored out-edges, each with whether it is in the graph yet.
+    outs: HashMap<String, Vec<(OutEdge, bool)>>,
+    /// Nodes whose edges in a direction are all in the graph.
+    loaded: HashSet<(NodeIndex, bool)>,
+    paths: Option<Vec<String>>,
+}
+
+type OutEdge = (Option<String>, NodeKey, EdgeKind, String);
+
+impl Neighbourhood<'_> {
+    /// What is loaded so far.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// Symbols whose name or qualified name is `name` (case-insensitive), or
+    /// that end with it after a dot; as [`Graph::find_symbols`].
+    pub fn find_symbols(&mut self, name: &str) -> Result<Vec<NodeIndex>> {
+        let (last, matches) = name_matcher(name);
+        let defs: Vec<(String, String)> = self.snapshot.named(&last)?.into_iter().filter(|(_, q)| matches(q)).collect();
+        self.load_files(defs.iter().map(|(p, _)| p.clone()).collect())?;
+        let mut out: Vec<NodeIndex> = defs.iter().filter_map(|(p, q)| self.graph.node(&symbol_key(p, q))).collect();
+        out.sort_by(|a, b| self.graph.graph[*a].key.cmp(&self.graph.graph[*b].key));
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Symbols whose [`lookup_name`] is that of `name` (a wider net than
+    /// [`find_symbols`](Self::find_symbols): every definition of the name, any case).
+    pub fn load_definitions_of(&mut self, name: &str) -> Result<()> {
+        let defs = self.snapshot.named(&lookup_name(name))?;
+        self.load_files(defs.into_iter().map(|(p, _)| p).collect())
+    }
+
+    /// The node of `key` (its file loaded first); `None` when the graph has none.
+    pub fn node(&mut self, key: &NodeKey) -> Result<Option<NodeIndex>> {
+        self.load_files(key_path(key).map(str::to_string).into_iter().collect())?;
+        Ok(self.graph.node(key))
+    }
+
+    /// File nodes whose path is `word` or ends with `/word`.
+    pub fn files_named(&mut self, word: &str) -> Result<Vec<NodeIndex>> {
+        if self.paths.is_none() {
+            self.paths = Some(self.snapshot.paths()?);
+        }
+        let suffix = format!("/{word}");
+        let found: BTreeSet<String> = self.paths.iter().flatten().filter(|p| *p == word || p.ends_with(&suffix)).cloned().collect();
+        self.load_files(found.iter().cloned().collect())?;
+        Ok(found.into_iter().filter_map(|p| self.graph.node(&NodeKey::File(p))).collect())
+    }
+
+    /// [`Graph::walk`] over the whole graph, loading each level's edges first.
+    pub fn walk(&mut self, start: &[NodeIndex], kinds: &[EdgeKind], direction: Direction, depth: usize) -> Result<Vec<(NodeIndex, usize)>> {
+        let mut walk = Walk::new(start);
+        while let Some(frontier) = walk.frontier(depth) {
+            // `contains` edges come with a file's nodes.
+            if kinds.iter().any(|k| *k != EdgeKind::Contains) {
+                self.load_edges(&frontier, direction)?;
+            }
+            walk.step(&self.graph, &frontier, kinds, direction);
+        }
+        Ok(walk.reached)
+    }
+
+    /// Puts in the graph every edge of `nodes` in `direction`.
+    fn load_edges(&mut self, nodes: &[NodeIndex], direction: Direction) -> Result<()> {
+        let incoming = direction == Direction::Incoming;
+        let todo: Vec<NodeIndex> = nodes.iter().copied().filter(|ix| !self.loaded.contains(&(*ix, incoming))).collect();
+        let keys: HashSet<NodeKey> = todo.iter().map(|ix| self.graph.graph[*ix].key.clone()).collect();
+        // The files whose out-edges may hold them.
+        let files: BTreeSet<String> = if incoming { self.sources_of(&keys)? } else { keys.iter().filter_map(|k| key_path(k).map(str::to_string)).collect() };
+        let fresh: Vec<&String> = files.iter().filter(|p| !self.outs.contains_key(*p)).collect();
+        for (path, edges) in self.snapshot.out_edges(fresh)? {
+            self.outs.insert(path, edges.into_iter().map(|e| (e, false)).collect());
+        }
+        let mut wanted: Vec<(String, usize)> = Vec::new();
+        for path in &files {
+            for (i, ((source, target, _, _), added)) in self.outs.get(path).into_iter().flatten().enumerate() {
+                let hit = match incoming {
+                    true => keys.contains(target),
+                    false => keys.contains(&source_key(path, source.as_deref())),
+                };
+                if hit && !added {
+                    wanted.push((path.clone(), i));
+                }
+            }
+        }
+        self.add_edges(&wanted)?;
+        self.loaded.extend(todo.into_iter().map(|ix| (ix, incoming)));
+        Ok(())
+    }
+
+    /// Files that may have an edge into one of `keys`.
+    fn sources_of(&mut self, keys: &HashSet<NodeKey>) -> Result<BTreeSet<String>> {
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let mut segments: BTreeSet<String> = BTreeSet::new();
+        for key in keys {
+            match key {
+                NodeKey::Symbol { path, qualified_name } => {
+                    let facts = self.facts.get(path).and_then(Option::as_ref);
+                    names.extend(facts.and_then(|f| f.symbols.iter().find(|s| &s.qualified_name == qualified_name)).map(|s| s.name.clone()));
+                }
+                NodeKey::File(path) => {
+                    // An import names a file by its stem, or by its directory (a Go package, Rust's `mod.rs`).
+                    segments.insert(module_stem(path));
+                    segments.extend(path.rsplit('/').nth(1).map(str::to_lowercase));
+                }
+                NodeKey::Stub(name) => {
+                    names.insert(name.clone());
+                }
+                NodeKey::External(module) => {
+                    segments.insert(import_stem(module));
+                }
+            }
+        }
+        let mut files = self.snapshot.referencing(&names)?;
+        files.extend(self.snapshot.importing(&segments)?);
+        Ok(files)
+    }
+
+    /// Adds stored out-edges (file, position) with the nodes at both ends.
+    fn add_edges(&mut self, edges: &[(String, usize)]) -> Result<()> {
+        let mut files: Vec<String> = Vec::new();
+        for (path, i) in edges {
+            files.push(path.clone());
+            files.extend(key_path(&self.outs[path][*i].0 .1).map(str::to_string));
+        }
+        self.load_files(files)?;
+        for (path, i) in edges {
+            let ((source, target, kind, raw), added) = &mut self.outs.get_mut(path).expect("loaded above")[*i];
+            if *added {
+                continue;
+            }
+            *added = true;
+            let Some(from) = self.graph.node(&source_key(path, source.as_deref())) else { continue };
+            let to = match self.graph.node(target) {
+                Some(ix) => ix,
+                None => {
+                    let (node_kind, line) = match target {
+                        NodeKey::External(_) => ("external", 1),
+                        NodeKey::Stub(_) => ("stub", 0),
+                        // A file the store does not have (a dangling record).
+                        NodeKey::File(_) | NodeKey::Symbol { .. } => ("not loaded", 0),
+                    };
+                    self.graph.ensure(NodeData { key: target.clone(), kind: node_kind.into(), start_line: line, end_line: line })
+                }
+            };
+            self.graph.graph.add_edge(from, to, EdgeData { kind: *kind, raw: raw.clone() });
+        }
+        Ok(())
+    }
+
+    /// Puts the nodes (and `contains` edges) of `paths` in the graph.
+    fn load_files(&mut self, paths: Vec<String>) -> Result<()> {
+        let fresh: BTreeSet<String> = paths.into_iter().filter(|p| !self.facts.contains_key(p)).collect();
+        let mut found = self.snapshot.facts(&fresh)?;
+        for path in fresh {
+            let facts = found.remove(&path);
+            if let Some(f) = &facts {
+                add_file_nodes(&mut self.graph, &path, f);
+            }
+            self.facts.insert(path, facts);
+        }
+        Ok(())
+    }
+}
+
+/// The node an out-edge leaves from: the file (`None`) or one of its symbols.
+fn source_key(path: &str, source: Option<&str>) -> NodeKey {
+    match source {
+        None => NodeKey::File(path.to_string()),
+        Some(q) => symbol_key(path, q),
+    }
+}
+
+/// The file a node is in (files and symbols).
+fn key_path(key: &NodeKey) -> Option<&str> {
+    match key {
+        NodeKey::File(p) | NodeKey::Symbol { path: p, .. } => Some(p),
+        NodeKey::Stub(_) | NodeKey::External(_) => None,
+    }
+}
