@@ -131,24 +131,11 @@ impl Db {
         Ok(Snapshot { db: self, txn: self.db.begin_read().map_err(|e| self.error()(e.into()))? })
     }
 
-    pub(super) fn generation(&self) -> Result<Option<String>> {
-        self.snapshot()?.generation()
-    }
-
-    /// Every file's facts (rebuilding the queries' graph after a crash).
-    pub(super) fn all_facts(&self) -> Result<BTreeMap<String, FileFacts>> {
-        let snapshot = self.snapshot()?;
-        let paths = snapshot.paths()?;
-        snapshot.facts(&paths)
-    }
-
-    /// The project's conventions: every group's pattern, in
+    /// The project's conventions in `groups`: every group's pattern, in
     /// [`aggregate`](crate::analysis::patterns::aggregate)'s order.
-    pub(super) fn conventions(&self) -> Result<Vec<Pattern>> {
-        let txn = self.db.begin_read().map_err(|e| self.error()(e.into()))?;
-        let table = txn.open_table(PATTERN_GROUPS).map_err(|e| self.error()(e.into()))?;
+    fn conventions(&self, groups: &impl ReadableTable<&'static str, &'static [u8]>) -> Result<Vec<Pattern>> {
         let mut out = Vec::new();
-        for row in table.iter().map_err(|e| self.error()(e.into()))? {
+        for row in groups.iter().map_err(|e| self.error()(e.into()))? {
             let (_, v) = row.map_err(|e| self.error()(e.into()))?;
             let (_, _, pattern): GroupRecord = self.decode(v.value())?;
             out.extend(pattern);
@@ -160,8 +147,17 @@ impl Db {
     /// Applies one run in one transaction: the changed files' facts and
     /// what the lookups index of them, the out-edges of every file whose
     /// references were resolved again (`None`: the file is gone), the paths
-    /// and the generation. Returns whether the conventions changed.
-    pub(super) fn write(&self, generation: &str, changes: &[FileChange], out: &BTreeMap<String, Option<OutEdges>>, paths: Option<&[String]>) -> Result<bool> {
+    /// and the generation. When the conventions changed, they go to
+    /// `publish` before the commit (a crash between leaves them ahead of a
+    /// store the journal's replay brings to the same point) and are returned.
+    pub(super) fn write(
+        &self,
+        generation: &str,
+        changes: &[FileChange],
+        out: &BTreeMap<String, Option<OutEdges>>,
+        paths: Option<&[String]>,
+        publish: impl FnOnce(&[Pattern]) -> Result<()>,
+    ) -> Result<Option<Vec<Pattern>>> {
         let e = self.error();
         let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
         {
@@ -204,9 +200,16 @@ impl Db {
                 meta.insert("paths", self.encode(&paths)?.as_slice()).map_err(|x| e(x.into()))?;
             }
         }
-        let conventions_changed = self.update_groups(&txn, changes)?;
+        let patterns = match self.update_groups(&txn, changes)? {
+            true => {
+                let patterns = self.conventions(&txn.open_table(PATTERN_GROUPS).map_err(|x| e(x.into()))?)?;
+                publish(&patterns)?;
+                Some(patterns)
+            }
+            false => None,
+        };
         txn.commit().map_err(|x| e(x.into()))?;
-        Ok(conventions_changed)
+        Ok(patterns)
     }
 
     /// Moves the changed files' pattern instances between groups and
@@ -328,10 +331,6 @@ impl Snapshot<'_> {
             Err(e) => return Err(self.db.error()(e.into())),
         };
         Ok(table.get(key).map_err(|e| self.db.error()(e.into()))?.map(|v| v.value().to_vec()))
-    }
-
-    pub(super) fn generation(&self) -> Result<Option<String>> {
-        Ok(self.meta("generation")?.map(|b| String::from_utf8_lossy(&b).into_owned()))
     }
 
     /// Every path the store has facts for, sorted.

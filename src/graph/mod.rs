@@ -6,8 +6,8 @@
 //!   with their raw calls and bases, imports) and what its references
 //!   resolved to, with lookup tables by name; what an update reads and
 //!   writes. Facts are the source of truth: the graph can always be rebuilt
-//!   from them, and a file's facts change only when it does.
-//! - `graph.bin` and `graph.log`: the resolved graph, which queries load.
+//!   from them, and a file's facts change only when it does. Questions read
+//!   it too, loading only the files they walk ([`GraphReader`]).
 //!
 //! An update replaces the facts of the changed files, removes their nodes and
 //! re-resolves only the references that could now point elsewhere: every
@@ -35,23 +35,19 @@ use serde::{Deserialize, Serialize};
 mod db;
 mod facts;
 mod modules;
-mod patch;
 mod reader;
-mod record_log;
 mod resolve;
 mod store;
-mod view;
 
 pub use facts::{FileFacts, SymbolFact};
 pub use store::{dump_graph, exists, load_patterns, GraphStore};
 pub use reader::{GraphReader, Neighbourhood};
 pub use resolve::is_callable;
 use store::graph_dir;
-use view::{GraphParts, StoredGraph};
 
 use crate::analysis::lang::Language;
 
-/// Version of `facts.bin` and `graph.bin`. Bumped when either format or the
+/// Version of the graph's store. Bumped when either format or the
 /// way names resolve changes: an index of another version is rebuilt in full
 /// on its next run (a graph resolved by other rules cannot be updated in place).
 /// 3: a bare name no longer resolves to a member of the enclosing class or object.
@@ -61,7 +57,7 @@ use crate::analysis::lang::Language;
 /// 6: `facts.bin` has an id, which `facts.log` records name.
 /// 7: the facts and resolved references per file in `graph.redb`; `graph.bin` has
 /// an id, which `graph.log` records name.
-/// 8: `graph.redb` has the `names` lookup queries read.
+/// 8: `graph.redb` has the `names` lookup; questions read it (no more `graph.bin`, `graph.log`).
 const FORMAT_VERSION: u32 = 8;
 /// The pseudo-symbol module-level calls are resolved from.
 const MODULE_CALLER: &str = "<module>";
@@ -105,7 +101,6 @@ pub struct NodeData {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum EdgeKind {
-    // The numbers are `graph.bin`'s (`view::read_graph`).
     Contains = 0,
     Imports = 1,
     Calls = 2,
@@ -148,60 +143,19 @@ impl Graph {
         Graph { graph: StableDiGraph::new(), nodes: std::sync::OnceLock::new(), by_name: std::sync::OnceLock::new() }
     }
 
-    /// Loads the whole graph (references as written included); `None` when
-    /// the index has none.
+    /// The whole graph from the index's store (references as written
+    /// included); `None` when the index has none. Questions read only what
+    /// they walk, through [`GraphReader`].
     pub fn load(index_dir: &Path) -> Result<Option<Graph>> {
-        view::load(&graph_dir(index_dir), true)
+        store::whole_graph(&graph_dir(index_dir))
     }
 
-    /// Loads the graph for queries: edges without the references as
-    /// written, which no query reads (they are half of the file's strings).
-    pub fn load_for_queries(index_dir: &Path) -> Result<Option<Graph>> {
-        view::load(&graph_dir(index_dir), false)
-    }
-
-    fn from_stored(stored: StoredGraph) -> Graph {
-        let mut raws = stored.raws.unwrap_or_default().into_iter();
-        let edges = stored.edges.into_iter().map(|(a, b, kind)| (a, b, EdgeData { kind, raw: raws.next().unwrap_or_default() }));
-        Graph::from_parts(stored.nodes, &stored.gone, edges)
-    }
-
-    /// `gone`: positions of nodes to leave out (empty: none).
-    fn from_parts(nodes: Vec<NodeData>, gone: &[bool], edges: impl ExactSizeIterator<Item = (u32, u32, EdgeData)>) -> Graph {
-        let mut g = Graph::empty();
-        // Sized up front: growing these by doubling was a third of loading a
-        // big graph (copies and page faults).
-        g.graph = StableDiGraph::with_capacity(nodes.len(), edges.len());
-        let mut index = Vec::with_capacity(nodes.len());
-        for (i, n) in nodes.into_iter().enumerate() {
-            index.push(if gone.get(i).copied().unwrap_or(false) { NodeIndex::end() } else { g.graph.add_node(n) });
-        }
-        for (a, b, e) in edges {
-            if let (Some(&a), Some(&b)) = (index.get(a as usize), index.get(b as usize)) {
-                if a != NodeIndex::end() && b != NodeIndex::end() {
-                    g.graph.add_edge(a, b, e);
-                }
-            }
-        }
-        g
-    }
-
-    /// The graph in `graph.bin`'s order, borrowed (a copy of every string
-    /// was a tenth of a one-file run): nodes sorted by key, which keeps the
-    /// file identical for identical graphs; edges by node position.
-    fn parts(&self) -> GraphParts<'_> {
-        let mut order: Vec<NodeIndex> = self.graph.node_indices().collect();
-        order.sort_by(|a, b| self.graph[*a].key.cmp(&self.graph[*b].key));
-        let mut position = vec![0u32; petgraph::visit::NodeIndexable::node_bound(&self.graph)];
-        for (i, ix) in order.iter().enumerate() {
-            position[ix.index()] = i as u32;
-        }
-        let nodes = order.iter().map(|ix| &self.graph[*ix]).collect();
-        let mut edges: Vec<(u32, u32, &EdgeData)> = self.graph.edge_references().map(|e| (position[e.source().index()], position[e.target().index()], e.weight())).collect();
-        edges.sort_by(|a, b| (a.0, a.1, a.2.kind, &a.2.raw).cmp(&(b.0, b.1, b.2.kind, &b.2.raw)));
-        let raws = edges.iter().map(|e| e.2.raw.as_str()).collect();
-        let edges = edges.into_iter().map(|(a, b, e)| (a, b, e.kind)).collect();
-        GraphParts { nodes, edges, raws }
+    /// Every node, in key order (tests compare two graphs' lines with it).
+    #[cfg(test)]
+    fn nodes_by_key(&self) -> Vec<&NodeData> {
+        let mut nodes: Vec<&NodeData> = self.graph.node_weights().collect();
+        nodes.sort_by(|a, b| a.key.cmp(&b.key));
+        nodes
     }
 
     pub fn node(&self, key: &NodeKey) -> Option<NodeIndex> {
@@ -274,13 +228,6 @@ impl Graph {
 
     pub fn edge_count(&self) -> usize {
         self.graph.edge_count()
-    }
-
-    /// Builds the key index and the name lookup now (for a long-lived
-    /// process, so its first questions do not pay for them).
-    pub fn prepare(&self) {
-        self.key_index();
-        let _ = self.find_symbols("");
     }
 
     /// Symbols whose name or qualified name is `name` (case-insensitive), or
@@ -397,7 +344,7 @@ fn name_matcher(name: &str) -> (String, impl Fn(&str) -> bool) {
 mod tests {
     use super::resolve::{import_stem, last_segment, module_stem};
     use super::*;
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::BTreeSet;
     use crate::analysis::chunk::{chunk_file, ChunkOptions};
 
     fn facts(files: &[(&str, &str)]) -> Vec<(String, FileFacts)> {
@@ -426,7 +373,7 @@ mod tests {
             stored.save(&format!("gen{}", self.generation)).unwrap();
             let view = Graph::load(self.dir.path()).unwrap().unwrap();
             assert_eq!(view.dump(), self.mem.graph().dump(), "the store updated in part equals the graph in memory");
-            assert_eq!(view.parts().nodes, self.mem.graph().parts().nodes, "and so do its nodes' lines");
+            assert_eq!(view.nodes_by_key(), self.mem.graph().nodes_by_key(), "and so do its nodes' lines");
             assert_eq!(load_patterns(self.dir.path()).unwrap(), self.mem.patterns(), "and its conventions");
             assert_reader_matches(self.dir.path(), self.mem.graph());
         }
@@ -474,12 +421,6 @@ mod tests {
         stored.save("gen0").unwrap();
         assert_reader_matches(dir.path(), mem.graph());
         Both { mem, dir, generation: 0 }
-    }
-
-    /// The queries' graph of a store built in full from `files`.
-    fn fresh_dump(files: &BTreeMap<String, String>) -> Vec<String> {
-        let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
-        build(&list).graph().dump()
     }
 
     fn callers(g: &Graph, name: &str) -> Vec<String> {
@@ -573,7 +514,7 @@ mod tests {
         g.update(&removed, facts(&[("pkg/auth.py", auth3), ("pkg/sessions.py", &sessions3)]));
         let fresh = build(&[("pkg/auth.py", auth3), ("pkg/sessions.py", &sessions3)]);
         assert_eq!(g.graph().dump(), fresh.graph().dump());
-        assert_eq!(g.graph().parts().nodes, fresh.graph().parts().nodes, "lines moved with the definitions");
+        assert_eq!(g.graph().nodes_by_key(), fresh.graph().nodes_by_key(), "lines moved with the definitions");
     }
 
     /// A file whose definitions partly change keeps the nodes (and the edges
@@ -600,7 +541,7 @@ mod tests {
             g.update(&removed, facts(&[("pkg/lib.py", lib)]));
             let fresh = build(&[("pkg/lib.py", lib), ("pkg/user.py", user)]);
             assert_eq!(g.graph().dump(), fresh.graph().dump(), "after {lib}");
-            assert_eq!(g.graph().parts().nodes, fresh.graph().parts().nodes, "after {lib}");
+            assert_eq!(g.graph().nodes_by_key(), fresh.graph().nodes_by_key(), "after {lib}");
         }
     }
 
@@ -670,94 +611,11 @@ mod tests {
         let loaded = Graph::load(dir.path()).unwrap().unwrap();
         assert_eq!(loaded.dump(), dump);
         assert!(exists(dir.path()));
-        // A damaged graph file is rebuilt from the store when the indexer opens it.
-        std::fs::write(dir.path().join("graph").join(view::GRAPH_FILE), b"garbage").unwrap();
-        assert!(Graph::load(dir.path()).is_err());
-        drop(GraphStore::open(dir.path()).unwrap());
-        assert_eq!(Graph::load(dir.path()).unwrap().unwrap().dump(), dump);
         // A damaged store is an error that says what to do.
         std::fs::write(dir.path().join("graph").join(db::DB_FILE), b"garbage").unwrap();
         let err = GraphStore::open(dir.path()).err().expect("a damaged store does not open").to_string();
         assert!(err.contains("git rag index --full"), "{err}");
         assert!(!exists(dir.path()));
-    }
-
-    /// Runs append the touched files' part of the graph to `graph.log`;
-    /// loading applies it; a torn record (a crash mid-append) ends the log
-    /// and is cut off by the next append; a log left behind by a rewrite of
-    /// `graph.bin` is never applied to the new one; a crash between the
-    /// store's commit and the log leaves the queries' graph behind, and the
-    /// next open brings it level.
-    #[test]
-    fn graph_log_replays_and_survives_crashes() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("graph").join(record_log::GRAPH_LOG);
-        let base: Vec<(String, String)> = (0..100).map(|i| (format!("pkg/m{i}.py"), format!("def f{i}():\n    return helper()\n\ndef g{i}():\n    return f{i}()\n"))).collect();
-        let mut files: BTreeMap<String, String> = base.into_iter().collect();
-        let view = || Graph::load(dir.path()).unwrap().unwrap().dump();
-        let mut g = GraphStore::open(dir.path()).unwrap();
-        let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
-        g.update(&BTreeSet::new(), facts(&list)).unwrap();
-        g.save("gen1").unwrap();
-        assert!(!log.exists(), "a first save writes graph.bin");
-        let change = |files: &mut BTreeMap<String, String>, path: &str, src: &str, generation: &str| {
-            let mut g = GraphStore::open(dir.path()).unwrap();
-            let removed: BTreeSet<String> = [path.to_string()].into_iter().collect();
-            g.update(&removed, facts(&[(path, src)])).unwrap();
-            g.save(generation).unwrap();
-            files.insert(path.to_string(), src.to_string());
-        };
-        change(&mut files, "pkg/m3.py", "def f3():\n    return helper() + 1\n\ndef g3():\n    return f3()\n", "gen2");
-        let logged = std::fs::metadata(&log).unwrap().len();
-        assert!(logged > 0, "a one-file change is appended");
-        assert_eq!(view(), fresh_dump(&files));
-
-        // A crash mid-append: half a record at the end is ignored...
-        let mut bytes = std::fs::read(&log).unwrap();
-        let record = bytes.clone();
-        bytes.extend_from_slice(&record[..record.len() / 2]);
-        std::fs::write(&log, &bytes).unwrap();
-        assert_eq!(view(), fresh_dump(&files));
-        // ... and cut off by the next append.
-        change(&mut files, "pkg/m5.py", "def other():\n    return helper()\n", "gen3");
-        assert_eq!(view(), fresh_dump(&files));
-        // The log is the first record, then exactly one whole record: the torn half is gone.
-        let after = std::fs::read(&log).unwrap();
-        assert_eq!(&after[..record.len()], &record[..]);
-        let next = &after[record.len()..];
-        let len = u64::from_le_bytes(next[..8].try_into().unwrap()) as usize;
-        assert_eq!(next.len(), 16 + len, "the torn tail was cut off before the append");
-
-        // The store committed, the log record lost (a crash between the two):
-        // the next open rebuilds the queries' graph from the store.
-        std::fs::write(&log, &after[..record.len()]).unwrap();
-        assert_ne!(view(), fresh_dump(&files));
-        drop(GraphStore::open(dir.path()).unwrap());
-        assert_eq!(view(), fresh_dump(&files));
-        assert!(!log.exists(), "the rebuilt graph.bin took the log in");
-
-        // A rewrite of graph.bin, and a crash before the old log was removed.
-        change(&mut files, "pkg/m7.py", "def g7():\n    return other()\n", "gen4");
-        let stale = std::fs::read(&log).unwrap();
-        let mut g = GraphStore::empty(dir.path());
-        files.remove("pkg/m5.py");
-        let list: Vec<(&str, &str)> = files.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
-        g.update(&BTreeSet::new(), facts(&list)).unwrap();
-        g.save("gen5").unwrap();
-        assert!(!log.exists());
-        std::fs::write(&log, &stale).unwrap();
-        assert_eq!(view(), fresh_dump(&files));
-
-        // Past a quarter of graph.bin, the log is folded into a new one.
-        for i in 0..200 {
-            let path = format!("pkg/m{}.py", i % 100);
-            change(&mut files, &path, &format!("def f{i}():\n    return helper()\n\ndef h{i}():\n    return f{i}() + g{}()\n", i % 7), &format!("gen{}", 6 + i));
-            if !log.exists() {
-                break;
-            }
-        }
-        assert!(!log.exists(), "the log was folded into graph.bin");
-        assert_eq!(view(), fresh_dump(&files));
     }
 
     #[test]

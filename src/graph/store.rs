@@ -1,9 +1,9 @@
 //! [`GraphStore`]: the facts and graph as an index run updates them, and
 //! the files under `<index>/graph/`: `graph.redb` (the per-file store, see
-//! [`db`](super::db)), `graph.bin` + `graph.log` (the queries' graph, see
-//! [`view`](super::view)) and `patterns.json`.
+//! [`db`](super::db), which questions read through [`reader`](super::reader))
+//! and `patterns.json`.
 //!
-//! A full run resolves everything in memory and writes all three anew. An
+//! A full run resolves everything in memory and writes both anew. An
 //! incremental run loads from `graph.redb` only the changed files, the files
 //! whose references name what changed, and what resolving those asks for
 //! (noted as missing and loaded on another pass), updates that part of the
@@ -42,27 +42,15 @@ pub(super) fn graph_dir(index_dir: &Path) -> PathBuf {
 /// from before the graph, or of another format, needs a full run).
 pub fn exists(index_dir: &Path) -> bool {
     let dir = graph_dir(index_dir);
-    dir.join(view::GRAPH_FILE).is_file() && matches!(Db::open(&dir), Ok(Some(_)))
+    matches!(Db::open(&dir), Ok(Some(_)))
 }
 
 impl GraphStore {
     /// Opens the index's store for an incremental update; with none (or one
-    /// of another format), an empty store: the caller runs in full. The
-    /// queries' graph is brought to the store's generation first if a crash
-    /// left it behind.
+    /// of another format), an empty store: the caller runs in full.
     pub fn open(index_dir: &Path) -> Result<GraphStore> {
         let mut store = GraphStore::empty(index_dir);
-        let Some(db) = Db::open(&store.dir)? else { return Ok(store) };
-        let generation = db.generation()?.unwrap_or_default();
-        let behind = view::state(&store.dir).ok().flatten().is_none_or(|v| v.generation != generation);
-        if behind {
-            let mut full = GraphStore::empty(index_dir);
-            full.facts = db.all_facts()?;
-            full.rebuild();
-            view::write_whole(&full.dir, &generation, &full.graph)?;
-            write_patterns(&full.dir, &db.conventions()?)?;
-        }
-        store.db = Some(db);
+        store.db = Db::open(&store.dir)?;
         Ok(store)
     }
 
@@ -88,17 +76,6 @@ impl GraphStore {
     /// The project's conventions: pattern instances of every file, grouped.
     pub(super) fn patterns(&self) -> Vec<crate::analysis::patterns::Pattern> {
         crate::analysis::patterns::aggregate(self.facts.values().flat_map(|f| f.patterns.iter()), MIN_PATTERN_COUNT)
-    }
-
-    /// Resolves everything from the facts.
-    fn rebuild(&mut self) {
-        self.graph = Graph::empty();
-        for (path, f) in &self.facts {
-            add_file_nodes(&mut self.graph, path, f);
-        }
-        let lookups = Lookups::new(&self.facts, None);
-        let all: Vec<(&str, Option<&HashSet<String>>)> = self.facts.keys().map(|p| (p.as_str(), None)).collect();
-        resolve_in_parallel(&mut self.graph, &lookups, &all);
     }
 
     /// Replaces the facts of `removed` paths and `added` files, and re-resolves
@@ -257,10 +234,9 @@ impl GraphStore {
         Ok(())
     }
 
-    /// Writes the run: in full, the store, the queries' graph and the
-    /// conventions anew; incrementally, the touched records (one
-    /// transaction), then a record of the touched files' part of the graph
-    /// in `graph.log`, then the conventions if a changed file's differ.
+    /// Writes the run: in full, the store and the conventions anew;
+    /// incrementally, the touched records in one transaction, and the
+    /// conventions if a changed file's differ.
     /// Returns the conventions when it wrote them. The store is closed
     /// (another can open it at once); its memory is freed off the caller's
     /// path (millions of small strings after a full run).
@@ -275,41 +251,62 @@ impl GraphStore {
         std::fs::create_dir_all(&self.dir)
             .map_err(|e| GraphError::Write { path: self.dir.clone(), source: crate::stores::fs::at("cannot create", &self.dir)(e).into() })?;
         let Some(db) = &self.db else { return self.save_whole(generation).map(Some) };
-        let at = view::state(&self.dir)?.ok_or(GraphError::Missing)?;
         let changes: Vec<FileChange> = self.changed.iter().map(|(p, old)| FileChange { path: p, old: old.as_ref(), new: self.facts.get(p) }).collect();
-        let out: BTreeMap<String, Option<db::OutEdges>> = self.touched.iter().map(|p| (p.clone(), self.facts.get(p).map(|f| view::out_edges(&self.graph, p, f)))).collect();
+        let out: BTreeMap<String, Option<db::OutEdges>> = self.touched.iter().map(|p| (p.clone(), self.facts.get(p).map(|f| out_edges(&self.graph, p, f)))).collect();
         let paths_moved = changes.iter().any(|c| c.old.is_some() != c.new.is_some());
         let paths: Option<Vec<String>> = self.universe.as_ref().filter(|_| paths_moved).map(|u| u.paths.iter().cloned().collect());
-        let conventions_changed = db.write(generation, &changes, &out, paths.as_deref())?;
-        let files = self.touched.iter().map(|p| (p.clone(), self.facts.get(p).map(|f| view::file_view(&self.graph, p, f)))).collect();
-        view::record(&self.dir, &at, generation, files)?;
-        let patterns = if conventions_changed {
-            let patterns = db.conventions()?;
-            write_patterns(&self.dir, &patterns)?;
-            Some(patterns)
-        } else {
-            None
-        };
+        let patterns = db.write(generation, &changes, &out, paths.as_deref(), |patterns| write_patterns(&self.dir, patterns))?;
         self.changed.clear();
         self.touched.clear();
         Ok(patterns)
     }
 
     /// A full run's save: the store is written under another name and moved
-    /// in place, then the queries' graph (its generation says which store it
-    /// follows: a crash between the two is repaired by [`open`](Self::open)).
+    /// in place, then the conventions.
     fn save_whole(&mut self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
         let fresh = Db::create_fresh(&self.dir)?;
         let graph = &self.graph;
-        fresh.write_all(generation, &self.facts, |p, f| view::out_edges(graph, p, f))?;
+        fresh.write_all(generation, &self.facts, |p, f| out_edges(graph, p, f))?;
         fresh.publish(&self.dir)?;
-        view::write_whole(&self.dir, generation, &self.graph)?;
+        // What queries read before they read `graph.redb` (format 7).
+        for old in ["graph.bin", "graph.log"] {
+            let _ = std::fs::remove_file(self.dir.join(old));
+        }
         let patterns = self.patterns();
         write_patterns(&self.dir, &patterns)?;
         self.changed.clear();
         self.touched.clear();
         Ok(patterns)
     }
+}
+
+/// A file's resolved references as the store keeps them: from its node and
+/// its symbols' (the first definition of a name owns it), `contains` left out.
+fn out_edges(graph: &Graph, path: &str, facts: &FileFacts) -> db::OutEdges {
+    let mut seen = HashSet::new();
+    let file = graph.node(&NodeKey::File(path.to_string()));
+    let symbols = facts.symbols.iter().filter(|s| seen.insert(s.qualified_name.as_str())).filter_map(|s| graph.node(&symbol_key(path, &s.qualified_name)));
+    let mut edges: db::OutEdges = Vec::new();
+    for ix in file.into_iter().chain(symbols) {
+        let source = match &graph.graph[ix].key {
+            NodeKey::Symbol { qualified_name, .. } => Some(qualified_name.clone()),
+            _ => None,
+        };
+        for e in graph.graph.edges_directed(ix, Direction::Outgoing).filter(|e| e.weight().kind != EdgeKind::Contains) {
+            edges.push((source.clone(), graph.graph[e.target()].key.clone(), e.weight().kind, e.weight().raw.clone()));
+        }
+    }
+    edges.sort();
+    edges
+}
+
+/// The whole graph of the store in `dir` (`None`: there is none): every
+/// file's nodes and stored edges (`git rag dump-graph`, tests).
+pub(super) fn whole_graph(dir: &Path) -> Result<Option<Graph>> {
+    let Some(db) = Db::open(dir)? else { return Ok(None) };
+    let snapshot = db.snapshot()?;
+    let paths = snapshot.paths()?;
+    Ok(Some(partial_graph(&snapshot.facts(&paths)?, &snapshot.out_edges(&paths)?)))
 }
 
 /// The unchanged files (not `changed`, not in `skip`) whose references may

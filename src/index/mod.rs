@@ -268,6 +268,17 @@ type Timings = BTreeMap<String, f64>;
 /// keyword writer thread with a small arena, and small pages.
 const SMALL_RUN_FILES: usize = 200;
 
+/// The keyword writer's threads and arena for a run; a small run also
+/// takes small pages.
+fn size_run(plan: &Plan) -> (usize, usize) {
+    if !plan.full && plan.index.len() <= SMALL_RUN_FILES {
+        prefer_small_pages();
+        (1, 30_000_000)
+    } else {
+        (rayon::current_num_threads(), 256_000_000)
+    }
+}
+
 /// Asks the kernel for 4 KiB pages for the rest of a small run. With
 /// transparent huge pages every 2 MiB region the allocator touches is
 /// resident whole: a one-file commit on a 9,000-file repository, which runs
@@ -291,12 +302,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     };
 
     let t = Instant::now();
-    let small = !run.plan.full && run.plan.index.len() <= SMALL_RUN_FILES;
-    if small {
-        prefer_small_pages();
-    }
-    let heap = if small { 30_000_000 } else { 256_000_000 };
-    let writer_threads = if heap > 30_000_000 { rayon::current_num_threads() } else { 1 };
+    let (writer_threads, heap) = size_run(&run.plan);
     let mut writer = run.keyword.writer(writer_threads, heap)?;
     if run.plan.full {
         writer.delete_all()?;
