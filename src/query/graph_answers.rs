@@ -98,17 +98,13 @@ impl Engine {
 /// followed by its members that implement a member of the subject (Rust's
 /// `impl Resolver for StdResolver { fn resolve … }`, an overriding method).
 fn implementers(nb: &mut Neighbourhood, subjects: &[NodeIndex], depth: usize) -> crate::graph::Result<Vec<(NodeIndex, usize)>> {
-    let short = |graph: &Graph, ix: NodeIndex| match &graph.graph[ix].key {
-        NodeKey::Symbol { qualified_name, .. } => crate::analysis::parse::short_name(qualified_name),
-        _ => String::new(),
-    };
-    let required: HashSet<String> = subjects.iter().flat_map(|s| nb.graph().descendants(*s)).map(|d| short(nb.graph(), d)).collect();
+    let required: HashSet<String> = subjects.iter().flat_map(|s| nb.graph().descendants(*s)).map(|d| short_name(nb.graph(), d)).collect();
     let mut out = Vec::new();
     for (ty, d) in nb.walk(subjects, &[EdgeKind::Inherits], Direction::Incoming, depth)? {
         out.push((ty, d));
         let graph = nb.graph();
         let members = graph.walk(&[ty], &[EdgeKind::Contains], Direction::Outgoing, 1);
-        out.extend(members.into_iter().filter(|(m, _)| required.contains(&short(graph, *m))).map(|(m, _)| (m, d)));
+        out.extend(members.into_iter().filter(|(m, _)| required.contains(&short_name(graph, *m))).map(|(m, _)| (m, d)));
     }
     Ok(out)
 }
@@ -121,14 +117,10 @@ fn implementers(nb: &mut Neighbourhood, subjects: &[NodeIndex], depth: usize) ->
 /// Only a file that defines one of those methods can hold such a type: those
 /// files are loaded, and their types checked.
 fn go_implementers(nb: &mut Neighbourhood, ask: &GraphAsk, subjects: &[NodeIndex]) -> crate::graph::Result<Vec<(NodeIndex, usize)>> {
-    let short = |graph: &Graph, ix: NodeIndex| match &graph.graph[ix].key {
-        NodeKey::Symbol { qualified_name, .. } => crate::analysis::parse::short_name(qualified_name),
-        _ => String::new(),
-    };
     let is_go = |graph: &Graph, ix: NodeIndex| node_path(graph, ix).is_some_and(|p| p.ends_with(".go"));
     let graph = nb.graph();
     let go_interfaces: Vec<NodeIndex> = subjects.iter().copied().filter(|s| is_go(graph, *s) && graph.graph[*s].kind == "interface").collect();
-    let mut required: HashSet<String> = go_interfaces.iter().flat_map(|s| graph.descendants(*s)).map(|d| short(graph, d)).collect();
+    let mut required: HashSet<String> = go_interfaces.iter().flat_map(|s| graph.descendants(*s)).map(|d| short_name(graph, d)).collect();
     if go_interfaces.is_empty() {
         required.extend(ask.subject.iter().find_map(|w| go_std_interface(w)).unwrap_or_default().iter().map(|m| m.to_string()));
     }
@@ -141,13 +133,21 @@ fn go_implementers(nb: &mut Neighbourhood, ask: &GraphAsk, subjects: &[NodeIndex
     types.sort_by(|a, b| graph.graph[*a].key.cmp(&graph.graph[*b].key));
     for ix in types {
         let members = graph.walk(&[ix], &[EdgeKind::Contains], Direction::Outgoing, 1);
-        let names: HashSet<String> = members.iter().map(|(m, _)| short(graph, *m)).collect();
+        let names: HashSet<String> = members.iter().map(|(m, _)| short_name(graph, *m)).collect();
         if required.iter().all(|r| names.contains(r)) {
             out.push((ix, 1));
-            out.extend(members.into_iter().filter(|(m, _)| required.contains(&short(graph, *m))).map(|(m, _)| (m, 1)));
+            out.extend(members.into_iter().filter(|(m, _)| required.contains(&short_name(graph, *m))).map(|(m, _)| (m, 1)));
         }
     }
     Ok(out)
+}
+
+/// A symbol's short name (empty for files, stubs and externals).
+fn short_name(graph: &Graph, ix: NodeIndex) -> String {
+    match &graph.graph[ix].key {
+        NodeKey::Symbol { qualified_name, .. } => crate::analysis::parse::short_name(qualified_name),
+        _ => String::new(),
+    }
 }
 
 /// The methods of the Go standard library's most implemented interfaces.
