@@ -13,7 +13,14 @@
 //! - `defs` (multimap): definition name → `path\0qualified name`, sorted as
 //!   the resolver's name lookup is;
 //! - `refs` (multimap): the name a reference ends in → paths that make it;
-//! - `import_segments` (multimap): each segment and stem of an import → paths;
+//!   a reference to a member of the caller's own class (`self.x`, `this.x`)
+//!   also under `self.x`;
+//! - `import_segments` (multimap): each segment and stem of an import → paths
+//!   (an import without a segment, `from . import x`, under `.`);
+//! - `import_names` (multimap): each name an import brings in, lowercase →
+//!   paths (`from . import utils` may name the module `utils.py`);
+//! - `into` (multimap): a path → the other paths with a resolved edge into
+//!   it or its symbols (what an update re-resolves when the file changes);
 //! - `names` (multimap): a definition's name as questions look it up
 //!   ([`lookup_name`](super::lookup_name): last segment, lowercase) →
 //!   `path\0qualified name`;
@@ -28,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use redb::{Database, MultimapTableDefinition, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::resolve::{import_segments, import_stem, ref_name};
+use super::resolve::{import_segments, import_stem, ref_name, self_member};
 use super::{EdgeKind, FileFacts, GraphError, NodeKey, Result, FORMAT_VERSION};
 use crate::analysis::patterns::{Pattern, PatternInstance};
 
@@ -46,6 +53,8 @@ const DEFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("
 const REFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("refs");
 const IMPORTS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("import_segments");
 const NAMES: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("names");
+const IMPORT_NAMES: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("import_names");
+const INTO: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("into");
 
 /// A file's resolved references: (the source symbol's qualified name, or
 /// `None` for the file itself; the target; the kind; the reference as written).
@@ -163,8 +172,8 @@ impl Db {
         {
             let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
             // The lookup tables, in `IndexKeys::entries`' order.
-            let mut lookups = Vec::with_capacity(4);
-            for table in [DEFS, REFS, IMPORTS, NAMES] {
+            let mut lookups = Vec::with_capacity(5);
+            for table in [DEFS, REFS, IMPORTS, NAMES, IMPORT_NAMES] {
                 lookups.push(txn.open_multimap_table(table).map_err(|x| e(x.into()))?);
             }
             for c in changes {
@@ -186,7 +195,18 @@ impl Db {
                 }
             }
             let mut out_table = txn.open_table(OUT).map_err(|x| e(x.into()))?;
+            let mut into = txn.open_multimap_table(INTO).map_err(|x| e(x.into()))?;
             for (path, edges) in out {
+                let old: Option<OutEdges> = match out_table.get(path.as_str()).map_err(|x| e(x.into()))? {
+                    Some(v) => Some(self.decode(v.value())?),
+                    None => None,
+                };
+                for target in old.map(|o| edge_targets(path, &o)).unwrap_or_default() {
+                    into.remove(target.as_str(), path.as_str()).map_err(|x| e(x.into()))?;
+                }
+                for target in edges.as_ref().map(|o| edge_targets(path, o)).unwrap_or_default() {
+                    into.insert(target.as_str(), path.as_str()).map_err(|x| e(x.into()))?;
+                }
                 match edges {
                     Some(edges) => out_table.insert(path.as_str(), self.encode(edges)?.as_slice()).map(|_| ()),
                     None => out_table.remove(path.as_str()).map(|_| ()),
@@ -281,13 +301,20 @@ impl Db {
     /// inserted in order (the B-trees grow at their ends).
     pub(super) fn write_all(&self, generation: &str, files: &BTreeMap<String, FileFacts>, out_edges: impl Fn(&str, &FileFacts) -> OutEdges + Sync) -> Result<()> {
         use rayon::prelude::*;
-        let encoded: Vec<(&str, Vec<u8>, Vec<u8>, IndexKeys)> =
-            files.par_iter().map(|(p, f)| Ok((p.as_str(), self.encode(f)?, self.encode(&out_edges(p, f))?, IndexKeys::of(p, f)))).collect::<Result<_>>()?;
-        let mut defs: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, k)| k.defs.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
-        let mut refs: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k)| k.refs.iter().map(move |n| (n.as_str(), *p))).collect();
-        let mut imports: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k)| k.imports.iter().map(move |s| (s.as_str(), *p))).collect();
-        let mut names: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, k)| k.names.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
-        for list in [&mut defs, &mut refs, &mut imports, &mut names] {
+        let encoded: Vec<(&str, Vec<u8>, Vec<u8>, IndexKeys, BTreeSet<String>)> = files
+            .par_iter()
+            .map(|(p, f)| {
+                let out = out_edges(p, f);
+                Ok((p.as_str(), self.encode(f)?, self.encode(&out)?, IndexKeys::of(p, f), edge_targets(p, &out)))
+            })
+            .collect::<Result<_>>()?;
+        let mut defs: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, k, _)| k.defs.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
+        let mut refs: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k, _)| k.refs.iter().map(move |n| (n.as_str(), *p))).collect();
+        let mut imports: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k, _)| k.imports.iter().map(move |s| (s.as_str(), *p))).collect();
+        let mut names: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, k, _)| k.names.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
+        let mut import_names: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k, _)| k.import_names.iter().map(move |n| (n.as_str(), *p))).collect();
+        let mut into: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, _, targets)| targets.iter().map(move |t| (t.as_str(), *p))).collect();
+        for list in [&mut defs, &mut refs, &mut imports, &mut names, &mut import_names, &mut into] {
             list.par_sort_unstable();
         }
         let e = self.error();
@@ -295,7 +322,7 @@ impl Db {
         {
             let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
             let mut out = txn.open_table(OUT).map_err(|x| e(x.into()))?;
-            for (path, f, o, _) in &encoded {
+            for (path, f, o, _, _) in &encoded {
                 facts.insert(*path, f.as_slice()).map_err(|x| e(x.into()))?;
                 out.insert(*path, o.as_slice()).map_err(|x| e(x.into()))?;
             }
@@ -307,7 +334,7 @@ impl Db {
                 }
                 pattern_groups.insert(group.as_str(), self.encode(&record)?.as_slice()).map_err(|x| e(x.into()))?;
             }
-            for (def, list) in [(DEFS, &defs), (REFS, &refs), (IMPORTS, &imports), (NAMES, &names)] {
+            for (def, list) in [(DEFS, &defs), (REFS, &refs), (IMPORTS, &imports), (NAMES, &names), (IMPORT_NAMES, &import_names), (INTO, &into)] {
                 let mut table = txn.open_multimap_table(def).map_err(|x| e(x.into()))?;
                 for (k, v) in list.iter() {
                     table.insert(*k, *v).map_err(|x| e(x.into()))?;
@@ -402,6 +429,16 @@ impl Snapshot<'_> {
         self.lookup_multimap(IMPORTS, segments)
     }
 
+    /// Paths with an import that brings in one of `names` (lowercase).
+    pub(super) fn importing_names<'k>(&self, names: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
+        self.lookup_multimap(IMPORT_NAMES, names)
+    }
+
+    /// Paths with a resolved edge into one of `paths` (or their symbols).
+    pub(super) fn edges_into<'k>(&self, paths: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
+        self.lookup_multimap(INTO, paths)
+    }
+
     /// (path, qualified name) of every definition whose name, as
     /// [`lookup_name`](super::lookup_name) folds it, is `key`.
     pub(super) fn named(&self, key: &str) -> Result<Vec<(String, String)>> {
@@ -448,30 +485,50 @@ fn all_groups(files: &BTreeMap<String, FileFacts>) -> Vec<(String, GroupRecord, 
         .collect()
 }
 
+/// The `import_segments` key of imports with no segment (`from . import x`).
+pub(super) const RELATIVE_IMPORT: &str = ".";
+
+/// The other files a file's resolved edges point into.
+fn edge_targets(path: &str, edges: &OutEdges) -> BTreeSet<String> {
+    edges
+        .iter()
+        .filter_map(|(_, target, _, _)| match target {
+            NodeKey::File(p) | NodeKey::Symbol { path: p, .. } if p != path => Some(p.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// What the lookup tables hold for one file.
 struct IndexKeys {
     defs: BTreeSet<(String, String)>,
     refs: BTreeSet<String>,
     imports: BTreeSet<String>,
     names: BTreeSet<(String, String)>,
+    import_names: BTreeSet<String>,
 }
 
 impl IndexKeys {
-    /// (table: 0 defs, 1 refs, 2 import segments, 3 names; key; value) of every entry.
+    /// (table: 0 defs, 1 refs, 2 import segments, 3 names, 4 import names; key; value) of every entry.
     fn entries(self, path: &str) -> Vec<(usize, String, String)> {
         let defs = self.defs.into_iter().map(|(k, v)| (0, k, v));
         let refs = self.refs.into_iter().map(|k| (1, k, path.to_string()));
         let imports = self.imports.into_iter().map(|k| (2, k, path.to_string()));
         let names = self.names.into_iter().map(|(k, v)| (3, k, v));
-        defs.chain(refs).chain(imports).chain(names).collect()
+        let import_names = self.import_names.into_iter().map(|k| (4, k, path.to_string()));
+        defs.chain(refs).chain(imports).chain(names).chain(import_names).collect()
     }
 
     fn of(path: &str, f: &FileFacts) -> IndexKeys {
         let defs = f.symbols.iter().map(|s| (s.name.clone(), format!("{path}\0{}", s.qualified_name))).collect();
         let raws = f.symbols.iter().flat_map(|s| s.calls.iter().chain(&s.bases)).chain(&f.module_calls);
-        let refs = raws.map(|r| ref_name(r).into_owned()).collect();
-        let imports = f.imports.iter().flat_map(|i| std::iter::once(import_stem(&i.module)).chain(import_segments(&i.module))).collect();
+        let refs = raws.flat_map(|r| [Some(ref_name(r).into_owned()), self_member(r).map(|m| format!("self.{m}"))]).flatten().collect();
+        let mut imports: BTreeSet<String> = f.imports.iter().flat_map(|i| std::iter::once(import_stem(&i.module)).chain(import_segments(&i.module))).collect();
+        if f.imports.iter().any(|i| import_segments(&i.module).next().is_none()) {
+            imports.insert(RELATIVE_IMPORT.to_string());
+        }
+        let import_names = f.imports.iter().flat_map(|i| i.names.iter().map(|n| n.to_lowercase())).collect();
         let names = f.symbols.iter().map(|s| (super::lookup_name(&s.qualified_name), format!("{path}\0{}", s.qualified_name))).collect();
-        IndexKeys { defs, refs, imports, names }
+        IndexKeys { defs, refs, imports, names, import_names }
     }
 }

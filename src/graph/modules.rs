@@ -16,6 +16,9 @@ use crate::analysis::lang::Language;
 pub(super) struct Tree<'a> {
     paths: FxHashSet<&'a str>,
     by_file_name: FxHashMap<&'a str, Vec<&'a str>>,
+    /// The last two segments (`utils/__init__.py`) → the paths ending so: a
+    /// package's `__init__.py` among thousands is found by its directory.
+    by_last_two: FxHashMap<&'a str, Vec<&'a str>>,
     by_dir: FxHashMap<&'a str, Vec<&'a str>>,
     /// A directory's last segment → the directories with it.
     by_dir_name: FxHashMap<&'a str, Vec<&'a str>>,
@@ -25,19 +28,23 @@ impl<'a> Tree<'a> {
     /// The tree of `paths` (sorted).
     pub(super) fn new(paths: impl Iterator<Item = &'a str>) -> Tree<'a> {
         let mut by_file_name: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
+        let mut by_last_two: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
         let mut by_dir: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
         let mut all = FxHashSet::default();
         for p in paths {
             all.insert(p);
             let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
             by_file_name.entry(name).or_default().push(p);
+            if let Some(two) = last_two(p) {
+                by_last_two.entry(two).or_default().push(p);
+            }
             by_dir.entry(dir).or_default().push(p);
         }
         let mut by_dir_name: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
         for dir in by_dir.keys() {
             by_dir_name.entry(dir.rsplit('/').next().unwrap_or(dir)).or_default().push(dir);
         }
-        Tree { paths: all, by_file_name, by_dir, by_dir_name }
+        Tree { paths: all, by_file_name, by_last_two, by_dir, by_dir_name }
     }
 
     pub(super) fn contains(&self, path: &str) -> bool {
@@ -47,8 +54,11 @@ impl<'a> Tree<'a> {
     /// Paths that are `tail` or end with `/tail`.
     pub(super) fn ending_with<'t>(&self, tail: &'t str) -> impl Iterator<Item = &'a str> + use<'a, 't, '_> {
         let tail = tail.trim_start_matches("./");
-        let name = tail.rsplit('/').next().unwrap_or(tail);
-        self.by_file_name.get(name).into_iter().flatten().copied().filter(move |p| ends_with_path(p, tail))
+        let candidates = match last_two(tail) {
+            Some(two) => self.by_last_two.get(two),
+            None => self.by_file_name.get(tail),
+        };
+        candidates.into_iter().flatten().copied().filter(move |p| ends_with_path(p, tail))
     }
 
     /// The files directly in `dir`, sorted.
@@ -138,6 +148,15 @@ fn join(dir: &str, rel: &str) -> String {
         }
     }
     parts.join("/")
+}
+
+/// `a/b/c.py` → `b/c.py`; `None` for a path of one segment.
+fn last_two(path: &str) -> Option<&str> {
+    let (head, _) = path.rsplit_once('/')?;
+    Some(match head.rfind('/') {
+        Some(i) => &path[i + 1..],
+        None => path,
+    })
 }
 
 fn ends_with_path(path: &str, tail: &str) -> bool {

@@ -24,7 +24,7 @@ use petgraph::stable_graph::NodeIndex;
 use petgraph::Direction;
 
 use super::db::{Db, Snapshot};
-use super::resolve::{add_file_nodes, import_stem, module_stem, symbol_key};
+use super::resolve::{add_file_nodes, import_stem, symbol_key};
 use super::{graph_dir, lookup_name, name_matcher, EdgeData, EdgeKind, FileFacts, Graph, NodeData, NodeKey, Result, Walk};
 
 /// The index's code graph, opened for questions.
@@ -149,20 +149,27 @@ impl Neighbourhood<'_> {
         Ok(())
     }
 
-    /// Files that may have an edge into one of `keys`.
+    /// Files that may have an edge into one of `keys`: for a file, those the
+    /// store lists as pointing into it; for a symbol, those of them whose
+    /// references end in its name (a reference resolves only to a definition
+    /// of that name); for a stub, those with a reference of its name; for an
+    /// external module, those whose imports name its stem.
     fn sources_of(&mut self, keys: &HashSet<NodeKey>) -> Result<BTreeSet<String>> {
+        let mut files: BTreeSet<String> = BTreeSet::new();
         let mut names: BTreeSet<String> = BTreeSet::new();
         let mut segments: BTreeSet<String> = BTreeSet::new();
         for key in keys {
             match key {
+                NodeKey::File(path) => {
+                    files.extend(self.snapshot.edges_into([path])?);
+                }
                 NodeKey::Symbol { path, qualified_name } => {
                     let facts = self.facts.get(path).and_then(Option::as_ref);
-                    names.extend(facts.and_then(|f| f.symbols.iter().find(|s| &s.qualified_name == qualified_name)).map(|s| s.name.clone()));
-                }
-                NodeKey::File(path) => {
-                    // An import names a file by its stem, or by its directory (a Go package, Rust's `mod.rs`).
-                    segments.insert(module_stem(path));
-                    segments.extend(path.rsplit('/').nth(1).map(str::to_lowercase));
+                    let Some(name) = facts.and_then(|f| f.symbols.iter().find(|s| &s.qualified_name == qualified_name)).map(|s| s.name.clone()) else { continue };
+                    let naming = self.snapshot.referencing([&name])?;
+                    // The file's own references into it, and those from files pointing into the file.
+                    let pointing = self.snapshot.edges_into([path])?;
+                    files.extend(naming.into_iter().filter(|f| f == path || pointing.contains(f)));
                 }
                 NodeKey::Stub(name) => {
                     names.insert(name.clone());
@@ -172,7 +179,7 @@ impl Neighbourhood<'_> {
                 }
             }
         }
-        let mut files = self.snapshot.referencing(&names)?;
+        files.extend(self.snapshot.referencing(&names)?);
         files.extend(self.snapshot.importing(&segments)?);
         Ok(files)
     }

@@ -271,6 +271,21 @@ pub(super) fn ref_name(raw: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(last_segment(&normalize_call(raw)).to_string())
 }
 
+/// The member a reference names on the caller's own class or object
+/// (`self.x`, `this.x`, `cls.x`, `super().x` → `x`): the references that
+/// resolve through base classes (see [`Resolver::resolve`]).
+pub(super) fn self_member(raw: &str) -> Option<String> {
+    if !["self", "this", "cls", "super"].iter().any(|r| raw.contains(r)) {
+        return None;
+    }
+    let name = normalize_call(raw);
+    let segs: Vec<&str> = name.split('.').filter(|s| !s.is_empty()).collect();
+    match segs.as_slice() {
+        [receiver, member] if matches!(*receiver, "self" | "this" | "cls" | "super") => Some(member.to_string()),
+        _ => None,
+    }
+}
+
 pub fn last_segment(raw: &str) -> &str {
     let s = raw.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'));
     let s = s.split('(').next().unwrap_or(s);
@@ -288,6 +303,19 @@ pub(super) fn module_stem(path: &str) -> String {
         return parts.next().unwrap_or(stem).to_lowercase();
     }
     stem.to_lowercase()
+}
+
+/// The names an import may give a file by: its stem, and in languages
+/// whose imports can name a directory (a Go package, Rust's `mod.rs`, Lua's
+/// `init.lua`) its directory's. Python and the JavaScript family name a
+/// directory by its `__init__.py` or `index` file, whose stem is the directory's.
+pub(super) fn module_names(path: &str) -> Vec<String> {
+    let mut names = vec![module_stem(path)];
+    let file_based = matches!(Language::from_path(path), Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx);
+    if !file_based {
+        names.extend(path.rsplit('/').nth(1).map(str::to_lowercase));
+    }
+    names
 }
 
 /// Every name segment of an import as written (`crate::a::b`, `x/y.h`,
@@ -452,10 +480,6 @@ impl<'a> Lookups<'a> {
         }
         found
     }
-
-    pub(super) fn exists(&self, path: &str) -> bool {
-        self.tree.contains(path)
-    }
 }
 
 /// One thread's resolutions: the shared lookups and a cache of the files
@@ -492,65 +516,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
     }
 
     pub(super) fn find_module(&self, from: &str, module: &str) -> Option<String> {
-        if let Some(found) = super::modules::find(&self.lookups.tree, from, module) {
-            return found;
-        }
-        let dir: Vec<&str> = {
-            let mut parts: Vec<&str> = from.split('/').collect();
-            parts.pop();
-            parts
-        };
-        let language = Language::from_path(from);
-        if language == Language::Python {
-            let dots = module.chars().take_while(|c| *c == '.').count();
-            let rest = &module[dots..];
-            let rel: Vec<&str> = rest.split('.').filter(|s| !s.is_empty()).collect();
-            let candidates = |base: &[&str]| {
-                let mut p: Vec<&str> = base.to_vec();
-                p.extend(&rel);
-                let joined = p.join("/");
-                let prefix = if joined.is_empty() { String::new() } else { format!("{joined}/") };
-                [format!("{joined}.py"), format!("{prefix}__init__.py")]
-            };
-            if dots > 0 {
-                let up = dots - 1;
-                if up > dir.len() {
-                    return None;
-                }
-                let base = &dir[..dir.len() - up];
-                return candidates(base).into_iter().find(|c| self.lookups.exists(c));
-            }
-            // Absolute: the module path may sit under any source root; prefer the
-            // one closest to the importing file.
-            let [file, package] = candidates(&[]);
-            let tree = &self.lookups.tree;
-            return super::modules::closest(tree.ending_with(&file).chain(tree.ending_with(&package)), from);
-        }
-        if !module.starts_with('.') {
-            return None;
-        }
-        let mut parts: Vec<&str> = dir.clone();
-        for seg in module.split('/') {
-            match seg {
-                "." | "" => {}
-                ".." => {
-                    parts.pop()?;
-                }
-                s => parts.push(s),
-            }
-        }
-        let base = parts.join("/");
-        let stripped = base.trim_end_matches(".js").trim_end_matches(".mjs").trim_end_matches(".cjs").to_string();
-        let exts = ["", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", "/index.ts", "/index.tsx", "/index.js", "/index.jsx"];
-        for b in [&base, &stripped] {
-            for ext in exts {
-                let c = format!("{b}{ext}");
-                if self.lookups.exists(&c) {
-                    return Some(c);
-                }
-            }
-        }
-        None
+        find_module(&self.lookups.tree, from, module)
     }
 
     /// Resolves one reference made from `caller` in `path`, to the target's
@@ -750,6 +716,91 @@ impl<'l, 'a> Resolver<'l, 'a> {
         }
         None
     }
+}
+
+/// The file an import names, in the repository `tree`.
+pub(super) fn find_module(tree: &super::modules::Tree, from: &str, module: &str) -> Option<String> {
+    if let Some(found) = super::modules::find(tree, from, module) {
+        return found;
+    }
+    let dir: Vec<&str> = {
+        let mut parts: Vec<&str> = from.split('/').collect();
+        parts.pop();
+        parts
+    };
+    let language = Language::from_path(from);
+    if language == Language::Python {
+        let dots = module.chars().take_while(|c| *c == '.').count();
+        let rest = &module[dots..];
+        let rel: Vec<&str> = rest.split('.').filter(|s| !s.is_empty()).collect();
+        let candidates = |base: &[&str]| {
+            let mut p: Vec<&str> = base.to_vec();
+            p.extend(&rel);
+            let joined = p.join("/");
+            let prefix = if joined.is_empty() { String::new() } else { format!("{joined}/") };
+            [format!("{joined}.py"), format!("{prefix}__init__.py")]
+        };
+        if dots > 0 {
+            let up = dots - 1;
+            if up > dir.len() {
+                return None;
+            }
+            let base = &dir[..dir.len() - up];
+            return candidates(base).into_iter().find(|c| tree.contains(c));
+        }
+        // Absolute: the module path may sit under any source root; prefer the
+        // one closest to the importing file.
+        let [file, package] = candidates(&[]);
+        return super::modules::closest(tree.ending_with(&file).chain(tree.ending_with(&package)), from);
+    }
+    if !module.starts_with('.') {
+        return None;
+    }
+    let mut parts: Vec<&str> = dir.clone();
+    for seg in module.split('/') {
+        match seg {
+            "." | "" => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    let base = parts.join("/");
+    let stripped = base.trim_end_matches(".js").trim_end_matches(".mjs").trim_end_matches(".cjs").to_string();
+    let exts = ["", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", "/index.ts", "/index.tsx", "/index.js", "/index.jsx"];
+    for b in [&base, &stripped] {
+        for ext in exts {
+            let c = format!("{b}{ext}");
+            if tree.contains(&c) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+/// The modules an import may name, as [`Resolver::via_imports`] looks them
+/// up: the import's own, and for each name it brings in, that name as a
+/// module below it (`from . import utils` → `.utils`).
+pub(super) fn modules_named(imp: &crate::analysis::parse::Import) -> Vec<String> {
+    let mut out = vec![imp.module.clone()];
+    for n in &imp.names {
+        out.push(format!("{}.{n}", imp.module));
+        out.push(format!("{}.{n}", imp.module.trim_end_matches('.')));
+        if imp.module.chars().all(|c| c == '.') {
+            out.push(format!("{}{n}", imp.module));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether any module an import of `f` (in `path`) names is found in
+/// another file in `after` than in `before` (paths appeared or vanished).
+pub(super) fn imports_move(before: &super::modules::Tree, after: &super::modules::Tree, path: &str, f: &FileFacts) -> bool {
+    f.imports.iter().flat_map(modules_named).any(|m| find_module(before, path, &m) != find_module(after, path, &m))
 }
 
 /// `a.b.c` → [`a.b.c`, `a.b`, `a`].
