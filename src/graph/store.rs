@@ -395,12 +395,16 @@ fn files_affected(snapshot: &super::db::Snapshot, change: &Change) -> Result<BTr
         let siblings = change.after.iter().filter(|s| s.rsplit_once('/').map_or("", |(d, _)| d) == dir && Language::from_path(s) == Language::Go);
         targets.extend(siblings.map(|s| s.to_string()));
     }
-    let mut found = snapshot.edges_into(&targets)?;
+    let mut reaching = snapshot.edges_into(&targets)?;
     let stems: BTreeSet<String> = change.changed.iter().map(|p| module_stem(p)).collect();
-    found.extend(snapshot.importing_names(&stems)?);
+    reaching.extend(snapshot.importing_names(&stems)?);
     let members: Vec<String> = change.names.iter().map(|n| format!("self.{n}")).collect();
-    found.extend(snapshot.referencing(&members)?);
-    found.extend(snapshot.referencing(&contested_names(snapshot, change)?)?);
+    reaching.extend(snapshot.referencing(&members)?);
+    reaching.extend(snapshot.referencing(&contested_names(snapshot, change)?)?);
+    // Of those, the files with a reference to a changed name (the others
+    // have nothing to redo): loading them is most of an update's cost.
+    let naming = snapshot.referencing(change.names.iter())?;
+    let mut found: BTreeSet<String> = reaching.into_iter().filter(|p| naming.contains(p)).collect();
     if change.moved.trees.is_some() {
         let keys: Vec<String> = change.moved.stems.iter().cloned().collect();
         found.extend(snapshot.importing_names(&keys)?);
