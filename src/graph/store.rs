@@ -219,7 +219,7 @@ impl GraphStore {
         let change = Change { names: &names, moved: &moved, changed: &changed_paths, skip, new_facts: &self.facts, after: &after };
         let unchanged = unchanged_candidates(&self.facts, partial_store, &self.missing, &change)?;
         let mut jobs: Vec<(&str, Option<&HashSet<String>>)> = Vec::new();
-        for (p, f) in unchanged {
+        for (p, f, reaches) in unchanged {
             // A partial update asks whether an import now finds another file;
             // in memory (the tests' reference) any import naming a moved stem
             // counts too: a segment of a Rust path or a C include's file name.
@@ -227,7 +227,7 @@ impl GraphStore {
                 && f.imports.iter().any(|i| moved.stems.contains(&import_stem(&i.module)) || import_segments(&i.module).any(|s| moved.stems.contains(&s)));
             let imports_moved = stems_moved || moved.imports_move(p, f);
             let touches = |raw: &str| names.contains(ref_name(raw).as_ref());
-            let refs_changed = f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c));
+            let refs_changed = reaches && (f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c)));
             if imports_moved || refs_changed {
                 jobs.push((p, if imports_moved { None } else { Some(&names) }));
             }
@@ -354,24 +354,34 @@ struct Change<'c, 'a> {
 }
 
 /// The unchanged files (not changed, not skipped) whose references may now
-/// resolve elsewhere. With a partial store, those its lookup tables name (a
-/// file not loaded yet is noted missing); otherwise every loaded file,
-/// which the caller filters.
-fn unchanged_candidates<'f>(facts: &'f BTreeMap<String, FileFacts>, partial_store: Option<&Db>, missing: &Missing, change: &Change) -> Result<Vec<(&'f String, &'f FileFacts)>> {
+/// resolve elsewhere, each with whether it can reach a changed file (else
+/// only its imports are to be checked). With a partial store, those its
+/// lookup tables name (a file not loaded yet is noted missing); otherwise
+/// every loaded file, which the caller filters.
+fn unchanged_candidates<'f>(facts: &'f BTreeMap<String, FileFacts>, partial_store: Option<&Db>, missing: &Missing, change: &Change) -> Result<Vec<(&'f String, &'f FileFacts, bool)>> {
     let wanted = |p: &String| !change.changed.contains(p) && !change.skip.contains(p);
-    let Some(db) = partial_store else { return Ok(facts.iter().filter(|(p, _)| wanted(p)).collect()) };
-    let found = files_affected(&db.snapshot()?, change)?;
-    Ok(found
-        .iter()
+    let Some(db) = partial_store else { return Ok(facts.iter().filter(|(p, _)| wanted(p)).map(|(p, f)| (p, f, true)).collect()) };
+    let affected = files_affected(&db.snapshot()?, change)?;
+    Ok(affected
+        .reaching
+        .union(&affected.importing)
         .filter(|p| wanted(p))
         .filter_map(|p| {
             let f = facts.get_key_value(p);
             if f.is_none() {
                 missing.file(p);
             }
-            f
+            f.map(|(p, f)| (p, f, affected.reaching.contains(p)))
         })
         .collect())
+}
+
+/// The unchanged files an update looks at again (see [`files_affected`]).
+struct Affected {
+    /// Those that can reach a changed file and reference a changed name.
+    reaching: BTreeSet<String>,
+    /// Those whose imports may now find another file (paths moved).
+    importing: BTreeSet<String>,
 }
 
 /// The files whose resolution can depend on what changed, by the resolver's
@@ -388,7 +398,7 @@ fn unchanged_candidates<'f>(facts: &'f BTreeMap<String, FileFacts>, partial_stor
 /// Any other file resolves its references as before: its own definitions
 /// and imports did not change, and a name defined three times or more
 /// never resolves to a definition it does not import.
-fn files_affected(snapshot: &super::db::Snapshot, change: &Change) -> Result<BTreeSet<String>> {
+fn files_affected(snapshot: &super::db::Snapshot, change: &Change) -> Result<Affected> {
     let mut targets: BTreeSet<String> = change.changed.clone();
     for p in change.changed.iter().filter(|p| Language::from_path(p) == Language::Go) {
         let dir = p.rsplit_once('/').map_or("", |(d, _)| d);
@@ -404,7 +414,8 @@ fn files_affected(snapshot: &super::db::Snapshot, change: &Change) -> Result<BTr
     // Of those, the files with a reference to a changed name (the others
     // have nothing to redo): loading them is most of an update's cost.
     let naming = snapshot.referencing(change.names.iter())?;
-    let mut found: BTreeSet<String> = reaching.into_iter().filter(|p| naming.contains(p)).collect();
+    let reaching: BTreeSet<String> = reaching.into_iter().filter(|p| naming.contains(p)).collect();
+    let mut found = BTreeSet::new();
     if change.moved.trees.is_some() {
         let keys: Vec<String> = change.moved.stems.iter().cloned().collect();
         found.extend(snapshot.importing_names(&keys)?);
@@ -416,7 +427,7 @@ fn files_affected(snapshot: &super::db::Snapshot, change: &Change) -> Result<BTr
         let below = |f: &String| dirs.iter().any(|d| d.is_empty() || f.strip_prefix(d).is_some_and(|rest| rest.starts_with('/')));
         found.extend(snapshot.importing([&super::db::RELATIVE_IMPORT.to_string()])?.into_iter().filter(below));
     }
-    Ok(found)
+    Ok(Affected { reaching, importing: found })
 }
 
 /// The changed names defined at most twice before or after the update: a
