@@ -417,6 +417,10 @@ fn next_state(run: &mut Prepared, collected: &mut Collected, target: ObjectId, o
     for path in &run.plan.clear {
         state.files.remove(path);
         state.pending.remove(path);
+        state.changed_records.note(path);
+    }
+    for path in collected.files.keys() {
+        state.changed_records.note(path);
     }
     state.files.extend(std::mem::take(&mut collected.files));
     state.pending.extend(std::mem::take(&mut collected.pending));
@@ -525,8 +529,14 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
         progress.note(&format!("full rebuild: {reason}"));
     }
 
-    let state = match (previous.as_ref(), plan.full) {
-        (Some(prev), false) => prev.clone(),
+    let state = match (previous.as_mut(), plan.full) {
+        // The records move to the new state (nothing reads them from
+        // `previous` after planning); the rest is small.
+        (Some(prev), false) => {
+            let files = std::mem::take(&mut prev.files);
+            let changed = std::mem::take(&mut prev.changed_records);
+            IndexState { files, changed_records: changed, ..prev.clone() }
+        }
         _ => IndexState::new(hash.clone()),
     };
     // Record the run before touching any store (see the module docs).

@@ -58,6 +58,26 @@ pub fn load(dir: &Path) -> Result<Option<BTreeMap<String, FileState>>, StateErro
     Ok(Some(files))
 }
 
+/// Writes the records of `changed` paths as `files` (every record) has them,
+/// removing those it lacks: a run that read the store and changed those. A
+/// store that does not open (damaged since) is replaced whole, as by [`save`].
+pub fn update(dir: &Path, files: &BTreeMap<String, FileState>, changed: &std::collections::BTreeSet<String>) -> Result<(), StateError> {
+    let path = dir.join(FILES_STORE);
+    let Ok(Some(db)) = database(&path, false) else { return save(dir, files) };
+    let txn = db.begin_write().map_err(|e| corrupt(&path, e))?;
+    {
+        let mut table = txn.open_table(FILES).map_err(|e| corrupt(&path, e))?;
+        for p in changed {
+            match files.get(p) {
+                Some(f) => table.insert(p.as_str(), encode(&path, f)?.as_slice()).map(|_| ()),
+                None => table.remove(p.as_str()).map(|_| ()),
+            }
+            .map_err(|e| corrupt(&path, e))?;
+        }
+    }
+    txn.commit().map_err(|e| corrupt(&path, e))
+}
+
 /// Makes the store in `dir` hold exactly `files`, writing only the records
 /// that differ. A store that does not open (damaged) is replaced whole.
 pub fn save(dir: &Path, files: &BTreeMap<String, FileState>) -> Result<(), StateError> {

@@ -3,7 +3,7 @@
 //!
 //! The JSON Schema of the state file is `state/rag_index_state.schema.json`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -104,6 +104,9 @@ pub struct IndexState {
     /// only when an index of schema 1 is upgraded.
     #[serde(default, skip_serializing)]
     pub files: BTreeMap<String, FileState>,
+    /// Which of `files` changed since they were read from `files.redb`.
+    #[serde(skip)]
+    pub changed_records: ChangedRecords,
     /// Unix seconds of the last successful run.
     pub updated_at: u64,
     /// The semantic layer the vector store holds, or `None` when the index
@@ -178,6 +181,7 @@ impl IndexState {
             config_hash,
             last_commit: None,
             files: BTreeMap::new(),
+            changed_records: ChangedRecords::default(),
             updated_at: 0,
             semantic: None,
             pending: BTreeMap::new(),
@@ -228,6 +232,7 @@ impl IndexState {
             let dir = path.parent().unwrap_or(Path::new("."));
             state.files = crate::stores::files_store::load(dir)?
                 .ok_or_else(|| corrupt(format!("{} is missing beside it", crate::stores::files_store::FILES_STORE)))?;
+            state.changed_records = ChangedRecords(Some(BTreeSet::new()));
         }
         // An older state (its files read from it) is written back in this
         // shape; its config hash, which has the schema in it, makes the next
@@ -239,11 +244,40 @@ impl IndexState {
     /// Writes the per-file records (`files.redb`, the ones that changed),
     /// then the state file atomically: temp file, fsync, rename.
     pub fn save(&self, path: &Path) -> Result<()> {
-        crate::stores::files_store::save(path.parent().unwrap_or(Path::new(".")), &self.files)?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        match &self.changed_records.0 {
+            Some(changed) => crate::stores::files_store::update(dir, &self.files, changed)?,
+            None => crate::stores::files_store::save(dir, &self.files)?,
+        }
         let json = serde_json::to_vec(self).map_err(|e| StateError::Corrupt { path: path.to_path_buf(), message: e.to_string() })?;
         write_atomic(path, &json)
     }
 }
+
+/// Which per-file records of a state changed since it was read from
+/// `files.redb`, so that a save writes those and does not compare every
+/// record (`None`: a state made anew, or read from a schema-1 file; its save
+/// compares them all). Bookkeeping, not part of the state's value: two
+/// states with the same records are equal whatever this says.
+#[derive(Debug, Clone, Default)]
+pub struct ChangedRecords(Option<BTreeSet<String>>);
+
+impl ChangedRecords {
+    /// Notes that the record of `path` changed (or went).
+    pub fn note(&mut self, path: &str) {
+        if let Some(changed) = &mut self.0 {
+            changed.insert(path.to_string());
+        }
+    }
+}
+
+impl PartialEq for ChangedRecords {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ChangedRecords {}
 
 /// The index state in `index_dir` as JSON with every file's record under
 /// `files`, as schema 1 kept it (`git rag dump-state`, to compare two indexes).
@@ -403,6 +437,18 @@ mod tests {
         s.files.insert("new.py".into(), FileState { blob: "b".into(), language: "python".into(), chunks: vec![], symbols: 0 });
         s.save(&path).unwrap();
         assert_eq!(IndexState::load(&path).unwrap().as_ref(), Some(&s));
+        // A state read from the store writes the records it notes as changed.
+        let mut loaded = IndexState::load(&path).unwrap().unwrap();
+        loaded.files.get_mut("f5.py").unwrap().symbols = 99;
+        loaded.files.remove("f6.py");
+        loaded.files.insert("newer.py".into(), FileState { blob: "c".into(), language: "python".into(), chunks: vec![ChunkId(1)], symbols: 1 });
+        for p in ["f5.py", "f6.py", "newer.py"] {
+            loaded.changed_records.note(p);
+        }
+        loaded.save(&path).unwrap();
+        let again = IndexState::load(&path).unwrap().unwrap();
+        assert_eq!(again.files, loaded.files);
+        s = again;
         // Missing: a clear error.
         let store = dir.path().join(crate::stores::files_store::FILES_STORE);
         let kept = std::fs::read(&store).unwrap();
