@@ -69,6 +69,7 @@ pub(super) struct FileChange<'a> {
     pub(super) new: Option<&'a FileFacts>,
 }
 
+#[derive(Clone)]
 pub(super) struct Db {
     db: std::sync::Arc<Database>,
     path: PathBuf,

@@ -81,8 +81,10 @@ impl GraphStore {
     /// Replaces the facts of `removed` paths and `added` files, and re-resolves
     /// what they affect. An incremental store takes one update per [`save`](Self::save).
     pub fn update(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) -> Result<()> {
-        let Some(db) = &self.db else { return self.update_loaded(removed, added) };
-        let stored_paths = db.snapshot()?.paths()?;
+        let Some(db) = self.db.clone() else { return self.update_loaded(removed, added) };
+        // Every pass reads this one snapshot.
+        let snapshot = db.snapshot()?;
+        let stored_paths = snapshot.paths()?;
         let changed: BTreeSet<String> = removed.iter().cloned().chain(added.iter().map(|(p, _)| p.clone())).collect();
         let mut paths: BTreeSet<String> = stored_paths.into_iter().collect();
         for p in removed {
@@ -91,18 +93,29 @@ impl GraphStore {
         paths.extend(added.iter().map(|(p, _)| p.clone()));
         let mut files = changed.clone();
         let mut names: BTreeSet<String> = BTreeSet::new();
+        // Records read so far, decoded once: a pass reads only what the
+        // last one found missing.
+        let (mut read_files, mut read_names) = (BTreeSet::new(), BTreeSet::new());
+        let (mut stored_facts, mut stored_outs) = (BTreeMap::new(), BTreeMap::new());
+        self.universe = Some(Universe { paths, defs: BTreeMap::new(), changed: changed.clone() });
         // Each pass loads what the last one found missing; it ends when
         // nothing new is (the loaded part then holds every file the
         // update reads, and it resolves as a full run would).
         loop {
-            let snapshot = self.db.as_ref().ok_or(GraphError::Missing)?.snapshot()?;
-            let facts = snapshot.facts(&files)?;
-            let outs = snapshot.out_edges(&files)?;
-            let defs = snapshot.definitions(&names)?;
+            let unread: Vec<String> = files.difference(&read_files).cloned().collect();
+            stored_facts.extend(snapshot.facts(&unread)?);
+            stored_outs.extend(snapshot.out_edges(&unread)?);
+            read_files.extend(unread);
+            let defs = snapshot.definitions(names.difference(&read_names))?;
+            read_names.extend(names.iter().cloned());
+            if let Some(u) = self.universe.as_mut() {
+                u.defs.extend(defs);
+            }
+            // The pass works on a copy: it changes the facts it updates.
+            let facts: BTreeMap<String, FileFacts> = stored_facts.clone();
             self.changed = changed.iter().map(|p| (p.clone(), facts.get(p).cloned())).collect();
-            self.graph = partial_graph(&facts, &outs);
+            self.graph = partial_graph(&facts, &stored_outs);
             self.facts = facts;
-            self.universe = Some(Universe { paths: paths.clone(), defs, changed: changed.clone() });
             self.touched.clear();
             self.update_loaded(removed, added.clone())?;
             let (more_files, more_names) = self.missing.take();
@@ -507,11 +520,13 @@ fn resolve_in_parallel(graph: &mut Graph, lookups: &Lookups, jobs: &[(&str, Opti
 
 /// Whether two versions of a file look the same to every other file's name
 /// resolution: the same definitions (names, kinds, nesting, bases, in
-/// order) and the same imports. What differs then is inside bodies (calls,
-/// lines), which only the file's own references depend on.
+/// order) and the same imports (modules and names; resolution never reads
+/// their lines). What differs then is inside bodies (calls, lines), which
+/// only the file's own references depend on.
 fn same_interface(old: &FileFacts, new: &FileFacts) -> bool {
+    let imports = |f: &FileFacts| f.imports.iter().map(|i| (i.module.clone(), i.names.clone())).collect::<Vec<_>>();
     old.language == new.language
-        && old.imports == new.imports
+        && imports(old) == imports(new)
         && old.symbols.len() == new.symbols.len()
         && old.symbols.iter().zip(&new.symbols).all(|(a, b)| a.qualified_name == b.qualified_name && a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases)
 }
