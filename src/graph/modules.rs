@@ -132,7 +132,7 @@ pub(super) fn package_files<'a>(tree: &Tree<'a>, path: &'a str) -> Vec<&'a str> 
     files
 }
 
-fn parent_dir(path: &str) -> &str {
+pub(super) fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::db::{Db, FileChange};
+use super::modules::parent_dir;
 use super::resolve::*;
 use super::*;
 
@@ -328,7 +329,7 @@ pub(super) fn whole_graph(dir: &Path) -> Result<Option<Graph>> {
 /// The paths an update made appear or vanish, and the module trees before
 /// and after it (built only when there are such paths).
 struct Moved<'a> {
-    /// The stems and directory names of those paths (see `module_stem`).
+    /// The names imports may give those paths (see `module_names`).
     stems: HashSet<String>,
     trees: Option<(super::modules::Tree<'a>, super::modules::Tree<'a>)>,
 }
@@ -414,8 +415,8 @@ struct Affected {
 fn files_affected(snapshot: &super::db::Snapshot, change: &Change) -> Result<Affected> {
     let mut targets: BTreeSet<String> = change.changed.clone();
     for p in change.changed.iter().filter(|p| Language::from_path(p) == Language::Go) {
-        let dir = p.rsplit_once('/').map_or("", |(d, _)| d);
-        let siblings = change.after.iter().filter(|s| s.rsplit_once('/').map_or("", |(d, _)| d) == dir && Language::from_path(s) == Language::Go);
+        let dir = parent_dir(p);
+        let siblings = change.after.iter().filter(|s| parent_dir(s) == dir && Language::from_path(s) == Language::Go);
         targets.extend(siblings.map(|s| s.to_string()));
     }
     let mut reaching = snapshot.edges_into(&targets)?;
@@ -436,7 +437,7 @@ fn files_affected(snapshot: &super::db::Snapshot, change: &Change) -> Result<Aff
         // An import without a segment (`from .. import x`, `require('.')`)
         // names a directory at or above the importing file's: it can only
         // find a moved file from below that file's directory.
-        let dirs: Vec<&str> = change.changed.iter().map(|p| p.rsplit_once('/').map_or("", |(d, _)| d)).collect();
+        let dirs: Vec<&str> = change.changed.iter().map(|p| parent_dir(p)).collect();
         let below = |f: &String| dirs.iter().any(|d| d.is_empty() || f.strip_prefix(d).is_some_and(|rest| rest.starts_with('/')));
         found.extend(snapshot.importing([&super::db::RELATIVE_IMPORT.to_string()])?.into_iter().filter(below));
     }
