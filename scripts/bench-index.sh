@@ -3,6 +3,8 @@
 # measures the embedding layer) on the eval kit's `large` corpus (~9,300 files, ~83 MB):
 #  1. full keyword+symbol index, N runs (median): files/s, MB/s, wall and CPU;
 #     reference in the same run: `git archive HEAD` (reading every blob once).
+#     Then once: `large` twice over (two copies side by side in one tree,
+#     ~18,600 files), for how peak memory grows with the repository.
 #  2. one-file commits on a local clone, M files spread through the repository
 #     (median, and the slowest), of two kinds: a definition added, and a line
 #     inserted at the top (definitions moved, none changed): the work time
@@ -42,25 +44,48 @@ def timed(cmd, cwd):
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     return wall, cpu, p.stdout
 
+def full_index(repo, idx):
+    """A full keyword+symbol index of `repo`: wall, CPU, report, peak RSS (MB)."""
+    wall, cpu, out = timed(["/usr/bin/time", "-f", "%M", "-o", idx + ".rss", bin_, "index", "--full", "-q", "--json", "--no-semantic", "--index-dir", idx], repo)
+    with open(idx + ".rss") as fh:
+        rss = int(fh.read().strip().splitlines()[-1]) / 1024
+    subprocess.run(["rm", "-rf", idx, idx + ".rss"])
+    return wall, cpu, json.loads(out), rss
+
 print(f"machine: {os.cpu_count()} cores")
 full = []
 for i in range(runs):
     idx = os.path.join(work, f"full{i}")
     ref_wall, _, _ = timed(["sh", "-c", "git archive HEAD | wc -c"], large)
-    wall, cpu, out = timed([bin_, "index", "--full", "-q", "--json", "--no-semantic", "--index-dir", idx], large)
-    rep = json.loads(out)
-    full.append((wall, cpu, rep, ref_wall))
-    subprocess.run(["rm", "-rf", idx])
-    print(f"full run {i+1}: {rep['files_indexed']} files, {rep['bytes_indexed']/1e6:.1f} MB, wall {wall:.2f}s cpu {cpu:.2f}s, git archive {ref_wall:.2f}s", flush=True)
+    wall, cpu, rep, rss = full_index(large, idx)
+    full.append((wall, cpu, rep, ref_wall, rss))
+    print(f"full run {i+1}: {rep['files_indexed']} files, {rep['bytes_indexed']/1e6:.1f} MB, wall {wall:.2f}s cpu {cpu:.2f}s, "
+          f"peak RSS {rss:.0f} MB, git archive {ref_wall:.2f}s", flush=True)
 wall = statistics.median(f[0] for f in full)
 cpu = statistics.median(f[1] for f in full)
 ref = statistics.median(f[3] for f in full)
+rss = statistics.median(f[4] for f in full)
 rep = full[0][2]
 files, mb = rep["files_indexed"], rep["bytes_indexed"] / 1e6
-print(f"FULL (median of {runs}): {files/wall:.0f} files/s, {mb/wall:.1f} MB/s wall; {cpu:.1f} CPU-s; "
+print(f"FULL (median of {runs}): {files/wall:.0f} files/s, {mb/wall:.1f} MB/s wall; {cpu:.1f} CPU-s; peak RSS {rss:.0f} MB; "
       f"{files} files, {rep['chunks_total']} chunks, {rep['symbols_total']} symbols; "
       f"ratio to `git archive HEAD`: {wall/ref:.1f}x")
 print("  timings of run 1 (ms):", json.dumps(rep["timings"]))
+
+# `large` twice over: one commit whose tree holds two copies of it (`a/`,
+# `b/`), made with plumbing in a clone that borrows large's objects.
+twice = os.path.join(work, "twice")
+subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", large, twice], check=True, env=env)
+tree = subprocess.run(["git", "rev-parse", "HEAD^{tree}"], cwd=twice, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+both = subprocess.run(["git", "mktree"], cwd=twice, env=env, input=f"040000 tree {tree}\ta\n040000 tree {tree}\tb\n",
+                      stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+commit = subprocess.run(["git", "commit-tree", both, "-m", "large twice"], cwd=twice, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+subprocess.run(["git", "update-ref", "HEAD", commit], cwd=twice, env=env, check=True)
+ref2, _, _ = timed(["sh", "-c", "git archive HEAD | wc -c"], twice)
+wall2, cpu2, rep2, rss2 = full_index(twice, os.path.join(work, "full-twice"))
+print(f"FULL, large twice over (1 run): {rep2['files_indexed']} files in {wall2:.1f}s ({rep2['files_indexed']/wall2:.0f} files/s, "
+      f"ratio to `git archive HEAD` {wall2/ref2:.1f}x); peak RSS {rss2:.0f} MB = {rss2/rss:.2f}x that of one copy", flush=True)
+subprocess.run(["rm", "-rf", twice])
 
 clone = os.path.join(work, "clone")
 subprocess.run(["git", "clone", "-q", "--local", large, clone], check=True, env=env)

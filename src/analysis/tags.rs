@@ -101,9 +101,20 @@ const MAX_CALL_TEXT: usize = 120;
 pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
     let query = compiled(language)?;
     let grammar = language.grammar()?;
-    let mut parser = Parser::new();
-    parser.set_language(&grammar).ok()?;
-    let tree = parser.parse(source, None)?;
+    // One parser per thread, kept between files: its stacks and buffers are
+    // reused instead of allocated for each file.
+    thread_local! {
+        static PARSER: std::cell::RefCell<Parser> = std::cell::RefCell::new(Parser::new());
+    }
+    let tree = PARSER.with_borrow_mut(|parser| {
+        parser.set_language(&grammar).ok()?;
+        let tree = parser.parse(source, None);
+        if tree.is_none() {
+            // Whatever a failed parse left behind must not start the next one.
+            parser.reset();
+        }
+        tree
+    })?;
     let root = tree.root_node();
     let Matches { defs, calls, imports, mut pattern_marks, mut convention_nodes } = collect(query, root, source);
     if patterns::marked_from_tree(language) {

@@ -321,11 +321,8 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     }
     timings.insert("parse_chunk_add".into(), millis(t));
 
-    // The code graph: replace the changed files' facts, re-resolve what they
-    // touch. Written first: it is rebuilt from scratch if the run is replayed.
-    let t = Instant::now();
-    let patterns = update_graph(index_dir, &run.plan, std::mem::take(&mut collected.facts), target, run.manifest.is_some())?;
-    timings.insert("graph".into(), millis(t));
+    let facts = std::mem::take(&mut collected.facts);
+    let (patterns, prepared) = graph_beside_keyword_write(index_dir, &run, facts, target, &mut writer, &mut timings)?;
 
     // A run with much to embed commits the other layers first (search now,
     // vectors next; the state says which vectors are not in yet). Otherwise
@@ -341,7 +338,8 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 
     crate::env::failpoint("before-keyword-commit");
     let t = Instant::now();
-    writer.commit(&target.to_string())?;
+    prepared.commit(&target.to_string())?;
+    writer.wait_merges()?;
     crate::env::failpoint("after-keyword-commit");
     timings.insert("commit".into(), millis(t));
 
@@ -393,6 +391,35 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         took_ms: millis(started),
         timings,
     })))
+}
+
+/// The code graph: replaces the changed files' facts, re-resolves what they
+/// touch, and is saved first (a replayed run rebuilds it from scratch).
+/// Meanwhile the keyword indexes write their segments, not yet visible: the
+/// two are the last big steps of a full run and each leaves a core idle part
+/// of the time (redb's single writer, tantivy's per-segment serialization).
+fn graph_beside_keyword_write<'w>(
+    index_dir: &Path,
+    run: &Prepared,
+    facts: Vec<(String, crate::graph::FileFacts)>,
+    target: ObjectId,
+    writer: &'w mut crate::stores::keyword::KeywordWriter<'_>,
+    timings: &mut Timings,
+) -> Result<(Vec<crate::analysis::patterns::Pattern>, crate::stores::keyword::PreparedKeyword<'w>)> {
+    let t = Instant::now();
+    let (graph, prepared) = std::thread::scope(|s| {
+        let graph = s.spawn(|| {
+            let t = Instant::now();
+            update_graph(index_dir, &run.plan, facts, target, run.manifest.is_some()).map(|p| (p, millis(t)))
+        });
+        let prepared = writer.prepare();
+        (graph.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), prepared)
+    });
+    let (patterns, graph_ms) = graph?;
+    timings.insert("graph".into(), graph_ms);
+    let prepared = prepared?;
+    timings.insert("graph_and_keyword_write".into(), millis(t));
+    Ok((patterns, prepared))
 }
 
 /// Replaces the changed files' facts in the code graph, saves it at

@@ -60,7 +60,8 @@ const EXACT_TOKENIZER: &str = "exact";
 /// Bump when the analyzer or the document layout changes: what is stored
 /// differs even though the tantivy schema may not, so indexes are rebuilt.
 /// 3: escapes (`\n`) are terms of their own in the exact field.
-pub const FORMAT_VERSION: u32 = 3;
+/// 4: a chunk's symbol, parent and content hash are stored, not indexed.
+pub const FORMAT_VERSION: u32 = 4;
 const MAX_TOKEN_LEN: usize = 80;
 
 /// Splits source text into searchable terms: every identifier whole
@@ -361,10 +362,11 @@ fn chunk_schema() -> (Schema, ChunkFields) {
         path_text: b.add_text_field("path_text", code_text(false)),
         language: b.add_text_field("language", STRING | STORED),
         kind: b.add_text_field("kind", STRING | STORED),
-        symbol: b.add_text_field("symbol", STRING | STORED),
+        // Read back from the stored document only: no terms to build.
+        symbol: b.add_text_field("symbol", STORED),
         symbol_names: b.add_text_field("symbol_names", STRING),
         symbol_text: b.add_text_field("symbol_text", code_text(false)),
-        parent: b.add_text_field("parent", STRING | STORED),
+        parent: b.add_text_field("parent", STORED),
         start_line: b.add_u64_field("start_line", STORED),
         end_line: b.add_u64_field("end_line", STORED),
         content: b.add_text_field("content", code_text(true)),
@@ -373,7 +375,7 @@ fn chunk_schema() -> (Schema, ChunkFields) {
             TextOptions::default()
                 .set_indexing_options(TextFieldIndexing::default().set_tokenizer(EXACT_TOKENIZER).set_index_option(IndexRecordOption::WithFreqsAndPositions)),
         ),
-        content_hash: b.add_text_field("content_hash", STRING | STORED),
+        content_hash: b.add_text_field("content_hash", STORED),
     };
     (b.build(), f)
 }
@@ -631,37 +633,67 @@ impl KeywordWriter<'_> {
     }
 
     /// Commits both indexes with `payload` (the indexed commit) and waits for merges.
-    pub fn commit(self, payload: &str) -> Result<()> {
-        // Two phases, so that a failed write (a full disk) leaves both
-        // indexes at their previous commit: first both prepare (segments
-        // written and synced: nearly all of the writing, and mostly waiting on
-        // fsync, so both at once); only when both are prepared does either
-        // commit (the small `meta.json` switch). A crash between the two
-        // switches is what the run journal is for.
-        let KeywordWriter { index, mut chunks, mut symbols } = self;
+    pub fn commit(mut self, payload: &str) -> Result<()> {
+        self.prepare()?.commit(payload)?;
+        self.wait_merges()
+    }
+
+    /// Writes both indexes' new segments (nearly all of a commit's work)
+    /// without making them visible: [`PreparedKeyword::commit`] switches.
+    /// The two phases let a run do other work (the code graph) while the
+    /// segments are written, and leave both indexes at their previous
+    /// commit when a write fails (a full disk). Dropped without `commit`,
+    /// nothing changes; the unused files go at the next writer's start.
+    pub fn prepare(&mut self) -> Result<PreparedKeyword<'_>> {
+        let index = self.index;
         let err = |source| KeywordError::Tantivy { path: index.root.clone(), source };
+        let KeywordWriter { chunks, symbols, .. } = self;
+        // Both at once: mostly serializing and waiting on fsync.
         let (a, b) = std::thread::scope(|s| {
             let other = s.spawn(|| symbols.prepare_commit());
             let a = chunks.prepare_commit();
             let b = other.join().unwrap_or_else(|_| Err(tantivy::TantivyError::InternalError("preparing the symbol index commit panicked".into())));
             (a, b)
         });
-        let (mut a, mut b) = match (a, b) {
-            (Ok(a), Ok(b)) => (a, b),
+        match (a, b) {
+            (Ok(chunks), Ok(symbols)) => Ok(PreparedKeyword { index, chunks, symbols }),
             (Err(e), other) | (other, Err(e)) => {
                 // Roll back the one that prepared; report the failure.
                 if let Ok(prepared) = other {
                     let _ = prepared.abort();
                 }
-                return Err(err(e));
+                Err(err(e))
             }
-        };
-        a.set_payload(payload);
-        b.set_payload(payload);
-        a.commit().map_err(err)?;
-        b.commit().map_err(err)?;
+        }
+    }
+
+    /// Waits for the merges the last commit started.
+    pub fn wait_merges(self) -> Result<()> {
+        let KeywordWriter { index, chunks, symbols } = self;
+        let err = |source| KeywordError::Tantivy { path: index.root.clone(), source };
         chunks.wait_merging_threads().map_err(err)?;
         symbols.wait_merging_threads().map_err(err)?;
+        Ok(())
+    }
+}
+
+/// Both indexes' segments written, not yet visible (see [`KeywordWriter::prepare`]).
+pub struct PreparedKeyword<'w> {
+    index: &'w KeywordIndex,
+    chunks: tantivy::indexer::PreparedCommit<'w>,
+    symbols: tantivy::indexer::PreparedCommit<'w>,
+}
+
+impl PreparedKeyword<'_> {
+    /// Makes both indexes' new segments visible, with `payload` (the indexed
+    /// commit). A crash between the two switches is what the run journal is for.
+    pub fn commit(self, payload: &str) -> Result<()> {
+        let PreparedKeyword { index, mut chunks, mut symbols } = self;
+        let err = |source| KeywordError::Tantivy { path: index.root.clone(), source };
+        chunks.set_payload(payload);
+        symbols.set_payload(payload);
+        chunks.commit().map_err(err)?;
+        symbols.commit().map_err(err)?;
         Ok(())
     }
 }
