@@ -81,13 +81,13 @@ pub fn code_terms(text: &str) -> Vec<Token> {
         if whole.is_empty() || whole.len() > MAX_TOKEN_LEN {
             continue;
         }
-        let whole_lc = whole.to_lowercase();
+        let whole_lc = if whole.is_ascii() { whole.to_ascii_lowercase() } else { whole.to_lowercase() };
         let parts = split_identifier(whole);
         out.push(Token { offset_from: start, offset_to: end, position, text: whole_lc.clone(), position_length: 1 });
         position += 1;
         if parts.len() > 1 {
             for part in parts {
-                let p = part.to_lowercase();
+                let p = if part.is_ascii() { part.to_ascii_lowercase() } else { part.to_lowercase() };
                 if p != whole_lc {
                     out.push(Token { offset_from: start, offset_to: end, position, text: p, position_length: 1 });
                     position += 1;
@@ -117,6 +117,48 @@ fn is_ident_char(c: char) -> bool {
 
 /// `parseHTTPHeader2_value` -> [parse, HTTP, Header, 2, value]
 pub fn split_identifier(word: &str) -> Vec<&str> {
+    if word.is_ascii() {
+        split_ascii_identifier(word)
+    } else {
+        split_any_identifier(word)
+    }
+}
+
+/// [`split_identifier`] of an ASCII word, on its bytes: nearly every
+/// identifier, split without collecting its characters first.
+fn split_ascii_identifier(word: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let bytes = word.as_bytes();
+    let mut start: Option<usize> = None;
+    for (i, &c) in bytes.iter().enumerate() {
+        if c == b'_' || c == b'$' {
+            if let Some(s) = start.take() {
+                parts.push(&word[s..i]);
+            }
+            continue;
+        }
+        let Some(s) = start else {
+            start = Some(i);
+            continue;
+        };
+        let prev = bytes[i - 1];
+        let next = bytes.get(i + 1);
+        let boundary = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
+            || (prev.is_ascii_alphabetic() && c.is_ascii_digit())
+            || (prev.is_ascii_digit() && c.is_ascii_alphabetic())
+            || (prev.is_ascii_uppercase() && c.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()));
+        if boundary && prev != b'_' {
+            parts.push(&word[s..i]);
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        parts.push(&word[s..]);
+    }
+    parts
+}
+
+fn split_any_identifier(word: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let chars: Vec<(usize, char)> = word.char_indices().collect();
     let mut start: Option<usize> = None;
@@ -828,6 +870,14 @@ mod tests {
 
     fn texts(s: &str) -> Vec<String> {
         code_terms(s).into_iter().map(|t| t.text).collect()
+    }
+
+    proptest::proptest! {
+        /// The ASCII path splits as the general one does.
+        #[test]
+        fn ascii_words_split_as_any_word(word in "[A-Za-z0-9_$]{0,24}") {
+            proptest::prop_assert_eq!(split_ascii_identifier(&word), split_any_identifier(&word));
+        }
     }
 
     #[test]
