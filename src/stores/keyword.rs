@@ -118,68 +118,90 @@ fn is_ident_char(c: char) -> bool {
 /// `parseHTTPHeader2_value` -> [parse, HTTP, Header, 2, value]
 pub fn split_identifier(word: &str) -> Vec<&str> {
     if word.is_ascii() {
-        split_ascii_identifier(word)
+        split_ascii(word)
     } else {
-        split_any_identifier(word)
+        let chars: Vec<(usize, char)> = word.char_indices().collect();
+        split_at_boundaries(word, chars.len(), |k| chars[k])
     }
 }
 
-/// [`split_identifier`] of an ASCII word, on its bytes: nearly every
-/// identifier, split without collecting its characters first.
-fn split_ascii_identifier(word: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
+/// Nearly every identifier: split on its bytes, without collecting its
+/// characters first.
+fn split_ascii(word: &str) -> Vec<&str> {
     let bytes = word.as_bytes();
-    let mut start: Option<usize> = None;
-    for (i, &c) in bytes.iter().enumerate() {
-        if c == b'_' || c == b'$' {
-            if let Some(s) = start.take() {
-                parts.push(&word[s..i]);
-            }
-            continue;
-        }
-        let Some(s) = start else {
-            start = Some(i);
-            continue;
-        };
-        let prev = bytes[i - 1];
-        let next = bytes.get(i + 1);
-        let boundary = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
-            || (prev.is_ascii_alphabetic() && c.is_ascii_digit())
-            || (prev.is_ascii_digit() && c.is_ascii_alphabetic())
-            || (prev.is_ascii_uppercase() && c.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()));
-        if boundary && prev != b'_' {
-            parts.push(&word[s..i]);
-            start = Some(i);
-        }
-    }
-    if let Some(s) = start {
-        parts.push(&word[s..]);
-    }
-    parts
+    split_at_boundaries(word, bytes.len(), |k| (k, bytes[k]))
 }
 
-fn split_any_identifier(word: &str) -> Vec<&str> {
+/// A character as identifier splitting sees it: a byte of an ASCII word, or a `char`.
+trait WordChar: Copy {
+    fn is_separator(self) -> bool;
+    fn is_lower(self) -> bool;
+    fn is_upper(self) -> bool;
+    fn is_letter(self) -> bool;
+    fn is_digit(self) -> bool;
+}
+
+impl WordChar for u8 {
+    fn is_separator(self) -> bool {
+        self == b'_' || self == b'$'
+    }
+    fn is_lower(self) -> bool {
+        self.is_ascii_lowercase()
+    }
+    fn is_upper(self) -> bool {
+        self.is_ascii_uppercase()
+    }
+    fn is_letter(self) -> bool {
+        self.is_ascii_alphabetic()
+    }
+    fn is_digit(self) -> bool {
+        self.is_ascii_digit()
+    }
+}
+
+impl WordChar for char {
+    fn is_separator(self) -> bool {
+        self == '_' || self == '$'
+    }
+    fn is_lower(self) -> bool {
+        self.is_lowercase()
+    }
+    fn is_upper(self) -> bool {
+        self.is_uppercase()
+    }
+    fn is_letter(self) -> bool {
+        self.is_alphabetic()
+    }
+    fn is_digit(self) -> bool {
+        self.is_numeric()
+    }
+}
+
+/// Splits `word`, whose `k`th of `len` characters is `at(k)` (byte offset,
+/// character), at separators and at case and letter/digit boundaries.
+fn split_at_boundaries<C: WordChar>(word: &str, len: usize, at: impl Fn(usize) -> (usize, C)) -> Vec<&str> {
     let mut parts = Vec::new();
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
     let mut start: Option<usize> = None;
-    for (k, &(i, c)) in chars.iter().enumerate() {
-        if c == '_' || c == '$' {
+    for k in 0..len {
+        let (i, c) = at(k);
+        if c.is_separator() {
             if let Some(s) = start.take() {
                 parts.push(&word[s..i]);
             }
             continue;
         }
+        // After a separator (or at the start) a part begins: `prev` below is never one.
         let Some(s) = start else {
             start = Some(i);
             continue;
         };
-        let prev = chars[k - 1].1;
-        let next = chars.get(k + 1).map(|&(_, n)| n);
-        let boundary = (prev.is_lowercase() && c.is_uppercase())
-            || (prev.is_alphabetic() && c.is_numeric())
-            || (prev.is_numeric() && c.is_alphabetic())
-            || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(|n| n.is_lowercase()));
-        if boundary && prev != '_' {
+        let prev = at(k - 1).1;
+        let next = (k + 1 < len).then(|| at(k + 1).1);
+        let boundary = (prev.is_lower() && c.is_upper())
+            || (prev.is_letter() && c.is_digit())
+            || (prev.is_digit() && c.is_letter())
+            || (prev.is_upper() && c.is_upper() && next.is_some_and(|n| n.is_lower()));
+        if boundary {
             parts.push(&word[s..i]);
             start = Some(i);
         }
@@ -876,7 +898,8 @@ mod tests {
         /// The ASCII path splits as the general one does.
         #[test]
         fn ascii_words_split_as_any_word(word in "[A-Za-z0-9_$]{0,24}") {
-            proptest::prop_assert_eq!(split_ascii_identifier(&word), split_any_identifier(&word));
+            let chars: Vec<(usize, char)> = word.char_indices().collect();
+            proptest::prop_assert_eq!(split_ascii(&word), split_at_boundaries(&word, chars.len(), |k| chars[k]));
         }
     }
 
@@ -887,5 +910,7 @@ mod tests {
         assert_eq!(texts("__init__"), vec!["init"]);
         assert_eq!(texts("CaseInsensitiveDict x"), vec!["caseinsensitivedict", "case", "insensitive", "dict", "x"]);
         assert_eq!(texts("res.sendFile('a b')"), vec!["res", "sendfile", "send", "file", "a", "b"]);
+        // Beyond ASCII: the same rules on characters.
+        assert_eq!(texts("naïveÉtat2_größe"), vec!["naïveétat2_größe", "naïve", "état", "2", "größe"]);
     }
 }
