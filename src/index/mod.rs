@@ -273,7 +273,7 @@ const SMALL_RUN_FILES: usize = 200;
 fn size_run(plan: &Plan) -> (usize, usize) {
     if !plan.full && plan.index.len() <= SMALL_RUN_FILES {
         prefer_small_pages();
-        (1, 30_000_000)
+        (1, 45_000_000)
     } else {
         (rayon::current_num_threads(), 256_000_000)
     }

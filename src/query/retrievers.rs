@@ -798,10 +798,7 @@ fn symbol_search(
 /// chunk is verbatim source that spans more than the symbol.
 fn chunk_content(index: &KeywordIndex, chunks: &Searcher, id: &str, start: usize, end: usize) -> Result<Option<String>> {
     let cf = index.cf;
-    let q = TermQuery::new(Term::from_field_text(cf.id, id), IndexRecordOption::Basic);
-    let top = index.top_docs(chunks, &q, 1, "key")?;
-    let Some((_, addr)) = top.first() else { return Ok(None) };
-    let doc = index.doc(chunks, *addr)?;
+    let Some(doc) = index.chunk_doc(chunks, id)? else { return Ok(None) };
     let content = get_str(&doc, cf.content).unwrap_or_default();
     let kind = get_str(&doc, cf.kind).unwrap_or_default();
     let c_start = get_u64(&doc, cf.start_line) as usize;
@@ -855,10 +852,7 @@ pub fn chunk_hit(index: &KeywordIndex, id: &str) -> Result<Option<(Hit, Option<S
     let (chunk_reader, _) = index.readers()?;
     let chunks = chunk_reader.searcher();
     let cf = index.cf;
-    let q = TermQuery::new(Term::from_field_text(cf.id, id), IndexRecordOption::Basic);
-    let top = index.top_docs(&chunks, &q, 1, "key")?;
-    let Some((_, addr)) = top.first() else { return Ok(None) };
-    let doc = index.doc(&chunks, *addr)?;
+    let Some(doc) = index.chunk_doc(&chunks, id)? else { return Ok(None) };
     Ok(Some((hit_of_chunk(index, &doc, id), get_str(&doc, cf.parent))))
 }
 

@@ -19,14 +19,17 @@ use std::sync::Mutex;
 use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
 use tantivy::indexer::LogMergePolicy;
-use tantivy::query::{Bm25StatisticsProvider, Query};
+use tantivy::query::{Bm25StatisticsProvider, Query, TermQuery};
 use tantivy::schema::{
-    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, STORED, STRING,
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream, Tokenizer};
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term, TERMINATED};
 
 use crate::analysis::chunk::FileChunks;
+
+mod tokenize;
+pub use tokenize::{analyze, analyzer, code_terms, exact_analyze, exact_terms, split_identifier, ExactTokenizer, StemmedCodeTokenizer};
 
 /// Errors of the keyword store.
 #[derive(Debug, thiserror::Error)]
@@ -61,304 +64,8 @@ const EXACT_TOKENIZER: &str = "exact";
 /// differs even though the tantivy schema may not, so indexes are rebuilt.
 /// 3: escapes (`\n`) are terms of their own in the exact field.
 /// 4: a chunk's symbol, parent and content hash are stored, not indexed.
-pub const FORMAT_VERSION: u32 = 4;
-const MAX_TOKEN_LEN: usize = 80;
-
-/// Splits source text into searchable terms: every identifier whole
-/// (lowercased) and, when it has several parts, each camelCase, PascalCase,
-/// snake_case or letter/digit part as well.
-pub fn code_terms(text: &str) -> Vec<Token> {
-    let mut out = Vec::new();
-    let mut position = 0;
-    let mut iter = text.char_indices().peekable();
-    while let Some((start, c)) = iter.next() {
-        if !is_ident_char(c) {
-            continue;
-        }
-        let end = ident_run_end(&mut iter, start + c.len_utf8());
-        let word = &text[start..end];
-        let whole = word.trim_matches(|c| c == '_' || c == '$');
-        if whole.is_empty() || whole.len() > MAX_TOKEN_LEN {
-            continue;
-        }
-        let whole_lc = if whole.is_ascii() { whole.to_ascii_lowercase() } else { whole.to_lowercase() };
-        let parts = split_identifier(whole);
-        out.push(Token { offset_from: start, offset_to: end, position, text: whole_lc.clone(), position_length: 1 });
-        position += 1;
-        if parts.len() > 1 {
-            for part in parts {
-                let p = if part.is_ascii() { part.to_ascii_lowercase() } else { part.to_lowercase() };
-                if p != whole_lc {
-                    out.push(Token { offset_from: start, offset_to: end, position, text: p, position_length: 1 });
-                    position += 1;
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Consumes the identifier characters that follow a run's first one; the
-/// byte offset where the run ends (`end` is where it ends so far).
-fn ident_run_end(iter: &mut std::iter::Peekable<std::str::CharIndices<'_>>, mut end: usize) -> usize {
-    while let Some(&(i, c)) = iter.peek() {
-        if !is_ident_char(c) {
-            break;
-        }
-        end = i + c.len_utf8();
-        iter.next();
-    }
-    end
-}
-
-fn is_ident_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '$'
-}
-
-/// `parseHTTPHeader2_value` -> [parse, HTTP, Header, 2, value]
-pub fn split_identifier(word: &str) -> Vec<&str> {
-    if word.is_ascii() {
-        split_ascii(word)
-    } else {
-        let chars: Vec<(usize, char)> = word.char_indices().collect();
-        split_at_boundaries(word, chars.len(), |k| chars[k])
-    }
-}
-
-/// Nearly every identifier: split on its bytes, without collecting its
-/// characters first.
-fn split_ascii(word: &str) -> Vec<&str> {
-    let bytes = word.as_bytes();
-    split_at_boundaries(word, bytes.len(), |k| (k, bytes[k]))
-}
-
-/// A character as identifier splitting sees it: a byte of an ASCII word, or a `char`.
-trait WordChar: Copy {
-    fn is_separator(self) -> bool;
-    fn is_lower(self) -> bool;
-    fn is_upper(self) -> bool;
-    fn is_letter(self) -> bool;
-    fn is_digit(self) -> bool;
-}
-
-impl WordChar for u8 {
-    fn is_separator(self) -> bool {
-        self == b'_' || self == b'$'
-    }
-    fn is_lower(self) -> bool {
-        self.is_ascii_lowercase()
-    }
-    fn is_upper(self) -> bool {
-        self.is_ascii_uppercase()
-    }
-    fn is_letter(self) -> bool {
-        self.is_ascii_alphabetic()
-    }
-    fn is_digit(self) -> bool {
-        self.is_ascii_digit()
-    }
-}
-
-impl WordChar for char {
-    fn is_separator(self) -> bool {
-        self == '_' || self == '$'
-    }
-    fn is_lower(self) -> bool {
-        self.is_lowercase()
-    }
-    fn is_upper(self) -> bool {
-        self.is_uppercase()
-    }
-    fn is_letter(self) -> bool {
-        self.is_alphabetic()
-    }
-    fn is_digit(self) -> bool {
-        self.is_numeric()
-    }
-}
-
-/// Splits `word`, whose `k`th of `len` characters is `at(k)` (byte offset,
-/// character), at separators and at case and letter/digit boundaries.
-fn split_at_boundaries<C: WordChar>(word: &str, len: usize, at: impl Fn(usize) -> (usize, C)) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut start: Option<usize> = None;
-    for k in 0..len {
-        let (i, c) = at(k);
-        if c.is_separator() {
-            if let Some(s) = start.take() {
-                parts.push(&word[s..i]);
-            }
-            continue;
-        }
-        // After a separator (or at the start) a part begins: `prev` below is never one.
-        let Some(s) = start else {
-            start = Some(i);
-            continue;
-        };
-        let prev = at(k - 1).1;
-        let next = (k + 1 < len).then(|| at(k + 1).1);
-        let boundary = (prev.is_lower() && c.is_upper())
-            || (prev.is_letter() && c.is_digit())
-            || (prev.is_digit() && c.is_letter())
-            || (prev.is_upper() && c.is_upper() && next.is_some_and(|n| n.is_lower()));
-        if boundary {
-            parts.push(&word[s..i]);
-            start = Some(i);
-        }
-    }
-    if let Some(s) = start {
-        parts.push(&word[s..]);
-    }
-    parts
-}
-
-/// The analyzer of every code text field: [`code_terms`], then English
-/// stemming, so `sessions` finds `session` and `persisted` finds `persist`.
-pub fn analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(StemmedCodeTokenizer::default()).build()
-}
-
-/// Query-side terms: exactly what the index holds for the same text.
-pub fn analyze(text: &str) -> Vec<String> {
-    let mut analyzer = analyzer();
-    let mut stream = analyzer.token_stream(text);
-    let mut out = Vec::new();
-    while stream.advance() {
-        out.push(stream.token().text.clone());
-    }
-    out
-}
-
-/// Splits text into its exact form: each run of identifier characters whole,
-/// case kept, and every other visible character as a token of its own, so
-/// that a phrase of them matches a literal (`--dry-run`, `"%s" is not a
-/// valid`, `Connection refused`) as written, whatever the whitespace.
-pub fn exact_terms(text: &str) -> Vec<Token> {
-    let mut out = Vec::new();
-    let mut iter = text.char_indices().peekable();
-    while let Some((start, c)) = iter.next() {
-        if c.is_whitespace() {
-            continue;
-        }
-        // An escape in a string (`"\nDid you mean…"`) is one term, and the
-        // word after it starts afresh: not the identifier `nDid`.
-        let escape = c == '\\' && iter.peek().is_some_and(|&(_, n)| matches!(n, 'n' | 't' | 'r' | '0' | 'a' | 'b' | 'e' | 'f' | 'v'));
-        let end = if escape {
-            iter.next().map_or(start + 1, |(i, n)| i + n.len_utf8())
-        } else if is_ident_char(c) {
-            ident_run_end(&mut iter, start + c.len_utf8())
-        } else {
-            start + c.len_utf8()
-        };
-        let word = &text[start..end];
-        // A run too long to be a word (a hash, base64) keeps its head.
-        let mut cut = word.len().min(MAX_TOKEN_LEN);
-        while !word.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let text = word[..cut].to_string();
-        out.push(Token { offset_from: start, offset_to: end, position: out.len(), text, position_length: 1 });
-    }
-    out
-}
-
-/// The exact-form terms of `text`, as the index holds them.
-pub fn exact_analyze(text: &str) -> Vec<String> {
-    exact_terms(text).into_iter().map(|t| t.text).collect()
-}
-
-/// tantivy adapter for [`exact_terms`].
-#[derive(Clone, Default)]
-pub struct ExactTokenizer;
-
-impl Tokenizer for ExactTokenizer {
-    type TokenStream<'a> = CodeTokenStream;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream {
-        CodeTokenStream { tokens: exact_terms(text), index: 0 }
-    }
-}
-
-pub struct CodeTokenStream {
-    tokens: Vec<Token>,
-    index: usize,
-}
-
-/// [`code_terms`] through English stemming (the Snowball algorithm tantivy's
-/// `Stemmer` applies), each word's stem remembered: identifiers repeat, and
-/// stemming every occurrence was ~6% of a full index's CPU.
-pub struct StemmedCodeTokenizer {
-    stemmer: frostem::Stemmer,
-    /// word → its stem, `None` when that is the word itself.
-    stems: rustc_hash::FxHashMap<Box<str>, Option<Box<str>>>,
-}
-
-/// Words a tokenizer remembers the stems of before it starts afresh (each
-/// indexing thread has its own: a few tens of MB at most).
-const REMEMBERED_STEMS: usize = 1 << 16;
-
-impl Default for StemmedCodeTokenizer {
-    fn default() -> Self {
-        StemmedCodeTokenizer { stemmer: frostem::Stemmer::new(frostem::Algorithm::English), stems: Default::default() }
-    }
-}
-
-/// A copy starts with nothing remembered (tantivy copies the analyzer for
-/// each segment it writes).
-impl Clone for StemmedCodeTokenizer {
-    fn clone(&self) -> Self {
-        StemmedCodeTokenizer::default()
-    }
-}
-
-impl Tokenizer for StemmedCodeTokenizer {
-    type TokenStream<'a> = CodeTokenStream;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream {
-        let mut tokens = code_terms(text);
-        if self.stems.len() > REMEMBERED_STEMS {
-            self.stems.clear();
-        }
-        for token in &mut tokens {
-            match self.stems.get(token.text.as_str()) {
-                Some(Some(stem)) => {
-                    token.text.clear();
-                    token.text.push_str(stem);
-                }
-                Some(None) => {}
-                None => {
-                    let stem = match self.stemmer.stem(&token.text) {
-                        std::borrow::Cow::Borrowed(_) => None,
-                        std::borrow::Cow::Owned(stem) => Some(stem),
-                    };
-                    let word: Box<str> = match stem {
-                        Some(stem) => std::mem::replace(&mut token.text, stem).into(),
-                        None => token.text.as_str().into(),
-                    };
-                    let remembered = (word.as_ref() != token.text).then(|| token.text.as_str().into());
-                    self.stems.insert(word, remembered);
-                }
-            }
-        }
-        CodeTokenStream { tokens, index: 0 }
-    }
-}
-
-impl TokenStream for CodeTokenStream {
-    fn advance(&mut self) -> bool {
-        if self.index < self.tokens.len() {
-            self.index += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn token(&self) -> &Token {
-        &self.tokens[self.index - 1]
-    }
-    fn token_mut(&mut self) -> &mut Token {
-        &mut self.tokens[self.index - 1]
-    }
-}
-
+/// 5: a chunk is found by its numeric `key`, its `id` is stored only.
+pub const FORMAT_VERSION: u32 = 5;
 /// Fields of the chunk index.
 #[derive(Clone, Copy)]
 pub struct ChunkFields {
@@ -420,8 +127,9 @@ fn code_text(stored: bool) -> TextOptions {
 fn chunk_schema() -> (Schema, ChunkFields) {
     let mut b = Schema::builder();
     let f = ChunkFields {
-        id: b.add_text_field("id", STRING | STORED),
-        key: b.add_u64_field("key", FAST),
+        // Looked up through `key`: a term per random id made a large FST.
+        id: b.add_text_field("id", STORED),
+        key: b.add_u64_field("key", FAST | INDEXED),
         path: b.add_text_field("path", STRING | STORED | FAST),
         path_text: b.add_text_field("path_text", code_text(false)),
         language: b.add_text_field("language", STRING | STORED),
@@ -514,12 +222,18 @@ impl KeywordIndex {
         KeywordError::Tantivy { path: self.root.clone(), source }
     }
 
-    /// A writer; `heap_bytes` is split across `threads`.
+    /// A writer; `heap_bytes` is split across `threads` of the chunk index
+    /// and the symbol index's one thread, which gets a quarter: each time a
+    /// thread's share fills it writes a segment, and a full run's symbols
+    /// in 15 MB made ~27 small segments that were merged again (3% of the
+    /// run's CPU).
     pub fn writer(&self, threads: usize, heap_bytes: usize) -> Result<KeywordWriter<'_>> {
+        const MIN_THREAD_HEAP: usize = 15_000_000;
         let threads = threads.max(1);
-        let per_thread = (heap_bytes / threads).max(15_000_000);
+        let symbols_heap = (heap_bytes / 4).max(MIN_THREAD_HEAP);
+        let per_thread = (heap_bytes.saturating_sub(symbols_heap) / threads).max(MIN_THREAD_HEAP);
         let chunks = self.chunks.writer_with_num_threads(threads, per_thread * threads).map_err(|e| self.err(e))?;
-        let symbols = self.symbols.writer_with_num_threads(1, 15_000_000).map_err(|e| self.err(e))?;
+        let symbols = self.symbols.writer_with_num_threads(1, symbols_heap).map_err(|e| self.err(e))?;
         chunks.set_merge_policy(Box::new(merge_policy()));
         symbols.set_merge_policy(Box::new(merge_policy()));
         // A run killed before its commit leaves files (segments, delete
@@ -572,6 +286,19 @@ impl KeywordIndex {
 
     pub fn doc(&self, searcher: &Searcher, addr: DocAddress) -> Result<TantivyDocument> {
         searcher.doc(addr).map_err(|e| self.err(e))
+    }
+
+    /// The stored document of the chunk `id`, found by its key (the id is
+    /// compared too: two ids could share a key).
+    pub fn chunk_doc(&self, chunks: &Searcher, id: &str) -> Result<Option<TantivyDocument>> {
+        let q = TermQuery::new(Term::from_field_u64(self.cf.key, key_of(id)), IndexRecordOption::Basic);
+        for (_, addr) in self.top_docs(chunks, &q, 4, "key")? {
+            let doc = self.doc(chunks, addr)?;
+            if doc.get_first(self.cf.id).and_then(|v| v.as_str()) == Some(id) {
+                return Ok(Some(doc));
+            }
+        }
+        Ok(None)
     }
 }
 
@@ -836,81 +563,4 @@ pub fn get_str(doc: &TantivyDocument, field: Field) -> Option<String> {
 /// Reads a stored u64 field.
 pub fn get_u64(doc: &TantivyDocument, field: Field) -> u64 {
     doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0)
-}
-
-#[cfg(test)]
-mod tests {
-    /// [`code_terms`] as a tantivy tokenizer, for tantivy's own stemmer.
-    #[derive(Clone)]
-    struct Unstemmed;
-
-    impl tantivy::tokenizer::Tokenizer for Unstemmed {
-        type TokenStream<'a> = super::CodeTokenStream;
-        fn token_stream<'a>(&'a mut self, text: &'a str) -> super::CodeTokenStream {
-            super::CodeTokenStream { tokens: super::code_terms(text), index: 0 }
-        }
-    }
-
-    /// The remembered stems are tantivy's: the same terms, text after text
-    /// (the second time from memory), as its `Stemmer` filter gives.
-    #[test]
-    fn remembered_stems_equal_tantivys_stemmer() {
-        use tantivy::tokenizer::{Language, Stemmer, TextAnalyzer, TokenStream};
-        let texts = [
-            "def persisted_sessions(self): return self.sessions.persist(running=True)",
-            "class ConnectionRefusedError: 'Connection refused' while connecting; connections connected",
-            "def persisted_sessions(self): return self.sessions.persist(running=True) # again",
-            "parseHTTPHeader2_value généralement ÜBER studies studying studied",
-        ];
-        let terms = |analyzer: &mut TextAnalyzer, text: &str| {
-            let mut stream = analyzer.token_stream(text);
-            let mut out = Vec::new();
-            while stream.advance() {
-                let t = stream.token();
-                out.push((t.text.clone(), t.position, t.offset_from, t.offset_to));
-            }
-            out
-        };
-        let mut ours = super::analyzer();
-        let mut theirs = TextAnalyzer::builder(Unstemmed).filter(Stemmer::new(Language::English)).build();
-        for text in texts.iter().chain(texts.iter()) {
-            let want = terms(&mut theirs, text);
-            assert!(want.iter().any(|(t, ..)| t == "session" || t == "connect" || t == "studi"), "{want:?}");
-            assert_eq!(terms(&mut ours, text), want, "{text}");
-        }
-    }
-
-    #[test]
-    fn exact_terms_keep_case_and_punctuation() {
-        assert_eq!(super::exact_analyze("--dry-run"), ["-", "-", "dry", "-", "run"]);
-        assert_eq!(super::exact_analyze("raise ValueError(\"%s is bad\" % x)"), ["raise", "ValueError", "(", "\"", "%", "s", "is", "bad", "\"", "%", "x", ")"]);
-        assert_eq!(super::exact_analyze("Connection   refused"), super::exact_analyze("Connection\n refused"));
-        assert_eq!(super::exact_analyze(r#""\n\nDid you mean this?\n""#), ["\"", "\\n", "\\n", "Did", "you", "mean", "this", "?", "\\n", "\""]);
-    }
-
-    use super::*;
-
-    fn texts(s: &str) -> Vec<String> {
-        code_terms(s).into_iter().map(|t| t.text).collect()
-    }
-
-    proptest::proptest! {
-        /// The ASCII path splits as the general one does.
-        #[test]
-        fn ascii_words_split_as_any_word(word in "[A-Za-z0-9_$]{0,24}") {
-            let chars: Vec<(usize, char)> = word.char_indices().collect();
-            proptest::prop_assert_eq!(split_ascii(&word), split_at_boundaries(&word, chars.len(), |k| chars[k]));
-        }
-    }
-
-    #[test]
-    fn splits_identifiers_and_keeps_the_whole() {
-        assert_eq!(texts("getHTTPResponse2"), vec!["gethttpresponse2", "get", "http", "response", "2"]);
-        assert_eq!(texts("parse_header_links"), vec!["parse_header_links", "parse", "header", "links"]);
-        assert_eq!(texts("__init__"), vec!["init"]);
-        assert_eq!(texts("CaseInsensitiveDict x"), vec!["caseinsensitivedict", "case", "insensitive", "dict", "x"]);
-        assert_eq!(texts("res.sendFile('a b')"), vec!["res", "sendfile", "send", "file", "a", "b"]);
-        // Beyond ASCII: the same rules on characters.
-        assert_eq!(texts("naïveÉtat2_größe"), vec!["naïveétat2_größe", "naïve", "état", "2", "größe"]);
-    }
 }
