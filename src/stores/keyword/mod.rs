@@ -66,6 +66,7 @@ const EXACT_TOKENIZER: &str = "exact";
 /// 4: a chunk's symbol, parent and content hash are stored, not indexed.
 /// 5: a chunk is found by its numeric `key`, its `id` is stored only.
 pub const FORMAT_VERSION: u32 = 5;
+
 /// Fields of the chunk index.
 #[derive(Clone, Copy)]
 pub struct ChunkFields {
