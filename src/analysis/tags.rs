@@ -17,8 +17,9 @@
 //!   written (or its name, with the receiver as `@callee.object` where the
 //!   grammar has no node for `obj.name`).
 //! - `@import` on an import, with `@import.module` and any `@import.name`.
-//! - `@doc` on a docstring (Python's first string of a body); `@part` on the
-//!   declarator of a statement that defines several names.
+//! - `@doc` on a docstring with `@doc.body` on its block (Python's first
+//!   string of a body): the doc of the definition whose `@body` that block
+//!   is. `@part` on the declarator of a statement that defines several names.
 //! - `@pattern.<category>` on a convention's construct, keyed by the
 //!   pattern's `(#set! key "…{}")` and its `@pattern.key` texts; or, for
 //!   Python and the JavaScript family, `@convention` on the nodes whose
@@ -198,6 +199,8 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
     let mut convention_nodes = Vec::new();
     let mut imports: HashMap<(usize, String), ImportEntry> = HashMap::new();
     let mut marks: HashMap<(usize, usize), (PatternMark, Vec<(usize, String)>)> = HashMap::new();
+    // Body node id → its docstring.
+    let mut docstrings: HashMap<usize, Node> = HashMap::new();
     // `(#is? top-level)`: the definition counts only as a child of the file's
     // root (a module-level variable). Checked here rather than written as
     // `(module (…))`: a pattern under the root stays in progress through the
@@ -220,7 +223,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
         }
         let mut outer: Option<(Node, &str)> = None;
         let (mut name, mut body, mut scope, mut callee, mut module) = (None, None, None, None, None);
-        let (mut receiver, mut doc, mut part) = (None, None, None);
+        let (mut receiver, mut doc, mut part, mut doc_body) = (None, None, None, None);
         let (mut bases, mut import_names) = (Vec::new(), Vec::new());
         for c in m.captures() {
             let capture = names[c.index as usize];
@@ -236,25 +239,22 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
                 "import.module" => module = Some(c.node),
                 "import.name" => import_names.push(c.node),
                 "convention" => convention_nodes.push(c.node),
+                "doc.body" => doc_body = Some(c.node),
                 _ if capture.starts_with("definition.") || capture == "scope.impl" || capture == "reference.call" || capture == "import" => {
                     outer = Some((c.node, capture));
                 }
                 _ => {}
             }
         }
+        if let (Some(body), Some(doc)) = (doc_body, doc) {
+            docstrings.insert(body.id(), doc);
+            continue;
+        }
         let Some((node, capture)) = outer else { continue };
         match capture {
             "reference.call" => {
-                if let Some(callee) = callee {
-                    // Grammars without a node for `obj.name` (Java, Ruby) give the receiver apart.
-                    let written = match receiver {
-                        Some(r) => format!("{}.{}", parse::node_text(source, r), parse::node_text(source, callee)),
-                        None => parse::node_text(source, callee),
-                    };
-                    let text: String = written.split_whitespace().collect();
-                    if !text.is_empty() && text.len() <= MAX_CALL_TEXT {
-                        calls.push((node.start_byte(), text));
-                    }
+                if let Some(text) = callee.and_then(|callee| call_text(source, callee, receiver)) {
+                    calls.push((node.start_byte(), text));
                 }
             }
             "import" => {
@@ -281,8 +281,30 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
             }
         }
     }
+    attach_docstrings(&mut defs, &docstrings);
     let pattern_marks = finish_marks(query, marks);
     Matches { defs, calls, imports, pattern_marks, convention_nodes }
+}
+
+/// The called expression as written, without whitespace; `None` when empty
+/// or too long to be a name. Grammars without a node for `obj.name` (Java,
+/// Ruby) give the `receiver` apart.
+fn call_text(source: &[u8], callee: Node, receiver: Option<Node>) -> Option<String> {
+    let written = match receiver {
+        Some(r) => format!("{}.{}", parse::node_text(source, r), parse::node_text(source, callee)),
+        None => parse::node_text(source, callee),
+    };
+    let text: String = written.split_whitespace().collect();
+    (!text.is_empty() && text.len() <= MAX_CALL_TEXT).then_some(text)
+}
+
+/// Gives each definition without a `@doc` of its own the docstring of its body.
+fn attach_docstrings<'t>(defs: &mut HashMap<(usize, Option<usize>), Captured<'t>>, docstrings: &HashMap<usize, Node<'t>>) {
+    for d in defs.values_mut() {
+        if let (None, Some(body)) = (d.doc, d.body) {
+            d.doc = docstrings.get(&body.id()).copied();
+        }
+    }
 }
 
 /// Keeps one capture per (definition node, name): the first pattern's, with
