@@ -297,35 +297,28 @@ impl Db {
         Ok(out)
     }
 
-    /// Fills a fresh store with every file (a full run): values encoded on
-    /// every core, `out_edges` giving each file's resolved references; keys
-    /// inserted in order (the B-trees grow at their ends).
-    pub(super) fn write_all(&self, generation: &str, files: &BTreeMap<String, FileFacts>, out_edges: impl Fn(&str, &FileFacts) -> OutEdges + Sync) -> Result<()> {
+    /// The first half of filling a fresh store with every file (a full
+    /// run): what follows from the facts alone (facts, conventions, lookup
+    /// tables), written while the caller resolves the references. Values are
+    /// encoded on every core; keys are inserted in order (the B-trees grow at
+    /// their ends). [`Db::finish_full`] writes the rest and commits.
+    pub(super) fn begin_full(&self, files: &BTreeMap<String, FileFacts>) -> Result<FullWrite> {
         use rayon::prelude::*;
-        let encoded: Vec<(&str, Vec<u8>, Vec<u8>, IndexKeys, BTreeSet<String>)> = files
-            .par_iter()
-            .map(|(p, f)| {
-                let out = out_edges(p, f);
-                Ok((p.as_str(), self.encode(f)?, self.encode(&out)?, IndexKeys::of(p, f), edge_targets(p, &out)))
-            })
-            .collect::<Result<_>>()?;
-        let mut defs: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, k, _)| k.defs.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
-        let mut refs: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k, _)| k.refs.iter().map(move |n| (n.as_str(), *p))).collect();
-        let mut imports: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k, _)| k.imports.iter().map(move |s| (s.as_str(), *p))).collect();
-        let mut names: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, _, k, _)| k.names.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
-        let mut import_names: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, k, _)| k.import_names.iter().map(move |n| (n.as_str(), *p))).collect();
-        let mut into: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, _, _, targets)| targets.iter().map(move |t| (t.as_str(), *p))).collect();
-        for list in [&mut defs, &mut refs, &mut imports, &mut names, &mut import_names, &mut into] {
+        let encoded: Vec<(&str, Vec<u8>, IndexKeys)> = files.par_iter().map(|(p, f)| Ok((p.as_str(), self.encode(f)?, IndexKeys::of(p, f)))).collect::<Result<_>>()?;
+        let mut defs: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, k)| k.defs.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
+        let mut refs: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, k)| k.refs.iter().map(move |n| (n.as_str(), *p))).collect();
+        let mut imports: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, k)| k.imports.iter().map(move |s| (s.as_str(), *p))).collect();
+        let mut names: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, k)| k.names.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
+        let mut import_names: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, k)| k.import_names.iter().map(move |n| (n.as_str(), *p))).collect();
+        for list in [&mut defs, &mut refs, &mut imports, &mut names, &mut import_names] {
             list.par_sort_unstable();
         }
         let e = self.error();
         let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
         {
             let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
-            let mut out = txn.open_table(OUT).map_err(|x| e(x.into()))?;
-            for (path, f, o, _, _) in &encoded {
+            for (path, f, _) in &encoded {
                 facts.insert(*path, f.as_slice()).map_err(|x| e(x.into()))?;
-                out.insert(*path, o.as_slice()).map_err(|x| e(x.into()))?;
             }
             let mut pattern_files = txn.open_table(PATTERN_FILES).map_err(|x| e(x.into()))?;
             let mut pattern_groups = txn.open_table(PATTERN_GROUPS).map_err(|x| e(x.into()))?;
@@ -335,11 +328,40 @@ impl Db {
                 }
                 pattern_groups.insert(group.as_str(), self.encode(&record)?.as_slice()).map_err(|x| e(x.into()))?;
             }
-            for (def, list) in [(DEFS, &defs), (REFS, &refs), (IMPORTS, &imports), (NAMES, &names), (IMPORT_NAMES, &import_names), (INTO, &into)] {
+            for (def, list) in [(DEFS, &defs), (REFS, &refs), (IMPORTS, &imports), (NAMES, &names), (IMPORT_NAMES, &import_names)] {
                 let mut table = txn.open_multimap_table(def).map_err(|x| e(x.into()))?;
                 for (k, v) in list.iter() {
                     table.insert(*k, *v).map_err(|x| e(x.into()))?;
                 }
+            }
+        }
+        Ok(FullWrite { txn })
+    }
+
+    /// The second half of a full write: `out_edges` gives each file's
+    /// resolved references (the `out` and `into` tables), then the meta and
+    /// the commit.
+    pub(super) fn finish_full(&self, begun: FullWrite, generation: &str, files: &BTreeMap<String, FileFacts>, out_edges: impl Fn(&str, &FileFacts) -> OutEdges + Sync) -> Result<()> {
+        use rayon::prelude::*;
+        let encoded: Vec<(&str, Vec<u8>, BTreeSet<String>)> = files
+            .par_iter()
+            .map(|(p, f)| {
+                let out = out_edges(p, f);
+                Ok((p.as_str(), self.encode(&out)?, edge_targets(p, &out)))
+            })
+            .collect::<Result<_>>()?;
+        let mut into: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, targets)| targets.iter().map(move |t| (t.as_str(), *p))).collect();
+        into.par_sort_unstable();
+        let e = self.error();
+        let txn = begun.txn;
+        {
+            let mut out = txn.open_table(OUT).map_err(|x| e(x.into()))?;
+            for (path, o, _) in &encoded {
+                out.insert(*path, o.as_slice()).map_err(|x| e(x.into()))?;
+            }
+            let mut table = txn.open_multimap_table(INTO).map_err(|x| e(x.into()))?;
+            for (k, v) in &into {
+                table.insert(*k, *v).map_err(|x| e(x.into()))?;
             }
             let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
             meta.insert("version", FORMAT_VERSION.to_le_bytes().as_slice()).map_err(|x| e(x.into()))?;
@@ -349,6 +371,11 @@ impl Db {
         }
         txn.commit().map_err(|x| e(x.into()))
     }
+}
+
+/// A full write under way ([`Db::begin_full`]): its open transaction.
+pub(super) struct FullWrite {
+    txn: redb::WriteTransaction,
 }
 
 impl Snapshot<'_> {

@@ -33,6 +33,8 @@ pub struct GraphStore {
     changed: BTreeMap<String, Option<FileFacts>>,
     /// Paths whose references were resolved again (their records are rewritten).
     touched: BTreeSet<String>,
+    /// A full run's fresh store, its first half written ([`Self::add_all`]).
+    full_write: Option<(Db, db::FullWrite)>,
 }
 
 pub(super) fn graph_dir(index_dir: &Path) -> PathBuf {
@@ -66,6 +68,7 @@ impl GraphStore {
             missing: Missing::default(),
             changed: BTreeMap::new(),
             touched: BTreeSet::new(),
+            full_write: None,
         }
     }
 
@@ -133,6 +136,8 @@ impl GraphStore {
     /// partial update loaded (it then notes in `self.missing` what else it
     /// needed, and runs again with it).
     fn update_loaded(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) -> Result<()> {
+        // A full write begun for other facts is redone by `save`.
+        self.full_write = None;
         self.touched.extend(removed.iter().cloned());
         self.touched.extend(added.iter().map(|(p, _)| p.clone()));
         // Files changed inside their definitions only: nothing another file
@@ -162,6 +167,9 @@ impl GraphStore {
     fn reshape(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>, skip: &[String]) -> Result<()> {
         if removed.is_empty() && added.is_empty() {
             return Ok(());
+        }
+        if self.facts.is_empty() && self.universe.is_none() {
+            return self.add_all(added);
         }
         let added_paths: BTreeSet<String> = added.iter().map(|(p, _)| p.clone()).collect();
         let mut changed_paths: BTreeSet<String> = removed.clone();
@@ -251,6 +259,34 @@ impl GraphStore {
         Ok(())
     }
 
+    /// A store that held nothing (a full run) takes every file: each is
+    /// resolved once, and there is no unchanged file whose references could
+    /// move, so none of the names that changed are gathered. Meanwhile the
+    /// fresh store gets what follows from the facts alone: written on one
+    /// thread, it kept a core idle at the end of the run.
+    fn add_all(&mut self, added: Vec<(String, FileFacts)>) -> Result<()> {
+        self.facts.extend(added);
+        for (p, f) in &self.facts {
+            add_file_nodes(&mut self.graph, p, f);
+        }
+        self.create_dir()?;
+        let fresh = Db::create_fresh(&self.dir)?;
+        let (facts, graph) = (&self.facts, &mut self.graph);
+        let begun = std::thread::scope(|s| {
+            let writer = s.spawn(|| fresh.begin_full(facts));
+            let lookups = Lookups::new(facts, None);
+            let jobs: Vec<(&str, Option<&HashSet<String>>)> = facts.keys().map(|p| (p.as_str(), None)).collect();
+            resolve_in_parallel(graph, &lookups, &jobs);
+            writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })?;
+        self.full_write = Some((fresh, begun));
+        Ok(())
+    }
+
+    fn create_dir(&self) -> Result<()> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| GraphError::Write { path: self.dir.clone(), source: crate::stores::fs::at("cannot create", &self.dir)(e).into() })
+    }
+
     /// Writes the run: in full, the store and the conventions anew;
     /// incrementally, the touched records in one transaction, and the
     /// conventions if a changed file's differ.
@@ -265,8 +301,7 @@ impl GraphStore {
     }
 
     fn write(&mut self, generation: &str) -> Result<Option<Vec<crate::analysis::patterns::Pattern>>> {
-        std::fs::create_dir_all(&self.dir)
-            .map_err(|e| GraphError::Write { path: self.dir.clone(), source: crate::stores::fs::at("cannot create", &self.dir)(e).into() })?;
+        self.create_dir()?;
         let Some(db) = &self.db else { return self.save_whole(generation).map(Some) };
         let changes: Vec<FileChange> = self.changed.iter().map(|(p, old)| FileChange { path: p, old: old.as_ref(), new: self.facts.get(p) }).collect();
         let out: BTreeMap<String, Option<db::OutEdges>> = self.touched.iter().map(|p| (p.clone(), self.facts.get(p).map(|f| out_edges(&self.graph, p, f)))).collect();
@@ -281,9 +316,16 @@ impl GraphStore {
     /// A full run's save: the store is written under another name and moved
     /// in place, then the conventions.
     fn save_whole(&mut self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
-        let fresh = Db::create_fresh(&self.dir)?;
+        let (fresh, begun) = match self.full_write.take() {
+            Some(begun) => begun,
+            None => {
+                let fresh = Db::create_fresh(&self.dir)?;
+                let begun = fresh.begin_full(&self.facts)?;
+                (fresh, begun)
+            }
+        };
         let graph = &self.graph;
-        fresh.write_all(generation, &self.facts, |p, f| out_edges(graph, p, f))?;
+        fresh.finish_full(begun, generation, &self.facts, |p, f| out_edges(graph, p, f))?;
         fresh.publish(&self.dir)?;
         // What queries read before they read `graph.redb` (format 7).
         for old in ["graph.bin", "graph.log"] {
