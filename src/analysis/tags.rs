@@ -17,9 +17,11 @@
 //!   written (or its name, with the receiver as `@callee.object` where the
 //!   grammar has no node for `obj.name`).
 //! - `@import` on an import, with `@import.module` and any `@import.name`.
-//! - `@doc` on a docstring with `@doc.body` on its block (Python's first
-//!   string of a body): the doc of the definition whose `@body` that block
-//!   is. `@part` on the declarator of a statement that defines several names.
+//! - `@doc` on a docstring; or `(#set! docstring "<statement> <literal>")`
+//!   on a definition: a `@body` whose first statement is a `<statement>`
+//!   node starting with a `<literal>` node has that literal as its doc
+//!   (Python's first string of a body). `@part` on the declarator of a
+//!   statement that defines several names.
 //! - `@pattern.<category>` on a convention's construct, keyed by the
 //!   pattern's `(#set! key "…{}")` and its `@pattern.key` texts; or, for
 //!   Python and the JavaScript family, `@convention` on the nodes whose
@@ -199,8 +201,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
     let mut convention_nodes = Vec::new();
     let mut imports: HashMap<(usize, String), ImportEntry> = HashMap::new();
     let mut marks: HashMap<(usize, usize), (PatternMark, Vec<(usize, String)>)> = HashMap::new();
-    // Body node id → its docstring.
-    let mut docstrings: HashMap<usize, Node> = HashMap::new();
+    let docstring_rules: Vec<Option<(String, String)>> = (0..query.pattern_count()).map(|i| docstring_rule(query, i)).collect();
     // `(#is? top-level)`: the definition counts only as a child of the file's
     // root (a module-level variable). Checked here rather than written as
     // `(module (…))`: a pattern under the root stays in progress through the
@@ -223,7 +224,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
         }
         let mut outer: Option<(Node, &str)> = None;
         let (mut name, mut body, mut scope, mut callee, mut module) = (None, None, None, None, None);
-        let (mut receiver, mut doc, mut part, mut doc_body) = (None, None, None, None);
+        let (mut receiver, mut doc, mut part) = (None, None, None);
         let (mut bases, mut import_names) = (Vec::new(), Vec::new());
         for c in m.captures() {
             let capture = names[c.index as usize];
@@ -239,16 +240,11 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
                 "import.module" => module = Some(c.node),
                 "import.name" => import_names.push(c.node),
                 "convention" => convention_nodes.push(c.node),
-                "doc.body" => doc_body = Some(c.node),
                 _ if capture.starts_with("definition.") || capture == "scope.impl" || capture == "reference.call" || capture == "import" => {
                     outer = Some((c.node, capture));
                 }
                 _ => {}
             }
-        }
-        if let (Some(body), Some(doc)) = (doc_body, doc) {
-            docstrings.insert(body.id(), doc);
-            continue;
         }
         let Some((node, capture)) = outer else { continue };
         match capture {
@@ -276,12 +272,12 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
                     continue;
                 }
                 let kind = capture.strip_prefix("definition.").map(kind_of);
+                let doc = doc.or_else(|| docstring_rules[m.pattern_index].as_ref().and_then(|rule| docstring(body?, rule)));
                 let captured = Captured { pattern: m.pattern_index, outer: node, kind, name, body, scope, bases, doc, part };
                 add_definition(&mut defs, captured);
             }
         }
     }
-    attach_docstrings(&mut defs, &docstrings);
     let pattern_marks = finish_marks(query, marks);
     Matches { defs, calls, imports, pattern_marks, convention_nodes }
 }
@@ -298,13 +294,18 @@ fn call_text(source: &[u8], callee: Node, receiver: Option<Node>) -> Option<Stri
     (!text.is_empty() && text.len() <= MAX_CALL_TEXT).then_some(text)
 }
 
-/// Gives each definition without a `@doc` of its own the docstring of its body.
-fn attach_docstrings<'t>(defs: &mut HashMap<(usize, Option<usize>), Captured<'t>>, docstrings: &HashMap<usize, Node<'t>>) {
-    for d in defs.values_mut() {
-        if let (None, Some(body)) = (d.doc, d.body) {
-            d.doc = docstrings.get(&body.id()).copied();
-        }
-    }
+/// A pattern's `(#set! docstring "<statement> <literal>")`.
+fn docstring_rule(query: &Query, pattern: usize) -> Option<(String, String)> {
+    let setting = query.property_settings(pattern).iter().find(|p| &*p.key == "docstring")?;
+    let (statement, literal) = setting.value.as_deref()?.split_once(' ')?;
+    Some((statement.to_string(), literal.to_string()))
+}
+
+/// The docstring of a body by its definition's rule: the literal that
+/// starts its first statement.
+fn docstring<'t>(body: Node<'t>, (statement, literal): &(String, String)) -> Option<Node<'t>> {
+    let first = body.named_child(0).filter(|n| n.kind() == statement)?;
+    first.named_child(0).filter(|n| n.kind() == literal)
 }
 
 /// Keeps one capture per (definition node, name): the first pattern's, with

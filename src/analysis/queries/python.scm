@@ -1,28 +1,30 @@
 ; Python: definitions, calls and imports (captures: see tags.rs).
 
 ; Definitions. A decorated definition's chunk starts at its first decorator
-; (the statement-level node).
-(decorated_definition
+; (the statement-level node). `docstring`: a body whose first statement is an
+; `expression_statement` of a `string` has that string as its doc (read by
+; tags.rs: as a pattern, it doubled the query's compile time, which every
+; one-file commit pays, or matched every block of the file).
+((decorated_definition
   definition: (class_definition
     name: (identifier) @name
     superclasses: (argument_list [(identifier) (attribute) (subscript)] @base)?
     body: (block) @body)) @definition.class
-(decorated_definition
+  (#set! docstring "expression_statement string"))
+((decorated_definition
   definition: (function_definition
     name: (identifier) @name
     body: (block) @body)) @definition.function
-(class_definition
+  (#set! docstring "expression_statement string"))
+((class_definition
   name: (identifier) @name
   superclasses: (argument_list [(identifier) (attribute) (subscript)] @base)?
   body: (block) @body) @definition.class
-(function_definition
+  (#set! docstring "expression_statement string"))
+((function_definition
   name: (identifier) @name
   body: (block) @body) @definition.function
-
-; A docstring: a body whose first statement is a string. One pattern of its
-; own, not an optional part of each definition's: compiling the query is part
-; of every one-file commit, and four such parts doubled its cost.
-(block . (expression_statement . (string) @doc)) @doc.body
+  (#set! docstring "expression_statement string"))
 
 ; Module-level assignments: `NAME = …` is a constant, `name = …` a variable.
 ((expression_statement (assignment left: (identifier) @name)) @definition.const
