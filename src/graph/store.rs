@@ -3,7 +3,9 @@
 //! [`db`](super::db), which questions read through [`reader`](super::reader))
 //! and `patterns.json`.
 //!
-//! A full run resolves everything in memory and writes both anew. An
+//! A full run resolves everything in memory and writes both anew (a fresh
+//! store takes what follows from the facts while the references resolve,
+//! then their edges, in one transaction). An
 //! incremental run loads from `graph.redb` only the changed files, the files
 //! whose references name what changed, and what resolving those asks for
 //! (noted as missing and loaded on another pass), updates that part of the
