@@ -10,18 +10,18 @@
 //!   group is `category\0key`), so a group's first files are a range scan;
 //! - `pattern_groups`: group → its instance and file counts and its
 //!   [`Pattern`] (what `patterns.json` lists) when it has enough instances;
-//! - `defs` (multimap): definition name → `path\0qualified name`, sorted as
+//! - `defs` (a lookup table: see [`Lookup`]): definition name → `path\0qualified name`, sorted as
 //!   the resolver's name lookup is;
-//! - `refs` (multimap): the name a reference ends in → paths that make it;
+//! - `refs` (lookup): the name a reference ends in → paths that make it;
 //!   a reference to a member of the caller's own class (`self.x`, `this.x`)
 //!   also under `self.x`;
-//! - `import_segments` (multimap): each segment and stem of an import → paths
+//! - `import_segments` (lookup): each segment and stem of an import → paths
 //!   (an import without a segment, `from . import x`, under `.`);
-//! - `import_names` (multimap): each name an import brings in, lowercase →
+//! - `import_names` (lookup): each name an import brings in, lowercase →
 //!   paths (`from . import utils` may name the module `utils.py`);
-//! - `into` (multimap): a path → the other paths with a resolved edge into
+//! - `into` (lookup): a path → the other paths with a resolved edge into
 //!   it or its symbols (what an update re-resolves when the file changes);
-//! - `names` (multimap): a definition's name as questions look it up
+//! - `names` (lookup): a definition's name as questions look it up
 //!   ([`lookup_name`](super::lookup_name): last segment, lowercase) →
 //!   `path\0qualified name`;
 //! - `meta`: the format version, the generation, every path (the module tree
@@ -33,7 +33,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use redb::{Database, MultimapTableDefinition, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::resolve::{import_segments, import_stem, ref_name, self_member};
 use super::{EdgeKind, FileFacts, GraphError, NodeKey, Result, FORMAT_VERSION};
@@ -49,12 +49,23 @@ const FACTS: TableDefinition<&str, &[u8]> = TableDefinition::new("facts");
 const OUT: TableDefinition<&str, &[u8]> = TableDefinition::new("out");
 const PATTERN_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("pattern_files");
 const PATTERN_GROUPS: TableDefinition<&str, &[u8]> = TableDefinition::new("pattern_groups");
-const DEFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("defs");
-const REFS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("refs");
-const IMPORTS: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("import_segments");
-const NAMES: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("names");
-const IMPORT_NAMES: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("import_names");
-const INTO: MultimapTableDefinition<&str, &str> = MultimapTableDefinition::new("into");
+/// A lookup table: a multimap kept as the set of its `key\0value` entries,
+/// a key's values a range scan. (redb's own multimap rewrites a key's
+/// inline list of values on every insert: a full build's ~700k entries
+/// took ~1.5 s of one core; sorted composite keys are appended.) Keys hold
+/// no `\0`: names, segments and paths do not.
+type Lookup = TableDefinition<'static, &'static str, ()>;
+const DEFS: Lookup = TableDefinition::new("defs");
+const REFS: Lookup = TableDefinition::new("refs");
+const IMPORTS: Lookup = TableDefinition::new("import_segments");
+const NAMES: Lookup = TableDefinition::new("names");
+const IMPORT_NAMES: Lookup = TableDefinition::new("import_names");
+const INTO: Lookup = TableDefinition::new("into");
+
+/// A lookup table's entry for `value` under `key`.
+fn entry(key: &str, value: &str) -> String {
+    format!("{key}\0{value}")
+}
 
 /// A file's resolved references: (the source symbol's qualified name, or
 /// `None` for the file itself; the target; the kind; the reference as written).
@@ -175,18 +186,18 @@ impl Db {
             // The lookup tables, in `IndexKeys::entries`' order.
             let mut lookups = Vec::with_capacity(5);
             for table in [DEFS, REFS, IMPORTS, NAMES, IMPORT_NAMES] {
-                lookups.push(txn.open_multimap_table(table).map_err(|x| e(x.into()))?);
+                lookups.push(txn.open_table(table).map_err(|x| e(x.into()))?);
             }
             for c in changes {
                 if let Some(old) = c.old {
                     for (t, k, v) in IndexKeys::of(c.path, old).entries(c.path) {
-                        lookups[t].remove(k.as_str(), v.as_str()).map_err(|x| e(x.into()))?;
+                        lookups[t].remove(entry(&k, &v).as_str()).map_err(|x| e(x.into()))?;
                     }
                 }
                 match c.new {
                     Some(new) => {
                         for (t, k, v) in IndexKeys::of(c.path, new).entries(c.path) {
-                            lookups[t].insert(k.as_str(), v.as_str()).map_err(|x| e(x.into()))?;
+                            lookups[t].insert(entry(&k, &v).as_str(), ()).map_err(|x| e(x.into()))?;
                         }
                         facts.insert(c.path, self.encode(new)?.as_slice()).map_err(|x| e(x.into()))?;
                     }
@@ -196,17 +207,17 @@ impl Db {
                 }
             }
             let mut out_table = txn.open_table(OUT).map_err(|x| e(x.into()))?;
-            let mut into = txn.open_multimap_table(INTO).map_err(|x| e(x.into()))?;
+            let mut into = txn.open_table(INTO).map_err(|x| e(x.into()))?;
             for (path, edges) in out {
                 let old: Option<OutEdges> = match out_table.get(path.as_str()).map_err(|x| e(x.into()))? {
                     Some(v) => Some(self.decode(v.value())?),
                     None => None,
                 };
                 for target in old.map(|o| edge_targets(path, &o)).unwrap_or_default() {
-                    into.remove(target.as_str(), path.as_str()).map_err(|x| e(x.into()))?;
+                    into.remove(entry(&target, path).as_str()).map_err(|x| e(x.into()))?;
                 }
                 for target in edges.as_ref().map(|o| edge_targets(path, o)).unwrap_or_default() {
-                    into.insert(target.as_str(), path.as_str()).map_err(|x| e(x.into()))?;
+                    into.insert(entry(&target, path).as_str(), ()).map_err(|x| e(x.into()))?;
                 }
                 match edges {
                     Some(edges) => out_table.insert(path.as_str(), self.encode(edges)?.as_slice()).map(|_| ()),
@@ -299,26 +310,34 @@ impl Db {
 
     /// The first half of filling a fresh store with every file (a full
     /// run): what follows from the facts alone (facts, conventions, lookup
-    /// tables), written while the caller resolves the references. Values are
-    /// encoded on every core; keys are inserted in order (the B-trees grow at
-    /// their ends). [`Db::finish_full`] writes the rest and commits.
+    /// tables), written while the caller resolves the references. It runs
+    /// on the calling thread alone, rayon's pool left to the resolution: a
+    /// parallel encoding queued behind the resolution would start the
+    /// (serial) inserts only once it is done, and they would end the run on
+    /// one core. Keys are inserted in order (the B-trees grow at their ends).
+    /// [`Db::finish_full`] writes the rest and commits.
     pub(super) fn begin_full(&self, files: &BTreeMap<String, FileFacts>) -> Result<FullWrite> {
-        use rayon::prelude::*;
-        let encoded: Vec<(&str, Vec<u8>, IndexKeys)> = files.par_iter().map(|(p, f)| Ok((p.as_str(), self.encode(f)?, IndexKeys::of(p, f)))).collect::<Result<_>>()?;
-        let mut defs: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, k)| k.defs.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
-        let mut refs: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, k)| k.refs.iter().map(move |n| (n.as_str(), *p))).collect();
-        let mut imports: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, k)| k.imports.iter().map(move |s| (s.as_str(), *p))).collect();
-        let mut names: Vec<(&str, &str)> = encoded.iter().flat_map(|(_, _, k)| k.names.iter().map(|(n, v)| (n.as_str(), v.as_str()))).collect();
-        let mut import_names: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, k)| k.import_names.iter().map(move |n| (n.as_str(), *p))).collect();
+        let keys: Vec<(&str, IndexKeys)> = files.iter().map(|(p, f)| (p.as_str(), IndexKeys::of(p, f))).collect();
+        let mut defs: Vec<String> = keys.iter().flat_map(|(_, k)| k.defs.iter().map(|(n, v)| entry(n, v))).collect();
+        let mut refs: Vec<String> = keys.iter().flat_map(|(p, k)| k.refs.iter().map(move |n| entry(n, p))).collect();
+        let mut imports: Vec<String> = keys.iter().flat_map(|(p, k)| k.imports.iter().map(move |s| entry(s, p))).collect();
+        let mut names: Vec<String> = keys.iter().flat_map(|(_, k)| k.names.iter().map(|(n, v)| entry(n, v))).collect();
+        let mut import_names: Vec<String> = keys.iter().flat_map(|(p, k)| k.import_names.iter().map(move |n| entry(n, p))).collect();
         for list in [&mut defs, &mut refs, &mut imports, &mut names, &mut import_names] {
-            list.par_sort_unstable();
+            list.sort_unstable();
         }
         let e = self.error();
         let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
         {
+            for (def, list) in [(DEFS, &defs), (REFS, &refs), (IMPORTS, &imports), (NAMES, &names), (IMPORT_NAMES, &import_names)] {
+                let mut table = txn.open_table(def).map_err(|x| e(x.into()))?;
+                for k in list.iter() {
+                    table.insert(k.as_str(), ()).map_err(|x| e(x.into()))?;
+                }
+            }
             let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
-            for (path, f, _) in &encoded {
-                facts.insert(*path, f.as_slice()).map_err(|x| e(x.into()))?;
+            for (path, f) in files {
+                facts.insert(path.as_str(), self.encode(f)?.as_slice()).map_err(|x| e(x.into()))?;
             }
             let mut pattern_files = txn.open_table(PATTERN_FILES).map_err(|x| e(x.into()))?;
             let mut pattern_groups = txn.open_table(PATTERN_GROUPS).map_err(|x| e(x.into()))?;
@@ -328,40 +347,40 @@ impl Db {
                 }
                 pattern_groups.insert(group.as_str(), self.encode(&record)?.as_slice()).map_err(|x| e(x.into()))?;
             }
-            for (def, list) in [(DEFS, &defs), (REFS, &refs), (IMPORTS, &imports), (NAMES, &names), (IMPORT_NAMES, &import_names)] {
-                let mut table = txn.open_multimap_table(def).map_err(|x| e(x.into()))?;
-                for (k, v) in list.iter() {
-                    table.insert(*k, *v).map_err(|x| e(x.into()))?;
-                }
-            }
         }
         Ok(FullWrite { txn })
     }
 
-    /// The second half of a full write: `out_edges` gives each file's
-    /// resolved references (the `out` and `into` tables), then the meta and
-    /// the commit.
-    pub(super) fn finish_full(&self, begun: FullWrite, generation: &str, files: &BTreeMap<String, FileFacts>, out_edges: impl Fn(&str, &FileFacts) -> OutEdges + Sync) -> Result<()> {
+    /// Every file's resolved references (`out_edges`), encoded on every
+    /// core, for [`Db::finish_full`].
+    pub(super) fn full_edges(&self, files: &BTreeMap<String, FileFacts>, out_edges: impl Fn(&str, &FileFacts) -> OutEdges + Sync) -> Result<FullEdges> {
         use rayon::prelude::*;
-        let encoded: Vec<(&str, Vec<u8>, BTreeSet<String>)> = files
+        let encoded: Vec<(String, Vec<u8>, BTreeSet<String>)> = files
             .par_iter()
             .map(|(p, f)| {
                 let out = out_edges(p, f);
-                Ok((p.as_str(), self.encode(&out)?, edge_targets(p, &out)))
+                Ok((p.clone(), self.encode(&out)?, edge_targets(p, &out)))
             })
             .collect::<Result<_>>()?;
-        let mut into: Vec<(&str, &str)> = encoded.iter().flat_map(|(p, _, targets)| targets.iter().map(move |t| (t.as_str(), *p))).collect();
+        Ok(FullEdges { encoded })
+    }
+
+    /// The second half of a full write: the edges (the `out` and `into`
+    /// tables), then the meta and the commit.
+    pub(super) fn finish_full(&self, begun: FullWrite, edges: FullEdges, generation: &str, files: &BTreeMap<String, FileFacts>) -> Result<()> {
+        use rayon::prelude::*;
+        let mut into: Vec<String> = edges.encoded.iter().flat_map(|(p, _, targets)| targets.iter().map(move |t| entry(t, p))).collect();
         into.par_sort_unstable();
         let e = self.error();
         let txn = begun.txn;
         {
             let mut out = txn.open_table(OUT).map_err(|x| e(x.into()))?;
-            for (path, o, _) in &encoded {
-                out.insert(*path, o.as_slice()).map_err(|x| e(x.into()))?;
+            for (path, o, _) in &edges.encoded {
+                out.insert(path.as_str(), o.as_slice()).map_err(|x| e(x.into()))?;
             }
-            let mut table = txn.open_multimap_table(INTO).map_err(|x| e(x.into()))?;
-            for (k, v) in &into {
-                table.insert(*k, *v).map_err(|x| e(x.into()))?;
+            let mut table = txn.open_table(INTO).map_err(|x| e(x.into()))?;
+            for k in &into {
+                table.insert(k.as_str(), ()).map_err(|x| e(x.into()))?;
             }
             let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
             meta.insert("version", FORMAT_VERSION.to_le_bytes().as_slice()).map_err(|x| e(x.into()))?;
@@ -371,6 +390,11 @@ impl Db {
         }
         txn.commit().map_err(|x| e(x.into()))
     }
+}
+
+/// Each file of a full write with its encoded out-edges and the files they point into.
+pub(super) struct FullEdges {
+    encoded: Vec<(String, Vec<u8>, BTreeSet<String>)>,
 }
 
 /// A full write under way ([`Db::begin_full`]): its open transaction.
@@ -423,48 +447,60 @@ impl Snapshot<'_> {
         names.into_iter().map(|name| Ok((name.clone(), self.definitions_in(DEFS, name)?))).collect()
     }
 
-    /// The (path, qualified name) values `table` holds under `key`.
-    fn definitions_in(&self, table: MultimapTableDefinition<&str, &str>, key: &str) -> Result<Vec<(String, String)>> {
-        let table = self.txn.open_multimap_table(table).map_err(|e| self.db.error()(e.into()))?;
-        let mut out = Vec::new();
-        for v in table.get(key).map_err(|e| self.db.error()(e.into()))? {
-            let v = v.map_err(|e| self.db.error()(e.into()))?;
-            if let Some((p, q)) = v.value().split_once('\0') {
-                out.push((p.to_string(), q.to_string()));
+    /// The values a lookup table holds under `key`, in order, each given to `each`.
+    fn values(&self, table: &redb::ReadOnlyTable<&'static str, ()>, key: &str, mut each: impl FnMut(&str)) -> Result<()> {
+        let prefix = entry(key, "");
+        for row in table.range::<&str>(prefix.as_str()..).map_err(|e| self.db.error()(e.into()))? {
+            let (k, _) = row.map_err(|e| self.db.error()(e.into()))?;
+            match k.value().strip_prefix(prefix.as_str()) {
+                Some(value) => each(value),
+                None => break,
             }
         }
+        Ok(())
+    }
+
+    /// The (path, qualified name) values `table` holds under `key`.
+    fn definitions_in(&self, table: Lookup, key: &str) -> Result<Vec<(String, String)>> {
+        let table = self.txn.open_table(table).map_err(|e| self.db.error()(e.into()))?;
+        let mut out = Vec::new();
+        self.values(&table, key, |v| {
+            if let Some((p, q)) = v.split_once('\0') {
+                out.push((p.to_string(), q.to_string()));
+            }
+        })?;
         Ok(out)
     }
 
-    fn lookup_multimap<'k>(&self, def: MultimapTableDefinition<&str, &str>, keys: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        let table = self.txn.open_multimap_table(def).map_err(|e| self.db.error()(e.into()))?;
+    fn lookup<'k>(&self, def: Lookup, keys: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
+        let table = self.txn.open_table(def).map_err(|e| self.db.error()(e.into()))?;
         let mut out = BTreeSet::new();
         for key in keys {
-            for v in table.get(key.as_str()).map_err(|e| self.db.error()(e.into()))? {
-                out.insert(v.map_err(|e| self.db.error()(e.into()))?.value().to_string());
-            }
+            self.values(&table, key, |v| {
+                out.insert(v.to_string());
+            })?;
         }
         Ok(out)
     }
 
     /// Paths with a reference whose name (see `ref_name`) is one of `names`.
     pub(super) fn referencing<'k>(&self, names: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        self.lookup_multimap(REFS, names)
+        self.lookup(REFS, names)
     }
 
     /// Paths with an import that has one of `segments` as a segment or stem.
     pub(super) fn importing<'k>(&self, segments: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        self.lookup_multimap(IMPORTS, segments)
+        self.lookup(IMPORTS, segments)
     }
 
     /// Paths with an import that brings in one of `names` (lowercase).
     pub(super) fn importing_names<'k>(&self, names: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        self.lookup_multimap(IMPORT_NAMES, names)
+        self.lookup(IMPORT_NAMES, names)
     }
 
     /// Paths with a resolved edge into one of `paths` (or their symbols).
     pub(super) fn edges_into<'k>(&self, paths: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        self.lookup_multimap(INTO, paths)
+        self.lookup(INTO, paths)
     }
 
     /// (path, qualified name) of every definition whose name, as

@@ -60,7 +60,8 @@ use crate::analysis::lang::Language;
 /// an id, which `graph.log` records name.
 /// 8: `graph.redb` has the `names` lookup; questions read it (no more `graph.bin`, `graph.log`).
 /// 9: `graph.redb` has `into` (who points into a file) and `import_names`; `refs` has `self.x`.
-const FORMAT_VERSION: u32 = 9;
+/// 10: the lookup tables are sets of `key\0value` keys, not redb multimaps.
+const FORMAT_VERSION: u32 = 10;
 /// The pseudo-symbol module-level calls are resolved from.
 const MODULE_CALLER: &str = "<module>";
 const PATTERNS_FILE: &str = "patterns.json";

@@ -36,7 +36,7 @@ pub struct GraphStore {
     /// Paths whose references were resolved again (their records are rewritten).
     touched: BTreeSet<String>,
     /// A full run's fresh store, its first half written ([`Self::add_all`]).
-    full_write: Option<(Db, db::FullWrite)>,
+    full_write: Option<(Db, db::FullWrite, db::FullEdges)>,
 }
 
 pub(super) fn graph_dir(index_dir: &Path) -> PathBuf {
@@ -263,9 +263,11 @@ impl GraphStore {
 
     /// A store that held nothing (a full run) takes every file: each is
     /// resolved once, and there is no unchanged file whose references could
-    /// move, so none of the names that changed are gathered. Meanwhile the
-    /// fresh store gets what follows from the facts alone: written on one
-    /// thread, it kept a core idle at the end of the run.
+    /// move, so none of the names that changed are gathered. Meanwhile a
+    /// thread of its own fills the fresh store with what follows from the
+    /// facts alone (serial inserts; run after the resolution, they kept a
+    /// core idle at the end of the run); the edges are encoded before it is
+    /// joined.
     fn add_all(&mut self, added: Vec<(String, FileFacts)>) -> Result<()> {
         self.facts.extend(added);
         for (p, f) in &self.facts {
@@ -274,14 +276,17 @@ impl GraphStore {
         self.create_dir()?;
         let fresh = Db::create_fresh(&self.dir)?;
         let (facts, graph) = (&self.facts, &mut self.graph);
-        let begun = std::thread::scope(|s| {
+        let (begun, edges) = std::thread::scope(|s| {
             let writer = s.spawn(|| fresh.begin_full(facts));
             let lookups = Lookups::new(facts, None);
             let jobs: Vec<(&str, Option<&HashSet<String>>)> = facts.keys().map(|p| (p.as_str(), None)).collect();
             resolve_in_parallel(graph, &lookups, &jobs);
-            writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            let graph = &*graph;
+            let edges = fresh.full_edges(facts, |p, f| out_edges(graph, p, f));
+            let begun = writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            Ok::<_, GraphError>((begun?, edges?))
         })?;
-        self.full_write = Some((fresh, begun));
+        self.full_write = Some((fresh, begun, edges));
         Ok(())
     }
 
@@ -318,16 +323,17 @@ impl GraphStore {
     /// A full run's save: the store is written under another name and moved
     /// in place, then the conventions.
     fn save_whole(&mut self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
-        let (fresh, begun) = match self.full_write.take() {
+        let (fresh, begun, edges) = match self.full_write.take() {
             Some(begun) => begun,
             None => {
                 let fresh = Db::create_fresh(&self.dir)?;
                 let begun = fresh.begin_full(&self.facts)?;
-                (fresh, begun)
+                let graph = &self.graph;
+                let edges = fresh.full_edges(&self.facts, |p, f| out_edges(graph, p, f))?;
+                (fresh, begun, edges)
             }
         };
-        let graph = &self.graph;
-        fresh.finish_full(begun, generation, &self.facts, |p, f| out_edges(graph, p, f))?;
+        fresh.finish_full(begun, edges, generation, &self.facts)?;
         fresh.publish(&self.dir)?;
         // What queries read before they read `graph.redb` (format 7).
         for old in ["graph.bin", "graph.log"] {
