@@ -266,23 +266,9 @@ impl<'a> Builder<'a> {
             .filter(|(_, defs)| defs.iter().any(|&d| parsed.symbols[d].kind.owns_chunk()))
             .map(|(&node, _)| node)
             .collect();
-        let mut stack = vec![root];
-        let mut def_nodes: Vec<(Node, usize)> = Vec::new();
-        // Find every statement that owns a chunk, in source order.
-        while let Some(node) = stack.pop() {
-            if owned.contains(&node.id()) {
-                if let Some(defs) = parsed.defs_by_node.get(&node.id()) {
-                    for &d in defs {
-                        if parsed.symbols[d].kind.owns_chunk() {
-                            def_nodes.push((node, d));
-                        }
-                    }
-                }
-            }
-            let mut cursor = node.walk();
-            let children: Vec<Node> = node.named_children(&mut cursor).collect();
-            stack.extend(children.into_iter().rev());
-        }
+        let def_nodes = owned_in_order(root, parsed, &owned);
+        #[cfg(debug_assertions)]
+        assert!(def_nodes == every_owned_in_order(root, parsed, &owned), "the pruned walk missed a definition");
         for (node, d) in def_nodes {
             let sym = &parsed.symbols[d];
             let parent = match sym.parent_index {
@@ -710,4 +696,60 @@ fn is_char_boundary(src: &[u8], i: usize) -> bool {
 
 fn hex16(bytes: &[u8]) -> String {
     bytes[..16].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Every statement that owns a chunk, with each of its definitions that
+/// does, in source order: a pre-order walk that enters a node only when an
+/// owned node lies inside it (bodies without definitions, most of a file,
+/// are skipped; walking every node was ~4% of a full index).
+fn owned_in_order<'t>(root: Node<'t>, parsed: &ParsedFile, owned: &HashSet<usize>) -> Vec<(Node<'t>, usize)> {
+    let mut ranges: Vec<(usize, usize, usize)> = owned.iter().filter_map(|id| parsed.def_node_ranges.get(id).map(|&(s, e)| (s, e, *id))).collect();
+    ranges.sort_unstable();
+    let holds_owned = |node: Node| {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        let from = ranges.partition_point(|r| r.0 < start);
+        ranges[from..].iter().take_while(|r| r.0 <= end).any(|r| r.1 <= end && r.2 != node.id())
+    };
+    let mut out = Vec::new();
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        push_owned(node, parsed, owned, &mut out);
+        if holds_owned(node) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+        }
+    }
+}
+
+fn push_owned<'t>(node: Node<'t>, parsed: &ParsedFile, owned: &HashSet<usize>, out: &mut Vec<(Node<'t>, usize)>) {
+    if !owned.contains(&node.id()) {
+        return;
+    }
+    for &d in parsed.defs_by_node.get(&node.id()).into_iter().flatten() {
+        if parsed.symbols[d].kind.owns_chunk() {
+            out.push((node, d));
+        }
+    }
+}
+
+/// [`owned_in_order`] by visiting every named node (what debug builds check it against).
+#[cfg(debug_assertions)]
+fn every_owned_in_order<'t>(root: Node<'t>, parsed: &ParsedFile, owned: &HashSet<usize>) -> Vec<(Node<'t>, usize)> {
+    let mut stack = vec![root];
+    let mut out = Vec::new();
+    while let Some(node) = stack.pop() {
+        push_owned(node, parsed, owned, &mut out);
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    out
 }

@@ -31,12 +31,13 @@ impl Language {
     /// Picks the language from the file name. Unknown extensions are `Text`;
     /// whether the content really is text is decided later from the bytes.
     pub fn from_path(path: &str) -> Language {
-        let ext = Path::new(path)
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(|e| e.to_ascii_lowercase())
-            .unwrap_or_default();
-        match ext.as_str() {
+        // Lowercased on the stack: the graph's resolver asks for every import.
+        let ext = Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or_default();
+        let mut lower = [0u8; 8];
+        let Some(buf) = lower.get_mut(..ext.len()) else { return Language::Text };
+        buf.copy_from_slice(ext.as_bytes());
+        buf.make_ascii_lowercase();
+        match std::str::from_utf8(buf).unwrap_or_default() {
             "py" | "pyi" | "pyw" => Language::Python,
             "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
             "ts" | "mts" | "cts" => Language::TypeScript,

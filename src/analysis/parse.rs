@@ -126,6 +126,9 @@ pub struct ParsedFile {
     pub module_calls: Vec<String>,
     /// Statement-level node id -> symbols defined by that statement.
     pub defs_by_node: HashMap<usize, Vec<usize>>,
+    /// Each of those nodes' byte range (the chunker walks only the parts of
+    /// the tree that hold one).
+    pub def_node_ranges: HashMap<usize, (usize, usize)>,
     pub has_errors: bool,
     /// Conventions marked while parsing: by the query (`@pattern.<category>`)
     /// or, for Python and the JavaScript family, read from the nodes it

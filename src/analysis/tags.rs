@@ -164,6 +164,7 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
         symbols: Vec::new(),
         extents: Vec::new(),
         defs_by_node: HashMap::new(),
+        def_node_ranges: HashMap::new(),
         impl_bases: Vec::new(),
     };
     out.register_all(&defs, &ranges);
@@ -174,8 +175,8 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
     imports.sort_by_key(|a| (a.0, a.1));
     let imports = imports.into_iter().map(|(line, _, module, names)| Import { module, names, line }).collect();
     let has_errors = root.has_error();
-    let Extracted { symbols, defs_by_node, .. } = out;
-    Some(ParsedFile { language, tree, symbols, imports, module_calls, defs_by_node, has_errors, pattern_marks })
+    let Extracted { symbols, defs_by_node, def_node_ranges, .. } = out;
+    Some(ParsedFile { language, tree, symbols, imports, module_calls, defs_by_node, def_node_ranges, has_errors, pattern_marks })
 }
 
 /// (line, byte offset of the module, module, names).
@@ -427,6 +428,7 @@ struct Extracted<'s> {
     /// Each symbol's range from [`extents`].
     extents: Vec<(usize, usize)>,
     defs_by_node: HashMap<usize, Vec<usize>>,
+    def_node_ranges: HashMap<usize, (usize, usize)>,
     /// (type name, qualified prefix, base) from `impl Trait for Type`.
     impl_bases: Vec<(String, String)>,
 }
@@ -523,6 +525,7 @@ impl Extracted<'_> {
             self.extents.push((span.start_byte.min(start), end));
             let idx = self.symbols.len() - 1;
             self.defs_by_node.entry(d.outer.id()).or_default().push(idx);
+            self.def_node_ranges.insert(d.outer.id(), (d.outer.start_byte(), d.outer.end_byte()));
             // A C type or constant is one symbol with everything in it; a
             // JavaScript value holds functions of its own (`{ f() {} }`).
             let opaque = matches!(kind, SymbolKind::Type | SymbolKind::Const | SymbolKind::Variable) && !self.language.values_hold_definitions();

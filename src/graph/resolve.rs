@@ -486,7 +486,9 @@ impl<'a> Lookups<'a> {
 /// imports name (a file's references ask for the same imports again and again).
 pub(super) struct Resolver<'l, 'a> {
     lookups: &'l Lookups<'a>,
-    modules: FxHashMap<(String, String), Option<String>>,
+    /// importing file → module as written → the file it names (keyed in two
+    /// levels so that a lookup borrows its strings).
+    modules: FxHashMap<String, FxHashMap<String, Option<String>>>,
 }
 
 impl<'l, 'a> Resolver<'l, 'a> {
@@ -506,12 +508,11 @@ impl<'l, 'a> Resolver<'l, 'a> {
 
     /// The file an import refers to, if it is in the repository.
     pub(super) fn module_file(&mut self, from: &str, module: &str) -> Option<String> {
-        let key = (from.to_string(), module.to_string());
-        if let Some(hit) = self.modules.get(&key) {
+        if let Some(hit) = self.modules.get(from).and_then(|m| m.get(module)) {
             return hit.clone();
         }
         let found = self.find_module(from, module);
-        self.modules.insert(key, found.clone());
+        self.modules.entry(from.to_string()).or_default().insert(module.to_string(), found.clone());
         found
     }
 
@@ -613,10 +614,9 @@ impl<'l, 'a> Resolver<'l, 'a> {
         if depth > 4 {
             return None;
         }
-        let bases = self.symbol(path, class)?.bases.clone();
-        for base in bases {
-            let caller = self.symbol(path, class)?.clone();
-            let Some((bp, bq)) = self.resolve_base(path, &caller, &base) else { continue };
+        let caller = self.symbol(path, class)?;
+        for base in &caller.bases {
+            let Some((bp, bq)) = self.resolve_base(path, caller, base) else { continue };
             let q = format!("{bq}.{member}");
             if self.has(&bp, &q) {
                 return Some((bp, q));
@@ -653,9 +653,8 @@ impl<'l, 'a> Resolver<'l, 'a> {
         let facts = self.lookups.file(path)?;
         let last = *segs.last()?;
         let first = segs[0];
-        let imports = facts.imports.clone();
         let mut candidates: Vec<(String, String)> = Vec::new();
-        for imp in &imports {
+        for imp in &facts.imports {
             let Some(file) = self.module_file(path, &imp.module) else {
                 // `from . import utils` then `utils.foo()`: the module is a name.
                 if imp.names.iter().any(|n| n == first) && segs.len() >= 2 {
