@@ -35,7 +35,7 @@ pub struct GraphStore {
     changed: BTreeMap<String, Option<FileFacts>>,
     /// Paths whose references were resolved again (their records are rewritten).
     touched: BTreeSet<String>,
-    /// A full run's fresh store, its first half written ([`Self::add_all`]).
+    /// A full run's fresh store: its first half written, the edges encoded ([`Self::add_all`]).
     full_write: Option<(Db, db::FullWrite, db::FullEdges)>,
 }
 
