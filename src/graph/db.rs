@@ -190,14 +190,14 @@ impl Db {
             }
             for c in changes {
                 if let Some(old) = c.old {
-                    for (t, k, v) in IndexKeys::of(c.path, old).entries(c.path) {
-                        lookups[t].remove(entry(&k, &v).as_str()).map_err(|x| e(x.into()))?;
+                    for (t, k) in IndexKeys::of(c.path, old).entries(c.path) {
+                        lookups[t].remove(k.as_str()).map_err(|x| e(x.into()))?;
                     }
                 }
                 match c.new {
                     Some(new) => {
-                        for (t, k, v) in IndexKeys::of(c.path, new).entries(c.path) {
-                            lookups[t].insert(entry(&k, &v).as_str(), ()).map_err(|x| e(x.into()))?;
+                        for (t, k) in IndexKeys::of(c.path, new).entries(c.path) {
+                            lookups[t].insert(k.as_str(), ()).map_err(|x| e(x.into()))?;
                         }
                         facts.insert(c.path, self.encode(new)?.as_slice()).map_err(|x| e(x.into()))?;
                     }
@@ -568,17 +568,13 @@ struct IndexKeys {
 }
 
 impl IndexKeys {
-    /// (table: 0 defs, 1 refs, 2 import segments, 3 names, 4 import names; key; value) of every entry.
-    fn entries(self, path: &str) -> Vec<(usize, String, String)> {
-        let defs = self.defs.into_iter().map(|(k, v)| (0, k, v));
-        let refs = self.refs.into_iter().map(|k| (1, k, path.to_string()));
-        let imports = self.imports.into_iter().map(|k| (2, k, path.to_string()));
-        let names = self.names.into_iter().map(|(k, v)| (3, k, v));
-        let import_names = self.import_names.into_iter().map(|k| (4, k, path.to_string()));
-        defs.chain(refs).chain(imports).chain(names).chain(import_names).collect()
+    /// (table, as [`IndexKeys::table`] numbers them; entry as stored) of every entry.
+    fn entries(&self, path: &str) -> Vec<(usize, String)> {
+        (0..5).flat_map(|t| self.table(t, path).map(move |k| (t, k))).collect()
     }
 
-    /// The entries of table `t` (as [`IndexKeys::entries`] numbers them), as stored.
+    /// The entries of table `t` (0 defs, 1 refs, 2 import segments, 3 names,
+    /// 4 import names), as stored.
     fn table<'k>(&'k self, t: usize, path: &'k str) -> Box<dyn Iterator<Item = String> + 'k> {
         let pairs = |set: &'k BTreeSet<(String, String)>| Box::new(set.iter().map(|(k, v)| entry(k, v))) as Box<dyn Iterator<Item = String>>;
         let paths = |set: &'k BTreeSet<String>| Box::new(set.iter().map(move |k| entry(k, path))) as Box<dyn Iterator<Item = String>>;
