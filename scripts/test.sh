@@ -45,4 +45,54 @@ if ! "$venv/bin/python" -c 'import onnxruntime, tokenizers, numpy' 2>/dev/null; 
 fi
 export GIT_RAG_TEST_PYTHON="$venv/bin/python"
 
+# The server tests (tests/qdrant.rs: CI indexing, borrowed vectors, server
+# gc, a server killed mid-run) run against a real Qdrant server: started here
+# from ../shared/qdrant/qdrant when it is there (or $GIT_RAG_TEST_QDRANT_BIN),
+# on loopback ports that are free, with storage in a temporary folder, and
+# stopped by its PID when this script ends, also on failure. A QDRANT_URL set
+# by the caller is used as it is. Without a server they say "skipped"; under
+# CI=true they fail instead.
+qdrant_bin="${GIT_RAG_TEST_QDRANT_BIN:-../shared/qdrant/qdrant}"
+if [ -z "${QDRANT_URL:-}" ] && [ -x "$qdrant_bin" ]; then
+  qdrant_bin=$(cd "$(dirname "$qdrant_bin")" && pwd)/$(basename "$qdrant_bin")
+  qdrant_dir=$(mktemp -d "${TMPDIR:-/tmp}/git-rag-test-qdrant.XXXXXX")
+  free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+  http_port=$(free_port)
+  grpc_port=$(free_port)
+  while [ "$grpc_port" = "$http_port" ]; do grpc_port=$(free_port); done
+  # Qdrant reads config/ relative to its working directory: start it in its storage folder.
+  (cd "$qdrant_dir" && exec env QDRANT__SERVICE__HOST=127.0.0.1 QDRANT__SERVICE__HTTP_PORT="$http_port" \
+    QDRANT__SERVICE__GRPC_PORT="$grpc_port" QDRANT__TELEMETRY_DISABLED=true \
+    QDRANT__STORAGE__STORAGE_PATH="$qdrant_dir/storage" QDRANT__STORAGE__SNAPSHOTS_PATH="$qdrant_dir/snapshots" \
+    QDRANT__STORAGE__TEMP_PATH="$qdrant_dir/tmp" QDRANT_INIT_FILE_PATH="$qdrant_dir/.qdrant-initialized" \
+    QDRANT__SERVICE__ENABLE_STATIC_CONTENT=false "$qdrant_bin" >"$qdrant_dir/log" 2>&1) &
+  qdrant_pid=$!
+  stop_qdrant() {
+    kill "$qdrant_pid" 2>/dev/null && wait "$qdrant_pid" 2>/dev/null
+    rm -rf "$qdrant_dir"
+  }
+  trap stop_qdrant EXIT
+  trap 'exit 130' INT TERM
+  for _ in $(seq 1 600); do
+    if python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' "http://127.0.0.1:$http_port/readyz" 2>/dev/null; then
+      ready=1
+      break
+    fi
+    if ! kill -0 "$qdrant_pid" 2>/dev/null; then
+      break
+    fi
+    sleep 0.1
+  done
+  if [ -z "${ready:-}" ]; then
+    echo "error: the Qdrant server $qdrant_bin did not start; its log:" >&2
+    cat "$qdrant_dir/log" >&2
+    exit 1
+  fi
+  export QDRANT_URL="http://127.0.0.1:$grpc_port"
+  export GIT_RAG_TEST_QDRANT_BIN="$qdrant_bin"
+  echo "Qdrant server for the server tests: $QDRANT_URL (pid $qdrant_pid, $("$qdrant_bin" --version 2>/dev/null || echo "version unknown"))" >&2
+elif [ -z "${QDRANT_URL:-}" ]; then
+  echo "no Qdrant server ($qdrant_bin is not there and QDRANT_URL is not set): the server tests will say skipped" >&2
+fi
+
 cargo test --locked "$@"

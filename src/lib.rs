@@ -26,13 +26,14 @@ mod status;
 
 pub mod hooks;
 
+pub use analysis::lang::Language;
 pub use graph::{dump_graph, load_patterns};
 pub use stores::state::dump_state;
 pub use index::ci::{run as index_ci, CiOptions, CiReport};
 pub use index::gc::server::{gc_server, ServerGcReport};
 pub use index::gc::{gc, GcReport};
 pub use index::{run as index, IndexError, IndexOptions, Outcome as IndexOutcome, Report as IndexReport, SemanticOptions};
-pub use progress::{Progress, Silent, Step};
+pub use progress::{Progress, RunSize, Silent, Step};
 pub use query::context::Context;
 pub use query::engine::{Answer, Engine, HybridOptions, SemanticSetup, DEFAULT_WINDOW};
 pub use query::files::{FileChunk, FileHit};

@@ -27,6 +27,16 @@ impl Step {
     }
 }
 
+/// How much memory an index run is about to touch, as soon as it is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunSize {
+    /// A commit's few files (the usual run, in the background after every
+    /// `git commit`): it touches little memory, in small pieces.
+    Small,
+    /// A full index or many files: it touches gigabytes.
+    Large,
+}
+
 /// Where a run reports what it is doing. Every method has an empty default,
 /// so a sink implements only what it shows. Called from worker threads.
 pub trait Progress: Sync {
@@ -39,6 +49,11 @@ pub trait Progress: Sync {
     /// Something the user should know: why a rebuild is full, a layer that
     /// is off, a download that starts.
     fn note(&self, _message: &str) {}
+    /// The run's size: first a guess from the options (not a full index:
+    /// small), then the planned one. The library sets no process policy
+    /// itself; a binary that owns its process may (the CLI turns transparent
+    /// huge pages off for small runs; the MCP server leaves its pages alone).
+    fn run_size(&self, _size: RunSize) {}
 }
 
 /// A sink that shows nothing.

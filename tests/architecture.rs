@@ -1,7 +1,8 @@
 //! The code map's rules, checked on the source tree (ARCHITECTURE.md,
 //! "Dependency direction"): the library never prints and never knows clap;
-//! frontends use the library's facade, not store internals; the CLI entry
-//! file stays small; no library function grows past 100 lines.
+//! frontends use the library's facade, not store internals; process policy
+//! is the binary's; the CLI entry file stays small; no library function
+//! grows past 100 lines.
 
 use std::path::{Path, PathBuf};
 
@@ -60,6 +61,12 @@ fn offending(files: &[PathBuf], needles: &[&str]) -> Vec<String> {
 fn the_library_never_prints_and_never_knows_clap() {
     let found = offending(&library_files(), &["println!", "eprintln!", "print!(", "eprint!(", "std::io::stdout", "std::io::stderr", "clap::", "use clap", "indicatif"]);
     assert!(found.is_empty(), "library code that prints or knows the CLI (report through Progress, return values):\n{}", found.join("\n"));
+}
+
+#[test]
+fn process_policy_is_the_binarys() {
+    let found = offending(&library_files(), &["prctl", "PR_SET_", "signal(", "sigaction", "#[global_allocator]"]);
+    assert!(found.is_empty(), "library code setting process policy (report through Progress; the binary decides):\n{}", found.join("\n"));
 }
 
 #[test]

@@ -1,10 +1,8 @@
 //! Bad input gets a clear message and loses nothing.
 
-mod common;
-
 use std::fs::OpenOptions;
 
-use common::{rag_in, stderr, stdout, TestRepo};
+use crate::common::{rag_in, stderr, stdout, TestRepo};
 
 fn small_repo() -> TestRepo {
     let repo = TestRepo::new();
@@ -91,9 +89,9 @@ fn shallow_clone() {
     origin.commit("third");
     let dir = tempfile::tempdir().unwrap();
     let url = format!("file://{}", origin.path().display());
-    common::git_in(dir.path(), &["clone", "-q", "--depth", "1", &url, "clone"]);
+    crate::common::git_in(dir.path(), &["clone", "-q", "--depth", "1", &url, "clone"]);
     let clone = dir.path().join("clone");
-    assert_eq!(common::git_in(&clone, &["rev-parse", "--is-shallow-repository"]), "true");
+    assert_eq!(crate::common::git_in(&clone, &["rev-parse", "--is-shallow-repository"]), "true");
     let out = rag_in(&clone, &["index"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("4 files indexed"), "{}", stdout(&out));

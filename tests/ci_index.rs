@@ -4,45 +4,17 @@
 //! developer's query of what CI built. Runs when `QDRANT_URL` is set (see the
 //! README for a server on loopback); otherwise prints "skipped: no QDRANT_URL".
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{git_in, rag_env, stderr, stdout, TestRepo};
+use crate::common::{clone, git_in, rag_env, shared_server, stderr, stdout, unique, TestRepo};
 use serde_json::Value;
-
-fn server() -> Option<String> {
-    match std::env::var("QDRANT_URL") {
-        Ok(u) if !u.is_empty() => {
-            assert!(git_rag::semantic::model::installed(), "the CI indexing tests need the embedding model: run `git rag model install`");
-            Some(u)
-        }
-        _ => {
-            eprintln!("skipped: no QDRANT_URL");
-            None
-        }
-    }
-}
-
-fn unique(label: &str) -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() % 1_000_000_000);
-    format!("git_rag_ci_{label}_{}_{nanos}", std::process::id())
-}
 
 /// A shallow clone (`--depth 1`) of `branch` of the origin, as a CI checkout.
 fn shallow_clone(origin: &Path, branch: &str, into: &Path) -> PathBuf {
-    let url = format!("file://{}", origin.display());
-    let out = Command::new("git")
-        .args(["clone", "-q", "--depth", "1", "--branch", branch, &url])
-        .arg(into)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("git clone");
-    assert!(out.status.success(), "clone: {}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(git_in(into, &["rev-parse", "--is-shallow-repository"]), "true");
-    into.to_path_buf()
+    let clone = clone(origin, into, &["--depth", "1", "--branch", branch]);
+    assert_eq!(git_in(&clone, &["rev-parse", "--is-shallow-repository"]), "true");
+    clone
 }
 
 /// `scripts/ci-index` in `dir`, as a CI job runs it; returns its JSON report.
@@ -82,14 +54,14 @@ fn assert_same_vectors(a: &Value, b: &Value, label: &str) {
 /// equals a fresh full index of the same commit in other collections.
 #[test]
 fn shallow_ci_runs_are_incremental_and_equal_a_full_index() {
-    let Some(url) = server() else { return };
+    let Some((url, _server)) = shared_server() else { return };
     let origin = TestRepo::new();
     origin.write("pkg/retry.py", "import time\n\n\ndef call_with_backoff(fn, attempts=5):\n    \"\"\"Call fn again after a failure, waiting longer each time.\"\"\"\n    for i in range(attempts):\n        try:\n            return fn()\n        except IOError:\n            time.sleep(2 ** i)\n");
     origin.write("pkg/escape.py", "def escape_html(text):\n    \"\"\"Replace the characters that mean something in HTML.\"\"\"\n    return text.replace('&', '&amp;').replace('<', '&lt;')\n");
     origin.write("web/app.js", "function startServer(port) {\n  console.log('listening on ' + port);\n}\nmodule.exports = { startServer };\n");
     origin.commit("one");
     let scratch = tempfile::tempdir().expect("tempdir");
-    let prefix = unique("inc");
+    let prefix = unique("ci_inc");
     let steps: Vec<Box<dyn Fn(&TestRepo)>> = vec![
         Box::new(|_| {}),
         // An edit, an add.
@@ -151,7 +123,7 @@ fn shallow_ci_runs_are_incremental_and_equal_a_full_index() {
 /// leaves the other as it was; identical content is embedded once.
 #[test]
 fn two_branches_do_not_clobber_each_other() {
-    let Some(url) = server() else { return };
+    let Some((url, _server)) = shared_server() else { return };
     let origin = TestRepo::new();
     origin.write("pkg/auth.py", "def check_token(token):\n    \"\"\"Reject empty or expired tokens.\"\"\"\n    if not token:\n        raise ValueError('empty')\n    return token\n");
     origin.commit("main");
@@ -160,7 +132,7 @@ fn two_branches_do_not_clobber_each_other() {
     origin.commit("feature");
     origin.git(&["checkout", "-q", "main"]);
     let scratch = tempfile::tempdir().expect("tempdir");
-    let prefix = unique("branches");
+    let prefix = unique("ci_branches");
     let main = shallow_clone(origin.path(), "main", &scratch.path().join("main"));
     git_in(&main, &["config", "rag.qdrantPrefix", &prefix]);
     let feature = shallow_clone(origin.path(), "feature", &scratch.path().join("feature"));
@@ -189,12 +161,12 @@ fn two_branches_do_not_clobber_each_other() {
 /// clear error that changes nothing.
 #[test]
 fn an_interrupted_or_unreachable_ci_run_loses_nothing() {
-    let Some(url) = server() else { return };
+    let Some((url, _server)) = shared_server() else { return };
     let origin = TestRepo::new();
     origin.write("pkg/a.py", "def parse_header(line):\n    \"\"\"Split a header line into name and value.\"\"\"\n    return line.split(':', 1)\n");
     origin.commit("one");
     let scratch = tempfile::tempdir().expect("tempdir");
-    let prefix = unique("crash");
+    let prefix = unique("ci_crash");
     let ci = shallow_clone(origin.path(), "main", &scratch.path().join("ci"));
     git_in(&ci, &["config", "rag.qdrantPrefix", &prefix]);
     ci_index(&ci, &url, "main", &[]);

@@ -2,8 +2,6 @@
 //! `scripts/test.sh` installs both first (`git rag model install`) and sets
 //! GIT_RAG_REQUIRE_MODEL=1, so these tests cannot pass by skipping in CI.
 
-mod common;
-
 use git_rag::semantic::embed::{cosine, default_model_dir, EmbedOptions, OnnxEmbedder as Embedder};
 
 fn embedder() -> Option<Embedder> {
@@ -89,7 +87,7 @@ fn model_status_reports_a_missing_model_and_runtime_with_the_fix() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(common::stdout(&out).contains("git rag model install"), "{}", common::stdout(&out));
+    assert!(crate::common::stdout(&out).contains("git rag model install"), "{}", crate::common::stdout(&out));
 
     if embedder().is_none() {
         return;
@@ -100,11 +98,11 @@ fn model_status_reports_a_missing_model_and_runtime_with_the_fix() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    let text = common::stdout(&out);
+    let text = crate::common::stdout(&out);
     assert!(text.contains("no ONNX Runtime library") && text.contains("GIT_RAG_ORT_LIB"), "{text}");
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_git-rag")).args(["model", "status", "--json"]).output().unwrap();
-    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["dims"], 384);
 }

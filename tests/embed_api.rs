@@ -6,15 +6,13 @@
 //! and exports GIT_RAG_TEST_PYTHON; with GIT_RAG_REQUIRE_MODEL set (CI) a
 //! missing one fails these tests instead of skipping them.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{model_ready, stderr, TestRepo};
+use crate::common::{model_ready, stderr, TestRepo};
 use git_rag::stores::vector::edge::{Access, EdgeStore};
 use git_rag::stores::vector::{Collection, VectorStore};
 use serde_json::Value;

@@ -17,13 +17,11 @@
 //!
 //! Replay: `GIT_RAG_FAULT_SEED=<n>`; more or fewer kills: `GIT_RAG_FAULT_TRIALS=<n>`.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{git_in, model_ready, rag_in, stderr, stdout};
+use crate::common::{git_in, model_ready, rag_in, stderr, stdout};
 use serde_json::Value;
 
 // ---- helpers -------------------------------------------------------------------

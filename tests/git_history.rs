@@ -1,9 +1,7 @@
 //! The index follows real git histories: adds, edits, deletes, renames,
 //! branch switches and rewritten history.
 
-mod common;
-
-use common::TestRepo;
+use crate::common::TestRepo;
 
 const SESSION_PY: &str = r#"import json
 from .cookies import CookieJar
@@ -177,7 +175,7 @@ fn index_a_given_revision() {
     assert_eq!(status["stale"], true);
     let out = repo.rag(&["index", "--rev", "no-such-branch"]);
     assert!(!out.status.success());
-    assert!(common::stderr(&out).contains("cannot resolve revision `no-such-branch`"));
+    assert!(crate::common::stderr(&out).contains("cannot resolve revision `no-such-branch`"));
 }
 
 #[test]
@@ -196,5 +194,5 @@ fn filters_by_language_path_and_kind() {
     let none = repo.hits("session", &["--path", "nowhere/**"]);
     assert!(none.is_empty());
     let out = repo.rag(&["query", "x", "--lang", "cobol"]);
-    assert!(!out.status.success() && common::stderr(&out).contains("unknown language `cobol`"));
+    assert!(!out.status.success() && crate::common::stderr(&out).contains("unknown language `cobol`"));
 }

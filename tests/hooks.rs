@@ -2,13 +2,11 @@
 //! at HEAD through the background runner. Nothing here runs `git rag index`
 //! itself: every update comes from a hook.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use common::{rag_in, TestRepo};
+use crate::common::{rag_in, TestRepo};
 use serde_json::Value;
 
 /// PATH with the directory of the binary under test first, so the hooks find
@@ -23,7 +21,7 @@ fn path_with_binary() -> String {
 fn git_cmd(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("git");
     cmd.args(args).current_dir(dir).env("PATH", path_with_binary()).env_remove("GIT_RAG_DIR").env_remove("QDRANT_URL").env_remove("GIT_RAG_FAILPOINT");
-    common::test_git_env(&mut cmd);
+    crate::common::test_git_env(&mut cmd);
     cmd
 }
 
@@ -54,8 +52,8 @@ fn commit(dir: &Path, rel: &str, content: &str, msg: &str) -> String {
 
 fn rag_ok(dir: &Path, args: &[&str]) -> String {
     let out = rag_in(dir, args);
-    assert!(out.status.success(), "git-rag {args:?} failed\nstdout: {}\nstderr: {}", common::stdout(&out), common::stderr(&out));
-    common::stdout(&out)
+    assert!(out.status.success(), "git-rag {args:?} failed\nstdout: {}\nstderr: {}", crate::common::stdout(&out), crate::common::stderr(&out));
+    crate::common::stdout(&out)
 }
 
 fn status(dir: &Path) -> Value {

@@ -1,11 +1,9 @@
 //! Hybrid retrieval, the code graph, project patterns and the context
 //! assembler, end to end through `git rag` on real git repositories.
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::{model_ready, stderr, stdout, TestRepo};
+use crate::common::{model_ready, stderr, stdout, TestRepo};
 use serde_json::Value;
 
 const UTIL: &str = r#"import logging

@@ -2,11 +2,9 @@
 //! was updated step by step answers every query exactly like a fresh full
 //! index of the same commit, and holds the same files and chunks.
 
-mod common;
-
 use std::path::Path;
 
-use common::{rag_in, TestRepo};
+use crate::common::{rag_in, TestRepo};
 use serde_json::Value;
 
 const QUERIES: &[&str] = &[
@@ -28,8 +26,8 @@ const QUERIES: &[&str] = &[
 
 fn rag_ok(dir: &Path, args: &[&str]) -> String {
     let out = rag_in(dir, args);
-    assert!(out.status.success(), "git-rag {args:?}: {}", common::stderr(&out));
-    common::stdout(&out)
+    assert!(out.status.success(), "git-rag {args:?}: {}", crate::common::stderr(&out));
+    crate::common::stdout(&out)
 }
 
 /// Every query of the fixed set, in every mode, against one index dir.
@@ -296,10 +294,10 @@ fn pydantic_chain_incremental_equals_full() {
     };
     let corpus = Path::new(&root).join("pydantic-chain");
     assert!(corpus.join(".git").exists(), "no pydantic-chain corpus at {}", corpus.display());
-    let tags = common::git_in(&corpus, &["tag", "--sort=creatordate"]);
+    let tags = crate::common::git_in(&corpus, &["tag", "--sort=creatordate"]);
     let mut tags: Vec<&str> = tags.lines().collect();
     // Creation dates are fixed one day apart, so this is release order.
-    tags.sort_by_key(|t| common::git_in(&corpus, &["log", "-1", "--format=%ct", t]).parse::<u64>().unwrap_or(0));
+    tags.sort_by_key(|t| crate::common::git_in(&corpus, &["log", "-1", "--format=%ct", t]).parse::<u64>().unwrap_or(0));
     assert_eq!(tags.len(), 5, "{tags:?}");
     let scratch = tempfile::tempdir().expect("tempdir");
     let inc = scratch.path().join("incremental");

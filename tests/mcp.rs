@@ -2,13 +2,11 @@
 //! handshake, the tool list, every tool, bad input, and a server that follows
 //! the index when another process moves it.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{model_ready, TestRepo};
+use crate::common::{model_ready, TestRepo};
 use serde_json::{json, Value};
 
 const SESSIONS: &str = r#"from .auth import check_token
@@ -171,6 +169,12 @@ fn handshake_tools_and_every_tool_on_a_real_repo() {
     let tools = mcp.request("tools/list", json!({}));
     let names: Vec<&str> = tools["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
     assert_eq!(names, ["search", "context", "symbols", "callers", "callees", "status", "index"]);
+    // The language filter offers every language, from the list `--lang` uses.
+    let search_schema = &tools["result"]["tools"][0]["inputSchema"]["properties"];
+    let offered: Vec<&str> = search_schema["language"]["enum"].as_array().expect("an enum of languages").iter().filter_map(Value::as_str).collect();
+    assert_eq!(offered, git_rag::Language::ALL.map(git_rag::Language::name), "{search_schema}");
+    assert_eq!(search_schema["exclude"]["type"], "array", "{search_schema}");
+    assert!(mcp.tool_error("search", json!({"query": "x", "language": "cobol"})).contains("lua"));
 
     // search: hybrid by default, and each forced mode that needs no vectors.
     let s = mcp.tool("search", json!({"query": "write cookies to disk"}));
@@ -309,7 +313,7 @@ fn a_warm_server_does_not_block_the_indexer() {
     let head = repo.commit("retry");
     // The indexer waits at most 10 s for the store; the server lets go at once.
     let out = repo.rag(&["index", "-q", "--wait", "10"]);
-    assert!(out.status.success(), "the indexer was blocked by the server: {}", common::stderr(&out));
+    assert!(out.status.success(), "the indexer was blocked by the server: {}", crate::common::stderr(&out));
     let s = mcp.tool("search", json!({"query": "exponential backoff between retries", "mode": "semantic"}));
     assert_eq!(s["results"][0]["path"], "pkg/retry.py", "{s}");
     let st = mcp.tool("status", json!({}));
@@ -349,8 +353,11 @@ fn the_cli_and_mcp_search_give_the_same_answer() {
     repo.rag_ok(&["index", "-q"]);
     let mut mcp = Mcp::start(&repo, &["--lazy"]);
     mcp.handshake();
-    let cases: [(&str, &[&str], Value); 5] = [
+    let cases: [(&str, &[&str], Value); 8] = [
         ("how are sessions persisted?", &[], json!({"query": "how are sessions persisted?"})),
+        ("check the token of a request", &["--exclude", "pkg/auth.py", "--exclude", "web/**"], json!({"query": "check the token of a request", "exclude": ["pkg/auth.py", "web/**"]})),
+        ("session cookies", &["--mode", "keyword", "--min-score", "1.5"], json!({"query": "session cookies", "mode": "keyword", "min_score": 1.5})),
+        ("list users", &["--lang", "js"], json!({"query": "list users", "language": "js"})),
         ("check_token", &["--mode", "symbol", "-n", "3"], json!({"query": "check_token", "mode": "symbol", "limit": 3})),
         ("session cookies", &["--mode", "keyword", "--path", "pkg/*.py"], json!({"query": "session cookies", "mode": "keyword", "path": "pkg/*.py"})),
         ("who calls check_token", &["--kind", "method"], json!({"query": "who calls check_token", "kind": "method"})),

@@ -4,11 +4,9 @@
 //! could not read, keeps those files pending, and a later run that can read
 //! them equals a fresh index.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{git_in, rag_in, stderr, stdout, TestRepo};
+use crate::common::{git_in, rag_in, stderr, stdout, TestRepo};
 use serde_json::Value;
 
 fn origin() -> TestRepo {

@@ -3,11 +3,9 @@
 //! `-diff`). A change of either re-indexes only the paths whose decision
 //! flipped, and the result equals a fresh index made with the new rules.
 
-mod common;
-
 use std::path::Path;
 
-use common::{rag_in, stderr, stdout, TestRepo};
+use crate::common::{rag_in, stderr, stdout, TestRepo};
 use serde_json::Value;
 
 fn repo() -> TestRepo {

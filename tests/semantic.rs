@@ -3,9 +3,7 @@
 //! `scripts/test.sh` installs the model and sets GIT_RAG_REQUIRE_MODEL=1, so
 //! these tests cannot pass by skipping in CI.
 
-mod common;
-
-use common::{model_ready, stderr, stdout, TestRepo};
+use crate::common::{model_ready, stderr, stdout, TestRepo};
 use serde_json::Value;
 
 
@@ -195,7 +193,7 @@ fn a_crash_between_the_vector_and_keyword_commits_is_repaired() {
     repo.remove("app/sessions.py");
     repo.write("app/new.py", "def brand_new():\n    \"\"\"Something never seen before.\"\"\"\n    return 42\n");
     repo.commit("several changes");
-    let out = common::rag_env(repo.path(), &["index"], &[("GIT_RAG_FAILPOINT", "after-vector-commit")]);
+    let out = crate::common::rag_env(repo.path(), &["index"], &[("GIT_RAG_FAILPOINT", "after-vector-commit")]);
     assert!(!out.status.success(), "the failpoint aborts the run");
     // The next commit, then a run that must finish the interrupted one too.
     repo.write("app/retry.py", format!("{RETRY}\n\ndef another():\n    return 1\n"));
@@ -229,14 +227,14 @@ fn a_missing_model_is_a_clear_error_and_keyword_search_keeps_working() {
 
     // No model and no semantic index yet: index keyword-only, say so.
     let repo = sample_repo();
-    let out = common::rag_env(repo.path(), &["index"], &[("GIT_RAG_CACHE", cache)]);
+    let out = crate::common::rag_env(repo.path(), &["index"], &[("GIT_RAG_CACHE", cache)]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("semantic layer off") && stderr(&out).contains("git rag model install"), "{}", stderr(&out));
     assert!(stdout(&out).contains("semantic layer off"), "{}", stdout(&out));
     assert!(!repo.paths_of("call_with_backoff", &[]).is_empty(), "keyword search works");
-    let out = common::rag_env(repo.path(), &["query", "dates", "--mode", "semantic"], &[("GIT_RAG_CACHE", cache)]);
+    let out = crate::common::rag_env(repo.path(), &["query", "dates", "--mode", "semantic"], &[("GIT_RAG_CACHE", cache)]);
     assert!(!out.status.success() && stderr(&out).contains("no semantic layer"), "{}", stderr(&out));
-    let out = common::rag_env(repo.path(), &["query", "how are dates parsed"], &[("GIT_RAG_CACHE", cache)]);
+    let out = crate::common::rag_env(repo.path(), &["query", "how are dates parsed"], &[("GIT_RAG_CACHE", cache)]);
     assert!(out.status.success() && stderr(&out).contains("without dense") && stderr(&out).contains("git rag model install"), "{}", stderr(&out));
 
     // With the model the next run builds the semantic layer in full.
@@ -247,11 +245,11 @@ fn a_missing_model_is_a_clear_error_and_keyword_search_keeps_working() {
     // names the fix, and nothing is lost.
     repo.write("app/other.py", "def other():\n    return 2\n");
     repo.commit("other");
-    let out = common::rag_env(repo.path(), &["index"], &[("GIT_RAG_CACHE", cache)]);
+    let out = crate::common::rag_env(repo.path(), &["index"], &[("GIT_RAG_CACHE", cache)]);
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(err.contains("all-MiniLM-L6-v2") && err.contains("git rag model install") && err.contains("--no-semantic"), "{err}");
-    let out = common::rag_env(repo.path(), &["query", "dates", "--mode", "semantic"], &[("GIT_RAG_CACHE", cache)]);
+    let out = crate::common::rag_env(repo.path(), &["query", "dates", "--mode", "semantic"], &[("GIT_RAG_CACHE", cache)]);
     assert!(!out.status.success() && stderr(&out).contains("git rag model install"), "{}", stderr(&out));
     assert!(!repo.paths_of("call_with_backoff", &[]).is_empty(), "keyword search still works");
     assert!(!semantic_hits(&repo, "turn a string into a calendar date", &[]).is_empty(), "the semantic layer is intact");
@@ -296,12 +294,12 @@ fn a_failed_vector_commit_holds_back_only_the_vectors_and_the_next_run_catches_u
     repo.write("app/retry.py", format!("{RETRY}\n\ndef jittered_backoff_delay(i):\n    \"\"\"Random wait before the next attempt.\"\"\"\n    return 2 ** i\n"));
     repo.write("app/new.py", "def brand_new_feature():\n    \"\"\"Something never seen before.\"\"\"\n    return 42\n");
     repo.commit("first change");
-    let out = common::rag_env(repo.path(), &["index", "--quiet"], &fault);
+    let out = crate::common::rag_env(repo.path(), &["index", "--quiet"], &fault);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("the vector store could not be written") && stderr(&out).contains("injected fault"), "said even with --quiet: {}", stderr(&out));
     repo.remove("web/dates.ts");
     let head = repo.commit("second change");
-    let out = common::rag_env(repo.path(), &["index"], &fault);
+    let out = crate::common::rag_env(repo.path(), &["index"], &fault);
     assert!(out.status.success(), "{}", stderr(&out));
     let st = repo.status(&[]);
     assert_eq!(st["indexed_commit"], head.as_str(), "{st}");
@@ -391,7 +389,7 @@ fn a_first_index_answers_before_its_vectors_and_a_kill_while_embedding_is_comple
     let repo = sample_repo();
     let head = repo.git(&["rev-parse", "HEAD"]);
     // Killed after keyword, symbol and graph were committed, before any vector.
-    let out = common::rag_env(repo.path(), &["index"], &[("GIT_RAG_FAILPOINT", "before-vectors")]);
+    let out = crate::common::rag_env(repo.path(), &["index"], &[("GIT_RAG_FAILPOINT", "before-vectors")]);
     assert!(!out.status.success(), "the failpoint aborts the run");
     assert!(stderr(&out).contains("keyword, symbol and graph search are at"), "{}", stderr(&out));
     let st = repo.status(&[]);

@@ -2,23 +2,8 @@
 //! Runs when `QDRANT_URL` is set (see the README for a server on loopback);
 //! otherwise prints "skipped: no QDRANT_URL".
 
-mod common;
-
-use common::{rag_env, stderr, stdout, TestRepo};
+use crate::common::{rag_env, shared_server, stderr, stdout, TestRepo};
 use serde_json::Value;
-
-fn server() -> Option<String> {
-    match std::env::var("QDRANT_URL") {
-        Ok(u) if !u.is_empty() => {
-            assert!(git_rag::semantic::model::installed(), "the server tests need the embedding model: run `git rag model install`");
-            Some(u)
-        }
-        _ => {
-            eprintln!("skipped: no QDRANT_URL");
-            None
-        }
-    }
-}
 
 fn run(repo: &TestRepo, url: &str, args: &[&str]) -> String {
     let out = rag_env(repo.path(), args, &[("QDRANT_URL", url)]);
@@ -33,7 +18,7 @@ fn embedded(out: &str) -> usize {
 
 #[test]
 fn index_query_rename_delete_and_incremental_equals_full_on_a_server() {
-    let Some(url) = server() else { return };
+    let Some((url, _server)) = shared_server() else { return };
     let repo = TestRepo::new();
     // A prefix of its own, so that runs never see each other's collections.
     let prefix = format!("git_rag_it_{}_{}", std::process::id(), std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() % 1_000_000));

@@ -4,15 +4,13 @@
 //! SIGKILL while the run embeds, and starts it again on the same storage.
 //! Skipped with a message when the variable is not set.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{model_ready, rag_env, stderr, stdout, TestRepo};
+use crate::common::{json_ok, qdrant_binary, TestRepo};
 use serde_json::Value;
 
 /// A Qdrant server process on loopback; killed on drop.
@@ -77,22 +75,6 @@ impl Drop for Qdrant {
     fn drop(&mut self) {
         self.kill();
     }
-}
-
-fn qdrant_binary() -> Option<PathBuf> {
-    match std::env::var_os("GIT_RAG_TEST_QDRANT_BIN") {
-        Some(p) if Path::new(&p).is_file() => model_ready().then(|| PathBuf::from(p)),
-        _ => {
-            eprintln!("skipped: GIT_RAG_TEST_QDRANT_BIN does not name a Qdrant server binary");
-            None
-        }
-    }
-}
-
-fn json_ok(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Value {
-    let out = rag_env(dir, args, env);
-    assert!(out.status.success(), "git rag {args:?} failed: {}", stderr(&out));
-    serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("git rag {args:?}: {e}: {}", stdout(&out)))
 }
 
 /// Keyword, symbol and graph layers advance while the server is down; the

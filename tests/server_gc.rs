@@ -1,37 +1,14 @@
 //! `git rag gc` against a real Qdrant server (`QDRANT_URL`; skipped without):
 //! the collections of a branch gone from `origin` go, and the shared vector
-//! cache keeps exactly what some index on the server references. Its own test
-//! binary: gc reads the whole server, and no other test writes meanwhile.
-
-mod common;
+//! cache keeps exactly what some index on the server references. gc reads
+//! the whole server: the test holds it alone (`common::shared_server_alone`).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{git_in, model_ready, rag_env, stderr, stdout, TestRepo};
+use crate::common::{clone, git_in, json_ok, rag_env, shared_server_alone, stdout, TestRepo};
 use git_rag::stores::vector::server::{ServerOptions, ServerStore};
 use git_rag::stores::vector::{Collection, VectorStore};
 use serde_json::Value;
-
-fn json_ok(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Value {
-    let out = rag_env(dir, args, env);
-    assert!(out.status.success(), "git rag {args:?} failed: {}", stderr(&out));
-    serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("git rag {args:?}: {e}: {}", stdout(&out)))
-}
-
-fn clone(origin: &Path, branch: &str, into: &Path) -> PathBuf {
-    let url = format!("file://{}", origin.display());
-    let out = Command::new("git")
-        .args(["clone", "-q", "--branch", branch, &url])
-        .arg(into)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("git clone");
-    assert!(out.status.success(), "clone: {}", String::from_utf8_lossy(&out.stderr));
-    into.to_path_buf()
-}
 
 /// The cache ids the points of one index (`dump-vectors`) use.
 fn cache_ids(dump: &Value) -> BTreeSet<u64> {
@@ -44,13 +21,8 @@ fn cache_ids(dump: &Value) -> BTreeSet<u64> {
 
 #[test]
 fn gc_prunes_gone_branches_and_unreferenced_cached_vectors() {
-    let url = match std::env::var("QDRANT_URL") {
-        Ok(u) if !u.is_empty() => u,
-        _ => return eprintln!("skipped: no QDRANT_URL"),
-    };
-    if !model_ready() {
-        return;
-    }
+    // gc reads the whole server: no other test writes to it meanwhile.
+    let Some((url, _alone)) = shared_server_alone() else { return };
     let origin = TestRepo::new();
     origin.write("ledger.py", "def post_entry(book, amount):\n    \"\"\"Add a double-entry posting to the ledger book.\"\"\"\n    book.append((amount, -amount))\n");
     origin.commit("main");
@@ -65,7 +37,7 @@ fn gc_prunes_gone_branches_and_unreferenced_cached_vectors() {
     let env = [("QDRANT_URL", url.as_str())];
     let mut dumps = Vec::new();
     for (i, branch) in ["main", "feature/tax"].iter().enumerate() {
-        let ci = clone(origin.path(), branch, &scratch.path().join(format!("ci{i}")));
+        let ci = clone(origin.path(), &scratch.path().join(format!("ci{i}")), &["--branch", branch]);
         git_in(&ci, &["config", "rag.qdrantPrefix", &prefix]);
         json_ok(&ci, &["index", "--ci", "--json", "-q", "--branch", branch], &env);
         dumps.push(json_ok(&ci, &["dump-vectors", "--branch", branch], &env));
@@ -74,7 +46,7 @@ fn gc_prunes_gone_branches_and_unreferenced_cached_vectors() {
     let only_feature: Vec<u64> = feature_ids.difference(&main_ids).copied().collect();
     assert!(!only_feature.is_empty());
 
-    let dev = clone(origin.path(), "main", &scratch.path().join("dev"));
+    let dev = clone(origin.path(), &scratch.path().join("dev"), &["--branch", "main"]);
     git_in(&dev, &["config", "rag.qdrantPrefix", &prefix]);
     let ask = || json_ok(&dev, &["query", "post an entry to the ledger", "--json", "--branch", "main"], &env)["results"].clone();
     let before = ask();

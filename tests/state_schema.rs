@@ -1,8 +1,6 @@
 //! The state file written by a real run conforms to `state/rag_index_state.schema.json`
 //! (required keys, no unknown keys, id patterns).
 
-mod common;
-
 use serde_json::Value;
 
 fn check_object(value: &Value, schema: &Value, what: &str) {
@@ -29,7 +27,7 @@ fn check_object(value: &Value, schema: &Value, what: &str) {
 #[test]
 fn state_file_matches_its_schema() {
     let schema: Value = serde_json::from_str(include_str!("../state/rag_index_state.schema.json")).expect("schema parses");
-    let repo = common::TestRepo::new();
+    let repo = crate::common::TestRepo::new();
     repo.write("a.py", "class A:\n    def m(self):\n        return 1\n");
     repo.write("b.md", "# Title\n\ntext\n");
     repo.commit("one");

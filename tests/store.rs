@@ -2,8 +2,6 @@
 //! and a Qdrant server when `QDRANT_URL` is set (start one on loopback as the
 //! README says). Without it the server runs print "skipped: no QDRANT_URL".
 
-mod common;
-
 use std::time::Duration;
 
 use git_rag::stores::vector::edge::{Access, EdgeStore};
@@ -113,16 +111,6 @@ fn embedded_store_meets_the_contract_and_survives_a_reopen() {
     assert!(store.upsert(Collection::Symbols, vec![]).is_err(), "a reader cannot write");
 }
 
-fn server_url() -> Option<String> {
-    match std::env::var("QDRANT_URL") {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            eprintln!("skipped: no QDRANT_URL");
-            None
-        }
-    }
-}
-
 fn server_opts(url: &str, prefix: &str) -> ServerOptions {
     ServerOptions {
         url: url.to_string(),
@@ -134,7 +122,7 @@ fn server_opts(url: &str, prefix: &str) -> ServerOptions {
 
 #[test]
 fn server_store_meets_the_contract() {
-    let Some(url) = server_url() else { return };
+    let Some((url, _server)) = crate::common::shared_server() else { return };
     let prefix = format!("git_rag_test_{}", std::process::id());
     let store = ServerStore::connect(server_opts(&url, &prefix), 4, "test-model").expect("connect");
     contract(&store);

@@ -4,28 +4,10 @@
 //! `QDRANT_URL` is set (a real server on loopback; see the README) and print
 //! "skipped: no QDRANT_URL" otherwise; the unreachable-server test always runs.
 
-mod common;
+use std::path::Path;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use common::{git_in, model_ready, rag_env, stderr, stdout, TestRepo};
+use crate::common::{clone, git_in, json_ok, model_ready, rag_env, shared_server, stderr, stdout, unique, TestRepo};
 use serde_json::Value;
-
-fn server() -> Option<String> {
-    match std::env::var("QDRANT_URL") {
-        Ok(u) if !u.is_empty() => model_ready().then_some(u),
-        _ => {
-            eprintln!("skipped: no QDRANT_URL");
-            None
-        }
-    }
-}
-
-fn unique(label: &str) -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() % 1_000_000_000);
-    format!("git_rag_team_{label}_{}_{nanos}", std::process::id())
-}
 
 /// A repository of real code: some of this project's own files.
 fn origin() -> TestRepo {
@@ -36,24 +18,6 @@ fn origin() -> TestRepo {
     }
     repo.commit("code");
     repo
-}
-
-fn clone(origin: &Path, into: &Path, shallow: bool) -> PathBuf {
-    let url = format!("file://{}", origin.display());
-    let mut cmd = Command::new("git");
-    cmd.args(["clone", "-q"]);
-    if shallow {
-        cmd.args(["--depth", "1"]);
-    }
-    let out = cmd.arg(&url).arg(into).env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null").output().expect("git clone");
-    assert!(out.status.success(), "clone: {}", String::from_utf8_lossy(&out.stderr));
-    into.to_path_buf()
-}
-
-fn json_ok(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Value {
-    let out = rag_env(dir, args, env);
-    assert!(out.status.success(), "git rag {args:?} failed: {}", stderr(&out));
-    serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("git rag {args:?}: {e}: {}", stdout(&out)))
 }
 
 /// `git rag index --ci` of `dir` into the server under `prefix`.
@@ -85,21 +49,21 @@ fn answers(dir: &Path) -> Vec<Vec<(String, u64)>> {
 /// itself. A commit half new to the team embeds only its new texts.
 #[test]
 fn a_local_index_borrows_what_ci_embedded() {
-    let Some(url) = server() else { return };
+    let Some((url, _server)) = shared_server() else { return };
     let origin = origin();
     let scratch = tempfile::tempdir().expect("tempdir");
-    let ci = clone(origin.path(), &scratch.path().join("ci"), true);
-    let ci_report = ci_index(&ci, &url, &unique("borrow"));
+    let ci = clone(origin.path(), &scratch.path().join("ci"), &["--depth", "1"]);
+    let ci_report = ci_index(&ci, &url, &unique("team_borrow"));
     assert!(ci_report["files_indexed"].as_u64().unwrap_or(0) >= 4, "{ci_report}");
 
-    let dev = clone(origin.path(), &scratch.path().join("dev"), false);
+    let dev = clone(origin.path(), &scratch.path().join("dev"), &[]);
     git_in(&dev, &["config", "rag.vectorCache", "server"]);
     let report = json_ok(&dev, &["index", "--json", "-q"], &[("QDRANT_URL", &url)]);
     assert_eq!(report["embedded"], 0, "every text was in the team's cache: {report}");
     assert!(report["borrowed"].as_u64().unwrap_or(0) > 100, "{report}");
     assert!(report["vectors_behind"].is_null(), "{report}");
 
-    let own = clone(origin.path(), &scratch.path().join("own"), false);
+    let own = clone(origin.path(), &scratch.path().join("own"), &[]);
     let own_report = json_ok(&own, &["index", "--json", "-q"], &[]);
     assert_eq!(own_report["embedded"], report["borrowed"], "what was borrowed is what an index of its own embeds");
     assert_eq!(json_ok(&dev, &["dump-vectors"], &[]), json_ok(&own, &["dump-vectors"], &[]), "borrowed vectors make the same store");
@@ -109,7 +73,7 @@ fn a_local_index_borrows_what_ci_embedded() {
     let shared_text = "def shared_helper(x):\n    \"\"\"Round x to the nearest even number, for the billing report.\"\"\"\n    return round(x / 2) * 2\n";
     origin.write("billing/round.py", shared_text);
     origin.commit("billing");
-    ci_index(&clone(origin.path(), &scratch.path().join("ci2"), true), &url, &unique("borrow2"));
+    ci_index(&clone(origin.path(), &scratch.path().join("ci2"), &["--depth", "1"]), &url, &unique("team_borrow2"));
     for dir in [&dev, &own] {
         git_in(dir, &["pull", "-q", "--ff-only"]);
         std::fs::write(dir.join("local.py"), "def only_here():\n    \"\"\"A function the team has never seen, about tide tables.\"\"\"\n    return 'tide'\n").expect("write");
@@ -127,14 +91,14 @@ fn a_local_index_borrows_what_ci_embedded() {
     // Writing back is a choice. Nothing of the developer's own commit reached
     // the team by default: a clone of it embeds those texts again.
     let borrow_all = |label: &str| -> Value {
-        let third = clone(&dev, &scratch.path().join(label), false);
+        let third = clone(&dev, &scratch.path().join(label), &[]);
         git_in(&third, &["config", "rag.vectorCache", "server"]);
         json_ok(&third, &["index", "--json", "-q"], &[("QDRANT_URL", &url)])
     };
     let before = borrow_all("third0");
     assert!(before["embedded"].as_u64().unwrap_or(0) > 0, "local.py was not shared: {before}");
     // Text of its own (the server outlives test runs, and keeps what was shared).
-    let run = unique("tides");
+    let run = unique("team_tides");
     std::fs::write(dev.join("tides.py"), format!("def high_water(day):\n    \"\"\"The hour of high water at the harbour on a given day ({run}).\"\"\"\n    return (day * 50) % 1440\n")).expect("write");
     git_in(&dev, &["add", "tides.py"]);
     git_in(&dev, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "tides"]);
@@ -176,13 +140,13 @@ fn an_unreachable_team_cache_embeds_here() {
 /// hybrid results at least as good as dense alone on plain questions.
 #[test]
 fn server_only_queries_are_hybrid() {
-    let Some(url) = server() else { return };
+    let Some((url, _server)) = shared_server() else { return };
     let origin = origin();
     let scratch = tempfile::tempdir().expect("tempdir");
-    let ci = clone(origin.path(), &scratch.path().join("ci"), true);
-    let prefix = unique("only");
+    let ci = clone(origin.path(), &scratch.path().join("ci"), &["--depth", "1"]);
+    let prefix = unique("team_only");
     ci_index(&ci, &url, &prefix);
-    let dev = clone(origin.path(), &scratch.path().join("dev"), true);
+    let dev = clone(origin.path(), &scratch.path().join("dev"), &["--depth", "1"]);
     git_in(&dev, &["config", "rag.qdrantPrefix", &prefix]);
     let env = [("QDRANT_URL", url.as_str())];
     let first = |args: &[&str]| -> Value {

@@ -55,27 +55,34 @@ impl Language {
         }
     }
 
-    /// Parses a user-facing name (`--lang`), accepting common aliases.
+    /// Every language, in the order help texts and schemas list them: the
+    /// one list behind `--lang`'s possible values, the MCP schema's enum and
+    /// the query filter.
+    pub const ALL: [Language; 14] = [
+        Language::Python,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::Rust,
+        Language::Go,
+        Language::Java,
+        Language::C,
+        Language::Cpp,
+        Language::CSharp,
+        Language::Ruby,
+        Language::Lua,
+        Language::Markdown,
+        Language::Text,
+    ];
+
+    /// Parses a user-facing name (`--lang`, MCP `language`), case-insensitive,
+    /// accepting the [`aliases`](Language::aliases).
     pub fn from_name(name: &str) -> Option<Language> {
-        match name.to_ascii_lowercase().as_str() {
-            "python" | "py" => Some(Language::Python),
-            "javascript" | "js" | "jsx" => Some(Language::JavaScript),
-            "typescript" | "ts" => Some(Language::TypeScript),
-            "tsx" => Some(Language::Tsx),
-            "rust" | "rs" => Some(Language::Rust),
-            "go" | "golang" => Some(Language::Go),
-            "java" => Some(Language::Java),
-            "c" => Some(Language::C),
-            "cpp" | "c++" | "cxx" | "cc" => Some(Language::Cpp),
-            "csharp" | "c#" | "cs" => Some(Language::CSharp),
-            "ruby" | "rb" => Some(Language::Ruby),
-            "lua" => Some(Language::Lua),
-            "markdown" | "md" => Some(Language::Markdown),
-            "text" | "txt" => Some(Language::Text),
-            _ => None,
-        }
+        let name = name.to_ascii_lowercase();
+        Language::ALL.into_iter().find(|l| l.name() == name || l.aliases().contains(&name.as_str()))
     }
 
+    /// The name results and filters use (`language` in JSON).
     pub fn name(self) -> &'static str {
         match self {
             Language::Python => "python",
@@ -93,6 +100,31 @@ impl Language {
             Language::Markdown => "markdown",
             Language::Text => "text",
         }
+    }
+
+    /// Other names a user may give for it (lowercase).
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Language::Python => &["py"],
+            Language::JavaScript => &["js", "jsx"],
+            Language::TypeScript => &["ts"],
+            Language::Tsx => &[],
+            Language::Rust => &["rs"],
+            Language::Go => &["golang"],
+            Language::Java => &[],
+            Language::C => &[],
+            Language::Cpp => &["c++", "cxx", "cc"],
+            Language::CSharp => &["c#", "cs"],
+            Language::Ruby => &["rb"],
+            Language::Lua => &[],
+            Language::Markdown => &["md"],
+            Language::Text => &["txt"],
+        }
+    }
+
+    /// Every name [`from_name`](Language::from_name) accepts, comma-separated, for messages.
+    pub fn names() -> String {
+        Language::ALL.map(Language::name).join(", ")
     }
 
     /// The tree-sitter grammar, for languages that are parsed into symbols.
@@ -174,6 +206,42 @@ impl Language {
     }
 }
 
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Language {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// From a name or an alias; an unknown one is an error that lists the names.
+impl<'de> serde::Deserialize<'de> for Language {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Language::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown language `{name}`; one of: {}", Language::names())))
+    }
+}
+
+/// A string that is one of the languages' names (clients see the whole list).
+impl schemars::JsonSchema for Language {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Language".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = Language::ALL.map(Language::name).to_vec();
+        schemars::json_schema!({ "type": "string", "enum": names })
+    }
+}
+
 /// Files that are text but rarely what anyone searches for: generated lock
 /// files, source maps and minified bundles.
 pub fn is_generated(path: &str) -> bool {
@@ -214,8 +282,15 @@ mod tests {
         assert_eq!(Language::from_path("init.lua"), Language::Lua);
         for lang in Language::PARSED {
             assert!(lang.grammar().is_some(), "{lang:?}");
-            assert_eq!(Language::from_name(lang.name()), Some(lang));
         }
+        for lang in Language::ALL {
+            assert_eq!(Language::from_name(lang.name()), Some(lang));
+            assert_eq!(Language::from_name(&lang.name().to_uppercase()), Some(lang));
+            for alias in lang.aliases() {
+                assert_eq!(Language::from_name(alias), Some(lang), "{alias}");
+            }
+        }
+        assert_eq!(Language::from_name("cobol"), None);
     }
 
     #[test]

@@ -3,12 +3,17 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use git_rag::{Mode, Relation};
+use git_rag::{Language, Mode, Relation};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 #[derive(Parser)]
-#[command(name = "git-rag", version, about = "A retrieval index of a git repository that follows its commits")]
+#[command(
+    name = "git-rag",
+    version,
+    about = "A retrieval index of a git repository that follows its commits",
+    after_help = "Run as `git rag <command>`. `git rag help <command>` describes one command; `git rag --help` opens the man page."
+)]
 pub struct Cli {
     /// Where the index lives (default: <git-dir>/rag, or $GIT_RAG_DIR, or `git config rag.indexDir`).
     #[arg(long, global = true, value_name = "DIR")]
@@ -74,12 +79,20 @@ pub enum Command {
         mode: ModeArg,
         #[arg(long, short = 'n', default_value_t = 10)]
         limit: usize,
-        /// Only this language (python, javascript, typescript, tsx, markdown, text).
-        #[arg(long)]
-        lang: Option<String>,
+        /// Only this language.
+        #[arg(long, value_name = "LANG", value_parser = language_parser())]
+        lang: Option<Language>,
         /// Only paths matching this glob (`src/**/*.py`; a pattern without `/` matches file names).
         #[arg(long, value_name = "GLOB")]
         path: Option<String>,
+        /// No paths matching this glob (as --path; repeat it to exclude more).
+        #[arg(long, value_name = "GLOB")]
+        exclude: Vec<String>,
+        /// Drop results scoring below this. Scores are the mode's own: in hybrid
+        /// mode the fused score (weighted reciprocal ranks, ~0.01–0.1, after the
+        /// path priors), BM25 in keyword mode, cosine similarity in semantic mode.
+        #[arg(long, value_name = "SCORE")]
+        min_score: Option<f32>,
         /// Only this kind (keyword mode: chunk kinds like function, class, method, code, file;
         /// symbol mode: function, method, class, interface, type, enum, variable, const).
         #[arg(long)]
@@ -173,6 +186,13 @@ pub enum Command {
     /// Print the index state with every file's record, as JSON, to compare two indexes.
     #[command(hide = true)]
     DumpState,
+    /// Write the man pages (git-rag.1, git-rag-<command>.1) into DIR, or print
+    /// git-rag.1; `scripts/install.sh` puts them where `git rag --help` finds them.
+    #[command(hide = true)]
+    Man {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// List the project's conventions (PATTERNS): decorators, error handling,
     /// logging, routes, tests, fixtures, base classes, with counts and examples.
     Patterns {
@@ -286,4 +306,13 @@ impl From<RelationArg> for Relation {
             RelationArg::Implementers => Relation::Implementers,
         }
     }
+}
+
+/// `--lang`: a language's name or alias, listed in `--help` from [`Language::ALL`]
+/// (the list that also feeds the MCP schema and the query filter).
+fn language_parser() -> impl clap::builder::TypedValueParser<Value = Language> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Language::ALL.map(|l| PossibleValue::new(l.name()).aliases(l.aliases().iter().copied())))
+        // Every possible value is a name or an alias: from_name knows it.
+        .map(|name| Language::from_name(&name).unwrap_or(Language::Text))
 }

@@ -11,6 +11,7 @@ use git_rag::{short, IndexOutcome, Workspace};
 
 use crate::args::HooksAction;
 use crate::progress::HookLog;
+use crate::output::outln;
 
 pub fn run(ws: &Workspace, action: HooksAction) -> Result<ExitCode> {
     let (change, json) = match action {
@@ -28,14 +29,14 @@ pub fn run(ws: &Workspace, action: HooksAction) -> Result<ExitCode> {
         HooksAction::Uninstall { json } => (hooks::uninstall(&ws.repo)?, json),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&change)?);
+        outln!("{}", serde_json::to_string_pretty(&change)?);
     } else {
-        println!("hooks dir: {}", change.hooks_dir.display());
+        outln!("hooks dir: {}", change.hooks_dir.display());
         for h in &change.hooks {
             let action = h.action.as_str().replace('_', " ");
             match &h.detail {
-                Some(d) => println!("{:<14} {action}: {d}", h.name),
-                None => println!("{:<14} {action}", h.name),
+                Some(d) => outln!("{:<14} {action}: {d}", h.name),
+                None => outln!("{:<14} {action}", h.name),
             }
         }
         if !change.git_rag_on_path && change.hooks.iter().any(|h| h.action.installs()) {
@@ -48,10 +49,10 @@ pub fn run(ws: &Workspace, action: HooksAction) -> Result<ExitCode> {
 fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
     let st = hooks::status(&ws.repo);
     if json {
-        println!("{}", serde_json::to_string_pretty(&st)?);
+        outln!("{}", serde_json::to_string_pretty(&st)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("hooks dir: {}", st.hooks_dir.display());
+    outln!("hooks dir: {}", st.hooks_dir.display());
     for h in &st.hooks {
         let note = match (h.state, &h.original) {
             (HookState::Chained, Some(o)) => format!(" (runs {} first)", o.display()),
@@ -60,10 +61,10 @@ fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
             _ => String::new(),
         };
         let outdated = if h.outdated { " (outdated: `git rag hooks install` updates it)" } else { "" };
-        println!("{:<14} {}{note}{outdated}", h.name, h.state.as_str());
+        outln!("{:<14} {}{note}{outdated}", h.name, h.state.as_str());
     }
     if !st.git_rag_on_path {
-        println!("warning: git-rag is not on PATH; the hooks do nothing until it is");
+        outln!("warning: git-rag is not on PATH; the hooks do nothing until it is");
     }
     Ok(ExitCode::SUCCESS)
 }

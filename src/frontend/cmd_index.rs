@@ -7,19 +7,20 @@ use anyhow::Result;
 use git_rag::{short, Backend, CiOptions, IndexOptions, IndexOutcome, Workspace};
 
 use crate::progress::Terminal;
+use crate::output::outln;
 
 pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Result<ExitCode> {
     let outcome = git_rag::index(&ws.repo, &ws.index_dir, opts, &Terminal::new(quiet))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&outcome)?);
+        outln!("{}", serde_json::to_string_pretty(&outcome)?);
         return Ok(ExitCode::SUCCESS);
     }
     match outcome {
         IndexOutcome::Empty => {
             eprintln!("git-rag: the repository has no commits yet; nothing to index");
-            println!("nothing indexed (no commits); embedded 0, reused 0");
+            outln!("nothing indexed (no commits); embedded 0, reused 0");
         }
-        IndexOutcome::UpToDate { commit } => println!("index already at {}; embedded 0, reused 0", short(&commit)),
+        IndexOutcome::UpToDate { commit } => outln!("index already at {}; embedded 0, reused 0", short(&commit)),
         IndexOutcome::Indexed(r) => {
             let s = &r.skipped;
             let skipped = s.binary + s.symlink + s.submodule + s.generated + s.excluded;
@@ -48,7 +49,7 @@ pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Resu
             if r.files_with_syntax_errors > 0 && !quiet {
                 eprintln!("git-rag: {} files had syntax errors (indexed what parsed, plus their whole text)", r.files_with_syntax_errors);
             }
-            println!(
+            outln!(
                 "indexed {} ({}): {} files indexed, {} deleted, {} renamed; {} files, {} chunks, {} symbols in the index; {:.0} ms; {}",
                 short(&r.commit),
                 if r.full { "full" } else { "incremental" },
@@ -91,11 +92,11 @@ pub fn run_ci(ws: &Workspace, full: bool, rev: Option<String>, json: bool, quiet
         }
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else if report.up_to_date {
-        println!("{} already at {}; embedded 0, reused 0", report.prefix, short(&report.commit));
+        outln!("{} already at {}; embedded 0, reused 0", report.prefix, short(&report.commit));
     } else {
-        println!(
+        outln!(
             "indexed {} into {} ({}): {} files indexed, {} deleted; {} files; embedded {}, reused {}; {:.0} ms",
             short(&report.commit),
             report.prefix,

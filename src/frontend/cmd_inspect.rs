@@ -4,60 +4,61 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use git_rag::{short, Workspace};
+use crate::output::outln;
 
 pub fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
     let status = git_rag::collect_status(&ws.repo, &ws.index_dir, &ws.backend, true)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&status)?);
+        outln!("{}", serde_json::to_string_pretty(&status)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("index:    {}", status.index_dir);
-    println!("indexed:  {}", status.indexed_commit.as_deref().map(short).unwrap_or("(nothing)"));
-    println!("HEAD:     {}", status.head.as_deref().map(short).unwrap_or("(no commits)"));
-    println!("stale:    {}", if status.stale { "yes (run `git rag index`)" } else { "no" });
+    outln!("index:    {}", status.index_dir);
+    outln!("indexed:  {}", status.indexed_commit.as_deref().map(short).unwrap_or("(nothing)"));
+    outln!("HEAD:     {}", status.head.as_deref().map(short).unwrap_or("(no commits)"));
+    outln!("stale:    {}", if status.stale { "yes (run `git rag index`)" } else { "no" });
     if status.indexing {
-        println!("indexing: a run is in progress");
+        outln!("indexing: a run is in progress");
     }
-    println!("counts:   {} files, {} chunks, {} symbols", status.counts.files, status.counts.chunks, status.counts.symbols);
+    outln!("counts:   {} files, {} chunks, {} symbols", status.counts.files, status.counts.chunks, status.counts.symbols);
     if !status.pending.is_empty() {
-        println!("pending:  {} files whose git objects could not be read (the next `git rag index` tries them again):", status.pending.len());
+        outln!("pending:  {} files whose git objects could not be read (the next `git rag index` tries them again):", status.pending.len());
         for (path, p) in status.pending.iter().take(10) {
-            println!("          {path} (blob {}): {}", short(&p.blob), p.reason);
+            outln!("          {path} (blob {}): {}", short(&p.blob), p.reason);
         }
     }
     match &status.semantic {
         Some(sem) => {
-            println!("semantic: {} ({} dims) in {}", sem.model, sem.dims, sem.store);
+            outln!("semantic: {} ({} dims) in {}", sem.model, sem.dims, sem.store);
             if let Some(counts) = &sem.counts {
                 let parts: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
-                println!("vectors:  {}", parts.join(", "));
+                outln!("vectors:  {}", parts.join(", "));
             }
             if let Some(err) = &sem.error {
-                println!("vectors:  {err}");
+                outln!("vectors:  {err}");
             }
             if let Some(b) = &status.vectors_behind {
                 let what = if b.all { "all files".to_string() } else { format!("{} files", b.paths.len()) };
-                println!("degraded: vectors behind for {what} ({}); the next `git rag index` that reaches the store catches up", b.reason);
+                outln!("degraded: vectors behind for {what} ({}); the next `git rag index` that reaches the store catches up", b.reason);
             }
         }
-        None => println!("semantic: off (keyword and symbol only; `git rag model install` then `git rag index` turns it on)"),
+        None => outln!("semantic: off (keyword and symbol only; `git rag model install` then `git rag index` turns it on)"),
     }
     if let Some(l) = &status.last_run {
-        println!("last run: {} (embedded {}, reused {})", l.mode, l.embedded, l.reused);
+        outln!("last run: {} (embedded {}, reused {})", l.mode, l.embedded, l.reused);
         if let Some(err) = &l.error {
-            println!("last run: failed: {err}");
+            outln!("last run: failed: {err}");
         }
     }
     if let Some(h) = &status.hook {
         if h.running {
-            println!("hook:     updating the index in the background{}", h.pid.map(|p| format!(" (pid {p})")).unwrap_or_default());
+            outln!("hook:     updating the index in the background{}", h.pid.map(|p| format!(" (pid {p})")).unwrap_or_default());
         } else if h.pending {
-            println!("hook:     an update is requested");
+            outln!("hook:     an update is requested");
         }
         if let Some(r) = &h.last_run {
             match &r.error {
-                Some(err) => println!("hook run: failed at {}: {err} (log: {})", git_rag::hooks::utc(r.finished_at), h.log.display()),
-                None => println!("hook run: {} at {} ({}, {} runs in all)", r.outcome, git_rag::hooks::utc(r.finished_at), r.requested_by, h.runs),
+                Some(err) => outln!("hook run: failed at {}: {err} (log: {})", git_rag::hooks::utc(r.finished_at), h.log.display()),
+                None => outln!("hook run: {} at {} ({}, {} runs in all)", r.outcome, git_rag::hooks::utc(r.finished_at), r.requested_by, h.runs),
             }
         }
     }
@@ -70,14 +71,14 @@ pub fn patterns(ws: &Workspace, json: bool) -> Result<ExitCode> {
     }
     let patterns = git_rag::load_patterns(&ws.index_dir)?;
     if json {
-        println!("{}", serde_json::to_string(&patterns)?);
+        outln!("{}", serde_json::to_string(&patterns)?);
     } else if patterns.is_empty() {
         eprintln!("git-rag: no recurring conventions found");
     } else {
         for p in &patterns {
-            println!("{:>5} × in {:>3} files  {}  — {}", p.count, p.files, p.key, p.description);
+            outln!("{:>5} × in {:>3} files  {}  — {}", p.count, p.files, p.key, p.description);
             if let Some(e) = p.examples.first() {
-                println!("        e.g. {}:{}-{}", e.path, e.start_line, e.end_line);
+                outln!("        e.g. {}:{}-{}", e.path, e.start_line, e.end_line);
             }
         }
     }
@@ -91,16 +92,16 @@ pub fn gc(ws: &Workspace, yes: bool, json: bool) -> Result<ExitCode> {
     }
     let report = git_rag::gc(&ws.repo, &ws.index_dir, &ws.chunk, &ws.backend, yes, &crate::progress::Terminal::new(json))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
     let verb = if report.applied { "deleted" } else { "would delete" };
-    println!("vector cache: {} vectors, {} referenced by the index; {verb} {}", report.cached, report.referenced, report.unreferenced);
+    outln!("vector cache: {} vectors, {} referenced by the index; {verb} {}", report.cached, report.referenced, report.unreferenced);
     for dir in &report.other_caches {
-        println!("{verb} {} (another model's cache, or vectors of an index that has none)", dir.display());
+        outln!("{verb} {} (another model's cache, or vectors of an index that has none)", dir.display());
     }
     if !report.applied && (report.unreferenced > 0 || !report.other_caches.is_empty()) && report.unreadable == 0 {
-        println!("run `git rag gc --yes` to delete them");
+        outln!("run `git rag gc --yes` to delete them");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -110,20 +111,20 @@ fn gc_server(ws: &Workspace, server: &git_rag::ServerOptions, yes: bool, json: b
     let prefix = git_rag::collection_prefix(&ws.repo);
     let report = git_rag::gc_server(&ws.repo, server, &prefix, &ws.model, yes, &crate::progress::Terminal::new(json))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
     let verb = if report.applied { "deleted" } else { "would delete" };
-    println!("server {}: {} branches of {prefix} gone from origin", report.server, report.gone_branches.len());
+    outln!("server {}: {} branches of {prefix} gone from origin", report.server, report.gone_branches.len());
     for name in &report.collections {
-        println!("  {verb} collection {name}");
+        outln!("  {verb} collection {name}");
     }
     match &report.cache_kept {
-        Some(reason) => println!("vector cache {}: {} vectors, kept: {reason}", report.cache, report.cached),
-        None => println!("vector cache {}: {} vectors, {} referenced on the server; {verb} {}", report.cache, report.cached, report.referenced, report.unreferenced),
+        Some(reason) => outln!("vector cache {}: {} vectors, kept: {reason}", report.cache, report.cached),
+        None => outln!("vector cache {}: {} vectors, {} referenced on the server; {verb} {}", report.cache, report.cached, report.referenced, report.unreferenced),
     }
     if !report.applied && (report.unreferenced > 0 || !report.collections.is_empty()) {
-        println!("run `git rag gc --yes` to delete them");
+        outln!("run `git rag gc --yes` to delete them");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,15 +7,16 @@ use anyhow::Result;
 use crate::args::ModelAction;
 use crate::progress::Terminal;
 use git_rag::{Overrides, Workspace};
+use crate::output::outln;
 
 pub fn run(action: &ModelAction, overrides: &Overrides) -> Result<ExitCode> {
     match action {
         ModelAction::Install { force, json } => {
             let report = git_rag::semantic::model::install(*force, &Terminal::new(false))?;
             if *json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                outln!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                println!(
+                outln!(
                     "model ready: {} ({} dims) with ONNX Runtime {}",
                     report.model_dir.display(),
                     report.dims,
@@ -31,9 +32,9 @@ pub fn run(action: &ModelAction, overrides: &Overrides) -> Result<ExitCode> {
             };
             let status = git_rag::semantic::model::status(&source);
             if *json {
-                println!("{}", serde_json::to_string_pretty(&status)?);
+                outln!("{}", serde_json::to_string_pretty(&status)?);
             } else {
-                print_status(&status);
+                print_status(&status)?;
             }
             if status.dims.is_none() {
                 return Ok(ExitCode::FAILURE);
@@ -43,20 +44,21 @@ pub fn run(action: &ModelAction, overrides: &Overrides) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_status(status: &git_rag::semantic::model::ModelStatus) {
-    println!("provider: {}", status.provider);
+fn print_status(status: &git_rag::semantic::model::ModelStatus) -> Result<()> {
+    outln!("provider: {}", status.provider);
     if let Some(dir) = &status.model_dir {
-        println!("runtime:  {} ({})", status.runtime.display(), if status.runtime_present { "present" } else { "missing" });
-        println!("model:    {}", dir.display());
+        outln!("runtime:  {} ({})", status.runtime.display(), if status.runtime_present { "present" } else { "missing" });
+        outln!("model:    {}", dir.display());
     }
     if let Some(url) = &status.endpoint {
-        println!("endpoint: {url}");
+        outln!("endpoint: {url}");
     }
     if let Some(id) = &status.model {
-        println!("id:       {id}");
+        outln!("id:       {id}");
     }
     match (&status.dims, &status.error) {
-        (Some(d), _) => println!("status:   embeds ({d} dims, round trip {:.0} ms)", status.round_trip_ms.unwrap_or(0.0)),
-        (None, e) => println!("status:   {}", e.as_deref().unwrap_or("does not load")),
+        (Some(d), _) => outln!("status:   embeds ({d} dims, round trip {:.0} ms)", status.round_trip_ms.unwrap_or(0.0)),
+        (None, e) => outln!("status:   {}", e.as_deref().unwrap_or("does not load")),
     }
+    Ok(())
 }

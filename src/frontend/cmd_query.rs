@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use git_rag::{server_query, Backend, short, FileHit, Hit, QueryOutput, QueryRequest, Workspace};
+use crate::output::{out, outln};
 
 pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -> Result<ExitCode> {
     let opening = Instant::now();
@@ -31,26 +32,26 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
         eprintln!("git-rag: {notice}");
     }
     match outcome.output {
-        QueryOutput::Context(ctx) if json => println!("{}", serde_json::to_string(&ctx)?),
+        QueryOutput::Context(ctx) if json => outln!("{}", serde_json::to_string(&ctx)?),
         QueryOutput::Context(ctx) => {
-            print!("{}", ctx.markdown);
+            out!("{}", ctx.markdown);
             if !ctx.markdown.ends_with('\n') {
-                println!();
+                outln!();
             }
         }
         QueryOutput::Answer(mut answer) => {
             // Reading the state and opening the keyword index happen before the search.
             answer.timings.insert("index_open", open_ms);
             if json {
-                println!("{}", serde_json::to_string(&answer)?);
+                outln!("{}", serde_json::to_string(&answer)?);
                 return Ok(ExitCode::SUCCESS);
             }
             if !answer.subjects.is_empty() {
                 eprintln!("git-rag: about {}", answer.subjects.join(", "));
             }
             match &answer.files {
-                Some(files) => print_files(files),
-                None => print_hits(&answer.response.results, 3),
+                Some(files) => print_files(files)?,
+                None => print_hits(&answer.response.results, 3)?,
             }
         }
     }
@@ -70,46 +71,48 @@ fn run_server_only(ws: &Workspace, server: &git_rag::ServerOptions, request: &Qu
     if let Some(budget) = request.context_budget {
         let ctx = server_query::context(&store, &index, &ws.repo, &response, budget)?;
         if json {
-            println!("{}", serde_json::to_string(&ctx)?);
+            outln!("{}", serde_json::to_string(&ctx)?);
         } else {
-            print!("{}", ctx.markdown);
+            out!("{}", ctx.markdown);
             if !ctx.markdown.ends_with('\n') {
-                println!();
+                outln!();
             }
         }
         return Ok(ExitCode::SUCCESS);
     }
     if json {
-        println!("{}", serde_json::to_string(&response)?);
+        outln!("{}", serde_json::to_string(&response)?);
         return Ok(ExitCode::SUCCESS);
     }
-    print_hits(&response.results, 0);
+    print_hits(&response.results, 0)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// One line per file, then its best chunks.
-fn print_files(files: &[FileHit]) {
+fn print_files(files: &[FileHit]) -> Result<()> {
     if files.is_empty() {
         eprintln!("git-rag: no results");
     }
     for f in files {
-        println!("{}  [{:.3}{}]", f.path, f.score, if f.mentioned { ", named in the query" } else { "" });
+        outln!("{}  [{:.3}{}]", f.path, f.score, if f.mentioned { ", named in the query" } else { "" });
         for c in &f.chunks {
-            println!("    {}-{}  {}  [{}]", c.start_line, c.end_line, c.symbol.as_deref().unwrap_or("-"), c.kind);
+            outln!("    {}-{}  {}  [{}]", c.start_line, c.end_line, c.symbol.as_deref().unwrap_or("-"), c.kind);
         }
     }
+    Ok(())
 }
 
 /// One line per hit, then up to `preview` non-blank lines of its content.
-fn print_hits(hits: &[Hit], preview: usize) {
+fn print_hits(hits: &[Hit], preview: usize) -> Result<()> {
     if hits.is_empty() {
         eprintln!("git-rag: no results");
     }
     for hit in hits {
-        println!("{}:{}-{}  {}  [{}, {:.3}]", hit.path, hit.start_line, hit.end_line, hit.symbol.as_deref().unwrap_or("-"), hit.kind, hit.score);
+        outln!("{}:{}-{}  {}  [{}, {:.3}]", hit.path, hit.start_line, hit.end_line, hit.symbol.as_deref().unwrap_or("-"), hit.kind, hit.score);
         for line in hit.content.lines().filter(|l| !l.trim().is_empty()).take(preview) {
             let line: String = line.chars().take(120).collect();
-            println!("    {line}");
+            outln!("    {line}");
         }
     }
+    Ok(())
 }

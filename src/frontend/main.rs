@@ -7,9 +7,12 @@ mod args;
 mod cmd_hooks;
 mod cmd_index;
 mod cmd_inspect;
+mod cmd_man;
 mod cmd_model;
 mod cmd_query;
 mod mcp;
+mod output;
+mod pages;
 mod progress;
 
 use std::process::ExitCode;
@@ -20,6 +23,7 @@ use clap::Parser;
 
 use args::{Cli, Command};
 use git_rag::{Overrides, Workspace};
+use output::outln;
 
 /// mimalloc: an index run allocates and frees millions of small strings
 /// (parsed symbols, facts, graph keys); glibc's allocator spent a fifth of a
@@ -31,6 +35,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        // The reader went away (`git rag query … | head -1`): nothing to say.
+        Err(e) if output::is_broken_pipe(&e) => ExitCode::from(output::BROKEN_PIPE_STATUS),
         Err(e) => {
             eprintln!("git-rag: error: {e:#}");
             ExitCode::FAILURE
@@ -49,6 +55,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
     if let Command::Model { action } = &cli.command {
         return cmd_model::run(action, &overrides);
     }
+    if let Command::Man { dir } = &cli.command {
+        return cmd_man::run(dir.as_deref());
+    }
     let ws = Workspace::discover(&overrides)?;
     match cli.command {
         Command::Index { ci: true, full, rev, json, quiet, .. } => cmd_index::run_ci(&ws, full, rev, json, quiet),
@@ -65,8 +74,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             cmd_index::run(&ws, &opts, json, quiet)
         }
-        Command::Query { text, mode, limit, lang, path, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, files, context, budget } => {
-            let mut search = git_rag::HybridOptions::new(git_rag::QueryOptions { mode: mode.into(), limit: limit.max(1), lang, path, kind });
+        Command::Query { text, mode, limit, lang, path, exclude, min_score, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, files, context, budget } => {
+            let query = git_rag::QueryOptions { lang, path, exclude, kind, min_score, ..git_rag::QueryOptions::new(mode.into(), limit.max(1)) };
+            let mut search = git_rag::HybridOptions::new(query);
             search.window = window.max(1);
             search.diversity = diversity;
             search.expand_parent = expand.is_some();
@@ -94,26 +104,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 server.warm_in_background();
             }
             eprintln!("git-rag: MCP server ready on stdio (index {})", index_dir.display());
-            server.serve(std::io::stdin().lock(), std::io::stdout().lock()).map_err(|e| anyhow::anyhow!("stdio failed: {e}"))?;
+            server.serve(std::io::stdin().lock(), std::io::stdout().lock()).map_err(|e| anyhow::Error::new(e).context("MCP over stdio failed"))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Hooks { action } => cmd_hooks::run(&ws, action),
         Command::Gc { yes, json } => cmd_inspect::gc(&ws, yes, json),
         Command::DumpVectors => {
-            println!("{}", serde_json::to_string_pretty(&git_rag::dump_vectors(&ws.index_dir, &ws.backend)?)?);
+            outln!("{}", serde_json::to_string_pretty(&git_rag::dump_vectors(&ws.index_dir, &ws.backend)?)?);
             Ok(ExitCode::SUCCESS)
         }
         Command::DumpGraph => {
             for line in git_rag::dump_graph(&ws.index_dir)? {
-                println!("{line}");
+                outln!("{line}");
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::DumpState => {
-            println!("{}", serde_json::to_string_pretty(&git_rag::dump_state(&ws.index_dir)?)?);
+            outln!("{}", serde_json::to_string_pretty(&git_rag::dump_state(&ws.index_dir)?)?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Patterns { json } => cmd_inspect::patterns(&ws, json),
-        Command::Model { .. } => unreachable!("handled above"),
+        Command::Model { .. } | Command::Man { .. } => unreachable!("handled above"),
     }
 }

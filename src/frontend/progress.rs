@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use git_rag::{Progress, Step};
+use git_rag::{Progress, RunSize, Step};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Steps shorter than this draw no bar: it would only flicker.
@@ -67,6 +67,10 @@ impl Progress for Terminal {
             None => eprintln!("git-rag: {message}"),
         }
     }
+
+    fn run_size(&self, size: RunSize) {
+        crate::pages::follow(size);
+    }
 }
 
 /// The hooks runner's sink: notices as lines of `hook.log`, no bars.
@@ -77,5 +81,9 @@ pub struct HookLog {
 impl Progress for HookLog {
     fn note(&self, message: &str) {
         git_rag::hooks::log(&self.index_dir, message);
+    }
+
+    fn run_size(&self, size: RunSize) {
+        crate::pages::follow(size);
     }
 }

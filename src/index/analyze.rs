@@ -64,7 +64,7 @@ pub fn analyze<T: Send, E: Send>(
         .map_init(
             || BlobReader::new(repo),
             |reader, file| {
-                let outcome = analyze_one(reader, &file, chunk_opts, &derive);
+                let outcome = analyze_one(reader, &file, chunk_opts, progress, &derive);
                 progress.advance(1);
                 (file, outcome)
             },
@@ -78,6 +78,7 @@ fn analyze_one<T, E>(
     reader: &BlobReader,
     file: &TreeFile,
     chunk_opts: &ChunkOptions,
+    progress: &dyn Progress,
     derive: &impl Fn(&TreeFile, FileChunks) -> Result<T, E>,
 ) -> Result<FileOutcome<T>, E> {
     let data = match reader.read(&file.id) {
@@ -88,6 +89,14 @@ fn analyze_one<T, E>(
     };
     if lang::looks_binary(&data) {
         return Ok(FileOutcome::Binary);
+    }
+    if data.len() > chunk_opts.max_parse_bytes && lang::Language::from_path(&file.path).grammar().is_some() {
+        progress.note(&format!(
+            "{}: {} bytes is over rag.maxFileBytes ({}): indexed as text windows, without symbols or graph edges (raise `git config rag.maxFileBytes` to parse it)",
+            file.path,
+            data.len(),
+            chunk_opts.max_parse_bytes
+        ));
     }
     let chunks = chunk::chunk_file(&file.path, &data, chunk_opts);
     Ok(FileOutcome::Indexed { product: derive(file, chunks)?, bytes: data.len() as u64 })

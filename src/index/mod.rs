@@ -29,7 +29,7 @@ use serde::Serialize;
 
 use crate::analysis::chunk::ChunkOptions;
 use crate::git::{Change, Repo, TreeFile};
-use crate::progress::{millis, Progress};
+use crate::progress::{millis, Progress, RunSize};
 use crate::semantic::docs::Doc;
 use crate::semantic::embed::{EmbedOptions, ModelIdentity, ModelSource};
 use crate::semantic::sync::SyncReport;
@@ -197,9 +197,9 @@ struct Plan {
 /// Brings the index in `index_dir` to the target commit.
 pub fn run(repo: &Repo, index_dir: &Path, opts: &IndexOptions, progress: &dyn Progress) -> Result<Outcome> {
     let started = Instant::now();
-    // Most runs are a commit's few files: small pages from the start (the
-    // state is read before the run knows its size); a big run turns them back.
-    small_pages(!opts.full);
+    // Most runs are a commit's few files: said from the start (the state is
+    // read before the run knows its size); the plan then says what it is.
+    progress.run_size(if opts.full { RunSize::Large } else { RunSize::Small });
     let target = match &opts.rev {
         Some(rev) => Some(repo.resolve(rev)?),
         None => repo.head_commit()?,
@@ -272,34 +272,17 @@ type Timings = BTreeMap<String, f64>;
 const SMALL_RUN_FILES: usize = 200;
 
 /// The keyword writer's threads and arena for a run (a quarter of it the
-/// symbol writer's: a small run's 45 MB are 30 for chunks, 15 for symbols);
-/// a big run takes huge pages again.
-fn size_run(plan: &Plan) -> (usize, usize) {
+/// symbol writer's: a small run's 45 MB are 30 for chunks, 15 for symbols),
+/// told to `progress` as the run's size.
+fn size_run(plan: &Plan, progress: &dyn Progress) -> (usize, usize) {
     let small = !plan.full && plan.index.len() <= SMALL_RUN_FILES;
-    small_pages(small);
+    progress.run_size(if small { RunSize::Small } else { RunSize::Large });
     if small {
         (1, 45_000_000)
     } else {
         (rayon::current_num_threads(), 256_000_000)
     }
 }
-
-/// Asks the kernel for 4 KiB pages (`true`) or lets it use transparent huge
-/// pages again, for what the process touches from now on. With huge pages
-/// every 2 MiB region the allocator touches is zeroed and resident whole: a
-/// one-file commit on a 9,000-file repository, which runs in the background
-/// after every `git commit`, peaked at ~114 MB instead of ~70 MB, and spent
-/// a fifth of its time zeroing them (reading the state's records, before it
-/// knew it was small). A big run keeps them: a full index is ~15% faster.
-#[cfg(target_os = "linux")]
-fn small_pages(small: bool) {
-    // SAFETY: PR_SET_THP_DISABLE takes plain integers and changes only this
-    // process's page policy; its result (unsupported kernel) does not matter.
-    let _ = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, libc::c_ulong::from(small), 0, 0, 0) };
-}
-
-#[cfg(not(target_os = "linux"))]
-fn small_pages(_small: bool) {}
 
 fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId, started: Instant, progress: &dyn Progress) -> Result<Outcome> {
     let mut timings = Timings::new();
@@ -308,7 +291,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     };
 
     let t = Instant::now();
-    let (writer_threads, heap) = size_run(&run.plan);
+    let (writer_threads, heap) = size_run(&run.plan, progress);
     let mut writer = run.keyword.writer(writer_threads, heap)?;
     if run.plan.full {
         writer.delete_all()?;

@@ -397,6 +397,9 @@ impl Engine {
                 results = mmr(results, lambda, limit);
             }
         }
+        if let Some(min) = opts.query.min_score {
+            results.retain(|h| h.score >= min);
+        }
         if opts.expand_parent {
             results = self.expand_parent(results)?;
         }

@@ -66,7 +66,7 @@ impl Engine {
             order.extend(subjects.iter().copied());
         }
         order.extend(reached[first_depth_end..].iter().map(|(n, _)| *n));
-        let glob = opts.path.as_deref().map(search::compile_glob).transpose()?;
+        let paths = search::PathFilter::new(opts)?;
         let mut seen = HashSet::new();
         let mut hits = Vec::new();
         for ix in order {
@@ -79,8 +79,8 @@ impl Engine {
                 _ => None,
             };
             let Some(mut hit) = hit else { continue };
-            if glob.as_ref().is_some_and(|g| !g.is_match(&hit.path))
-                || opts.lang.as_ref().is_some_and(|l| crate::analysis::lang::Language::from_name(l).is_none_or(|l| l.name() != hit.language))
+            if !paths.matches(&hit.path)
+                || opts.lang.is_some_and(|l| l.name() != hit.language)
                 || opts.kind.as_ref().is_some_and(|k| !k.eq_ignore_ascii_case(&hit.kind))
             {
                 continue;

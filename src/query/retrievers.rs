@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, PhraseQuery, Query, RegexQuery, TermQuery, TermSetQuery};
 use tantivy::schema::{Field, IndexRecordOption};
@@ -18,10 +18,8 @@ use crate::stores::vector::{point_id, Collection, Filter, VectorStore};
 pub enum SearchError {
     #[error(transparent)]
     Keyword(#[from] KeywordError),
-    #[error("invalid --path glob `{glob}`: {message}")]
+    #[error("invalid path glob `{glob}`: {message}")]
     BadGlob { glob: String, message: String },
-    #[error("unknown language `{0}` (known: python, javascript, typescript, tsx, markdown, text)")]
-    BadLanguage(String),
     #[error(transparent)]
     Store(#[from] crate::stores::vector::StoreError),
 }
@@ -74,9 +72,58 @@ impl Retriever {
 pub struct QueryOptions {
     pub mode: Mode,
     pub limit: usize,
-    pub lang: Option<String>,
+    pub lang: Option<Language>,
+    /// Only paths matching this glob (see [`compile_glob`]).
     pub path: Option<String>,
+    /// No path matching any of these globs.
+    pub exclude: Vec<String>,
     pub kind: Option<String>,
+    /// Drop results whose score (in hybrid mode the fused score, after the
+    /// priors) is below this.
+    pub min_score: Option<f32>,
+}
+
+impl QueryOptions {
+    /// `limit` results of `mode`, with no filters.
+    pub fn new(mode: Mode, limit: usize) -> QueryOptions {
+        QueryOptions { mode, limit, lang: None, path: None, exclude: Vec::new(), kind: None, min_score: None }
+    }
+}
+
+/// `--path` and `--exclude`, compiled: which paths a query may answer from.
+#[derive(Debug, Clone, Default)]
+pub struct PathFilter {
+    include: Option<GlobMatcher>,
+    exclude: Option<GlobSet>,
+}
+
+impl PathFilter {
+    pub fn new(opts: &QueryOptions) -> Result<PathFilter> {
+        let include = opts.path.as_deref().map(compile_glob).transpose()?;
+        let exclude = if opts.exclude.is_empty() {
+            None
+        } else {
+            let mut set = GlobSetBuilder::new();
+            for g in &opts.exclude {
+                set.add(glob_of(g)?);
+            }
+            Some(set.build().map_err(|e| SearchError::BadGlob { glob: opts.exclude.join(" "), message: e.to_string() })?)
+        };
+        Ok(PathFilter { include, exclude })
+    }
+
+    /// Whether every path passes.
+    pub fn is_empty(&self) -> bool {
+        self.include.is_none() && self.exclude.is_none()
+    }
+
+    pub fn matches(&self, path: &str) -> bool {
+        self.include.as_ref().is_none_or(|g| g.is_match(path)) && !self.excluded(path)
+    }
+
+    fn excluded(&self, path: &str) -> bool {
+        self.exclude.as_ref().is_some_and(|set| set.is_match(path))
+    }
 }
 
 /// Rank of a result in each retriever (1-based), `None` where it did not appear.
@@ -153,26 +200,16 @@ fn identifier_words(text: &str) -> Vec<(String, bool)> {
 /// Runs a query against the keyword index.
 pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Response> {
     let started = Instant::now();
-    check_language(opts)?;
-    let glob = match &opts.path {
-        Some(g) => Some(compile_glob(g)?),
-        None => None,
-    };
+    let paths = PathFilter::new(opts)?;
     let (chunk_reader, symbol_reader) = index.readers()?;
     let chunks = chunk_reader.searcher();
     let results = match opts.mode {
-        Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => keyword_search(index, &chunks, text, opts, glob.as_ref(), true)?,
-        Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, text, opts, glob.as_ref(), None)?,
+        Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => keyword_search(index, &chunks, text, opts, &paths, true)?,
+        Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, text, opts, &paths, None)?,
     };
     Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results })
 }
 
-fn check_language(opts: &QueryOptions) -> Result<()> {
-    match &opts.lang {
-        Some(l) if Language::from_name(l).is_none() => Err(SearchError::BadLanguage(l.clone())),
-        _ => Ok(()),
-    }
-}
 
 /// The least score of a symbol hit whose name (or its last segment) equals a
 /// query word; prefix and token matches score below it.
@@ -261,21 +298,28 @@ pub fn semantic_search<'a>(
     Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results })
 }
 
-/// The payload filter of `--lang` and `--path` (a glob, matched against the
-/// indexed `paths`); `None` when no indexed path matches it.
+/// The payload filter of `--lang`, `--path` and `--exclude` (globs, matched
+/// against the indexed `paths`); `None` when no indexed path passes.
 pub fn payload_filter<'a>(opts: &QueryOptions, paths: impl Iterator<Item = &'a String>) -> Result<Option<Filter>> {
     let mut filter = Filter::default();
-    if let Some(l) = &opts.lang {
-        let lang = Language::from_name(l).ok_or_else(|| SearchError::BadLanguage(l.clone()))?;
+    if let Some(lang) = opts.lang {
         filter = filter.any_of("language", vec![lang.name().to_string()]);
     }
-    if let Some(g) = &opts.path {
-        let glob = compile_glob(g)?;
-        let matching: Vec<String> = paths.filter(|p| glob.is_match(p.as_str())).cloned().collect();
-        if matching.is_empty() {
+    let rule = PathFilter::new(opts)?;
+    if !rule.is_empty() {
+        let (mut keep, mut drop) = (Vec::new(), Vec::new());
+        for p in paths {
+            if rule.matches(p) {
+                keep.push(p.clone());
+            } else if rule.excluded(p) {
+                drop.push(p.clone());
+            }
+        }
+        if keep.is_empty() {
             return Ok(None);
         }
-        filter = filter.any_of("path", matching);
+        // Only --exclude: name the few paths it drops, not the many it keeps.
+        filter = if rule.include.is_none() { filter.none_of("path", drop) } else { filter.any_of("path", keep) };
     }
     Ok(Some(filter))
 }
@@ -318,51 +362,60 @@ pub fn dense_hits(store: &dyn VectorStore, ranked: Vec<(String, f32, serde_json:
 }
 
 pub fn compile_glob(glob: &str) -> Result<GlobMatcher> {
-    // A pattern without `/` matches a file name at any depth, as in .gitignore.
-    let pattern = if glob.contains('/') { glob.to_string() } else { format!("**/{glob}") };
-    GlobBuilder::new(&pattern)
-        .literal_separator(true)
-        .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| SearchError::BadGlob { glob: glob.to_string(), message: e.to_string() })
+    Ok(glob_of(glob)?.compile_matcher())
 }
 
-/// Filters as a query that matches without scoring.
-fn filters(searcher: &Searcher, path_field: Field, lang_field: Field, kind_field: Field, opts: &QueryOptions, glob: Option<&GlobMatcher>) -> Result<Vec<Box<dyn Query>>> {
-    let mut out: Vec<Box<dyn Query>> = Vec::new();
-    if let Some(l) = opts.lang.as_deref().and_then(Language::from_name) {
-        out.push(Box::new(TermQuery::new(Term::from_field_text(lang_field, l.name()), IndexRecordOption::Basic)));
+/// A path glob: a pattern without `/` matches a file name at any depth, as
+/// in .gitignore; `**` crosses directories, `*` does not.
+fn glob_of(glob: &str) -> Result<globset::Glob> {
+    let pattern = if glob.contains('/') { glob.to_string() } else { format!("**/{glob}") };
+    GlobBuilder::new(&pattern).literal_separator(true).build().map_err(|e| SearchError::BadGlob { glob: glob.to_string(), message: e.to_string() })
+}
+
+/// Filters as clauses that match without scoring: what a result must be
+/// (language, kind, a path `--path` keeps) and must not be (a path `--exclude` drops).
+fn filters(searcher: &Searcher, path_field: Field, lang_field: Field, kind_field: Field, opts: &QueryOptions, rule: &PathFilter) -> Result<Vec<(Occur, Box<dyn Query>)>> {
+    let mut out: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    if let Some(l) = opts.lang {
+        out.push((Occur::Must, Box::new(TermQuery::new(Term::from_field_text(lang_field, l.name()), IndexRecordOption::Basic))));
     }
     if let Some(k) = &opts.kind {
-        out.push(Box::new(TermQuery::new(Term::from_field_text(kind_field, &k.to_lowercase()), IndexRecordOption::Basic)));
+        out.push((Occur::Must, Box::new(TermQuery::new(Term::from_field_text(kind_field, &k.to_lowercase()), IndexRecordOption::Basic))));
     }
-    if let Some(glob) = glob {
-        // Expand the glob against the paths in the index.
-        let mut paths = BTreeSet::new();
+    if !rule.is_empty() {
+        // Expand the globs against the paths in the index.
+        let (mut keep, mut drop) = (BTreeSet::new(), BTreeSet::new());
         for seg in searcher.segment_readers() {
             let inverted = seg.inverted_index(path_field).map_err(|e| KeywordError::Tantivy { path: "path".into(), source: e })?;
             let mut stream = inverted.terms().stream().map_err(|e| KeywordError::Io { path: "path".into(), source: e })?;
             while stream.advance() {
                 if let Ok(p) = std::str::from_utf8(stream.key()) {
-                    if glob.is_match(p) {
-                        paths.insert(p.to_string());
+                    if rule.excluded(p) {
+                        drop.insert(p.to_string());
+                    } else if rule.matches(p) {
+                        keep.insert(p.to_string());
                     }
                 }
             }
         }
-        let terms: Vec<Term> = paths.iter().map(|p| Term::from_field_text(path_field, p)).collect();
-        out.push(Box::new(TermSetQuery::new(terms)));
+        let terms = |paths: BTreeSet<String>| -> Box<dyn Query> { Box::new(TermSetQuery::new(paths.iter().map(|p| Term::from_field_text(path_field, p)).collect::<Vec<_>>())) };
+        if rule.include.is_some() {
+            out.push((Occur::Must, terms(keep)));
+        }
+        if !drop.is_empty() {
+            out.push((Occur::MustNot, terms(drop)));
+        }
     }
     Ok(out)
 }
 
-fn with_filters(main: Box<dyn Query>, filters: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+fn with_filters(main: Box<dyn Query>, filters: Vec<(Occur, Box<dyn Query>)>) -> Box<dyn Query> {
     if filters.is_empty() {
         return main;
     }
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, main)];
-    for f in filters {
-        clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(f, 0.0))));
+    for (occur, f) in filters {
+        clauses.push((occur, Box::new(ConstScoreQuery::new(f, 0.0))));
     }
     Box::new(BooleanQuery::new(clauses))
 }
@@ -464,12 +517,9 @@ pub fn literal_matches(index: &KeywordIndex, literals: &[super::literals::Litera
     if literals.is_empty() {
         return Ok(Vec::new());
     }
-    let glob = match &opts.path {
-        Some(g) => Some(compile_glob(g)?),
-        None => None,
-    };
+    let paths = PathFilter::new(opts)?;
     let searcher = index.readers()?.0.searcher();
-    literal_hits(index, &searcher, literals, document, opts, glob.as_ref())
+    literal_hits(index, &searcher, literals, document, opts, &paths)
 }
 
 /// Whether code outside tests defines a symbol called `name` (a test named
@@ -491,7 +541,7 @@ fn literal_hits(
     literals: &[super::literals::Literal],
     document: bool,
     opts: &QueryOptions,
-    glob: Option<&GlobMatcher>,
+    paths: &PathFilter,
 ) -> Result<Vec<Hit>> {
     let cf = index.cf;
     // (literals matched, weight, order of first match, hit)
@@ -513,7 +563,7 @@ fn literal_hits(
                 1 => Box::new(TermQuery::new(terms[0].clone(), IndexRecordOption::Basic)),
                 _ => Box::new(PhraseQuery::new(terms)),
             };
-            let query = with_filters(phrase, filters(searcher, cf.path, cf.language, cf.kind, opts, glob)?);
+            let query = with_filters(phrase, filters(searcher, cf.path, cf.language, cf.kind, opts, paths)?);
             let found_here = index.top_docs(searcher, query.as_ref(), LITERAL_SCAN + 1, "key")?;
             for (score, addr) in found_here {
                 if !top.iter().any(|(_, a)| *a == addr) {
@@ -579,16 +629,12 @@ fn literal_hits(
 /// without sending literal matches first (hybrid fuses them as a list of
 /// their own, [`literal_matches`]).
 pub fn bm25_list(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Vec<Hit>> {
-    check_language(opts)?;
-    let glob = match &opts.path {
-        Some(g) => Some(compile_glob(g)?),
-        None => None,
-    };
+    let paths = PathFilter::new(opts)?;
     let searcher = index.readers()?.0.searcher();
-    keyword_search(index, &searcher, text, opts, glob.as_ref(), false)
+    keyword_search(index, &searcher, text, opts, &paths, false)
 }
 
-fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &QueryOptions, glob: Option<&GlobMatcher>, literals_first: bool) -> Result<Vec<Hit>> {
+fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &QueryOptions, paths: &PathFilter, literals_first: bool) -> Result<Vec<Hit>> {
     let cf = index.cf;
     let mut terms: Vec<String> = Vec::new();
     for w in text.split_whitespace() {
@@ -623,7 +669,7 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
         clauses.push((Occur::Should, Box::new(ConstScoreQuery::new(Box::new(q), boost))));
     }
     let main: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
-    let query = with_filters(main, filters(searcher, cf.path, cf.language, cf.kind, opts, glob)?);
+    let query = with_filters(main, filters(searcher, cf.path, cf.language, cf.kind, opts, paths)?);
     // Take more than asked, re-weight by kind, cut again.
     let window = opts.limit * 3 + 20;
     let top = index.top_docs(searcher, query.as_ref(), window, "key")?;
@@ -659,7 +705,7 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
     hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
     // Chunks holding a literal of a question as written come first (a
     // document's literals are weaker evidence: the hybrid fusion weighs them).
-    let literals = if document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &super::literals::extract(text, false), false, opts, glob)? };
+    let literals = if document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &super::literals::extract(text, false), false, opts, paths)? };
     if !literals.is_empty() {
         let top = hits.first().map_or(1.0, |h| h.0);
         let mut first: Vec<(f32, u64, Hit)> = literals.into_iter().map(|h| (top + h.score, 0, h)).collect();
@@ -686,12 +732,9 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
 /// chunk, for [`fill_content`] to read once the fusion has picked its results
 /// (reading every candidate's chunk is most of a lookup's cost on a big index).
 pub fn symbol_name_matches(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Vec<Hit>> {
-    let glob = match &opts.path {
-        Some(g) => Some(compile_glob(g)?),
-        None => None,
-    };
+    let paths = PathFilter::new(opts)?;
     let (chunk_reader, symbol_reader) = index.readers()?;
-    symbol_search(index, &symbol_reader.searcher(), &chunk_reader.searcher(), text, opts, glob.as_ref(), Some(SYMBOL_NAME_MATCH))
+    symbol_search(index, &symbol_reader.searcher(), &chunk_reader.searcher(), text, opts, &paths, Some(SYMBOL_NAME_MATCH))
 }
 
 /// Reads the content of hits that [`symbol_name_matches`] left empty.
@@ -716,7 +759,7 @@ fn symbol_search(
     chunks: &Searcher,
     text: &str,
     opts: &QueryOptions,
-    glob: Option<&GlobMatcher>,
+    paths: &PathFilter,
     min_score: Option<f32>,
 ) -> Result<Vec<Hit>> {
     let sf = index.sf;
@@ -753,7 +796,7 @@ fn symbol_search(
         }
     }
     let main: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
-    let query = with_filters(main, filters(searcher, sf.path, sf.language, sf.kind, opts, glob)?);
+    let query = with_filters(main, filters(searcher, sf.path, sf.language, sf.kind, opts, paths)?);
     let top = index.top_docs(searcher, query.as_ref(), opts.limit, "key")?;
     let mut hits = Vec::with_capacity(top.len());
     for (i, (score, addr)) in top.into_iter().enumerate() {

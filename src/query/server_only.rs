@@ -204,6 +204,9 @@ pub fn search(store: &ServerStore, paths: &BTreeSet<String>, text: &str, search:
         results = dedup_overlaps(results);
         lift_mentioned(&mut results, &Mentions::new(analysis.signals.as_ref(), paths.iter()));
     }
+    if let Some(min) = search.query.min_score {
+        results.retain(|h| h.score >= min);
+    }
     results.truncate(limit);
     for (i, h) in results.iter_mut().enumerate() {
         h.rank = i + 1;

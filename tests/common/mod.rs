@@ -171,3 +171,82 @@ pub fn model_ready() -> bool {
     eprintln!("skipped: no embedding model installed (run `git rag model install`)");
     false
 }
+
+/// Runs `git-rag` with `env`, asserts success and parses its stdout as JSON.
+pub fn json_ok(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Value {
+    let out = rag_env(dir, args, env);
+    assert!(out.status.success(), "git rag {args:?} failed: {}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("git rag {args:?}: {e}: {}", stdout(&out)))
+}
+
+/// `git clone -q <extra> file://<origin> <into>` without user or system config.
+pub fn clone(origin: &Path, into: &Path, extra: &[&str]) -> PathBuf {
+    let url = format!("file://{}", origin.display());
+    let out = test_git_env(Command::new("git").args(["clone", "-q"]).args(extra).arg(&url).arg(into)).output().expect("git clone");
+    assert!(out.status.success(), "clone: {}", String::from_utf8_lossy(&out.stderr));
+    into.to_path_buf()
+}
+
+/// A name no other run of the tests uses (collection prefixes on a shared server).
+pub fn unique(label: &str) -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() % 1_000_000_000);
+    format!("git_rag_{label}_{}_{nanos}", std::process::id())
+}
+
+/// Whether this is a CI run (`CI=true`), where a test that would skip for
+/// want of a server must fail instead: a skipped server test checks nothing.
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+fn skip_or_fail(what: &str) {
+    assert!(!in_ci(), "CI=true but {what}: the server tests must run in CI (scripts/test.sh starts ../shared/qdrant/qdrant)");
+    eprintln!("skipped: {what}");
+}
+
+/// The Qdrant server of the server tests (`QDRANT_URL`, gRPC). Without one
+/// they skip with a message, or fail under `CI=true`. They also need the model.
+pub fn qdrant_url() -> Option<String> {
+    match std::env::var("QDRANT_URL") {
+        Ok(u) if !u.is_empty() => {
+            assert!(git_rag::semantic::model::installed(), "the server tests need the embedding model: run `git rag model install`");
+            Some(u)
+        }
+        _ => {
+            skip_or_fail("no QDRANT_URL");
+            None
+        }
+    }
+}
+
+/// A Qdrant server binary the tests may start and kill themselves
+/// (`GIT_RAG_TEST_QDRANT_BIN`); skipped without, or failed under `CI=true`.
+pub fn qdrant_binary() -> Option<PathBuf> {
+    match std::env::var_os("GIT_RAG_TEST_QDRANT_BIN") {
+        Some(p) if Path::new(&p).is_file() => {
+            assert!(git_rag::semantic::model::installed(), "the server tests need the embedding model: run `git rag model install`");
+            Some(PathBuf::from(p))
+        }
+        _ => {
+            skip_or_fail("GIT_RAG_TEST_QDRANT_BIN does not name a Qdrant server binary");
+            None
+        }
+    }
+}
+
+/// Tests that write to the shared server hold this for reading; `git rag gc`,
+/// which reads the whole server and deletes what no index references, holds
+/// it for writing, so that no other test writes meanwhile.
+static SHARED_SERVER: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// The shared server, held for a test that writes to it (see [`SHARED_SERVER`]).
+pub fn shared_server() -> Option<(String, std::sync::RwLockReadGuard<'static, ()>)> {
+    let url = qdrant_url()?;
+    Some((url, SHARED_SERVER.read().unwrap_or_else(|e| e.into_inner())))
+}
+
+/// The shared server, with no other test using it until the guard drops.
+pub fn shared_server_alone() -> Option<(String, std::sync::RwLockWriteGuard<'static, ()>)> {
+    let url = qdrant_url()?;
+    Some((url, SHARED_SERVER.write().unwrap_or_else(|e| e.into_inner())))
+}

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::{Server, ToolError, ToolResult};
 use crate::args::ModeArg;
-use git_rag::{HybridOptions, Mode, QueryOptions, QueryOutput, QueryRequest, Relation};
+use git_rag::{HybridOptions, Language, Mode, QueryOptions, QueryOutput, QueryRequest, Relation};
 
 /// The tools, in the order `tools/list` gives them.
 pub const NAMES: &[&str] = &["search", "context", "symbols", "callers", "callees", "status", "index"];
@@ -43,10 +43,15 @@ pub struct SearchArgs {
     /// hybrid fuses every retriever; the others force one.
     #[serde(default)]
     mode: ModeArg,
-    /// Only this language: python, javascript, typescript, tsx, markdown, text.
-    language: Option<String>,
+    /// Only this language.
+    language: Option<Language>,
     /// Only paths matching this glob (`src/**/*.py`; without `/` it matches file names).
     path: Option<String>,
+    /// No paths matching any of these globs.
+    #[serde(default)]
+    exclude: Vec<String>,
+    /// Drop results scoring below this (hybrid: the fused score, ~0.01–0.1).
+    min_score: Option<f32>,
     /// Only this kind: function, method, class, code, file, …
     kind: Option<String>,
     /// Rerank the top results with a cross-encoder, when one is installed.
@@ -157,7 +162,7 @@ pub fn call(server: &mut Server, name: &str, args: Map<String, Value>) -> ToolRe
 }
 
 fn options(server: &Server, mode: Mode, limit: usize) -> HybridOptions {
-    let mut o = HybridOptions::new(QueryOptions { mode, limit, lang: None, path: None, kind: None });
+    let mut o = HybridOptions::new(QueryOptions::new(mode, limit));
     o.timeout = server.opts.timeout;
     o
 }
@@ -172,6 +177,8 @@ fn search(server: &Server, a: SearchArgs) -> ToolResult {
     let mut search = options(server, a.mode.into(), in_range("limit", a.limit, MAX_LIMIT)?);
     search.query.lang = a.language;
     search.query.path = a.path;
+    search.query.exclude = a.exclude;
+    search.query.min_score = a.min_score;
     search.query.kind = a.kind;
     search.files = a.files;
     let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: a.rerank, context_budget: None };

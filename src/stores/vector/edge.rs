@@ -340,16 +340,20 @@ impl Shard {
     }
 
     fn filter(&self, filter: &Filter) -> Result<EdgeFilter> {
-        let mut must = Vec::new();
-        for (field, values) in &filter.must {
-            let key: JsonPath = field.parse().map_err(|_| self.err(format!("bad field name {field}")))?;
-            let m = match values.as_slice() {
-                [one] => Match::new_value(ValueVariants::String(one.clone())),
-                many => Match::new_any(AnyVariants::Strings(many.iter().cloned().collect())),
-            };
-            must.push(Condition::Field(FieldCondition::new_match(key, m)));
-        }
-        Ok(EdgeFilter { must: Some(must), ..Default::default() })
+        let conditions = |of: &[(String, Vec<String>)]| -> Result<Vec<Condition>> {
+            let mut out = Vec::new();
+            for (field, values) in of {
+                let key: JsonPath = field.parse().map_err(|_| self.err(format!("bad field name {field}")))?;
+                let m = match values.as_slice() {
+                    [one] => Match::new_value(ValueVariants::String(one.clone())),
+                    many => Match::new_any(AnyVariants::Strings(many.iter().cloned().collect())),
+                };
+                out.push(Condition::Field(FieldCondition::new_match(key, m)));
+            }
+            Ok(out)
+        };
+        let must_not = conditions(&filter.must_not)?;
+        Ok(EdgeFilter { must: Some(conditions(&filter.must)?), must_not: (!must_not.is_empty()).then_some(must_not), ..Default::default() })
     }
 
     pub fn search(&self, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<ScoredHit>> {

@@ -113,12 +113,23 @@ pub struct ScoredHit {
 /// Conditions that all must hold: each field equals one of its values.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filter {
+    /// `field ∈ values`, each of them.
     pub must: Vec<(String, Vec<String>)>,
+    /// `field ∉ values`, each of them.
+    pub must_not: Vec<(String, Vec<String>)>,
 }
 
 impl Filter {
     pub fn is_empty(&self) -> bool {
-        self.must.is_empty()
+        self.must.is_empty() && self.must_not.is_empty()
+    }
+
+    /// Adds `field ∉ values` (nothing when `values` is empty).
+    pub fn none_of(mut self, field: &str, values: Vec<String>) -> Filter {
+        if !values.is_empty() {
+            self.must_not.push((field.to_string(), values));
+        }
+        self
     }
 
     /// Adds `field ∈ values`.

@@ -323,9 +323,9 @@ impl ServerStore {
     /// Qdrant matches the exact substring).
     pub fn search_containing(&self, c: Collection, vector: &[f32], filter: &Filter, field: &str, text: &str, limit: usize) -> Result<Vec<ScoredHit>> {
         let name = self.collection_name(c);
-        let mut conditions: Vec<Condition> = filter.must.iter().map(|(f, values)| Condition::matches(f.clone(), values.clone())).collect();
-        conditions.push(Condition::matches_text(field, text));
-        let q = QueryPointsBuilder::new(name).query(vector.to_vec()).using(DENSE).limit(limit.max(1) as u64).with_payload(true).filter(QFilter::must(conditions));
+        let mut q_filter = Self::filter(filter);
+        q_filter.must.push(Condition::matches_text(field, text));
+        let q = QueryPointsBuilder::new(name).query(vector.to_vec()).using(DENSE).limit(limit.max(1) as u64).with_payload(true).filter(q_filter);
         let response = self.call(c, "query", || self.client.query(q.clone()))?;
         Ok(scored(response))
     }
@@ -379,7 +379,8 @@ impl ServerStore {
     }
 
     fn filter(filter: &Filter) -> QFilter {
-        QFilter::must(filter.must.iter().map(|(field, values)| Condition::matches(field.clone(), values.clone())).collect::<Vec<_>>())
+        let conditions = |of: &[(String, Vec<String>)]| of.iter().map(|(field, values)| Condition::matches(field.clone(), values.clone())).collect::<Vec<_>>();
+        QFilter { must: conditions(&filter.must), must_not: conditions(&filter.must_not), ..Default::default() }
     }
 }
 
