@@ -31,6 +31,11 @@ pub fn embed_api_key() -> Option<String> {
     string("GIT_RAG_EMBED_API_KEY")
 }
 
+/// `GIT_RAG_RERANK_API_KEY`: the rerank endpoint's bearer token.
+pub fn rerank_api_key() -> Option<String> {
+    string("GIT_RAG_RERANK_API_KEY")
+}
+
 /// `GIT_RAG_BRANCH`: with a server, the branch whose collections to use.
 pub fn branch() -> Option<String> {
     string("GIT_RAG_BRANCH")

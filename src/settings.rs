@@ -12,6 +12,7 @@ use crate::analysis::chunk::ChunkOptions;
 use crate::git::Repo;
 use crate::stores::vector::server::ServerOptions;
 use crate::semantic::embed::{ApiOptions, ModelSource};
+use crate::semantic::rerank::{RerankApi, RerankApiOptions, RerankerSource};
 use crate::semantic::shared_cache::SharedCacheOptions;
 use crate::stores::vector::Backend;
 
@@ -42,6 +43,8 @@ pub struct Workspace {
     /// `git config rag.vectorCache server`: the configured Qdrant server is
     /// the team's vector cache this embedded index borrows from, not its store.
     pub shared_cache: Option<SharedCacheOptions>,
+    /// Where `--rerank` gets its scores: `rag.rerank.url`, else a local cross-encoder.
+    pub reranker: RerankerSource,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -82,6 +85,7 @@ impl Workspace {
             index_dir,
             backend,
             model: model_source(&repo),
+            reranker: reranker_source(&repo),
             chunk: chunk_options(&repo),
             semantic: semantic_enabled(&repo),
             paths: path_rules(&repo),
@@ -197,6 +201,35 @@ pub fn model_source(repo: &Repo) -> ModelSource {
         Some(dir) => ModelSource::Onnx(PathBuf::from(dir)),
         None => ModelSource::default_onnx(),
     }
+}
+
+/// Where `--rerank` gets its scores: an endpoint when `git config
+/// rag.rerank.url` names one (with `rag.rerank.model`, `rag.rerank.api`
+/// = `cohere` (the default; Jina, vLLM, llama.cpp) or `tei`,
+/// `rag.rerank.timeoutSecs`, `rag.rerank.retries`, the API key from
+/// `GIT_RAG_RERANK_API_KEY`); else a cross-encoder in `GIT_RAG_RERANKER` or
+/// beside the embedding model.
+pub fn reranker_source(repo: &Repo) -> RerankerSource {
+    let Some(url) = config_string(repo, "rag.rerank.url").filter(|u| !u.trim().is_empty()) else {
+        return RerankerSource::Local(crate::semantic::rerank::reranker_dir(&model_source(repo).local_dir()));
+    };
+    let api = match config_string(repo, "rag.rerank.api") {
+        None => RerankApi::Cohere,
+        Some(name) => match RerankApi::from_name(&name) {
+            Some(api) => api,
+            None => return RerankerSource::Misconfigured(format!("git config rag.rerank.api is `{name}`; expected `cohere` (also Jina, vLLM, llama.cpp) or `tei`")),
+        },
+    };
+    let model = config_string(repo, "rag.rerank.model").unwrap_or_default();
+    let mut o = RerankApiOptions::new(url.trim(), model.trim(), api);
+    o.api_key = crate::env::rerank_api_key();
+    if let Some(n) = config_usize(repo, "rag.rerank.timeoutSecs") {
+        o.timeout = Duration::from_secs(n.max(1) as u64);
+    }
+    if let Some(n) = config_usize(repo, "rag.rerank.retries") {
+        o.retries = n.min(10) as u32;
+    }
+    RerankerSource::Api(o)
 }
 
 /// The vector store: a Qdrant server when `--qdrant-url`, `QDRANT_URL` or

@@ -335,7 +335,7 @@ fn hybrid_modes_and_options() {
     // --rerank without a reranker says so and answers anyway.
     let out = repo.rag(&["query", "parse_port", "--rerank", "--json"]);
     assert!(out.status.success());
-    assert!(stderr(&out).contains("no reranker model installed"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no reranker configured"), "{}", stderr(&out));
 }
 
 #[test]

@@ -372,3 +372,13 @@ fn the_cli_and_mcp_search_give_the_same_answer() {
     }
     mcp.finish();
 }
+
+/// One `search` call through a fresh `git rag serve --mcp` (for other test
+/// modules that compare it with the CLI).
+pub(crate) fn search_via_mcp(repo: &TestRepo, args: Value) -> Value {
+    let mut mcp = Mcp::start(repo, &["--lazy"]);
+    mcp.handshake();
+    let answer = mcp.tool("search", args);
+    mcp.finish();
+    answer
+}

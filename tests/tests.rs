@@ -22,5 +22,6 @@ mod languages;
 mod mcp;
 mod missing_objects;
 mod path_rules;
+mod rerank_api;
 mod semantic;
 mod state_schema;

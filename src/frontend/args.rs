@@ -121,7 +121,9 @@ pub enum Command {
         /// Graph mode: which relation to follow (default: read from the query).
         #[arg(long, value_enum)]
         relation: Option<RelationArg>,
-        /// Rerank the top results with a cross-encoder (needs a reranker model).
+        /// Rerank the top 20 results: by the endpoint `git config rag.rerank.url`
+        /// (Cohere/Jina/vLLM/llama.cpp shape, or TEI with `rag.rerank.api tei`),
+        /// else by a local cross-encoder model.
         #[arg(long)]
         rerank: bool,
         /// Rank files to open (by all their evidence, not their first chunk), each

@@ -27,7 +27,7 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
     // graph query on `large`.
     let engine = std::mem::ManuallyDrop::new(Arc::new(git_rag::open_engine(&ws.index_dir, state, Some(setup))?));
     let open_ms = opening.elapsed().as_secs_f64() * 1000.0;
-    let outcome = git_rag::query(&engine, &ws.repo, &ws.model, request)?;
+    let outcome = git_rag::query(&engine, &ws.repo, &ws.reranker, request)?;
     for notice in &outcome.notices {
         eprintln!("git-rag: {notice}");
     }

@@ -27,6 +27,7 @@ use std::time::Instant;
 
 use crate::progress::millis;
 use crate::git::{BlobReader, Repo};
+use crate::semantic::rerank::{Reranker, RerankerSource};
 use crate::stores::state::{IndexState, STATE_FILE};
 use engine::{Answer, Engine, HybridOptions, SemanticSetup};
 use retrievers::Mode;
@@ -54,7 +55,7 @@ pub type Result<T> = std::result::Result<T, QueryError>;
 pub struct Request {
     pub text: String,
     pub search: HybridOptions,
-    /// Rerank the top results with a cross-encoder, when one is installed.
+    /// Rerank the top results (an endpoint or a cross-encoder), when one is configured.
     pub rerank: bool,
     /// `Some(budget)`: assemble a token-budgeted context instead of a list.
     pub context_budget: Option<usize>,
@@ -104,9 +105,7 @@ pub fn index_notices(repo: &Repo, state: &IndexState) -> Vec<String> {
 }
 
 /// Answers `req` on an open engine: search, rerank, and (when asked) the context.
-pub fn run(engine: &Arc<Engine>, repo: &Repo, model: &crate::semantic::embed::ModelSource, req: &Request) -> Result<Outcome> {
-    let model_dir = model.local_dir();
-    let model_dir = model_dir.as_path();
+pub fn run(engine: &Arc<Engine>, repo: &Repo, reranker: &RerankerSource, req: &Request) -> Result<Outcome> {
     let mut notices = Vec::new();
     if req.search.query.mode == Mode::Semantic && engine.state().semantic.is_none() {
         return Err(QueryError::NoSemanticLayer { dir: engine.dir().display().to_string() });
@@ -116,12 +115,10 @@ pub fn run(engine: &Arc<Engine>, repo: &Repo, model: &crate::semantic::embed::Mo
         notices.push("--rerank does not apply to --files (files are ranked by all their evidence); answering without it".to_string());
     }
     let rerank = req.rerank && !req.search.files;
-    let reranker = if rerank { crate::semantic::rerank::Reranker::locate(model_dir) } else { None };
+    let source = reranker;
+    let reranker = if rerank { Reranker::open(source) } else { None };
     if rerank && reranker.is_none() {
-        notices.push(format!(
-            "--rerank: no reranker model installed (looked for {}); answering without it",
-            crate::semantic::rerank::reranker_dir(model_dir).display()
-        ));
+        notices.push(Reranker::missing(source));
     }
     let mut answer = engine.search(&req.text, &req.search)?;
     if let Some(r) = reranker {

@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::embed::{normalize, EmbedError, Result};
+use super::http::{post_json, snippet, with_retries};
 
 /// Where and how to reach the endpoint (`git config rag.embed.*`).
 #[derive(Clone, PartialEq)]
@@ -110,15 +111,6 @@ struct Item {
     embedding: Vec<f32>,
 }
 
-/// How one attempt failed.
-enum Failure {
-    /// Worth another try, after the server's `Retry-After` if it gave one.
-    Transient { reason: String, retry_after: Option<Duration> },
-    Fatal(String),
-}
-
-/// Longest wait a `Retry-After` may ask for before the next attempt.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// Largest answer read (a batch of large vectors as JSON).
 const MAX_ANSWER_BYTES: u64 = 256 << 20;
 
@@ -204,41 +196,10 @@ impl ApiEmbedder {
     /// One batch, retried while its failures may pass.
     fn request(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>> {
         let body = serde_json::json!({ "model": self.opts.model, "input": inputs, "encoding_format": "float" }).to_string();
-        let mut attempt = 0u32;
-        loop {
-            match self.attempt(&body) {
-                Ok(text) => return self.parse(&text, inputs.len()),
-                Err(Failure::Fatal(message)) => return Err(self.error(message)),
-                Err(Failure::Transient { reason, retry_after }) => {
-                    if attempt >= self.opts.retries {
-                        return Err(self.error(format!("{reason} (gave up after {} attempts)", attempt + 1)));
-                    }
-                    std::thread::sleep(retry_after.unwrap_or_else(|| backoff(attempt)));
-                    attempt += 1;
-                }
-            }
-        }
-    }
-
-    fn attempt(&self, body: &str) -> std::result::Result<String, Failure> {
-        let mut req = self.agent.post(&self.endpoint).header("Content-Type", "application/json");
-        if let Some(key) = &self.opts.api_key {
-            req = req.header("Authorization", &format!("Bearer {key}"));
-        }
-        let mut response = req.send(body).map_err(classify)?;
-        let status = response.status().as_u16();
-        let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
-        let text = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_ANSWER_BYTES)
-            .read_to_string()
-            .map_err(|e| Failure::Transient { reason: format!("reading the answer: {e}"), retry_after: None })?;
-        match status {
-            200..=299 => Ok(text),
-            408 | 429 | 500..=599 => Err(Failure::Transient { reason: format!("HTTP {status}: {}", snippet(&text)), retry_after }),
-            _ => Err(Failure::Fatal(format!("HTTP {status}: {}", snippet(&text)))),
-        }
+        let key = self.opts.api_key.as_deref();
+        let text = with_retries(self.opts.retries, || post_json(&self.agent, &self.endpoint, key, &body, MAX_ANSWER_BYTES))
+            .map_err(|message| self.error(message))?;
+        self.parse(&text, inputs.len())
     }
 
     fn parse(&self, text: &str, expected: usize) -> Result<Vec<Vec<f32>>> {
@@ -269,35 +230,6 @@ impl ApiEmbedder {
     }
 }
 
-fn classify(e: ureq::Error) -> Failure {
-    use ureq::Error as E;
-    match e {
-        E::Io(_) | E::Timeout(_) | E::ConnectionFailed | E::BodyStalled | E::Protocol(_) => {
-            Failure::Transient { reason: e.to_string(), retry_after: None }
-        }
-        other => Failure::Fatal(other.to_string()),
-    }
-}
-
-/// 0.25 s, 0.5 s, 1 s, … capped at 8 s.
-fn backoff(attempt: u32) -> Duration {
-    Duration::from_millis(250u64.saturating_mul(1u64 << attempt.min(5))).min(Duration::from_secs(8))
-}
-
-/// `Retry-After` in seconds (the HTTP-date form falls back to backoff).
-fn parse_retry_after(value: &str) -> Option<Duration> {
-    let secs: f64 = value.trim().parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs).min(MAX_RETRY_AFTER))
-}
-
-fn snippet(text: &str) -> String {
-    let t = text.trim();
-    match t.char_indices().nth(300) {
-        Some((i, _)) => format!("{}…", &t[..i]),
-        None => t.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,15 +243,5 @@ mod tests {
         let mut k = o.clone();
         k.api_key = Some("sk-secret".into());
         assert!(!format!("{k:?}").contains("sk-secret"));
-    }
-
-    #[test]
-    fn retry_after_and_backoff() {
-        assert_eq!(parse_retry_after("2"), Some(Duration::from_secs(2)));
-        assert_eq!(parse_retry_after("0.5"), Some(Duration::from_millis(500)));
-        assert_eq!(parse_retry_after("3600"), Some(MAX_RETRY_AFTER));
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
-        assert_eq!(backoff(0), Duration::from_millis(250));
-        assert_eq!(backoff(10), Duration::from_secs(8));
     }
 }

@@ -1,13 +1,16 @@
 //! The semantic layer: the embedding model (install, load, embed; or an
 //! OpenAI-compatible endpoint), what is
 //! embedded for each chunk / symbol / file, syncing vectors into a store
-//! through the (model, text) cache, and the optional cross-encoder reranker.
+//! through the (model, text) cache, and the optional reranker (an endpoint or
+//! a local cross-encoder).
 
 pub mod api;
 pub mod docs;
 pub mod dump;
 pub mod embed;
+mod http;
 pub mod model;
 pub mod rerank;
+mod rerank_api;
 pub mod shared_cache;
 pub mod sync;

@@ -1,4 +1,5 @@
-//! Optional cross-encoder reranking of the top results.
+//! Optional reranking of the top results: by a rerank endpoint
+//! (`rag.rerank.url`, see [`super::rerank_api`]) or a local cross-encoder.
 //!
 //! No cross-encoder ships inside a package the registries here serve (see
 //! ARCHITECTURE.md), so none is installed by default. A user who has one
@@ -17,6 +18,7 @@ use ort::value::Tensor;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use crate::query::retrievers::Hit;
+pub use super::rerank_api::{ApiReranker, RerankApi, RerankApiOptions};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RerankError {
@@ -26,9 +28,108 @@ pub enum RerankError {
     Inference(String),
     #[error(transparent)]
     Runtime(#[from] crate::semantic::embed::EmbedError),
+    #[error("the rerank endpoint {url}: {message}")]
+    Api { url: String, message: String },
+    #[error("{0}")]
+    Settings(String),
 }
 
-/// Where a reranker is looked for.
+/// Where reranking comes from, resolved from the settings.
+#[derive(Debug, Clone)]
+pub enum RerankerSource {
+    /// A cross-encoder directory (`model.onnx`, `tokenizer.json`), used when it is there.
+    Local(PathBuf),
+    /// A rerank endpoint (`git config rag.rerank.url`).
+    Api(RerankApiOptions),
+    /// The settings name one in a way that cannot work; why.
+    Misconfigured(String),
+}
+
+/// A reranker, ready to score.
+pub enum Reranker {
+    Local(CrossEncoder),
+    Api(ApiReranker),
+}
+
+impl Reranker {
+    /// `None` when none is configured or installed (say so: [`RerankerSource::missing`]);
+    /// `Some(Err)` when one is there but cannot be used.
+    pub fn open(source: &RerankerSource) -> Option<Result<Reranker, RerankError>> {
+        match source {
+            RerankerSource::Local(dir) => {
+                dir.join("model.onnx").is_file().then(|| CrossEncoder::load(dir).map(Reranker::Local))
+            }
+            RerankerSource::Api(opts) => Some(Ok(Reranker::Api(ApiReranker::new(opts.clone())))),
+            RerankerSource::Misconfigured(why) => Some(Err(RerankError::Settings(why.clone()))),
+        }
+    }
+
+    /// What to tell a user who asked for reranking when [`Reranker::open`] found none.
+    pub fn missing(source: &RerankerSource) -> String {
+        match source {
+            RerankerSource::Local(dir) => format!(
+                "--rerank: no reranker configured (set `git config rag.rerank.url` to a rerank endpoint) or installed (looked for {}); answering without it",
+                dir.join("model.onnx").display()
+            ),
+            RerankerSource::Api(_) | RerankerSource::Misconfigured(_) => "--rerank: no reranker; answering without it".to_string(),
+        }
+    }
+
+    /// Relevance of each passage to `query`; `None` for one the reranker left unscored.
+    pub fn score(&self, query: &str, passages: &[String]) -> Result<Vec<Option<f32>>, RerankError> {
+        match self {
+            Reranker::Local(r) => {
+                let refs: Vec<&str> = passages.iter().map(String::as_str).collect();
+                Ok(r.score(query, &refs)?.into_iter().map(Some).collect())
+            }
+            Reranker::Api(r) => r.score(query, passages),
+        }
+    }
+
+    /// Reorders the first `top` hits by the reranker's scores (a hit it left
+    /// unscored goes after the scored ones, in its fused order); the rest
+    /// keep their order. On an error the hits are left as they were.
+    pub fn rerank(&self, query: &str, hits: &mut [Hit], top: usize) -> Result<(), RerankError> {
+        let n = hits.len().min(top);
+        let passages: Vec<String> = hits[..n].iter().map(passage).collect();
+        let scores = self.score(query, &passages)?;
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| match (scores[a], scores[b]) {
+            (Some(x), Some(y)) => y.total_cmp(&x).then(a.cmp(&b)),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => a.cmp(&b),
+        });
+        let reordered: Vec<Hit> = order.iter().map(|&i| hits[i].clone()).collect();
+        for (i, (slot, (mut h, &oi))) in hits[..n].iter_mut().zip(reordered.into_iter().zip(&order)).enumerate() {
+            if let Some(s) = scores[oi] {
+                h.score = s;
+            }
+            h.rank = i + 1;
+            *slot = h;
+        }
+        Ok(())
+    }
+}
+
+/// Longest passage sent to a reranker, in characters (a cross-encoder reads
+/// 512 tokens; an endpoint need not be sent more).
+const MAX_PASSAGE_CHARS: usize = 4000;
+
+/// What a reranker reads of a hit: its path and symbol, then its text.
+fn passage(h: &Hit) -> String {
+    let head = match &h.symbol {
+        Some(s) => format!("{}: {s}", h.path),
+        None => h.path.clone(),
+    };
+    let body = match h.content.char_indices().nth(MAX_PASSAGE_CHARS) {
+        Some((i, _)) => &h.content[..i],
+        None => &h.content,
+    };
+    format!("{head}\n{body}")
+}
+
+/// Where a local cross-encoder is looked for.
 pub fn reranker_dir(model_dir: &Path) -> PathBuf {
     match crate::env::reranker() {
         Some(p) => PathBuf::from(p),
@@ -36,7 +137,8 @@ pub fn reranker_dir(model_dir: &Path) -> PathBuf {
     }
 }
 
-pub struct Reranker {
+/// A cross-encoder run by ONNX Runtime.
+pub struct CrossEncoder {
     session: Mutex<Session>,
     tokenizer: Tokenizer,
     wants_token_types: bool,
@@ -45,18 +147,8 @@ pub struct Reranker {
 /// Tokens per (query, passage) pair.
 const MAX_PAIR_TOKENS: usize = 512;
 
-impl Reranker {
-    /// `None` when no reranker is installed; `Some(Err)` when one is there but does not load.
-    pub fn locate(model_dir: &Path) -> Option<Result<Reranker, RerankError>> {
-        let dir = reranker_dir(model_dir);
-        let onnx = dir.join("model.onnx");
-        if !onnx.is_file() {
-            return None;
-        }
-        Some(Reranker::load(&dir))
-    }
-
-    pub fn load(dir: &Path) -> Result<Reranker, RerankError> {
+impl CrossEncoder {
+    pub fn load(dir: &Path) -> Result<CrossEncoder, RerankError> {
         let onnx = dir.join("model.onnx");
         let tok = dir.join("tokenizer.json");
         let load_err = |path: &Path, message: String| RerankError::Load { path: path.to_path_buf(), message };
@@ -73,7 +165,7 @@ impl Reranker {
             .with_truncation(Some(TruncationParams { max_length: MAX_PAIR_TOKENS, ..Default::default() }))
             .map_err(|e| load_err(&tok, e.to_string()))?;
         tokenizer.with_padding(None);
-        Ok(Reranker { session: Mutex::new(session), tokenizer, wants_token_types })
+        Ok(CrossEncoder { session: Mutex::new(session), tokenizer, wants_token_types })
     }
 
     /// Scores (query, passage) pairs.
@@ -102,22 +194,5 @@ impl Reranker {
             return Err(RerankError::Inference(format!("the reranker returned {} values for {rows} pairs", data.len())));
         }
         Ok((0..rows).map(|r| data[r * per_row + per_row - 1]).collect())
-    }
-
-    /// Reorders the first `top` hits by the cross-encoder's score; the rest keep their order.
-    pub fn rerank(&self, query: &str, hits: &mut [Hit], top: usize) -> Result<(), RerankError> {
-        let n = hits.len().min(top);
-        let passages: Vec<String> = hits[..n].iter().map(|h| format!("{}\n{}", h.symbol.as_deref().unwrap_or(&h.path), h.content)).collect();
-        let refs: Vec<&str> = passages.iter().map(String::as_str).collect();
-        let scores = self.score(query, &refs)?;
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|a, b| scores[*b].total_cmp(&scores[*a]).then(a.cmp(b)));
-        let reordered: Vec<Hit> = order.iter().map(|&i| hits[i].clone()).collect();
-        for (i, (slot, (mut h, &oi))) in hits[..n].iter_mut().zip(reordered.into_iter().zip(&order)).enumerate() {
-            h.score = scores[oi];
-            h.rank = i + 1;
-            *slot = h;
-        }
-        Ok(())
     }
 }

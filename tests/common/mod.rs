@@ -2,6 +2,8 @@
 //! real `git-rag` binary run against them.
 #![allow(dead_code)]
 
+pub mod http;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

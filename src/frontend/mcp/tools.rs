@@ -54,7 +54,7 @@ pub struct SearchArgs {
     min_score: Option<f32>,
     /// Only this kind: function, method, class, code, file, …
     kind: Option<String>,
-    /// Rerank the top results with a cross-encoder, when one is installed.
+    /// Rerank the top results (the configured rerank endpoint or cross-encoder).
     #[serde(default)]
     rerank: bool,
     /// Group by file: `files` ranks the files to open by all their evidence
@@ -170,7 +170,7 @@ fn options(server: &Server, mode: Mode, limit: usize) -> HybridOptions {
 /// Runs a request through the library's query entry point, as the CLI does.
 fn query(server: &Server, request: &QueryRequest) -> Result<QueryOutput, ToolError> {
     let engine = server.engine.current()?;
-    Ok(git_rag::query(&engine, &server.ws.repo, &server.ws.model, request)?.output)
+    Ok(git_rag::query(&engine, &server.ws.repo, &server.ws.reranker, request)?.output)
 }
 
 fn search(server: &Server, a: SearchArgs) -> ToolResult {
