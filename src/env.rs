@@ -36,6 +36,11 @@ pub fn rerank_api_key() -> Option<String> {
     string("GIT_RAG_RERANK_API_KEY")
 }
 
+/// `GIT_RAG_CHAT_API_KEY`: the chat endpoint's bearer token.
+pub fn chat_api_key() -> Option<String> {
+    string("GIT_RAG_CHAT_API_KEY")
+}
+
 /// `GIT_RAG_BRANCH`: with a server, the branch whose collections to use.
 pub fn branch() -> Option<String> {
     string("GIT_RAG_BRANCH")

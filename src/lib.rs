@@ -12,10 +12,12 @@
 //! reached through the re-exports below.
 
 pub mod analysis;
+pub mod ask;
 pub mod git;
 pub mod semantic;
 pub mod stores;
 
+mod endpoint;
 mod env;
 mod graph;
 mod index;
@@ -27,6 +29,7 @@ mod status;
 pub mod hooks;
 
 pub use analysis::lang::Language;
+pub use ask::{AskError, AskRequest, Asked, Citation};
 pub use graph::{dump_graph, load_patterns};
 pub use stores::state::dump_state;
 pub use index::ci::{run as index_ci, CiOptions, CiReport};

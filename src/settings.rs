@@ -45,6 +45,8 @@ pub struct Workspace {
     pub shared_cache: Option<SharedCacheOptions>,
     /// Where `--rerank` gets its scores: `rag.rerank.url`, else a local cross-encoder.
     pub reranker: RerankerSource,
+    /// The chat endpoint `git rag ask` answers with (`rag.chat.url`); `None` when none is set.
+    pub chat: Option<crate::ask::ChatOptions>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +88,7 @@ impl Workspace {
             backend,
             model: model_source(&repo),
             reranker: reranker_source(&repo),
+            chat: chat_options(&repo),
             chunk: chunk_options(&repo),
             semantic: semantic_enabled(&repo),
             paths: path_rules(&repo),
@@ -230,6 +233,23 @@ pub fn reranker_source(repo: &Repo) -> RerankerSource {
         o.retries = n.min(10) as u32;
     }
     RerankerSource::Api(o)
+}
+
+/// The chat endpoint of `git rag ask`: `git config rag.chat.url` (an
+/// OpenAI-compatible base URL) with `rag.chat.model`, optionally
+/// `rag.chat.timeoutSecs` and `rag.chat.retries`, the key from `GIT_RAG_CHAT_API_KEY`.
+pub fn chat_options(repo: &Repo) -> Option<crate::ask::ChatOptions> {
+    let url = config_string(repo, "rag.chat.url").filter(|u| !u.trim().is_empty())?;
+    let model = config_string(repo, "rag.chat.model").unwrap_or_default();
+    let mut o = crate::ask::ChatOptions::new(url.trim(), model.trim());
+    o.api_key = crate::env::chat_api_key();
+    if let Some(n) = config_usize(repo, "rag.chat.timeoutSecs") {
+        o.timeout = Duration::from_secs(n.max(1) as u64);
+    }
+    if let Some(n) = config_usize(repo, "rag.chat.retries") {
+        o.retries = n.min(10) as u32;
+    }
+    Some(o)
 }
 
 /// The vector store: a Qdrant server when `--qdrant-url`, `QDRANT_URL` or

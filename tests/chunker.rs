@@ -1264,13 +1264,13 @@ fn files_over_the_parse_cap_get_line_windows() {
     assert_eq!(windows.last().unwrap().end_line, line_count(&data));
     assert_tiles(&data, &windows, 0, data.len());
 
-    // The default cap (1 MB) with default windows.
+    // The default cap (4 MB) with default windows.
+    let opts = ChunkOptions::default();
     let unit = fixture("router.js");
     let mut big = Vec::new();
-    while big.len() <= 1_000_000 {
+    while big.len() <= opts.max_parse_bytes {
         big.extend_from_slice(&unit);
     }
-    let opts = ChunkOptions::default();
     let fc = chunk::chunk_file("bundle.js", &big, &opts);
     assert!(fc.symbols.is_empty() && !fc.has_errors);
     let windows: Vec<&Chunk> = fc.chunks.iter().collect();

@@ -6,6 +6,7 @@
 mod common;
 
 mod architecture;
+mod ask;
 mod bad_input;
 mod chunker;
 mod cli;

@@ -137,6 +137,33 @@ pub enum Command {
         #[arg(long, default_value_t = 8000)]
         budget: usize,
     },
+    /// Answer a question with your LLM (an OpenAI-compatible chat endpoint:
+    /// `git config rag.chat.url`, `rag.chat.model`), citing the code it read
+    /// as `[n] path:start-end`.
+    Ask {
+        /// The question.
+        #[arg(allow_hyphen_values = true)]
+        question: String,
+        /// Tokens of context the model is given (cl100k_base).
+        #[arg(long, default_value_t = 6000)]
+        budget: usize,
+        /// Only this language.
+        #[arg(long, value_name = "LANG", value_parser = language_parser())]
+        lang: Option<Language>,
+        /// Only paths matching this glob.
+        #[arg(long, value_name = "GLOB")]
+        path: Option<String>,
+        /// No paths matching this glob (repeatable).
+        #[arg(long, value_name = "GLOB")]
+        exclude: Vec<String>,
+        /// Print `{answer, citations, unknown_citations, sources, context_tokens, model}` as JSON
+        /// at the end instead of streaming the answer.
+        #[arg(long)]
+        json: bool,
+        /// Seconds to wait for an indexer that is writing the vector store.
+        #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+        wait: f64,
+    },
     /// Show what the index holds and whether it is behind HEAD.
     Status {
         #[arg(long)]

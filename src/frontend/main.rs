@@ -4,6 +4,7 @@
 //! frontends beside it.
 
 mod args;
+mod cmd_ask;
 mod cmd_hooks;
 mod cmd_index;
 mod cmd_inspect;
@@ -86,6 +87,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             search.files = files;
             let request = git_rag::QueryRequest { text, search, rerank, context_budget: context.then_some(budget) };
             cmd_query::run(&ws, &request, json, secs(wait))
+        }
+        Command::Ask { question, budget, lang, path, exclude, json, wait } => {
+            let query = git_rag::QueryOptions { lang, path, exclude, ..git_rag::QueryOptions::new(git_rag::Mode::Hybrid, 10) };
+            let request = git_rag::AskRequest { question, search: git_rag::HybridOptions::new(query), budget: budget.max(100) };
+            cmd_ask::run(&ws, &request, json, secs(wait))
         }
         Command::Status { json } => cmd_inspect::status(&ws, json),
         Command::Serve { mcp, wait, timeout, lazy } => {

@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::embed::{normalize, EmbedError, Result};
-use super::http::{post_json, snippet, with_retries};
+use crate::endpoint::{post_json, snippet, with_retries};
 
 /// Where and how to reach the endpoint (`git config rag.embed.*`).
 #[derive(Clone, PartialEq)]

@@ -8,7 +8,6 @@ pub mod api;
 pub mod docs;
 pub mod dump;
 pub mod embed;
-mod http;
 pub mod model;
 pub mod rerank;
 mod rerank_api;

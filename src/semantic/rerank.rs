@@ -47,7 +47,7 @@ pub enum RerankerSource {
 
 /// A reranker, ready to score.
 pub enum Reranker {
-    Local(CrossEncoder),
+    Local(Box<CrossEncoder>),
     Api(ApiReranker),
 }
 
@@ -57,7 +57,7 @@ impl Reranker {
     pub fn open(source: &RerankerSource) -> Option<Result<Reranker, RerankError>> {
         match source {
             RerankerSource::Local(dir) => {
-                dir.join("model.onnx").is_file().then(|| CrossEncoder::load(dir).map(Reranker::Local))
+                dir.join("model.onnx").is_file().then(|| CrossEncoder::load(dir).map(|c| Reranker::Local(Box::new(c))))
             }
             RerankerSource::Api(opts) => Some(Ok(Reranker::Api(ApiReranker::new(opts.clone())))),
             RerankerSource::Misconfigured(why) => Some(Err(RerankError::Settings(why.clone()))),

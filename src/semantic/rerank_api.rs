@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::http::{post_json, snippet, with_retries, Failure};
+use crate::endpoint::{post_json, snippet, with_retries, Failure};
 use super::rerank::RerankError;
 
 /// Which request shape the endpoint speaks.

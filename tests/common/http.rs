@@ -36,9 +36,9 @@ pub enum Reply {
     Full { status: u16, headers: Vec<(String, String)>, body: String },
     /// Waits, then answers (a slow server).
     After(Duration, Box<Reply>),
-    /// A streamed answer: each piece sent after its pause; then the
+    /// A streamed answer (chunked): each piece sent after its wait; then the
     /// connection ends (cleanly when `complete`, else cut mid-answer).
-    Stream { content_type: String, pieces: Vec<(Duration, String)>, complete: bool },
+    Stream { content_type: String, pieces: Vec<(Wait, String)>, complete: bool },
     /// Closes the connection without answering.
     Hangup,
 }
@@ -57,6 +57,35 @@ impl Reply {
             headers.push((name.into(), value.into()));
         }
         self
+    }
+}
+
+/// What a streamed piece waits for.
+pub enum Wait {
+    Pause(Duration),
+    /// Until the test opens the gate (at most a minute).
+    Gate(Gate),
+}
+
+/// A gate a test opens when it has seen what it waited for, e.g. the first
+/// piece of a streamed answer on a child's stdout before the rest is sent.
+#[derive(Clone, Default)]
+pub struct Gate(Arc<(Mutex<bool>, std::sync::Condvar)>);
+
+impl Gate {
+    pub fn open(&self) {
+        let (open, cv) = &*self.0;
+        if let Ok(mut o) = open.lock() {
+            *o = true;
+        }
+        cv.notify_all();
+    }
+
+    fn wait(&self) {
+        let (open, cv) = &*self.0;
+        if let Ok(o) = open.lock() {
+            let _ = cv.wait_timeout_while(o, Duration::from_secs(60), |o| !*o);
+        }
     }
 }
 
@@ -149,8 +178,11 @@ fn write_reply(stream: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
         Reply::Stream { content_type, pieces, complete } => {
             let head = format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
             stream.write_all(head.as_bytes())?;
-            for (pause, piece) in pieces {
-                std::thread::sleep(pause);
+            for (wait, piece) in pieces {
+                match wait {
+                    Wait::Pause(pause) => std::thread::sleep(pause),
+                    Wait::Gate(gate) => gate.wait(),
+                }
                 stream.write_all(format!("{:x}\r\n{piece}\r\n", piece.len()).as_bytes())?;
                 stream.flush()?;
             }

@@ -1,4 +1,4 @@
-//! What the endpoint clients (embeddings, rerank) share: one attempt's
+//! What the clients of HTTP endpoints (embeddings, rerank, chat) share: one
 //! outcome classified as worth retrying or not, backoff, `Retry-After`, and
 //! short quotes of what a server answered for error messages.
 
