@@ -41,6 +41,11 @@ pub fn chat_api_key() -> Option<String> {
     string("GIT_RAG_CHAT_API_KEY")
 }
 
+/// `GIT_RAG_HTTP_TOKEN`: the bearer token `serve --http` requires.
+pub fn http_token() -> Option<String> {
+    string("GIT_RAG_HTTP_TOKEN")
+}
+
 /// `GIT_RAG_BRANCH`: with a server, the branch whose collections to use.
 pub fn branch() -> Option<String> {
     string("GIT_RAG_BRANCH")

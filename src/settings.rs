@@ -47,6 +47,10 @@ pub struct Workspace {
     pub reranker: RerankerSource,
     /// The chat endpoint `git rag ask` answers with (`rag.chat.url`); `None` when none is set.
     pub chat: Option<crate::ask::ChatOptions>,
+    /// `git serve --http`'s bearer token: `GIT_RAG_HTTP_TOKEN`, else `git config rag.http.token`.
+    pub http_token: Option<String>,
+    /// Origins besides loopback ones the HTTP API answers (`git config rag.http.allowOrigin`, several).
+    pub http_allow_origins: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -89,6 +93,8 @@ impl Workspace {
             model: model_source(&repo),
             reranker: reranker_source(&repo),
             chat: chat_options(&repo),
+            http_token: crate::env::http_token().or_else(|| config_string(&repo, "rag.http.token")).filter(|t| !t.trim().is_empty()),
+            http_allow_origins: config_strings(&repo, "rag.http.allowOrigin"),
             chunk: chunk_options(&repo),
             semantic: semantic_enabled(&repo),
             paths: path_rules(&repo),
@@ -157,12 +163,7 @@ pub fn chunk_options(repo: &Repo) -> ChunkOptions {
 
 /// `git config rag.include` and `rag.exclude`: every value of each.
 pub fn path_rules(repo: &Repo) -> crate::index::paths::PathRules {
-    let local = repo.local();
-    let snapshot = local.config_snapshot();
-    let all = |key: &str| -> Vec<String> {
-        snapshot.plumbing().strings(key).unwrap_or_default().into_iter().map(|v| v.to_string()).filter(|v| !v.trim().is_empty()).collect()
-    };
-    crate::index::paths::PathRules { include: all("rag.include"), exclude: all("rag.exclude") }
+    crate::index::paths::PathRules { include: config_strings(repo, "rag.include"), exclude: config_strings(repo, "rag.exclude") }
 }
 
 /// Whether to build the semantic layer: `git config rag.semantic` (default true).
@@ -324,6 +325,12 @@ fn config_string(repo: &Repo, key: &str) -> Option<String> {
     let local = repo.local();
     let snapshot = local.config_snapshot();
     snapshot.string(key).map(|s| s.to_string())
+}
+
+fn config_strings(repo: &Repo, key: &str) -> Vec<String> {
+    let local = repo.local();
+    let snapshot = local.config_snapshot();
+    snapshot.plumbing().strings(key).unwrap_or_default().into_iter().map(|v| v.to_string()).filter(|v| !v.trim().is_empty()).collect()
 }
 
 fn config_bool(repo: &Repo, key: &str) -> Option<bool> {

@@ -329,7 +329,7 @@ fn a_warm_server_does_not_block_the_indexer() {
 
 /// The answer without what differs between two runs of the same query, and
 /// with scores as the f32 they are (structuredContent widens them to f64).
-fn comparable(mut answer: Value) -> Value {
+pub(crate) fn comparable(mut answer: Value) -> Value {
     fn f32_numbers(v: &mut Value) {
         match v {
             Value::Number(n) if n.is_f64() => *v = json!(n.as_f64().map(|x| (x as f32).to_string())),

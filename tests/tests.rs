@@ -17,6 +17,7 @@ mod fuzz_chunk;
 mod fuzz_parse_chunk;
 mod git_history;
 mod hooks;
+mod http_api;
 mod hybrid;
 mod incremental;
 mod languages;

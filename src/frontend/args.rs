@@ -169,12 +169,20 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Serve coding agents: a Model Context Protocol server on stdin/stdout
-    /// (tools: search, context, symbols, callers, callees, status, index).
+    /// Serve coding agents and tools: a Model Context Protocol server on
+    /// stdin/stdout (tools: search, context, symbols, callers, callees, status,
+    /// index), or an HTTP API (REST endpoints and MCP at /mcp).
     Serve {
         /// Speak MCP (JSON-RPC 2.0, one message per line) on stdio.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "http")]
         mcp: bool,
+        /// Serve HTTP on ADDR (default 127.0.0.1:8765): /health, /v1/codebase/{search,context,index,stats},
+        /// MCP at /mcp, /openapi.json. Another address than loopback needs `rag.http.token`.
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
+        http: Option<String>,
+        /// HTTP: requests in flight at once (more get 503).
+        #[arg(long, default_value_t = 16, value_name = "N")]
+        max_in_flight: usize,
         /// Seconds to wait for an indexer that is writing the vector store.
         #[arg(long, default_value_t = 5.0, value_name = "SECS")]
         wait: f64,

@@ -11,6 +11,7 @@ mod cmd_inspect;
 mod cmd_man;
 mod cmd_model;
 mod cmd_query;
+mod http;
 mod mcp;
 mod output;
 mod pages;
@@ -94,9 +95,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cmd_ask::run(&ws, &request, json, secs(wait))
         }
         Command::Status { json } => cmd_inspect::status(&ws, json),
-        Command::Serve { mcp, wait, timeout, lazy } => {
-            if !mcp {
-                anyhow::bail!("say which protocol to serve: `git rag serve --mcp`");
+        Command::Serve { mcp, http, max_in_flight, wait, timeout, lazy } => {
+            if !mcp && http.is_none() {
+                anyhow::bail!("say which protocol to serve: `git rag serve --mcp` (stdio) or `git rag serve --http [ADDR]`");
             }
             let opts = mcp::ServeOptions {
                 index_dir: ws.index_dir.clone(),
@@ -105,9 +106,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 timeout: Duration::from_secs_f64(timeout.max(0.1)),
             };
             let index_dir = ws.index_dir.clone();
-            let mut server = mcp::Server::new(ws, opts);
+            let http_settings = (ws.http_token.clone(), ws.http_allow_origins.clone());
+            let server = mcp::Server::new(ws, opts);
             if !lazy {
                 server.warm_in_background();
+            }
+            if let Some(addr) = http {
+                let (token, allow_origins) = http_settings;
+                let opts = http::HttpOptions { addr, token, allow_origins, max_in_flight, timeout: Duration::from_secs(60), max_body: 1 << 20 };
+                http::serve(server, opts)?;
+                return Ok(ExitCode::SUCCESS);
             }
             eprintln!("git-rag: MCP server ready on stdio (index {})", index_dir.display());
             server.serve(std::io::stdin().lock(), std::io::stdout().lock()).map_err(|e| anyhow::Error::new(e).context("MCP over stdio failed"))?;

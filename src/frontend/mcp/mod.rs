@@ -20,11 +20,11 @@
 //! reopens it when a run moved the index, and lets go of the embedded store
 //! whenever an indexer waits for it.
 
-mod tools;
+pub(crate) mod tools;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
@@ -53,13 +53,28 @@ pub struct ServeOptions {
     pub timeout: Duration,
 }
 
-/// An error of a tool call: reported to the client as `isError: true`.
+/// An error of a tool call: reported to the client as `isError: true`
+/// (over HTTP: 400 when the arguments were at fault, else 422).
 #[derive(Debug)]
-pub struct ToolError(pub String);
+pub struct ToolError {
+    pub message: String,
+    /// The arguments were at fault (a wrong type, a limit out of range, an empty query).
+    pub invalid: bool,
+}
+
+impl ToolError {
+    pub fn new(message: String) -> ToolError {
+        ToolError { message, invalid: false }
+    }
+
+    pub fn invalid(message: String) -> ToolError {
+        ToolError { message, invalid: true }
+    }
+}
 
 impl<E: std::fmt::Display> From<E> for ToolError {
     fn from(e: E) -> ToolError {
-        ToolError(e.to_string())
+        ToolError::new(e.to_string())
     }
 }
 
@@ -84,13 +99,14 @@ pub struct Server {
     ws: Workspace,
     opts: ServeOptions,
     engine: Arc<WarmEngine>,
-    protocol: String,
+    /// The version `initialize` agreed on (stdio: one client per process).
+    protocol: Mutex<String>,
 }
 
 impl Server {
     pub fn new(ws: Workspace, opts: ServeOptions) -> Server {
         let engine = Arc::new(WarmEngine::new(opts.index_dir.clone(), opts.semantic.clone()));
-        Server { ws, opts, engine, protocol: PROTOCOL_VERSIONS[0].to_string() }
+        Server { ws, opts, engine, protocol: Mutex::new(PROTOCOL_VERSIONS[0].to_string()) }
     }
 
     /// Opens the index and loads the model on another thread, so the
@@ -105,7 +121,7 @@ impl Server {
     }
 
     /// Reads messages from `input` until it ends, writing answers to `output`.
-    pub fn serve(&mut self, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+    pub fn serve(&self, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
         let mut input = input;
         let mut line = Vec::new();
         loop {
@@ -128,22 +144,29 @@ impl Server {
     }
 
     /// Answers one line of input (a message or a batch); `None` for notifications.
-    pub fn handle_text(&mut self, text: &str) -> Option<Value> {
+    pub fn handle_text(&self, text: &str) -> Option<Value> {
+        self.handle_text_as(text, None)
+    }
+
+    /// As [`Server::handle_text`], for a client that names its protocol
+    /// version on each request (MCP over HTTP's `MCP-Protocol-Version`)
+    /// instead of the one `initialize` agreed on.
+    pub fn handle_text_as(&self, text: &str, protocol: Option<&str>) -> Option<Value> {
         match serde_json::from_str::<Value>(text) {
             Err(e) => Some(error_response(Value::Null, RpcError::new(PARSE_ERROR, format!("parse error: {e}")))),
             Ok(Value::Array(batch)) => {
                 if batch.is_empty() {
                     return Some(error_response(Value::Null, RpcError::new(INVALID_REQUEST, "an empty batch")));
                 }
-                let answers: Vec<Value> = batch.into_iter().filter_map(|m| self.handle(m)).collect();
+                let answers: Vec<Value> = batch.into_iter().filter_map(|m| self.handle(m, protocol)).collect();
                 (!answers.is_empty()).then_some(Value::Array(answers))
             }
-            Ok(message) => self.handle(message),
+            Ok(message) => self.handle(message, protocol),
         }
     }
 
     /// Answers one JSON-RPC message; `None` for notifications and responses.
-    pub fn handle(&mut self, message: Value) -> Option<Value> {
+    pub fn handle(&self, message: Value, protocol: Option<&str>) -> Option<Value> {
         let Value::Object(obj) = message else {
             return Some(error_response(Value::Null, RpcError::new(INVALID_REQUEST, "a message must be a JSON object")));
         };
@@ -165,7 +188,7 @@ impl Server {
             // Notifications (`notifications/initialized`, `notifications/cancelled`, …) need no answer.
             return None;
         };
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch(method, &params)))
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch(method, &params, protocol)))
             .unwrap_or_else(|p| Err(RpcError::new(INTERNAL_ERROR, format!("internal error: {}", panic_message(&p)))));
         Some(match outcome {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
@@ -173,7 +196,7 @@ impl Server {
         })
     }
 
-    fn dispatch(&mut self, method: &str, params: &Value) -> std::result::Result<Value, RpcError> {
+    fn dispatch(&self, method: &str, params: &Value, protocol: Option<&str>) -> std::result::Result<Value, RpcError> {
         match method {
             "initialize" => Ok(self.initialize(params)),
             "ping" => Ok(json!({})),
@@ -189,19 +212,23 @@ impl Server {
                     Some(_) => return Err(RpcError::new(INVALID_PARAMS, "`arguments` must be an object")),
                 };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tools::call(self, name, args)))
-                    .unwrap_or_else(|p| Err(ToolError(format!("internal error in `{name}`: {}", panic_message(&p)))));
-                Ok(self.tool_result(result))
+                    .unwrap_or_else(|p| Err(ToolError::new(format!("internal error in `{name}`: {}", panic_message(&p)))));
+                let protocol = protocol.map_or_else(|| self.protocol(), str::to_string);
+                Ok(tool_result(result, &protocol))
             }
             other => Err(RpcError::new(METHOD_NOT_FOUND, format!("method not found: `{other}`"))),
         }
     }
 
-    fn initialize(&mut self, params: &Value) -> Value {
+    fn initialize(&self, params: &Value) -> Value {
         let asked = params.get("protocolVersion").and_then(Value::as_str).unwrap_or(PROTOCOL_VERSIONS[0]);
         // The client's version when we speak it, else our newest (the client decides whether to go on).
-        self.protocol = PROTOCOL_VERSIONS.iter().find(|v| **v == asked).unwrap_or(&PROTOCOL_VERSIONS[0]).to_string();
+        let agreed = PROTOCOL_VERSIONS.iter().find(|v| **v == asked).unwrap_or(&PROTOCOL_VERSIONS[0]).to_string();
+        if let Ok(mut p) = self.protocol.lock() {
+            *p = agreed.clone();
+        }
         json!({
-            "protocolVersion": self.protocol,
+            "protocolVersion": agreed,
             "capabilities": {"tools": {"listChanged": false}},
             "serverInfo": {"name": "git-rag", "title": "git-rag code retrieval", "version": env!("CARGO_PKG_VERSION")},
             "instructions": "Search this git repository's code: `search` for ranked, cited chunks; `context` for a token-budgeted Markdown context; \
@@ -209,25 +236,29 @@ impl Server {
         })
     }
 
-    /// The `tools/call` result: text content (JSON or Markdown), plus the
-    /// same data as `structuredContent` for clients of 2025-06-18 and later.
-    fn tool_result(&self, result: ToolResult) -> Value {
-        match result {
-            Ok(value) => {
-                let text = match &value {
-                    Value::Object(o) if o.get("markdown").is_some_and(Value::is_string) => o["markdown"].as_str().unwrap_or_default().to_string(),
-                    v => serde_json::to_string(v).unwrap_or_default(),
-                };
-                let mut out = json!({"content": [{"type": "text", "text": text}], "isError": false});
-                if self.protocol.as_str() >= "2025-06-18" {
-                    out["structuredContent"] = value;
-                }
-                out
-            }
-            Err(ToolError(message)) => json!({"content": [{"type": "text", "text": message}], "isError": true}),
-        }
+    /// The protocol version agreed on.
+    fn protocol(&self) -> String {
+        self.protocol.lock().map(|p| p.clone()).unwrap_or_else(|_| PROTOCOL_VERSIONS[0].to_string())
     }
+}
 
+/// The `tools/call` result: text content (JSON or Markdown), plus the
+/// same data as `structuredContent` for clients of 2025-06-18 and later.
+fn tool_result(result: ToolResult, protocol: &str) -> Value {
+    match result {
+        Ok(value) => {
+            let text = match &value {
+                Value::Object(o) if o.get("markdown").is_some_and(Value::is_string) => o["markdown"].as_str().unwrap_or_default().to_string(),
+                v => serde_json::to_string(v).unwrap_or_default(),
+            };
+            let mut out = json!({"content": [{"type": "text", "text": text}], "isError": false});
+            if protocol >= "2025-06-18" {
+                out["structuredContent"] = value;
+            }
+            out
+        }
+        Err(ToolError { message, .. }) => json!({"content": [{"type": "text", "text": message}], "isError": true}),
+    }
 }
 
 fn error_response(id: Value, e: RpcError) -> Value {
@@ -251,26 +282,26 @@ mod tests {
         (dir, Server::new(ws, opts))
     }
 
-    fn call(s: &mut Server, text: &str) -> Value {
+    fn call(s: &Server, text: &str) -> Value {
         s.handle_text(text).expect("an answer")
     }
 
     #[test]
     fn negotiates_the_protocol_version() {
-        let (_d, mut s) = server();
-        let r = call(&mut s, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+        let (_d, s) = server();
+        let r = call(&s, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
         assert_eq!(r["result"]["protocolVersion"], "2025-03-26");
         assert_eq!(r["result"]["serverInfo"]["name"], "git-rag");
         assert!(r["result"]["capabilities"]["tools"].is_object());
-        let r = call(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}"#);
+        let r = call(&s, r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}"#);
         assert_eq!(r["result"]["protocolVersion"], PROTOCOL_VERSIONS[0]);
         assert!(s.handle_text(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_none());
     }
 
     #[test]
     fn lists_tools_with_object_schemas() {
-        let (_d, mut s) = server();
-        let r = call(&mut s, r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#);
+        let (_d, s) = server();
+        let r = call(&s, r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#);
         assert_eq!(r["id"], "a");
         let tools = r["result"]["tools"].as_array().expect("tools");
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
@@ -286,36 +317,36 @@ mod tests {
 
     #[test]
     fn bad_messages_get_errors_and_the_server_goes_on() {
-        let (_d, mut s) = server();
-        assert_eq!(call(&mut s, "{not json")["error"]["code"], PARSE_ERROR);
-        assert_eq!(call(&mut s, "[]")["error"]["code"], INVALID_REQUEST);
-        assert_eq!(call(&mut s, "42")["error"]["code"], INVALID_REQUEST);
-        assert_eq!(call(&mut s, r#"{"jsonrpc":"2.0","id":3}"#)["error"]["code"], INVALID_REQUEST);
-        assert_eq!(call(&mut s, r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#)["error"]["code"], INVALID_REQUEST);
-        assert_eq!(call(&mut s, r#"{"jsonrpc":"2.0","id":4,"method":"nope"}"#)["error"]["code"], METHOD_NOT_FOUND);
-        let r = call(&mut s, r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"rm_rf","arguments":{}}}"#);
+        let (_d, s) = server();
+        assert_eq!(call(&s, "{not json")["error"]["code"], PARSE_ERROR);
+        assert_eq!(call(&s, "[]")["error"]["code"], INVALID_REQUEST);
+        assert_eq!(call(&s, "42")["error"]["code"], INVALID_REQUEST);
+        assert_eq!(call(&s, r#"{"jsonrpc":"2.0","id":3}"#)["error"]["code"], INVALID_REQUEST);
+        assert_eq!(call(&s, r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#)["error"]["code"], INVALID_REQUEST);
+        assert_eq!(call(&s, r#"{"jsonrpc":"2.0","id":4,"method":"nope"}"#)["error"]["code"], METHOD_NOT_FOUND);
+        let r = call(&s, r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"rm_rf","arguments":{}}}"#);
         assert_eq!(r["error"]["code"], INVALID_PARAMS);
-        let r = call(&mut s, r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":[1]}}"#);
+        let r = call(&s, r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":[1]}}"#);
         assert_eq!(r["error"]["code"], INVALID_PARAMS);
         // Tool argument problems are tool errors the model can read.
-        let r = call(&mut s, r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"query":7}}}"#);
+        let r = call(&s, r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"query":7}}}"#);
         assert_eq!(r["result"]["isError"], true);
         assert!(r["result"]["content"][0]["text"].as_str().unwrap_or("").contains("`query`"), "{r}");
-        let r = call(&mut s, r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"search","arguments":{"query":"x","limit":0}}}"#);
+        let r = call(&s, r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"search","arguments":{"query":"x","limit":0}}}"#);
         assert_eq!(r["result"]["isError"], true);
         // No index yet: a clear tool error, not a crash.
-        let r = call(&mut s, r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}"#);
+        let r = call(&s, r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}"#);
         assert_eq!(r["result"]["isError"], true);
         assert!(r["result"]["content"][0]["text"].as_str().unwrap_or("").contains("no index yet"), "{r}");
-        assert_eq!(call(&mut s, r#"{"jsonrpc":"2.0","id":10,"method":"ping"}"#)["result"], json!({}));
+        assert_eq!(call(&s, r#"{"jsonrpc":"2.0","id":10,"method":"ping"}"#)["result"], json!({}));
         // A batch answers each request, skipping notifications.
-        let r = call(&mut s, r#"[{"jsonrpc":"2.0","id":11,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":12,"method":"nope"}]"#);
+        let r = call(&s, r#"[{"jsonrpc":"2.0","id":11,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":12,"method":"nope"}]"#);
         assert_eq!(r.as_array().map(Vec::len), Some(2));
     }
 
     #[test]
     fn serve_reads_lines_until_eof() {
-        let (_d, mut s) = server();
+        let (_d, s) = server();
         let input = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\n\xff\xfe garbage\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n";
         let mut out = Vec::new();
         s.serve(&input[..], &mut out).expect("serve");

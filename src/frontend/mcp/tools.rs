@@ -126,29 +126,29 @@ fn parse<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, ToolError> 
     serde_path_to_error::deserialize(Value::Object(args)).map_err(|e| {
         let path = e.path().to_string();
         if path == "." {
-            ToolError(e.into_inner().to_string())
+            ToolError::invalid(e.into_inner().to_string())
         } else {
-            ToolError(format!("`{path}`: {}", e.into_inner()))
+            ToolError::invalid(format!("`{path}`: {}", e.into_inner()))
         }
     })
 }
 
 fn in_range(key: &str, n: u64, max: u64) -> Result<usize, ToolError> {
     if !(1..=max).contains(&n) {
-        return Err(ToolError(format!("`{key}` must be between 1 and {max}, not {n}")));
+        return Err(ToolError::invalid(format!("`{key}` must be between 1 and {max}, not {n}")));
     }
     Ok(n as usize)
 }
 
 fn non_empty(key: &str, s: String) -> Result<String, ToolError> {
     if s.trim().is_empty() {
-        return Err(ToolError(format!("`{key}` is required (a non-empty string)")));
+        return Err(ToolError::invalid(format!("`{key}` is required (a non-empty string)")));
     }
     Ok(s)
 }
 
 /// Runs tool `name` with its arguments.
-pub fn call(server: &mut Server, name: &str, args: Map<String, Value>) -> ToolResult {
+pub fn call(server: &Server, name: &str, args: Map<String, Value>) -> ToolResult {
     match name {
         "search" => search(server, parse(args)?),
         "context" => context(server, parse(args)?),
@@ -157,7 +157,7 @@ pub fn call(server: &mut Server, name: &str, args: Map<String, Value>) -> ToolRe
         "callees" => graph(server, parse(args)?, Relation::Callees),
         "status" => status(server, parse(args)?),
         "index" => index(server, parse(args)?),
-        other => Err(ToolError(format!("unknown tool `{other}`"))),
+        other => Err(ToolError::invalid(format!("unknown tool `{other}`"))),
     }
 }
 
@@ -223,7 +223,7 @@ fn graph(server: &Server, a: GraphArgs, relation: Relation) -> ToolResult {
     search.depth = depth;
     let answer = server.engine.current()?.search(&symbol, &search)?;
     if answer.subjects.is_empty() {
-        return Err(ToolError(format!("no symbol named `{symbol}` in the code graph (try the `symbols` tool for the exact name)")));
+        return Err(ToolError::new(format!("no symbol named `{symbol}` in the code graph (try the `symbols` tool for the exact name)")));
     }
     let key = if relation == Relation::Callers { "callers" } else { "callees" };
     Ok(json!({"symbol": symbol, "subjects": answer.subjects, "depth": depth, key: answer.response.results}))
@@ -242,7 +242,7 @@ fn index(server: &Server, a: IndexArgs) -> ToolResult {
     if let Some(path) = a.path {
         let path = path.trim().trim_start_matches("./").to_string();
         if path.is_empty() || path.starts_with('/') || path.split('/').any(|s| s == "..") {
-            return Err(ToolError(format!("`path` must be a path inside the repository, relative to its root, not `{path}`")));
+            return Err(ToolError::invalid(format!("`path` must be a path inside the repository, relative to its root, not `{path}`")));
         }
         opts.reindex = vec![path];
     }
@@ -252,8 +252,8 @@ fn index(server: &Server, a: IndexArgs) -> ToolResult {
     Ok(serde_json::to_value(&outcome)?)
 }
 
-/// One tool's description for `tools/list`, its input schema generated from `T`.
-fn tool<T: JsonSchema>(name: &str, title: &str, description: &str, read_only: bool) -> Value {
+/// The JSON Schema of a tool's arguments (an object schema, subschemas inline).
+pub fn schema<T: JsonSchema>() -> Value {
     let mut schema = schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| s.inline_subschemas = true)
         .into_generator()
@@ -264,6 +264,12 @@ fn tool<T: JsonSchema>(name: &str, title: &str, description: &str, read_only: bo
         o.remove("title");
         o.entry("properties").or_insert_with(|| json!({}));
     }
+    schema
+}
+
+/// One tool's description for `tools/list`, its input schema generated from `T`.
+fn tool<T: JsonSchema>(name: &str, title: &str, description: &str, read_only: bool) -> Value {
+    let schema = schema::<T>();
     let annotations = if read_only {
         json!({"readOnlyHint": true, "openWorldHint": false})
     } else {
