@@ -16,32 +16,10 @@ cd "$(dirname "$0")/.."
 corpora=("$@"); [ ${#corpora[@]} -gt 0 ] || corpora=(requests express query-core)
 python3 - "$bin" "$EVAL_DIR" "$CORPORA" "${MODES:-hybrid keyword}" "${REPEAT:-3}" "${corpora[@]}" <<'PY'
 import json, os, subprocess, sys, time
+sys.path.insert(0, "scripts")
+from bench_queries import Mcp, pct, queries_for
 bin_, eval_dir, root, modes, repeat = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(), int(sys.argv[5])
 corpora = sys.argv[6:]
-GENERIC = ["where is the request dispatched", "parse_url", "what calls render", "QuerySet", "how are errors logged",
-           "cache invalidation", "what does serialize call", "TemplateResponse", "retry with backoff", "who uses validate"]
-
-def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, round(p / 100 * len(xs) + 0.5) - 1))] if xs else float("nan")
-
-class Mcp:
-    def __init__(self, cwd, env):
-        self.p = subprocess.Popen([bin_, "serve", "--mcp"], cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.id = 0
-        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})
-        self.p.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'); self.p.stdin.flush()
-    def call(self, method, params):
-        self.id += 1
-        self.p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params}) + "\n")
-        self.p.stdin.flush()
-        answer = json.loads(self.p.stdout.readline())
-        if "error" in answer or answer.get("result", {}).get("isError"):
-            raise RuntimeError(json.dumps(answer)[:300])
-        return answer["result"]
-    def close(self):
-        self.p.stdin.close(); self.p.wait(timeout=60)
 
 print(f"{'corpus':<11} {'mode':<8} {'n':>4} | {'mcp p50':>8} {'mcp p95':>8} | {'proc p50':>8} {'proc p95':>8} | {'p50 ratio':>9}")
 for c in corpora:
@@ -50,12 +28,11 @@ for c in corpora:
     env.pop("QDRANT_URL", None)
     if os.environ.get(f"INDEX_DIR_{c}"):
         env["GIT_RAG_DIR"] = os.environ[f"INDEX_DIR_{c}"]
-    qfile = os.path.join(eval_dir, "queries", f"{c}.jsonl")
-    queries = [json.loads(l)["query"] for l in open(qfile)] if os.path.exists(qfile) else GENERIC
-    t = time.perf_counter(); server = Mcp(cwd, env); start_ms = (time.perf_counter() - t) * 1000
+    queries = queries_for(eval_dir, c)
+    t = time.perf_counter(); server = Mcp(bin_, cwd, env); start_ms = (time.perf_counter() - t) * 1000
     # The server loads the index, graph and model in the background; wait for it.
     t = time.perf_counter()
-    while not server.call("tools/call", {"name": "status", "arguments": {}})["structuredContent"]["server"]["warm"]:
+    while not server.warm():
         time.sleep(0.02)
     warm_ms = (time.perf_counter() - t) * 1000
     print(f"# {c}: server start + handshake {start_ms:.0f} ms, warm (index, graph, model, store open) after {warm_ms:.0f} ms more", flush=True)

@@ -18,13 +18,10 @@ cd "$(dirname "$0")/.."
 corpora=("$@"); [ ${#corpora[@]} -gt 0 ] || corpora=(requests express query-core)
 python3 - "$bin" "$EVAL_DIR" "$CORPORA" "${MODES:-keyword semantic graph hybrid}" "${REPEAT:-1}" "${corpora[@]}" <<'PY'
 import json, os, subprocess, sys, time
+sys.path.insert(0, "scripts")
+from bench_queries import pct, queries_for
 bin_, eval_dir, root, modes, repeat = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(), int(sys.argv[5])
 corpora = sys.argv[6:]
-# Queries of the dev kit; for a corpus without a query set, a fixed mix of forms.
-GENERIC = ["where is the request dispatched", "parse_url", "what calls render", "QuerySet", "how are errors logged",
-           "cache invalidation", "what does serialize call", "TemplateResponse", "retry with backoff", "who uses validate"]
-def pct(xs, p):
-    xs = sorted(xs); return xs[min(len(xs) - 1, max(0, round(p / 100 * len(xs) + 0.5) - 1))] if xs else float("nan")
 STEPS = ["index_open", "model_load", "store_open", "embed_query", "vector_search", "bm25", "symbol", "graph"]
 def run(args, cwd, env=None):
     t = time.perf_counter(); out = subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=env); return (time.perf_counter() - t) * 1000, out
@@ -35,8 +32,7 @@ for c in corpora:
     env = dict(os.environ)
     if os.environ.get(f"INDEX_DIR_{c}"):
         env["GIT_RAG_DIR"] = os.environ[f"INDEX_DIR_{c}"]
-    qfile = os.path.join(eval_dir, "queries", f"{c}.jsonl")
-    queries = [json.loads(l)["query"] for l in open(qfile)] if os.path.exists(qfile) else GENERIC
+    queries = queries_for(eval_dir, c)
     start = [run([bin_, "--version"], cwd)[0] for _ in range(10)]
     for mode in modes:
         wall, took, steps = [], [], {s: [] for s in STEPS}
