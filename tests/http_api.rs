@@ -191,9 +191,22 @@ fn bad_requests_get_clear_errors_and_the_server_goes_on() {
         assert_eq!(s, status, "{path} {}: {v}", &body[..body.len().min(80)]);
         assert!(v["error"].as_str().is_some_and(|e| e.contains(why)), "{path}: {v}");
     }
-    // A body over the limit (1 MiB) is refused before it is read whole.
-    let (s, _) = http.post_raw("/v1/codebase/search", &format!("{{\"query\": \"{}\"}}", "y".repeat(2 << 20)), &[]);
-    assert_eq!(s, 413);
+    // A body over the limit (1 MiB) is refused from its Content-Length, before any of it is sent.
+    let addr = http.base.trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).expect("connect");
+    let head = format!("POST /v1/codebase/search HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", 2 << 20);
+    std::io::Write::write_all(&mut stream, head.as_bytes()).expect("send the head");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+        match std::io::Read::read(&mut stream, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+        }
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
     // DNS rebinding: a foreign Origin or Host is refused, on /mcp and everywhere.
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
     for headers in [vec![("Origin", "http://evil.example")], vec![("Host", "evil.example:8765")], vec![("Origin", "null")]] {
@@ -252,16 +265,22 @@ fn a_token_guards_every_endpoint_but_health_and_other_addresses_need_one() {
     assert!(line.contains("HTTP API on http://0.0.0.0:") && line.contains("bearer token is required"), "{line}");
 }
 
-/// Starts an index run on another thread; its status when it ends.
-fn index_in_background(base: &str) -> std::thread::JoinHandle<u16> {
+/// Starts an index run on another thread (asking again while the server
+/// is full, 503); sends its status when it ends.
+fn index_in_background(base: &str, done: std::sync::mpsc::Sender<u16>) {
     let base = base.to_string();
-    let handle = std::thread::spawn(move || {
+    std::thread::spawn(move || {
         let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
-        agent.post(&format!("{base}/v1/codebase/index")).send(json!({"full": true}).to_string()).map_or(0, |r| r.status().as_u16())
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            let status = agent.post(&format!("{base}/v1/codebase/index")).send(json!({"full": true}).to_string()).map_or(0, |r| r.status().as_u16());
+            if status != 503 || Instant::now() > deadline {
+                break status;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let _ = done.send(status);
     });
-    // Time for the request to arrive; the run then waits on the lock the test holds.
-    std::thread::sleep(Duration::from_millis(300));
-    handle
 }
 
 /// Holds the index lock as another indexer would, until dropped: a run
@@ -277,27 +296,38 @@ fn one_index_run_at_a_time_and_a_bounded_number_in_flight() {
     let repo = repo();
     repo.rag_ok(&["index", "-q"]);
     {
-        let http = Http::start(&repo, &["--lazy", "--max-in-flight", "2"], &[]);
+        // Two runs asked for while another indexer holds the lock: whichever
+        // arrives first waits for the lock, the other is told 409 at once.
+        let http = Http::start(&repo, &["--lazy", "--max-in-flight", "4"], &[]);
         let held = hold_index_lock(&repo);
-        let first = index_in_background(&http.base);
-        let (s, v) = http.post("/v1/codebase/index", json!({"full": true}));
-        assert_eq!(s, 409, "{v}");
-        assert!(v["error"].as_str().is_some_and(|e| e.contains("in progress")), "{v}");
+        let (tx, rx) = std::sync::mpsc::channel();
+        index_in_background(&http.base, tx.clone());
+        index_in_background(&http.base, tx);
+        assert_eq!(rx.recv_timeout(Duration::from_secs(25)), Ok(409), "the second run is refused while the first waits");
         drop(held);
-        assert_eq!(first.join().expect("thread"), 200);
+        assert_eq!(rx.recv_timeout(Duration::from_secs(60)), Ok(200), "the first run ends once the lock is free");
         // That run is over: the next may start.
         assert_eq!(http.post("/v1/codebase/index", json!({})).0, 200);
+        assert_eq!(http.post("/v1/codebase/search", json!({"query": "check_token", "mode": "symbol"})).1["results"][0]["path"], "pkg/auth.py");
     }
     // One request in flight at most: while a run holds it, others get 503 and when to retry.
     let http = Http::start(&repo, &["--lazy", "--max-in-flight", "1"], &[]);
     let held = hold_index_lock(&repo);
-    let run = index_in_background(&http.base);
-    let mut r = http.agent.get(&format!("{}/v1/codebase/stats", http.base)).call().expect("answered");
-    assert_eq!(r.status().as_u16(), 503);
-    assert_eq!(r.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("1"));
-    assert!(r.body_mut().read_to_string().unwrap_or_default().contains("too many requests in flight"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    index_in_background(&http.base, tx);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let refused = loop {
+        let mut r = http.agent.get(&format!("{}/v1/codebase/stats", http.base)).call().expect("answered");
+        if r.status().as_u16() == 503 {
+            break (r.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string), r.body_mut().read_to_string().unwrap_or_default());
+        }
+        assert!(Instant::now() < deadline, "no 503 while the only place was taken");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(refused.0.as_deref(), Some("1"));
+    assert!(refused.1.contains("too many requests in flight"), "{}", refused.1);
     drop(held);
-    assert_eq!(run.join().expect("thread"), 200);
+    assert_eq!(rx.recv_timeout(Duration::from_secs(60)), Ok(200));
     assert_eq!(http.get("/v1/codebase/stats", &[]).0, 200);
 }
 

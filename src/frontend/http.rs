@@ -62,6 +62,7 @@ const MAX_QUERY_CHARS: usize = 65_536;
 
 struct App {
     mcp: mcp::Server,
+    max_body: usize,
     token: Option<String>,
     allow_origins: Vec<String>,
     /// Bound to loopback: `Host` must say so too.
@@ -84,6 +85,7 @@ pub fn serve(server: mcp::Server, opts: HttpOptions) -> Result<()> {
     }
     let app = Arc::new(App {
         mcp: server,
+        max_body: opts.max_body,
         token: opts.token.filter(|t| !t.is_empty()),
         allow_origins: opts.allow_origins,
         loopback,
@@ -152,6 +154,11 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
         if !origin_allowed(origin, &app.allow_origins) {
             return error(StatusCode::FORBIDDEN, format!("origin `{origin}` may not call this server (rag.http.allowOrigin lists others)"));
         }
+    }
+    // Refused from its length, before it is read (a body without one is cut at the limit as it is read).
+    let length = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if length.is_some_and(|n| n > app.max_body as u64) {
+        return error(StatusCode::PAYLOAD_TOO_LARGE, format!("the body is over {} bytes", app.max_body));
     }
     let path = req.uri().path().to_string();
     if let (Some(token), false) = (&app.token, path == "/health") {
