@@ -68,6 +68,13 @@ def full_index(name, repo):
           f"(qdrant {du(os.path.join(idx, 'qdrant')):.1f} MB); peak RSS {rss:.0f} MB", flush=True)
     print(f"  search answered after {rep['searchable_ms']/1000:.1f}s (keyword, symbol, graph); every vector in after {rep['took_ms']/1000:.1f}s", flush=True)
     print("  timings (ms):", json.dumps(rep["timings"]), json.dumps((rep.get("semantic") or {}).get("timings")), flush=True)
+    work = (rep.get("semantic") or {}).get("work") or {}
+    kinds = ", ".join(f"{k} {w['texts']} texts / {w['chars']} chars" for k, w in sorted(work.get("per_kind", {}).items()))
+    tok = work.get("tokens")
+    if tok:
+        waste = 1 - tok["tokens"] / tok["padded_tokens"] if tok["padded_tokens"] else 0.0
+        kinds += f"; model ran {tok['tokens']} tokens in {tok['batches']} batches, {tok['padded_tokens']} padded ({waste:.1%} padding)"
+    print("  embedded:", kinds, flush=True)
     return idx
 
 print("== 2. full semantic index")

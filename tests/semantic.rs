@@ -413,3 +413,30 @@ fn a_first_index_answers_before_its_vectors_and_a_kill_while_embedding_is_comple
     assert_eq!(dump(&repo), b);
     assert_eq!(semantic_hits(&repo, "save sessions to a file", &[]), semantic_hits(&repo, "save sessions to a file", &["--index-dir", f]));
 }
+
+#[test]
+fn the_index_summary_accounts_for_what_was_embedded() {
+    if !model_ready() {
+        return;
+    }
+    let repo = sample_repo();
+    let report: Value = serde_json::from_str(&repo.rag_ok(&["index", "--json"])).expect("json");
+    let semantic = &report["semantic"];
+    let work = &semantic["work"];
+    let kinds = work["per_kind"].as_object().expect("per kind");
+    assert!(kinds.contains_key("semantic") && kinds.contains_key("symbols") && kinds.contains_key("files"), "{work}");
+    let texts: u64 = kinds.values().map(|k| k["texts"].as_u64().unwrap_or(0)).sum();
+    assert_eq!(texts, semantic["embedded"].as_u64().expect("embedded"), "every embedded text is counted under one kind: {work}");
+    assert!(kinds.values().all(|k| k["chars"].as_u64().unwrap_or(0) >= k["texts"].as_u64().unwrap_or(0)), "{work}");
+    let tokens = &work["tokens"];
+    let (real, padded, batches) = (tokens["tokens"].as_u64().unwrap_or(0), tokens["padded_tokens"].as_u64().unwrap_or(0), tokens["batches"].as_u64().unwrap_or(0));
+    // At least one token per text ([CLS] and [SEP] alone are two), never more than the padded cells.
+    assert!(real >= 2 * texts && padded >= real && batches >= 1, "{work}");
+
+    // A rename embeds nothing, so there is no work to account for.
+    repo.git(&["mv", "app/retry.py", "app/backoff.py"]);
+    repo.commit("rename");
+    let report: Value = serde_json::from_str(&repo.rag_ok(&["index", "--json"])).expect("json");
+    assert_eq!(report["semantic"]["work"]["per_kind"], serde_json::json!({}), "{report}");
+    assert!(report["semantic"]["work"]["tokens"].is_null(), "the model was not even loaded: {report}");
+}

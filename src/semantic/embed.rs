@@ -279,6 +279,15 @@ impl Embedder {
         }
     }
 
+    /// Tokens the in-process model has run on since it was loaded; `None`
+    /// for an endpoint (its server counts them).
+    pub fn token_work(&self) -> Option<TokenWork> {
+        match self {
+            Embedder::Onnx(e) => Some(e.token_work()),
+            Embedder::Api(_) => None,
+        }
+    }
+
     /// Embeds a query, with the query prefix.
     pub fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
         match self {
@@ -302,6 +311,26 @@ impl Embedder {
     }
 }
 
+/// What the model was run on: tokens it read and the padded tensor cells it
+/// computed (rows × the longest row, per batch); their difference is waste.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct TokenWork {
+    pub batches: u64,
+    pub tokens: u64,
+    pub padded_tokens: u64,
+}
+
+impl TokenWork {
+    /// What was done between `earlier` and `self`.
+    pub fn since(self, earlier: TokenWork) -> TokenWork {
+        TokenWork {
+            batches: self.batches.saturating_sub(earlier.batches),
+            tokens: self.tokens.saturating_sub(earlier.tokens),
+            padded_tokens: self.padded_tokens.saturating_sub(earlier.padded_tokens),
+        }
+    }
+}
+
 /// A loaded ONNX model, ready to embed.
 pub struct OnnxEmbedder {
     session: Mutex<Session>,
@@ -309,6 +338,8 @@ pub struct OnnxEmbedder {
     manifest: ModelManifest,
     batch_size: usize,
     wants_token_types: bool,
+    /// Everything this model has run on since it was loaded.
+    work: Mutex<TokenWork>,
 }
 
 impl OnnxEmbedder {
@@ -342,7 +373,7 @@ impl OnnxEmbedder {
             .with_truncation(Some(TruncationParams { max_length: manifest.max_tokens, ..Default::default() }))
             .map_err(|e| EmbedError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
         tokenizer.with_padding(None);
-        Ok(OnnxEmbedder { session: Mutex::new(session), tokenizer, manifest, batch_size: opts.batch_size.max(1), wants_token_types })
+        Ok(OnnxEmbedder { session: Mutex::new(session), tokenizer, manifest, batch_size: opts.batch_size.max(1), wants_token_types, work: Mutex::new(TokenWork::default()) })
     }
 
     pub fn manifest(&self) -> &ModelManifest {
@@ -397,8 +428,18 @@ impl OnnxEmbedder {
         self.batch_size
     }
 
+    /// Everything this model has run on since it was loaded.
+    pub fn token_work(&self) -> TokenWork {
+        self.work.lock().map(|w| *w).unwrap_or_default()
+    }
+
     fn run_batch(&self, encs: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
         let PaddedBatch { rows, cols, ids, mask, types } = PaddedBatch::of(encs);
+        if let Ok(mut w) = self.work.lock() {
+            w.batches += 1;
+            w.tokens += mask.iter().map(|&m| m as u64).sum::<u64>();
+            w.padded_tokens += (rows * cols) as u64;
+        }
         let err = |e: ort::Error| EmbedError::Inference(e.to_string());
         let shape = [rows as i64, cols as i64];
         let ids_t = Tensor::from_array((shape, ids)).map_err(err)?;
@@ -458,6 +499,11 @@ impl LazyEmbedder {
 
     pub fn is_loaded(&self) -> bool {
         self.loaded.is_some()
+    }
+
+    /// The loaded model's [`Embedder::token_work`]; `None` before it is loaded.
+    pub fn token_work(&self) -> Option<TokenWork> {
+        self.loaded.as_ref().and_then(Embedder::token_work)
     }
 }
 

@@ -59,8 +59,28 @@ pub struct SyncReport {
     pub shared_cache_error: Option<String>,
     /// Points written, per collection.
     pub points: BTreeMap<String, usize>,
+    /// What was embedded, per kind of text, and what the model ran on.
+    pub work: EmbedWork,
     /// Where the time went, in ms.
     pub timings: BTreeMap<String, f64>,
+}
+
+/// The work of embedding in one run: distinct texts and their characters per
+/// collection (the kind of text: chunk, symbol header, file outline,
+/// pattern), and, for the in-process model, the tokens it read and the
+/// padded cells it computed.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct EmbedWork {
+    pub per_kind: BTreeMap<String, KindWork>,
+    /// `None` with an embedding endpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<crate::semantic::embed::TokenWork>,
+}
+
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct KindWork {
+    pub texts: usize,
+    pub chars: usize,
 }
 
 /// Payload field of every tree point: the id of its vector in the cache.
@@ -125,12 +145,14 @@ pub fn sync(
     report.reused = docs.iter().filter(|d| vectors.contains_key(&point_id(d.key))).count();
     report.timings.insert("cache_lookup".into(), millis(t));
 
-    // What the local cache does not hold, once per distinct text.
+    // What the local cache does not hold, once per distinct text (counted
+    // under the collection of its first point).
     let mut missing: Vec<(u64, &str)> = Vec::new();
-    let mut queued = HashSet::new();
+    let mut kind_of: HashMap<u64, Collection> = HashMap::new();
     for d in &docs {
         let id = point_id(d.key);
-        if !vectors.contains_key(&id) && queued.insert(id) {
+        if !vectors.contains_key(&id) && !kind_of.contains_key(&id) {
+            kind_of.insert(id, d.collection);
             missing.push((id, d.text.as_str()));
         }
     }
@@ -159,8 +181,16 @@ pub fn sync(
         progress.note(&format!("embedding {total} new texts ({} points reuse cached vectors)", report.reused));
         progress.begin(Step::Embed, total as u64);
     }
+    for (id, text) in &missing {
+        let kind = kind_of.get(id).map_or("other", |c| c.name());
+        let w = report.work.per_kind.entry(kind.to_string()).or_default();
+        w.texts += 1;
+        w.chars += text.chars().count();
+    }
+    let before = embedder.token_work().unwrap_or_default();
     let offer_to = team.as_ref().filter(|_| report.shared_cache_error.is_none());
     embed_missing(store, embedder, &missing, offer_to, &mut vectors, &mut report, progress)?;
+    report.work.tokens = embedder.token_work().map(|w| w.since(before));
     if total > 0 {
         progress.end();
     }
