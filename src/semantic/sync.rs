@@ -145,17 +145,7 @@ pub fn sync(
     report.reused = docs.iter().filter(|d| vectors.contains_key(&point_id(d.key))).count();
     report.timings.insert("cache_lookup".into(), millis(t));
 
-    // What the local cache does not hold, once per distinct text (counted
-    // under the collection of its first point).
-    let mut missing: Vec<(u64, &str)> = Vec::new();
-    let mut kind_of: HashMap<u64, Collection> = HashMap::new();
-    for d in &docs {
-        let id = point_id(d.key);
-        if !vectors.contains_key(&id) && !kind_of.contains_key(&id) {
-            kind_of.insert(id, d.collection);
-            missing.push((id, d.text.as_str()));
-        }
-    }
+    let (mut missing, kind_of) = missing_texts(&docs, &vectors);
 
     // The team's cache next: what it holds is not embedded here.
     let t = Instant::now();
@@ -181,12 +171,7 @@ pub fn sync(
         progress.note(&format!("embedding {total} new texts ({} points reuse cached vectors)", report.reused));
         progress.begin(Step::Embed, total as u64);
     }
-    for (id, text) in &missing {
-        let kind = kind_of.get(id).map_or("other", |c| c.name());
-        let w = report.work.per_kind.entry(kind.to_string()).or_default();
-        w.texts += 1;
-        w.chars += text.chars().count();
-    }
+    report.work.per_kind = work_per_kind(&missing, &kind_of);
     let before = embedder.token_work().unwrap_or_default();
     let offer_to = team.as_ref().filter(|_| report.shared_cache_error.is_none());
     embed_missing(store, embedder, &missing, offer_to, &mut vectors, &mut report, progress)?;
@@ -265,6 +250,32 @@ fn give_up_on_team(report: &mut SyncReport, url: &str, e: &crate::stores::vector
     let message = format!("the team's vector cache at {url} did not answer ({e}); embedding here");
     progress.note(&message);
     report.shared_cache_error = Some(message);
+}
+
+/// What the local cache does not hold, once per distinct text, with the
+/// collection of each text's first point (its kind, for the accounting).
+fn missing_texts<'a>(docs: &'a [Doc], vectors: &HashMap<u64, Vec<f32>>) -> (Vec<(u64, &'a str)>, HashMap<u64, Collection>) {
+    let mut missing = Vec::new();
+    let mut kind_of = HashMap::new();
+    for d in docs {
+        let id = point_id(d.key);
+        if !vectors.contains_key(&id) && !kind_of.contains_key(&id) {
+            kind_of.insert(id, d.collection);
+            missing.push((id, d.text.as_str()));
+        }
+    }
+    (missing, kind_of)
+}
+
+/// Texts and characters to embed, per kind.
+fn work_per_kind(missing: &[(u64, &str)], kind_of: &HashMap<u64, Collection>) -> BTreeMap<String, KindWork> {
+    let mut per_kind: BTreeMap<String, KindWork> = BTreeMap::new();
+    for (id, text) in missing {
+        let w = per_kind.entry(kind_of.get(id).map_or("other", |c| c.name()).to_string()).or_default();
+        w.texts += 1;
+        w.chars += text.chars().count();
+    }
+    per_kind
 }
 
 /// Embeds the texts the caches lack, in batches, into the local cache and
