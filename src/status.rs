@@ -38,8 +38,18 @@ pub struct Status {
     pub last_run: Option<LastRun>,
     /// The semantic layer: model, store, and points per collection.
     pub semantic: Option<SemanticStatus>,
+    /// With the semantic layer: how many of the indexed files have their vectors.
+    pub vector_coverage: Option<VectorCoverage>,
     /// Background updates started by git hooks: in progress, last run.
     pub hook: Option<RunnerStatus>,
+}
+
+/// Indexed files whose vectors are in the store, of all indexed files: less
+/// while a run is still embedding or after the store could not be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct VectorCoverage {
+    pub files: usize,
+    pub with_vectors: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -80,6 +90,15 @@ pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: 
             counts: counts.and_then(Result::ok),
         }
     });
+    let vector_coverage = state.as_ref().filter(|s| s.semantic.is_some()).map(|s| {
+        let files = s.files.len();
+        let behind = match &s.vectors_behind {
+            None => 0,
+            Some(b) if b.all => files,
+            Some(b) => b.paths.iter().filter(|p| s.files.contains_key(p.as_str())).count(),
+        };
+        VectorCoverage { files, with_vectors: files - behind }
+    });
     Ok(Status {
         index_dir: index_dir.display().to_string(),
         stale: indexed != head,
@@ -96,6 +115,7 @@ pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: 
         vectors_behind: state.as_ref().and_then(|s| s.vectors_behind.clone()),
         last_run: LastRun::load(index_dir),
         semantic,
+        vector_coverage,
         hook: crate::hooks::runner_status(index_dir),
     })
 }

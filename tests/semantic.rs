@@ -311,11 +311,17 @@ fn a_failed_vector_commit_holds_back_only_the_vectors_and_the_next_run_catches_u
     assert!(!dense.is_empty() && dense.iter().all(|p| !behind.contains(&p.as_str())), "stale vectors are left out: {dense:?}");
     let human = repo.rag_ok(&["status"]);
     assert!(human.contains("degraded: vectors behind for 3 files"), "{human}");
+    // Two of the indexed files lack vectors (the third behind is deleted).
+    let files = st["counts"]["files"].as_u64().expect("files");
+    assert_eq!(st["vector_coverage"], serde_json::json!({"files": files, "with_vectors": files - 2}), "{st}");
+    assert!(human.contains(&format!("coverage: {} of {files} files have their vectors", files - 2)), "{human}");
 
     // The next run that can write catches up, even at the same commit, and equals a fresh index.
     let out = repo.rag_ok(&["index"]);
     assert!(!out.contains("already at"), "{out}");
-    assert_eq!(repo.status(&[])["vectors_behind"], Value::Null);
+    let st = repo.status(&[]);
+    assert_eq!(st["vectors_behind"], Value::Null);
+    assert_eq!(st["vector_coverage"]["with_vectors"], st["counts"]["files"], "{st}");
     let scratch = tempfile::tempdir().expect("tempdir");
     let fresh = scratch.path().join("fresh");
     repo.rag_ok(&["index", "--index-dir", fresh.to_str().expect("utf-8")]);

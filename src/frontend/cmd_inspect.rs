@@ -36,6 +36,10 @@ pub fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
             if let Some(err) = &sem.error {
                 outln!("vectors:  {err}");
             }
+            if let Some(c) = &status.vector_coverage {
+                let share = if c.files == 0 { 100.0 } else { 100.0 * c.with_vectors as f64 / c.files as f64 };
+                outln!("coverage: {} of {} files have their vectors ({share:.0}%)", c.with_vectors, c.files);
+            }
             if let Some(b) = &status.vectors_behind {
                 let what = if b.all { "all files".to_string() } else { format!("{} files", b.paths.len()) };
                 outln!("degraded: vectors behind for {what} ({}); the next `git rag index` that reaches the store catches up", b.reason);
