@@ -686,7 +686,7 @@ mod tests {
 
     #[test]
     fn every_query_compiles() {
-        for lang in Language::PARSED {
+        for &lang in Language::PARSED {
             if lang.tags_query().is_some() {
                 check_query(lang).unwrap();
             }

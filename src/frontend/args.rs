@@ -35,6 +35,20 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Which files a search may answer from (`query`, `ask`).
+#[derive(Debug, clap::Args)]
+pub struct Scope {
+    /// Only this language.
+    #[arg(long, value_name = "LANG", value_parser = language_parser())]
+    pub lang: Option<Language>,
+    /// Only paths matching this glob (`src/**/*.py`; a pattern without `/` matches file names).
+    #[arg(long, value_name = "GLOB")]
+    pub path: Option<String>,
+    /// No paths matching this glob (as --path; repeat it to exclude more).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+}
+
 #[derive(Subcommand)]
 pub enum Command {
     /// Bring the index to HEAD (or --rev): only what changed since the last run.
@@ -79,15 +93,8 @@ pub enum Command {
         mode: ModeArg,
         #[arg(long, short = 'n', default_value_t = 10)]
         limit: usize,
-        /// Only this language.
-        #[arg(long, value_name = "LANG", value_parser = language_parser())]
-        lang: Option<Language>,
-        /// Only paths matching this glob (`src/**/*.py`; a pattern without `/` matches file names).
-        #[arg(long, value_name = "GLOB")]
-        path: Option<String>,
-        /// No paths matching this glob (as --path; repeat it to exclude more).
-        #[arg(long, value_name = "GLOB")]
-        exclude: Vec<String>,
+        #[command(flatten)]
+        scope: Scope,
         /// Drop results scoring below this. Scores are the mode's own: in hybrid
         /// mode the fused score (weighted reciprocal ranks, ~0.01–0.1, after the
         /// path priors), BM25 in keyword mode, cosine similarity in semantic mode.
@@ -147,15 +154,8 @@ pub enum Command {
         /// Tokens of context the model is given (cl100k_base).
         #[arg(long, default_value_t = 6000)]
         budget: usize,
-        /// Only this language.
-        #[arg(long, value_name = "LANG", value_parser = language_parser())]
-        lang: Option<Language>,
-        /// Only paths matching this glob.
-        #[arg(long, value_name = "GLOB")]
-        path: Option<String>,
-        /// No paths matching this glob (repeatable).
-        #[arg(long, value_name = "GLOB")]
-        exclude: Vec<String>,
+        #[command(flatten)]
+        scope: Scope,
         /// Print `{answer, citations, unknown_citations, sources, context_tokens, model}` as JSON
         /// at the end instead of streaming the answer.
         #[arg(long)]

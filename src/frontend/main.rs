@@ -76,8 +76,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             cmd_index::run(&ws, &opts, json, quiet)
         }
-        Command::Query { text, mode, limit, lang, path, exclude, min_score, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, files, context, budget } => {
-            let query = git_rag::QueryOptions { lang, path, exclude, kind, min_score, ..git_rag::QueryOptions::new(mode.into(), limit.max(1)) };
+        Command::Query { text, mode, limit, scope, min_score, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, files, context, budget } => {
+            let query = git_rag::QueryOptions { lang: scope.lang, path: scope.path, exclude: scope.exclude, kind, min_score, ..git_rag::QueryOptions::new(mode.into(), limit.max(1)) };
             let mut search = git_rag::HybridOptions::new(query);
             search.window = window.max(1);
             search.diversity = diversity;
@@ -89,8 +89,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let request = git_rag::QueryRequest { text, search, rerank, context_budget: context.then_some(budget) };
             cmd_query::run(&ws, &request, json, secs(wait))
         }
-        Command::Ask { question, budget, lang, path, exclude, json, wait } => {
-            let query = git_rag::QueryOptions { lang, path, exclude, ..git_rag::QueryOptions::new(git_rag::Mode::Hybrid, 10) };
+        Command::Ask { question, budget, scope, json, wait } => {
+            let query = git_rag::QueryOptions { lang: scope.lang, path: scope.path, exclude: scope.exclude, ..git_rag::QueryOptions::new(git_rag::Mode::Hybrid, 10) };
             let request = git_rag::AskRequest { question, search: git_rag::HybridOptions::new(query), budget: budget.max(100) };
             cmd_ask::run(&ws, &request, json, secs(wait))
         }
