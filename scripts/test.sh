@@ -8,7 +8,25 @@ cd "$(dirname "$0")/.."
 . scripts/toolchain.sh
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/git-rag-target}"
-EVAL_DIR="${GIT_RAG_EVAL_DIR:-../shared/eval}"
+# The shared kit (eval corpora, a Qdrant server build) lives beside the
+# checkout, or, for a clone of a local repository (a clean CI clone in a
+# temporary folder), beside the repository it was cloned from.
+shared_dir() {
+  if [ -d ../shared ]; then
+    (cd ../shared && pwd)
+    return
+  fi
+  local origin
+  origin=$(git config --get remote.origin.url 2>/dev/null || true)
+  origin=${origin#file://}
+  if [ -n "$origin" ] && [ -d "$origin/../shared" ]; then
+    (cd "$origin/../shared" && pwd)
+  else
+    echo ../shared
+  fi
+}
+SHARED_DIR=$(shared_dir)
+EVAL_DIR="${GIT_RAG_EVAL_DIR:-$SHARED_DIR/eval}"
 
 if [ -z "${GIT_RAG_EVAL_CORPORA:-}" ] && [ -f "$EVAL_DIR/corpus.py" ]; then
   corpora="${GIT_RAG_CORPORA_CACHE:-$HOME/.cache/git-rag-eval-corpora}"
@@ -47,12 +65,12 @@ export GIT_RAG_TEST_PYTHON="$venv/bin/python"
 
 # The server tests (tests/qdrant.rs: CI indexing, borrowed vectors, server
 # gc, a server killed mid-run) run against a real Qdrant server: started here
-# from ../shared/qdrant/qdrant when it is there (or $GIT_RAG_TEST_QDRANT_BIN),
+# from the shared kit's qdrant/qdrant when it is there (or $GIT_RAG_TEST_QDRANT_BIN),
 # on loopback ports that are free, with storage in a temporary folder, and
 # stopped by its PID when this script ends, also on failure. A QDRANT_URL set
 # by the caller is used as it is. Without a server they say "skipped"; under
 # CI=true they fail instead.
-qdrant_bin="${GIT_RAG_TEST_QDRANT_BIN:-../shared/qdrant/qdrant}"
+qdrant_bin="${GIT_RAG_TEST_QDRANT_BIN:-$SHARED_DIR/qdrant/qdrant}"
 if [ -z "${QDRANT_URL:-}" ] && [ -x "$qdrant_bin" ]; then
   qdrant_bin=$(cd "$(dirname "$qdrant_bin")" && pwd)/$(basename "$qdrant_bin")
   qdrant_dir=$(mktemp -d "${TMPDIR:-/tmp}/git-rag-test-qdrant.XXXXXX")
