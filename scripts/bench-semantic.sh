@@ -7,6 +7,8 @@
 #     and when keyword/symbol/graph search answered vs when every vector was in;
 #  3. five-file commits on the slice, end to end: ms per commit.
 #   scripts/bench-semantic.sh [COMMITS=5]
+# GIT_RAG_BIN_BEFORE=<binary> indexes the slice with that binary first, in the
+# same run (e.g. a build of the previous release, to compare embedding recipes).
 # GIT_RAG_BIN uses an existing binary (else a release build);
 # BENCH_PROFILE=dev runs the throughput bench from a dev build.
 set -euo pipefail
@@ -35,9 +37,9 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 - "$bin" "$CORPORA" "$work" "$commits" <<'PY'
+python3 - "$bin" "$CORPORA" "$work" "$commits" "${GIT_RAG_BIN_BEFORE:-}" <<'PY'
 import json, os, statistics, subprocess, sys, time
-bin_, corpora, work, commits = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+bin_, corpora, work, commits, before = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
            GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
            GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid")
@@ -57,9 +59,9 @@ def du(path):
     """Bytes allocated on disk (Qdrant maps large sparse files: their apparent size is not what they use)."""
     return sum(os.stat(os.path.join(d, f)).st_blocks * 512 for d, _, fs in os.walk(path) for f in fs) / 1e6
 
-def full_index(name, repo):
+def full_index(name, repo, binary=bin_):
     idx = os.path.join(work, f"idx-{name}")
-    wall, rss, out = run([bin_, "index", "--full", "-q", "--json", "--index-dir", idx], repo)
+    wall, rss, out = run([binary, "index", "--full", "-q", "--json", "--index-dir", idx], repo)
     rep = json.loads(out)
     pts = sum((rep.get("semantic") or {}).get("points", {}).values())
     print(f"FULL {name}: {rep['files_indexed']} files, {rep['chunks_total']} chunks, {pts} points, "
@@ -68,14 +70,14 @@ def full_index(name, repo):
           f"(qdrant {du(os.path.join(idx, 'qdrant')):.1f} MB); peak RSS {rss:.0f} MB", flush=True)
     print(f"  search answered after {rep['searchable_ms']/1000:.1f}s (keyword, symbol, graph); every vector in after {rep['took_ms']/1000:.1f}s", flush=True)
     print("  timings (ms):", json.dumps(rep["timings"]), json.dumps((rep.get("semantic") or {}).get("timings")), flush=True)
-    work = (rep.get("semantic") or {}).get("work") or {}
-    kinds = ", ".join(f"{k} {w['texts']} texts / {w['chars']} chars" for k, w in sorted(work.get("per_kind", {}).items()))
-    tok = work.get("tokens")
+    done = (rep.get("semantic") or {}).get("work") or {}
+    kinds = ", ".join(f"{k} {w['texts']} texts / {w['chars']} chars" for k, w in sorted(done.get("per_kind", {}).items()))
+    tok = done.get("tokens")
     if tok:
         waste = 1 - tok["tokens"] / tok["padded_tokens"] if tok["padded_tokens"] else 0.0
         kinds += f"; model ran {tok['tokens']} tokens in {tok['batches']} batches, {tok['padded_tokens']} padded ({waste:.1%} padding)"
     print("  embedded:", kinds, flush=True)
-    return idx
+    return idx, wall, (tok or {}).get("tokens")
 
 print("== 2. full semantic index")
 full_index("requests", os.path.join(corpora, "requests"))
@@ -84,10 +86,16 @@ full_index("requests", os.path.join(corpora, "requests"))
 sys.path.insert(0, "scripts")
 from bench_slice import make_slice
 slice_ = make_slice(corpora, work, env)
-idx = full_index("large-slice-1000", slice_)
+if before:
+    _, wall_before, tokens_before = full_index("large-slice-1000 (before)", slice_, before)
+idx, wall_after, tokens_after = full_index("large-slice-1000", slice_)
+if before:
+    ratio = f"{tokens_after / tokens_before:.2f}x the tokens" if tokens_before and tokens_after else "tokens not reported by both"
+    print(f"SLICE: every vector in {wall_after:.0f}s vs {wall_before:.0f}s before ({wall_after / wall_before:.2f}x the time, {ratio})", flush=True)
 
 print(f"== 3. five-file commits on the slice (median of {commits})")
-py = [f for f in pick if f.endswith(".py")]
+listed = subprocess.run(["git", "ls-files", "-z"], cwd=slice_, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout
+py = [f for f in listed.split("\0") if f.endswith(".py")]
 took, walls, rsss, emb = [], [], [], []
 for i in range(commits):
     for j in range(5):

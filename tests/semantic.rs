@@ -446,3 +446,38 @@ fn the_index_summary_accounts_for_what_was_embedded() {
     assert_eq!(report["semantic"]["work"]["per_kind"], serde_json::json!({}), "{report}");
     assert!(report["semantic"]["work"]["tokens"].is_null(), "the model was not even loaded: {report}");
 }
+
+#[test]
+fn an_index_of_another_recipe_is_re_embedded_once_and_keeps_its_other_layers() {
+    if !model_ready() {
+        return;
+    }
+    let repo = sample_repo();
+    repo.write("tests/test_retry.py", "from app.retry import call_with_backoff\n\n\ndef test_gives_up():\n    \"\"\"Five failures raise.\"\"\"\n    assert call_with_backoff(lambda: 1) == 1\n");
+    repo.commit("a test");
+    let dirs = tempfile::tempdir().expect("tempdir");
+    let (old, fresh) = (dirs.path().join("old"), dirs.path().join("fresh"));
+    let (old, fresh) = (old.to_str().expect("utf-8"), fresh.to_str().expect("utf-8"));
+    repo.rag_ok(&["index", "--json", "--index-dir", old]);
+
+    // The state of an index written before the recipe was recorded.
+    let state_path = std::path::Path::new(old).join(".rag_index_state.json");
+    let mut state: Value = serde_json::from_str(&std::fs::read_to_string(&state_path).expect("state")).expect("json");
+    state["semantic"].as_object_mut().expect("semantic state").remove("recipe");
+    std::fs::write(&state_path, serde_json::to_vec(&state).expect("json")).expect("write state");
+
+    let out = repo.rag(&["index", "--json", "--index-dir", old]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("recipe 0") && stderr(&out).contains("re-embedding every file; keyword, symbol and graph layers are kept"), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!((report["full"].as_bool(), report["files_indexed"].as_u64()), (Some(false), Some(0)), "{report}");
+    // Texts the cache holds are not embedded again.
+    assert_eq!(report["embedded"], 0, "{report}");
+    let again: Value = serde_json::from_str(&repo.rag_ok(&["index", "--json", "--index-dir", old])).expect("json");
+    assert_eq!(again["mode"], "up_to_date", "once only: {again}");
+
+    // The test's symbol shares its chunk's vector; the rest have their own.
+    repo.rag_ok(&["index", "--json", "--index-dir", fresh]);
+    let dumped = |d: &str| -> Value { serde_json::from_str(&repo.rag_ok(&["dump-vectors", "--index-dir", d])).expect("dump json") };
+    assert_eq!(dumped(old), dumped(fresh));
+}

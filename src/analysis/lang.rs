@@ -247,6 +247,33 @@ pub fn looks_binary(data: &[u8]) -> bool {
     data[..data.len().min(8000)].contains(&0)
 }
 
+/// Test code by each language's convention: `tests/` and `spec/` dirs,
+/// `test_x.py`, `x.test.ts`, `x_test.go` (any `_test`, `_tests`, `_spec`,
+/// `_unittest` stem), `XTest.java`, `XTests.cs`, `conftest.py`.
+pub fn is_test_path(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    if ["Test", "Tests"].iter().any(|t| stem.len() > t.len() && stem.ends_with(t)) && [".java", ".cs", ".kt"].iter().any(|e| file.ends_with(e)) {
+        return true;
+    }
+    let lower = path.to_ascii_lowercase();
+    lower.split('/').any(|part| {
+        let stem = part.split('.').next().unwrap_or(part);
+        matches!(part, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs" | "e2e" | "fixtures" | "examples" | "testdata")
+            || part.starts_with("test_")
+            || (part.contains('.') && ["_test", "_tests", "_spec", "_unittest"].iter().any(|t| stem.ends_with(t)))
+            || part.contains(".test.")
+            || part.contains(".spec.")
+            || part == "conftest.py"
+    })
+}
+
+/// Test code: a test file, or a test module inside a source file (Rust's
+/// `#[cfg(test)] mod tests`, whose members are `tests::…`).
+pub fn is_test_code(path: &str, symbol: Option<&str>) -> bool {
+    is_test_path(path) || symbol.is_some_and(|s| s.starts_with("tests::") || s.contains("::tests::") || s == "tests")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -161,6 +161,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
     state.config_hash = hash;
     state.model = manifest.id.clone();
     state.dims = manifest.dims;
+    state.recipe = crate::semantic::docs::RECIPE;
     state.pending.clear();
     state.pending_full = false;
     state.updated_at = crate::stores::state::now_secs();
@@ -191,6 +192,9 @@ fn full_reason(previous: Option<&ServerState>, forced: bool, hash: &str, manifes
         Some(p) if p.pending_full => Some("the previous full run was interrupted".to_string()),
         Some(p) if p.config_hash != hash => Some("indexing options changed since the last run".to_string()),
         Some(p) if p.model != manifest.id || p.dims != manifest.dims => Some(format!("the model changed (was {})", p.model)),
+        Some(p) if p.recipe != crate::semantic::docs::RECIPE => {
+            Some(format!("what is embedded changed (recipe {} -> {})", p.recipe, crate::semantic::docs::RECIPE))
+        }
         Some(_) => None,
     }
 }

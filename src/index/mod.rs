@@ -510,7 +510,12 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
     timings.insert("load_state".into(), millis(t));
     let keyword_dir = index_dir.join("keyword");
     let manifest = semantic_model(opts, previous.as_ref(), progress)?;
-    let semantic = manifest.as_ref().map(|m| SemanticState { model: m.id.clone(), dims: m.dims, store: opts.semantic.backend.identity() });
+    let semantic = manifest.as_ref().map(|m| SemanticState {
+        model: m.id.clone(),
+        dims: m.dims,
+        store: opts.semantic.backend.identity(),
+        recipe: crate::semantic::docs::RECIPE,
+    });
 
     let t = Instant::now();
     let mut plan = match plan(repo, previous.as_ref(), pending.as_ref(), &hash, semantic.as_ref(), target, opts.full, progress)? {
@@ -732,7 +737,7 @@ fn plan(
     }
     let semantic_changed = prev.semantic.as_ref() != semantic;
     if semantic_changed {
-        let describe = |s: Option<&SemanticState>| s.map_or("none".to_string(), |s| format!("{} in {}", s.model, s.store));
+        let describe = |s: Option<&SemanticState>| s.map_or("none".to_string(), |s| format!("{} in {}, recipe {}", s.model, s.store, s.recipe));
         let what = if semantic.is_some() { "re-embedding every file; keyword, symbol and graph layers are kept" } else { "dropping it" };
         progress.note(&format!("the semantic layer changed (was: {}; now: {}): {what}", describe(prev.semantic.as_ref()), describe(semantic)));
     }

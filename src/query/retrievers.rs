@@ -470,34 +470,9 @@ fn kind_weight(kind: &str) -> f32 {
     }
 }
 
-/// Tests, fixtures and examples are rarely what a question about behaviour
-/// is after, unless it asks about tests.
-/// Test code by each language's convention: `tests/` and `spec/` dirs,
-/// `test_x.py`, `x.test.ts`, `x_test.go` (any `_test`, `_tests`, `_spec`,
-/// `_unittest` stem), `XTest.java`, `XTests.cs`, `conftest.py`.
-pub fn is_test_path(path: &str) -> bool {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let stem = file.split('.').next().unwrap_or(file);
-    if ["Test", "Tests"].iter().any(|t| stem.len() > t.len() && stem.ends_with(t)) && [".java", ".cs", ".kt"].iter().any(|e| file.ends_with(e)) {
-        return true;
-    }
-    let lower = path.to_ascii_lowercase();
-    lower.split('/').any(|part| {
-        let stem = part.split('.').next().unwrap_or(part);
-        matches!(part, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs" | "e2e" | "fixtures" | "examples" | "testdata")
-            || part.starts_with("test_")
-            || (part.contains('.') && ["_test", "_tests", "_spec", "_unittest"].iter().any(|t| stem.ends_with(t)))
-            || part.contains(".test.")
-            || part.contains(".spec.")
-            || part == "conftest.py"
-    })
-}
-
-/// Test code: a test file, or a test module inside a source file (Rust's
-/// `#[cfg(test)] mod tests`, whose members are `tests::…`).
-pub fn is_test_code(path: &str, symbol: Option<&str>) -> bool {
-    is_test_path(path) || symbol.is_some_and(|s| s.starts_with("tests::") || s.contains("::tests::") || s == "tests")
-}
+// Tests, fixtures and examples are rarely what a question about behaviour
+// is after, unless it asks about tests.
+pub use crate::analysis::lang::{is_test_code, is_test_path};
 
 pub fn asks_about_tests(text: &str) -> bool {
     text.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w.to_ascii_lowercase().as_str(), "test" | "tests" | "testing" | "fixture" | "fixtures" | "spec" | "mock"))

@@ -12,24 +12,64 @@
 use serde_json::{json, Map, Value};
 
 use crate::analysis::chunk::{Chunk, ChunkKind, FileChunks};
+use crate::analysis::lang::is_test_code;
 use crate::analysis::parse::Symbol;
 use crate::stores::vector::{point_id, point_id_of, Collection};
 
-/// About 256 word-piece tokens of code.
+/// Version of what is embedded for a file (the texts below). It is stored
+/// with the index: a change re-embeds every file once and keeps the
+/// keyword, symbol and graph layers.
+/// 1: every chunk, symbol header and outline up to the model's window.
+/// 2: outlines, module code and parts of long bodies get a quarter of the
+///    window, test code its header; test code and short definitions share
+///    one vector between chunk and symbol; a docstring inside the body is
+///    embedded once: half the tokens on the 1,000-file slice of `large`, no
+///    loss on the dev kit.
+pub const RECIPE: u32 = 2;
+
+/// About 256 word-piece tokens of code: the model's window.
 pub const MAX_CHARS: usize = 1200;
 
-/// The text embedded for a chunk.
-pub fn chunk_text(chunk: &Chunk, symbol: Option<&Symbol>) -> String {
+/// Outlines (files, classes, modules), module-level code, parts of long
+/// bodies and unparsed text: what they are about is in their first lines.
+pub const OUTLINE_CHARS: usize = 320;
+
+/// Test code: its name, docstring and first lines. Questions about
+/// behaviour want the code under test (the query side weighs tests down),
+/// and a test's body is mostly setup; keyword search still sees all of it.
+pub const TEST_CHARS: usize = 120;
+
+/// A definition whose code is at most this long shares its chunk's vector.
+pub const SHORT_CHUNK_CHARS: usize = 600;
+
+/// How much of a chunk is embedded, by what it is.
+fn chunk_budget(kind: ChunkKind, test: bool) -> usize {
+    if test {
+        return TEST_CHARS;
+    }
+    match kind {
+        ChunkKind::Class | ChunkKind::Module | ChunkKind::Code | ChunkKind::Block | ChunkKind::Fallback | ChunkKind::File => OUTLINE_CHARS,
+        _ => MAX_CHARS,
+    }
+}
+
+/// The text embedded for a chunk of the file at `path`: a header (symbol,
+/// kind, docstring) and the start of its code, within [`chunk_budget`].
+pub fn chunk_text(path: &str, chunk: &Chunk, symbol: Option<&Symbol>) -> String {
+    let test = is_test_code(path, chunk.symbol.as_deref());
     let mut head = String::new();
     if let Some(s) = &chunk.symbol {
         head.push_str(&format!("symbol: {s} ({})\n", chunk.kind.as_str()));
     }
-    if let Some(sym) = symbol {
-        if let Some(doc) = &sym.doc {
+    if let Some(doc) = symbol.and_then(|s| s.doc.as_deref()) {
+        // A docstring inside the body (Python) is embedded once, where it is.
+        let first_line = doc.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+        if first_line.is_empty() || !chunk.content.contains(first_line) {
             head.push_str(&format!("doc: {}\n", first_chars(doc, 300)));
         }
     }
-    let body_budget = MAX_CHARS.saturating_sub(head.len());
+    let budget = chunk_budget(chunk.kind, test);
+    let body_budget = budget.saturating_sub(head.chars().count()).max(budget / 4);
     head.push_str(&first_chars(&chunk.content, body_budget));
     head
 }
@@ -48,7 +88,7 @@ pub fn symbol_text(sym: &Symbol) -> String {
 pub fn file_text(chunks: &[Chunk]) -> String {
     let outline = chunks.iter().find(|c| c.kind == ChunkKind::File).map(|c| c.content.as_str()).unwrap_or("");
     let outline = if outline.starts_with("// file: ") { outline.split_once('\n').map_or("", |(_, rest)| rest) } else { outline };
-    first_chars(outline, MAX_CHARS)
+    first_chars(outline, OUTLINE_CHARS)
 }
 
 /// Key of a vector: the model and the exact text embedded.
@@ -70,7 +110,12 @@ pub fn vector_key(model_id: &str, text: &str) -> u128 {
 pub fn bm25_text(doc: &Doc) -> String {
     let get = |k: &str| doc.payload.get(k).and_then(|v| v.as_str()).unwrap_or("");
     let symbol = if get("symbol").is_empty() { get("qualified_name") } else { get("symbol") };
-    let body = if get("content").is_empty() { doc.text.as_str() } else { get("content") };
+    let body = match doc.collection {
+        // A symbol's vector may be its chunk's; its terms are its header's.
+        Collection::Symbols => format!("{} {} {}", get("kind"), get("signature"), get("doc")),
+        _ if !get("content").is_empty() => get("content").to_string(),
+        _ => doc.text.clone(),
+    };
     bm25_query(&format!("{} {symbol} {body}", get("path")))
 }
 
@@ -84,7 +129,7 @@ pub fn bm25_query(text: &str) -> String {
 pub struct Doc {
     pub collection: Collection,
     pub id: u64,
-    /// The text embedded (also the server's BM25 text).
+    /// The text embedded (the server's BM25 text where there is no `content`).
     pub text: String,
     /// [`vector_key`] of `text`.
     pub key: u128,
@@ -109,10 +154,12 @@ pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> V
     // SEMANTIC: every chunk but the file outline (that is FILES) and the
     // line windows of files over the parse cap: those are mostly data or
     // generated code, found by keyword, and would cost minutes of embedding.
+    let mut texts: std::collections::HashMap<&str, String> = std::collections::HashMap::new();
     for chunk in file.chunks.iter().filter(|c| !matches!(c.kind, ChunkKind::File | ChunkKind::Window)) {
         let Some(chunk_id) = crate::stores::state::ChunkId::parse(&chunk.id) else { continue };
         let symbol = chunk.symbol.as_deref().and_then(|q| file.symbols.iter().find(|s| s.qualified_name == q));
-        let text = chunk_text(chunk, symbol);
+        let text = chunk_text(path, chunk, symbol);
+        texts.insert(chunk.id.as_str(), text.clone());
         let payload = object(json!({
             "path": path,
             "chunk_id": chunk.id,
@@ -158,14 +205,22 @@ pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> V
             "calls": last_segments(&sym.calls),
             "bases": last_segments(&sym.bases),
         }));
-        doc(Collection::Symbols, point_id_of(&[path, &sym.qualified_name, &occurrence]), symbol_text(sym), payload);
+        // A test's chunk text, or a short definition's, is little more than
+        // its header: the symbol shares that chunk's vector. A longer
+        // definition's header is a vector of its own, a second view of the
+        // code that the dev kit's concept questions need (sharing every
+        // header lost 0.05 nDCG in semantic mode; up to 1,000 characters, 0.02).
+        let shares = |c: &&Chunk| is_test_code(path, Some(&sym.qualified_name)) || c.content.chars().count() <= SHORT_CHUNK_CHARS;
+        let shared = chunk.filter(shares).and_then(|c| texts.get(c.id.as_str()));
+        let text = shared.cloned().unwrap_or_else(|| symbol_text(sym));
+        doc(Collection::Symbols, point_id_of(&[path, &sym.qualified_name, &occurrence]), text, payload);
     }
 
     // FILES: the outline (or the start of the text, for files without one).
     let outline = file.chunks.iter().find(|c| c.kind == ChunkKind::File);
     let text = match outline {
         Some(_) => file_text(&file.chunks),
-        None => file.chunks.first().map(|c| first_chars(&c.content, MAX_CHARS)).unwrap_or_default(),
+        None => file.chunks.first().map(|c| first_chars(&c.content, OUTLINE_CHARS)).unwrap_or_default(),
     };
     let end_line = file.chunks.iter().map(|c| c.end_line).max().unwrap_or(1);
     let filename = path.rsplit('/').next().unwrap_or(path);
@@ -251,12 +306,52 @@ mod tests {
             end_byte: 10,
             content: "x".repeat(5000),
         };
-        let t = chunk_text(&chunk, None);
+        let t = chunk_text("src/session.py", &chunk, None);
         assert!(t.starts_with("symbol: Session.send (function)\n"));
         assert!(t.chars().count() <= MAX_CHARS);
+        assert!(chunk_text("tests/test_session.py", &chunk, None).chars().count() <= TEST_CHARS);
+        let outline = Chunk { kind: ChunkKind::Class, ..chunk.clone() };
+        assert!(chunk_text("src/session.py", &outline, None).chars().count() <= OUTLINE_CHARS);
         assert_ne!(vector_key("a", "t"), vector_key("b", "t"));
         assert_ne!(vector_key("a", "t"), vector_key("a", "u"));
         assert_eq!(vector_key("a", "t"), vector_key("a", "t"));
+    }
+
+    /// Recipe 2: what each kind of code costs, and what is embedded once.
+    #[test]
+    fn each_text_is_embedded_once_and_tests_by_their_header() {
+        let body = "    x = 1\n".repeat(200);
+        let src = format!(
+            "def send(request):\n    \"\"\"Send a prepared request.\"\"\"\n{body}\n\nclass Session:\n    def close(self):\n        pass\n"
+        );
+        let docs_of = |path: &str| {
+            let file = crate::analysis::chunk::chunk_file(path, src.as_bytes(), &Default::default());
+            documents(path, "0", &file, "m")
+        };
+        let text_of = |docs: &[Doc], collection: Collection, name: &str| {
+            let key = if collection == Collection::Symbols { "qualified_name" } else { "symbol" };
+            docs.iter().find(|d| d.collection == collection && d.payload.get(key).and_then(|v| v.as_str()) == Some(name)).map(|d| d.text.clone())
+        };
+        let code = docs_of("src/session.py");
+        let send = text_of(&code, Collection::Semantic, "send").expect("a chunk of send");
+        // The docstring is in the body: embedded once, in its place.
+        assert_eq!(send.matches("Send a prepared request.").count(), 1, "{send}");
+        assert!(!send.contains("doc: "), "{send}");
+        assert!(send.chars().count() > OUTLINE_CHARS && send.chars().count() <= MAX_CHARS);
+        // Outside tests a long definition's header is a second vector of its
+        // own; a short one's is its chunk's.
+        assert_ne!(text_of(&code, Collection::Symbols, "send"), Some(send));
+        assert_eq!(text_of(&code, Collection::Symbols, "Session.close"), text_of(&code, Collection::Semantic, "Session.close"));
+        assert!(text_of(&code, Collection::Symbols, "Session.close").is_some());
+
+        let tests = docs_of("tests/test_session.py");
+        let send = text_of(&tests, Collection::Semantic, "send").expect("a chunk of send");
+        assert!(send.chars().count() <= TEST_CHARS, "{send}");
+        assert!(send.starts_with("symbol: send (function)\n"));
+        // In test code the header and the chunk are one text: one vector.
+        assert_eq!(text_of(&tests, Collection::Symbols, "send"), Some(send));
+        let outline = tests.iter().find(|d| d.collection == Collection::Files).expect("the file's outline");
+        assert!(outline.text.chars().count() <= OUTLINE_CHARS);
     }
 }
 

@@ -30,6 +30,9 @@ pub struct ServerState {
     pub config_hash: String,
     pub model: String,
     pub dims: usize,
+    /// [`crate::semantic::docs::RECIPE`] of the vectors (0: before it was recorded).
+    #[serde(default)]
+    pub recipe: u32,
     pub files: BTreeMap<String, ServerFile>,
     /// Paths a run was changing when it stopped: the next run redoes them.
     #[serde(default)]

@@ -171,6 +171,9 @@ pub struct SemanticState {
     pub dims: usize,
     /// `embedded`, or `server <url> <collection prefix>`.
     pub store: String,
+    /// [`crate::semantic::docs::RECIPE`] of the vectors (0: before it was recorded).
+    #[serde(default)]
+    pub recipe: u32,
 }
 
 impl IndexState {
