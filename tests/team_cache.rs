@@ -60,7 +60,7 @@ fn a_local_index_borrows_what_ci_embedded() {
     git_in(&dev, &["config", "rag.vectorCache", "server"]);
     let report = json_ok(&dev, &["index", "--json", "-q"], &[("QDRANT_URL", &url)]);
     assert_eq!(report["embedded"], 0, "every text was in the team's cache: {report}");
-    assert!(report["borrowed"].as_u64().unwrap_or(0) > 100, "{report}");
+    assert!(report["borrowed"].as_u64().unwrap_or(0) > 50, "most texts came from the team's cache: {report}");
     assert!(report["vectors_behind"].is_null(), "{report}");
 
     let own = clone(origin.path(), &scratch.path().join("own"), &[]);
@@ -123,7 +123,7 @@ fn an_unreachable_team_cache_embeds_here() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("did not answer") && stderr(&out).contains("embedding here"), "{}", stderr(&out));
     let report: Value = serde_json::from_str(&stdout(&out)).expect("json");
-    assert!(report["embedded"].as_u64().unwrap_or(0) > 100, "{report}");
+    assert!(report["embedded"].as_u64().unwrap_or(0) > 50, "{report}");
     assert_eq!(report["borrowed"], 0);
     assert!(report["vectors_behind"].is_null(), "{report}");
     assert!(report["semantic"]["shared_cache_error"].as_str().is_some_and(|e| e.contains("127.0.0.1:9")), "{report}");
