@@ -430,7 +430,8 @@ fn the_index_summary_accounts_for_what_was_embedded() {
     let semantic = &report["semantic"];
     let work = &semantic["work"];
     let kinds = work["per_kind"].as_object().expect("per kind");
-    assert!(kinds.contains_key("semantic") && kinds.contains_key("symbols") && kinds.contains_key("files"), "{work}");
+    // The sample's definitions are short: their headers share their chunks' vectors (no `symbols` texts).
+    assert!(kinds.contains_key("semantic") && kinds.contains_key("files"), "{work}");
     let texts: u64 = kinds.values().map(|k| k["texts"].as_u64().unwrap_or(0)).sum();
     assert_eq!(texts, semantic["embedded"].as_u64().expect("embedded"), "every embedded text is counted under one kind: {work}");
     assert!(kinds.values().all(|k| k["chars"].as_u64().unwrap_or(0) >= k["texts"].as_u64().unwrap_or(0)), "{work}");

@@ -182,29 +182,7 @@ pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> V
         *n += 1;
         let occurrence = n.to_string();
         let chunk = chunk_of_symbol(&sym.qualified_name);
-        // The definition's own chunk (for a class, its outline).
-        let source = chunk.map(|c| c.content.as_str()).unwrap_or("");
-        let payload = object(json!({
-            "path": path,
-            "name": sym.name,
-            // Case-insensitive name lookups by payload filter (server-only queries).
-            "name_lower": sym.name.to_lowercase(),
-            "qualified_name": sym.qualified_name,
-            "kind": sym.kind.as_str(),
-            "parent": sym.parent,
-            "signature": sym.signature,
-            "doc": sym.doc,
-            "language": language,
-            "start_line": sym.span.start_line,
-            "end_line": sym.span.end_line,
-            "complexity": complexity(source),
-            "chunk_id": chunk.map(|c| c.id.clone()),
-            // Names it calls and extends, by last segment, lowercased: a
-            // server without the local graph answers callers, callees and
-            // implementers by payload filters on them.
-            "calls": last_segments(&sym.calls),
-            "bases": last_segments(&sym.bases),
-        }));
+        let payload = symbol_payload(path, language, sym, chunk);
         // A test's chunk text, or a short definition's, is little more than
         // its header: the symbol shares that chunk's vector. A longer
         // definition's header is a vector of its own, a second view of the
@@ -241,6 +219,33 @@ pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> V
     }));
     doc(Collection::Files, point_id_of(&[path]), text, payload);
     docs
+}
+
+/// The payload of a definition's point; `chunk` is its own chunk (for a
+/// class, its outline).
+fn symbol_payload(path: &str, language: &str, sym: &Symbol, chunk: Option<&Chunk>) -> Map<String, Value> {
+    let source = chunk.map(|c| c.content.as_str()).unwrap_or("");
+    object(json!({
+        "path": path,
+        "name": sym.name,
+        // Case-insensitive name lookups by payload filter (server-only queries).
+        "name_lower": sym.name.to_lowercase(),
+        "qualified_name": sym.qualified_name,
+        "kind": sym.kind.as_str(),
+        "parent": sym.parent,
+        "signature": sym.signature,
+        "doc": sym.doc,
+        "language": language,
+        "start_line": sym.span.start_line,
+        "end_line": sym.span.end_line,
+        "complexity": complexity(source),
+        "chunk_id": chunk.map(|c| c.id.clone()),
+        // Names it calls and extends, by last segment, lowercased: a
+        // server without the local graph answers callers, callees and
+        // implementers by payload filters on them.
+        "calls": last_segments(&sym.calls),
+        "bases": last_segments(&sym.bases),
+    }))
 }
 
 /// Most names of calls kept per symbol.
