@@ -15,12 +15,12 @@
 //!
 //!   cargo bench --bench embed_throughput
 
+mod common;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
 use git_rag::semantic::embed::{default_model_dir, ApiEmbedder, ApiOptions, EmbedOptions, Embedder, LazyEmbedder, OnnxEmbedder};
-use git_rag::git::{BlobReader, EntryKind, Repo};
 use git_rag::stores::vector::edge::{Access, EdgeStore};
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -33,25 +33,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/git-rag-eval-corpora/requests")
     });
     let runs: usize = std::env::var("GIT_RAG_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
-    let repo = Repo::discover(&repo_dir)?;
-    let head = repo.head_commit()?.ok_or("the repository has no commits")?;
-    let reader = BlobReader::new(&repo);
     let model_dir = default_model_dir();
     let embedder = OnnxEmbedder::load(&model_dir, EmbedOptions::default())?;
     let model_id = embedder.manifest().id.clone();
 
-    let mut docs = Vec::new();
-    for f in repo.list_files(&head)? {
-        if f.kind != EntryKind::Blob {
-            continue;
-        }
-        let data = reader.read(&f.id)?;
-        if git_rag::analysis::lang::looks_binary(&data) {
-            continue;
-        }
-        let chunks = chunk_file(&f.path, &data, &ChunkOptions::default());
-        docs.extend(git_rag::semantic::docs::documents(&f.path, &f.id.to_string(), &chunks, &model_id));
-    }
+    let docs = common::head_documents(&repo_dir, &model_id)?;
     let mut texts: Vec<String> = docs.iter().map(|d| d.text.clone()).collect();
     texts.sort();
     texts.dedup();

@@ -7,12 +7,12 @@
 //!
 //!   GIT_RAG_BENCH_REPO=path cargo bench --bench embed_work
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
-use git_rag::git::{BlobReader, EntryKind, Repo};
 use git_rag::semantic::embed::{default_model_dir, EmbedOptions, OnnxEmbedder};
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -22,25 +22,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let repo_dir = std::env::var_os("GIT_RAG_BENCH_REPO").map(PathBuf::from).ok_or("set GIT_RAG_BENCH_REPO")?;
-    let repo = Repo::discover(&repo_dir)?;
-    let head = repo.head_commit()?.ok_or("the repository has no commits")?;
-    let reader = BlobReader::new(&repo);
     let model_dir = default_model_dir();
     let embedder = OnnxEmbedder::load(&model_dir, EmbedOptions::default())?;
     let model_id = embedder.manifest().id.clone();
 
-    let mut docs = Vec::new();
-    for f in repo.list_files(&head)? {
-        if f.kind != EntryKind::Blob {
-            continue;
-        }
-        let data = reader.read(&f.id)?;
-        if git_rag::analysis::lang::looks_binary(&data) {
-            continue;
-        }
-        let chunks = chunk_file(&f.path, &data, &ChunkOptions::default());
-        docs.extend(git_rag::semantic::docs::documents(&f.path, &f.id.to_string(), &chunks, &model_id));
-    }
+    let docs = common::head_documents(&repo_dir, &model_id)?;
     // Distinct texts, each under the first (collection, kind) that has it.
     let mut seen = std::collections::HashSet::new();
     let mut texts: Vec<(String, String)> = Vec::new();
