@@ -162,6 +162,12 @@ fn server_only_queries_are_hybrid() {
     assert_eq!(hit["symbol"], "dedup_overlaps", "names match in any case: {hit}");
     let hit = first(&["query", "where are dedup_overlaps results merged", "--json", "--branch", "main"]);
     assert_eq!(hit["path"], "src/query/fusion.rs", "{hit}");
+    // The same stage as a local index: files ranked by their evidence, parents, diversity.
+    let v = json_ok(&dev, &["query", "where are dedup_overlaps results merged", "--files", "--json", "--branch", "main"], &env);
+    assert_eq!(v["files"][0]["path"], "src/query/fusion.rs", "{v}");
+    assert_eq!(v["analysis"]["intent"], "mixed", "{v}");
+    let v = json_ok(&dev, &["query", "dedup_overlaps", "--expand", "parent", "--diversity", "0.5", "--json", "--branch", "main"], &env);
+    assert!(v["results"].as_array().is_some_and(|r| !r.is_empty()), "{v}");
     let v = json_ok(&dev, &["query", "include exclude globs gitattributes", "--json", "--branch", "main", "--lang", "python"], &env);
     assert!(v["results"].as_array().expect("results").iter().all(|h| h["language"] == "python"), "filters apply: {v}");
     // A context from the server's answer: the code read from this clone by blob id, cited.

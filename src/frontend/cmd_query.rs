@@ -67,9 +67,9 @@ fn run_server_only(ws: &Workspace, server: &git_rag::ServerOptions, request: &Qu
         server.prefix,
         index.commit.as_deref().map(short).unwrap_or("?")
     );
-    let response = server_query::search(&store, &index.paths(), &request.text, &request.search, &ws.model)?;
+    let answer = server_query::search(&store, &index.paths(), &request.text, &request.search, &ws.model)?;
     if let Some(budget) = request.context_budget {
-        let ctx = server_query::context(&store, &index, &ws.repo, &response, budget)?;
+        let ctx = server_query::context(&store, &index, &ws.repo, &answer.response, budget)?;
         if json {
             outln!("{}", serde_json::to_string(&ctx)?);
         } else {
@@ -81,10 +81,13 @@ fn run_server_only(ws: &Workspace, server: &git_rag::ServerOptions, request: &Qu
         return Ok(ExitCode::SUCCESS);
     }
     if json {
-        outln!("{}", serde_json::to_string(&response)?);
+        outln!("{}", serde_json::to_string(&answer)?);
         return Ok(ExitCode::SUCCESS);
     }
-    print_hits(&response.results, 0)?;
+    match &answer.files {
+        Some(files) => print_files(files)?,
+        None => print_hits(&answer.response.results, 0)?,
+    }
     Ok(ExitCode::SUCCESS)
 }
 

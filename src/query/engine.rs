@@ -9,7 +9,6 @@
 //! model, the vector store, the graph) only when a query uses them, so a
 //! long-lived process (the MCP server) pays for them once.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -22,15 +21,15 @@ use crate::graph::GraphReader;
 
 use super::graph_answers::identifier_subjects;
 use crate::query::intent::{Analysis, GraphAsk, Intent, Relation};
+use crate::query::question::Question;
 use crate::stores::keyword::KeywordIndex;
 use crate::query::retrievers::{self as search, Hit, Mode, QueryOptions, Response, Retriever};
 use crate::stores::state::IndexState;
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::{Backend, Collection, VectorStore};
 
-use super::files::{apply_priors, chunks_by_file, lift_mentioned, rank_files, FileHit, Mentions, CHUNKS_PER_FILE};
-use super::fusion::{dedup_overlaps, fuse, mmr, RRF_K};
-use super::priors::About;
+use super::files::{FileHit, Mentions};
+use super::fusion::{fuse, RRF_K};
 use super::pattern_hits::{pattern_dense, pattern_keyword};
 
 #[derive(Debug, thiserror::Error)]
@@ -331,11 +330,13 @@ impl Engine {
     /// Answers a query in the mode asked for.
     pub fn search(self: &Arc<Self>, text: &str, opts: &HybridOptions) -> Result<Answer> {
         let started = Instant::now();
-        let mut analysis = crate::query::intent::analyze(text);
+        let mut q = Question::new(text);
         if let Some(r) = opts.relation {
             let ask = crate::query::intent::graph_ask(text).unwrap_or(GraphAsk { relation: r, subject: identifier_subjects(text), context: Vec::new() });
-            analysis.graph = Some(GraphAsk { relation: r, ..ask });
+            q.analysis.graph = Some(GraphAsk { relation: r, ..ask });
         }
+        let q = q;
+        let analysis = &q.analysis;
         let mut answer = Answer {
             response: Response { query: text.to_string(), took_ms: 0.0, results: Vec::new() },
             analysis: analysis.clone(),
@@ -345,22 +346,15 @@ impl Engine {
             timings: Default::default(),
             files: None,
         };
-        let limit = opts.query.limit;
-        let window = opts.window.max(limit);
-        let mut list_opts = opts.query.clone();
-        list_opts.limit = window;
-        // Files are ranked from every candidate, not from the first `limit`.
-        let mut single_opts = opts.query.clone();
-        if opts.files {
-            single_opts.limit = window.max(limit * CHUNKS_PER_FILE);
-        }
+        let list_opts = super::pipeline::list_options(opts);
+        let single_opts = &list_opts;
 
         // The indexed files the query names (a path, a stack frame).
         let mentions = Mentions::new(analysis.signals.as_ref(), self.state.files.keys());
         let results = match opts.query.mode {
             Mode::Keyword | Mode::Symbol => {
                 answer.retrievers.push(if opts.query.mode == Mode::Keyword { Retriever::Bm25 } else { Retriever::Symbol });
-                search::search(&self.keyword, text, &single_opts)?.results
+                search::search(&self.keyword, &q, single_opts)?.results
             }
             Mode::Semantic => {
                 let (dense, fresh) = self.dense_fresh().map_err(HybridError::Unavailable)?;
@@ -369,58 +363,28 @@ impl Engine {
                     answer.timings.insert("store_open", dense.opened_ms.1);
                 }
                 answer.retrievers.push(Retriever::Dense);
-                self.dense_list(&dense, text, &single_opts, &mut answer.timings)?
+                self.dense_list(&dense, &q, single_opts, &mut answer.timings)?
             }
             Mode::Graph => {
                 let graph = self.graph().map_err(HybridError::Unavailable)?;
                 answer.retrievers.push(Retriever::Graph);
                 let ask = analysis.graph.clone().unwrap_or(GraphAsk { relation: Relation::Callers, subject: identifier_subjects(text), context: Vec::new() });
                 let neighbours = analysis.graph.is_none() && opts.relation.is_none();
-                let (hits, subjects) = self.graph_list(graph, &ask, neighbours, true, opts.depth, &single_opts)?;
+                let (hits, subjects) = self.graph_list(graph, &ask, neighbours, true, opts.depth, single_opts)?;
                 answer.subjects = subjects;
                 hits
             }
-            Mode::Hybrid => self.hybrid(text, &analysis, &mentions, opts, &list_opts, &mut answer)?,
+            Mode::Hybrid => self.hybrid(&q, &mentions, opts, &list_opts, &mut answer)?,
         };
-        let mut results = results;
-        if opts.query.mode == Mode::Hybrid {
-            let about = About::of(text, analysis.intent == Intent::Document);
-            apply_priors(&mut results, &about, analysis.intent == Intent::Document);
-            results = dedup_overlaps(results);
-            if opts.files {
-                self.add_mentioned_files(&mut results, &mentions)?;
-            } else {
-                lift_mentioned(&mut results, &mentions);
-            }
-            if let Some(lambda) = opts.diversity {
-                search::fill_content(&self.keyword, &mut results)?;
-                results = mmr(results, lambda, limit);
-            }
-        }
-        if let Some(min) = opts.query.min_score {
-            results.retain(|h| h.score >= min);
-        }
-        if opts.expand_parent {
-            results = self.expand_parent(results)?;
-        }
-        if opts.files {
-            let mut files = rank_files(&results, &mentions);
-            files.truncate(limit);
-            results = chunks_by_file(results, &files);
-            answer.files = Some(files);
-        } else {
-            results.truncate(limit);
-        }
-        search::fill_content(&self.keyword, &mut results)?;
-        for (i, h) in results.iter_mut().enumerate() {
-            h.rank = i + 1;
-        }
+        let (results, files) = super::pipeline::finish(&self.keyword, &q, &mentions, results, opts)?;
+        answer.files = files;
         answer.response.results = results;
         answer.response.took_ms = millis(started);
         Ok(answer)
     }
 
-    fn hybrid(self: &Arc<Self>, text: &str, analysis: &Analysis, mentions: &Mentions, opts: &HybridOptions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<Hit>> {
+    fn hybrid(self: &Arc<Self>, q: &Question, mentions: &Mentions, opts: &HybridOptions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<Hit>> {
+        let analysis = &q.analysis;
         let w = analysis.weights;
         let dense_wanted = w.dense > 0.0 && self.state.semantic.is_some() && self.semantic.is_some();
         // Off by the user's choice: nothing to suggest.
@@ -434,7 +398,7 @@ impl Engine {
         // The dense retriever (model load, store open, embedding) runs beside
         // the others, on its own thread so a slow one can be left behind.
         let wants_patterns = analysis.wants_patterns || analysis.intent == Intent::Concept;
-        let dense_rx = dense_wanted.then(|| self.spawn_dense(text, list_opts, wants_patterns));
+        let dense_rx = dense_wanted.then(|| self.spawn_dense(q, list_opts, wants_patterns));
         let started = Instant::now();
         let mut lists: Vec<(Retriever, f32, Vec<Hit>)> = Vec::new();
         for (name, weight, mode) in [(Retriever::Bm25, w.bm25, Mode::Keyword), (Retriever::Symbol, w.symbol, Mode::Symbol)] {
@@ -447,8 +411,8 @@ impl Engine {
                 let hits = match (mode, &analysis.signals) {
                     // A document names its code among many words: look the names up one by one.
                     (Mode::Symbol, Some(signals)) => self.signal_symbols(signals, mentions, &o)?,
-                    (Mode::Symbol, None) => search::symbol_name_matches(&self.keyword, text, &o)?,
-                    _ => search::bm25_list(&self.keyword, text, &o)?,
+                    (Mode::Symbol, None) => search::symbol_name_matches(&self.keyword, &q.words, &o)?,
+                    _ => search::bm25_list(&self.keyword, q, &o)?,
                 };
                 answer.timings.insert(name.as_str(), millis(t));
                 lists.push((name, weight, hits));
@@ -510,7 +474,7 @@ impl Engine {
         }
         if analysis.wants_patterns && !lists.iter().any(|(n, _, _)| *n == Retriever::Patterns) {
             // Without vectors, patterns are matched on their descriptions.
-            let hits = pattern_keyword(self.patterns(), text, 10);
+            let hits = pattern_keyword(self.patterns(), &q.text, 10);
             if !hits.is_empty() {
                 lists.push((Retriever::Patterns, 2.0, hits));
             }
@@ -519,20 +483,6 @@ impl Engine {
         Ok(fuse(&lists, RRF_K))
     }
 
-    /// Files a document names (a path, a stack frame) that no retriever
-    /// found: their outline joins the candidates, so the file can be ranked.
-    fn add_mentioned_files(&self, results: &mut Vec<Hit>, mentions: &Mentions) -> Result<()> {
-        for path in mentions.paths() {
-            if results.iter().any(|h| &h.path == path) {
-                continue;
-            }
-            if let Some(mut h) = search::file_hit(&self.keyword, path)? {
-                h.score = 0.0;
-                results.push(h);
-            }
-        }
-        Ok(())
-    }
 
     /// Definitions a document names, surest name first: each name's best
     /// few matches, interleaved so one common name cannot fill the list.
@@ -540,7 +490,7 @@ impl Engine {
         const PER_NAME: usize = 3;
         let mut per_name = Vec::new();
         for id in &signals.identifiers {
-            let mut hits = search::symbol_name_matches(&self.keyword, &id.name, opts)?;
+            let mut hits = search::symbol_name_matches(&self.keyword, &Question::new(&id.name).words, opts)?;
             // A stack frame names its file: its definition there first.
             hits.sort_by(|a, b| mentions.of(&b.path).total_cmp(&mentions.of(&a.path)));
             hits.truncate(PER_NAME);
@@ -562,10 +512,10 @@ impl Engine {
 
     /// Runs the dense retriever (model load, store open, embedding, search)
     /// on its own thread, so that a slow one can be left behind.
-    fn spawn_dense(self: &Arc<Self>, text: &str, list_opts: &QueryOptions, wants_patterns: bool) -> std::sync::mpsc::Receiver<DenseOutcome> {
+    fn spawn_dense(self: &Arc<Self>, q: &Question, list_opts: &QueryOptions, wants_patterns: bool) -> std::sync::mpsc::Receiver<DenseOutcome> {
         let (tx, rx) = std::sync::mpsc::channel();
         let me = Arc::clone(self);
-        let (text, list_opts) = (text.to_string(), list_opts.clone());
+        let (q, list_opts) = (q.clone(), list_opts.clone());
         std::thread::spawn(move || {
             let run = || -> DenseOutcome {
                 let mut timings = Timings::new();
@@ -575,10 +525,10 @@ impl Engine {
                     timings.insert("store_open", d.opened_ms.1);
                 }
                 let t = Instant::now();
-                let vector = d.embedder.embed_query_for(&text, me.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
+                let vector = d.embedder.embed_query_for(&q.text, me.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
                 timings.insert("embed_query", millis(t));
                 let t = Instant::now();
-                let mut hits = search::semantic_search(d.store.as_ref(), &vector, &text, &list_opts, me.state.files.keys()).map_err(Unavailable::failed)?;
+                let mut hits = search::semantic_search(d.store.as_ref(), &vector, &q, &list_opts, me.state.files.keys()).map_err(Unavailable::failed)?;
                 me.drop_stale(&mut hits.results);
                 let patterns = if wants_patterns { pattern_dense(d.store.as_ref(), &vector, list_opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
                 timings.insert("vector_search", millis(t));
@@ -589,45 +539,34 @@ impl Engine {
         rx
     }
 
-    fn dense_list(&self, dense: &Dense, text: &str, opts: &QueryOptions, timings: &mut Timings) -> Result<Vec<Hit>> {
+    fn dense_list(&self, dense: &Dense, q: &Question, opts: &QueryOptions, timings: &mut Timings) -> Result<Vec<Hit>> {
         let t = Instant::now();
-        let vector = dense.embedder.embed_query_for(text, self.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
+        let vector = dense.embedder.embed_query_for(&q.text, self.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
         timings.insert("embed_query", millis(t));
         let t = Instant::now();
-        let mut hits = search::semantic_search(dense.store.as_ref(), &vector, text, opts, self.state.files.keys())?.results;
+        let mut hits = search::semantic_search(dense.store.as_ref(), &vector, q, opts, self.state.files.keys())?.results;
         self.drop_stale(&mut hits);
         timings.insert("vector_search", millis(t));
         Ok(hits)
     }
+}
 
-    /// The graph's answer: the subject's callers or callees (or importers),
-    /// nearest first, then the subject itself for context.
-    fn expand_parent(&self, hits: Vec<Hit>) -> Result<Vec<Hit>> {
-        let mut out: Vec<Hit> = Vec::with_capacity(hits.len());
-        let mut seen = HashSet::new();
-        for h in hits {
-            let lifted = match &h.chunk_id {
-                Some(id) => match search::chunk_hit(&self.keyword, id)? {
-                    Some((_, Some(parent))) => search::chunk_hit(&self.keyword, &parent)?.map(|(p, _)| p),
-                    _ => None,
-                },
-                None => None,
-            };
-            let mut h2 = match lifted {
-                Some(mut p) => {
-                    p.rank = h.rank;
-                    p.score = h.score;
-                    p.signals = h.signals.clone();
-                    p
-                }
-                None => h,
-            };
-            let key = h2.chunk_id.clone().unwrap_or_else(|| format!("{}:{}-{}", h2.path, h2.start_line, h2.end_line));
-            if seen.insert(key) {
-                h2.rank = out.len() + 1;
-                out.push(h2);
-            }
+/// The local index's side of the shared stage: content and file outlines
+/// from the keyword index, a chunk's parent by its `parent_id`.
+impl super::pipeline::Chunks for KeywordIndex {
+    fn fill_content(&self, hits: &mut [Hit]) -> search::Result<()> {
+        search::fill_content(self, hits)
+    }
+
+    fn file_hit(&self, path: &str) -> search::Result<Option<Hit>> {
+        search::file_hit(self, path)
+    }
+
+    fn parent(&self, hit: &Hit) -> search::Result<Option<Hit>> {
+        let Some(id) = &hit.chunk_id else { return Ok(None) };
+        match search::chunk_hit(self, id)? {
+            Some((_, Some(parent))) => Ok(search::chunk_hit(self, &parent)?.map(|(p, _)| p)),
+            _ => Ok(None),
         }
-        Ok(out)
     }
 }

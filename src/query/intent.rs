@@ -111,18 +111,26 @@ pub fn looks_like_code(raw: &str) -> bool {
     raw.starts_with('`') || raw.contains("()") || w.contains('_') || (w.contains('.') && !w.ends_with('.')) || inner_upper
 }
 
-/// Classifies a query and sets retriever weights.
+/// Classifies a query and sets retriever weights (tests; the engine reads
+/// [`super::question::Question::analysis`]).
+#[cfg(test)]
 pub fn analyze(text: &str) -> Analysis {
+    super::question::Question::new(text).analysis
+}
+
+/// Classifies a query and sets retriever weights. `document`, `signals`
+/// and `literals` are the question's, read once ([`super::question`]).
+pub(super) fn classify(text: &str, document: bool, signals: Option<super::signals::Signals>, literals: &[super::literals::Literal]) -> Analysis {
     let lower = text.to_lowercase();
     let raw_words: Vec<&str> = text.split_whitespace().collect();
     let code_words = raw_words.iter().filter(|w| looks_like_code(w)).count();
     let ws = words(&lower);
     let first = ws.first().map(String::as_str).unwrap_or("");
     let is_question = QUESTION_WORDS.contains(&first) || text.trim_end().ends_with('?');
-    if super::signals::is_document(text) {
-        let signals = super::signals::extract(text);
+    if document {
+        let signals = signals.unwrap_or_default();
         let weights = Weights { bm25: 1.0, symbol: if signals.identifiers.is_empty() { 0.0 } else { 0.5 }, dense: 0.5, graph: 0.0 };
-        return Analysis { intent: Intent::Document, weights, graph: None, wants_patterns: false, signals: Some(signals), literals: super::literals::extract(text, true) };
+        return Analysis { intent: Intent::Document, weights, graph: None, wants_patterns: false, signals: Some(signals), literals: literals.to_vec() };
     }
     let wants_patterns = wants_patterns(&lower);
 
@@ -162,7 +170,7 @@ pub fn analyze(text: &str) -> Analysis {
         Intent::Mixed => Weights { bm25: 1.0, symbol: 0.6, dense: 0.5, graph: 0.0 },
         Intent::Graph | Intent::Document => unreachable_weights(),
     };
-    Analysis { intent, weights, graph: None, wants_patterns, signals: None, literals: super::literals::extract(text, false) }
+    Analysis { intent, weights, graph: None, wants_patterns, signals: None, literals: literals.to_vec() }
 }
 
 fn unreachable_weights() -> Weights {

@@ -10,6 +10,7 @@ use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, PhraseQue
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
 
+use super::question::{Question, Word};
 use crate::stores::keyword::{analyze, get_str, get_u64, KeywordError, KeywordIndex};
 use crate::analysis::lang::Language;
 use crate::stores::vector::{point_id, Collection, Filter, VectorStore};
@@ -178,36 +179,17 @@ pub fn is_stopword(w: &str) -> bool {
     STOPWORDS.contains(&w)
 }
 
-/// Words of the query that look like identifiers: `snake_case`, `camelCase`,
-/// `Dotted.name`, `call()` or `backticked`.
-fn identifier_words(text: &str) -> Vec<(String, bool)> {
-    let mut out = Vec::new();
-    for raw in text.split_whitespace() {
-        let backticked = raw.starts_with('`');
-        let called = raw.contains("()");
-        let w = raw.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '#'));
-        let w = w.split('(').next().unwrap_or(w).trim_end_matches(['.', ',', '?', ':', ';', '\'', '"']);
-        if w.is_empty() {
-            continue;
-        }
-        let has_inner_upper = w.chars().skip(1).any(|c| c.is_uppercase()) && w.chars().any(|c| c.is_lowercase());
-        let looks_code = backticked || called || w.contains('_') || w.contains('.') || has_inner_upper || w.starts_with('#');
-        out.push((w.to_string(), looks_code));
-    }
-    out
-}
-
 /// Runs a query against the keyword index.
-pub fn search(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Response> {
+pub fn search(index: &KeywordIndex, q: &Question, opts: &QueryOptions) -> Result<Response> {
     let started = Instant::now();
     let paths = PathFilter::new(opts)?;
     let (chunk_reader, symbol_reader) = index.readers()?;
     let chunks = chunk_reader.searcher();
     let results = match opts.mode {
-        Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => keyword_search(index, &chunks, text, opts, &paths, true)?,
-        Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, text, opts, &paths, None)?,
+        Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => keyword_search(index, &chunks, q, opts, &paths, true)?,
+        Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, &q.words, opts, &paths, None)?,
     };
-    Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results })
+    Ok(Response { query: q.text.clone(), took_ms: crate::progress::millis(started), results })
 }
 
 
@@ -235,13 +217,13 @@ const DENSE_WINDOW: usize = 50;
 pub fn semantic_search<'a>(
     store: &dyn VectorStore,
     query_vector: &[f32],
-    text: &str,
+    q: &Question,
     opts: &QueryOptions,
     paths: impl Iterator<Item = &'a String>,
 ) -> Result<Response> {
     let started = Instant::now();
     let Some(filter) = payload_filter(opts, paths)? else {
-        return Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results: Vec::new() });
+        return Ok(Response { query: q.text.clone(), took_ms: crate::progress::millis(started), results: Vec::new() });
     };
     let kind = opts.kind.as_ref().map(|k| k.to_lowercase());
     let with_kind = |f: &Filter| match &kind {
@@ -249,7 +231,7 @@ pub fn semantic_search<'a>(
         None => f.clone(),
     };
     let window = DENSE_WINDOW.max(opts.limit * 2);
-    let test_weight = if asks_about_tests(text) && !super::signals::is_document(text) { 1.0 } else { DENSE_TEST_WEIGHT };
+    let test_weight = if q.about_tests() { 1.0 } else { DENSE_TEST_WEIGHT };
 
     // (chunk id) -> (score, payload of the hit that gave it, its content if known)
     let mut best: HashMap<String, (f32, serde_json::Map<String, serde_json::Value>)> = HashMap::new();
@@ -295,7 +277,7 @@ pub fn semantic_search<'a>(
     ranked.truncate(opts.limit);
 
     let results = dense_hits(store, ranked)?;
-    Ok(Response { query: text.to_string(), took_ms: crate::progress::millis(started), results })
+    Ok(Response { query: q.text.clone(), took_ms: crate::progress::millis(started), results })
 }
 
 /// The payload filter of `--lang`, `--path` and `--exclude` (globs, matched
@@ -434,10 +416,10 @@ fn is_prose(kind: &str) -> bool {
 }
 
 /// `(lowercase name, boost)` of the query words that may name a symbol.
-fn symbol_name_boosts(text: &str, document: bool) -> Vec<(String, f32)> {
-    if document {
+fn symbol_name_boosts(q: &Question) -> Vec<(String, f32)> {
+    if let Some(signals) = q.analysis.signals.as_ref().filter(|_| q.document) {
         let mut out: Vec<(String, f32)> = Vec::new();
-        for id in super::signals::extract(text).identifiers {
+        for id in &signals.identifiers {
             let lc = id.name.to_lowercase();
             let short = lc.rsplit('.').next().unwrap_or(&lc).to_string();
             for name in [lc, short] {
@@ -448,15 +430,14 @@ fn symbol_name_boosts(text: &str, document: bool) -> Vec<(String, f32)> {
         }
         return out;
     }
-    let words = identifier_words(text);
-    let single = words.len() == 1;
+    let single = q.words.len() == 1;
     let mut out = Vec::new();
-    for (w, looks_code) in &words {
-        let lc = w.to_lowercase();
-        if is_stopword(&lc) || (!looks_code && !single && lc.len() < 4) {
+    for w in &q.words {
+        let lc = w.text.to_lowercase();
+        if is_stopword(&lc) || (!w.looks_like_code && !single && lc.len() < 4) {
             continue;
         }
-        out.push((lc, if *looks_code || single { 8.0 } else { 1.5 }));
+        out.push((lc, if w.looks_like_code || single { 8.0 } else { 1.5 }));
     }
     out
 }
@@ -603,16 +584,16 @@ fn literal_hits(
 /// The BM25 list of hybrid retrieval: as [`search`] in keyword mode, but
 /// without sending literal matches first (hybrid fuses them as a list of
 /// their own, [`literal_matches`]).
-pub fn bm25_list(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Vec<Hit>> {
+pub fn bm25_list(index: &KeywordIndex, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
     let paths = PathFilter::new(opts)?;
     let searcher = index.readers()?.0.searcher();
-    keyword_search(index, &searcher, text, opts, &paths, false)
+    keyword_search(index, &searcher, q, opts, &paths, false)
 }
 
-fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &QueryOptions, paths: &PathFilter, literals_first: bool) -> Result<Vec<Hit>> {
+fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts: &QueryOptions, paths: &PathFilter, literals_first: bool) -> Result<Vec<Hit>> {
     let cf = index.cf;
     let mut terms: Vec<String> = Vec::new();
-    for w in text.split_whitespace() {
+    for w in q.text.split_whitespace() {
         let lw = w.to_lowercase();
         if is_stopword(lw.trim_matches(|c: char| !c.is_alphanumeric())) {
             continue;
@@ -638,8 +619,8 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
     }
     // A word naming a symbol exactly is strong evidence; in a document,
     // only the names its signals are sure of (a pasted example names much else).
-    let document = super::signals::is_document(text);
-    for (name, boost) in symbol_name_boosts(text, document) {
+    let document = q.document;
+    for (name, boost) in symbol_name_boosts(q) {
         let q = TermQuery::new(Term::from_field_text(cf.symbol_names, &name), IndexRecordOption::Basic);
         clauses.push((Occur::Should, Box::new(ConstScoreQuery::new(Box::new(q), boost))));
     }
@@ -649,7 +630,7 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
     let window = opts.limit * 3 + 20;
     let top = index.top_docs(searcher, query.as_ref(), window, "key")?;
     // An issue report says "test" of the failing test it shows.
-    let test_weight = if asks_about_tests(text) && !document { 1.0 } else { TEST_WEIGHT };
+    let test_weight = if q.about_tests() { 1.0 } else { TEST_WEIGHT };
     let mut hits = Vec::with_capacity(top.len());
     for (score, addr) in top {
         let doc = index.doc(searcher, addr)?;
@@ -680,7 +661,7 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
     hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
     // Chunks holding a literal of a question as written come first (a
     // document's literals are weaker evidence: the hybrid fusion weighs them).
-    let literals = if document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &super::literals::extract(text, false), false, opts, paths)? };
+    let literals = if document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &q.literals, false, opts, paths)? };
     if !literals.is_empty() {
         let top = hits.first().map_or(1.0, |h| h.0);
         let mut first: Vec<(f32, u64, Hit)> = literals.into_iter().map(|h| (top + h.score, 0, h)).collect();
@@ -706,10 +687,10 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, text: &str, opts: &
 /// the document store, and the hits' `content` is left empty when they have a
 /// chunk, for [`fill_content`] to read once the fusion has picked its results
 /// (reading every candidate's chunk is most of a lookup's cost on a big index).
-pub fn symbol_name_matches(index: &KeywordIndex, text: &str, opts: &QueryOptions) -> Result<Vec<Hit>> {
+pub fn symbol_name_matches(index: &KeywordIndex, words: &[Word], opts: &QueryOptions) -> Result<Vec<Hit>> {
     let paths = PathFilter::new(opts)?;
     let (chunk_reader, symbol_reader) = index.readers()?;
-    symbol_search(index, &symbol_reader.searcher(), &chunk_reader.searcher(), text, opts, &paths, Some(SYMBOL_NAME_MATCH))
+    symbol_search(index, &symbol_reader.searcher(), &chunk_reader.searcher(), words, opts, &paths, Some(SYMBOL_NAME_MATCH))
 }
 
 /// Reads the content of hits that [`symbol_name_matches`] left empty.
@@ -732,17 +713,16 @@ fn symbol_search(
     index: &KeywordIndex,
     searcher: &Searcher,
     chunks: &Searcher,
-    text: &str,
+    words: &[Word],
     opts: &QueryOptions,
     paths: &PathFilter,
     min_score: Option<f32>,
 ) -> Result<Vec<Hit>> {
     let sf = index.sf;
-    let words = identifier_words(text);
-    let code_words: Vec<&String> = words.iter().filter(|(_, c)| *c).map(|(w, _)| w).collect();
+    let code_words: Vec<&String> = words.iter().filter(|w| w.looks_like_code).map(|w| &w.text).collect();
     // Prefer words that look like code; otherwise every meaningful word.
     let candidates: Vec<String> = if code_words.is_empty() {
-        words.iter().map(|(w, _)| w.clone()).filter(|w| !is_stopword(&w.to_lowercase())).collect()
+        words.iter().map(|w| w.text.clone()).filter(|w| !is_stopword(&w.to_lowercase())).collect()
     } else {
         code_words.into_iter().cloned().collect()
     };
@@ -921,13 +901,6 @@ fn regex_escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn identifier_words_flag_code() {
-        let w = identifier_words("where is `parse_header_links` defined? Session.send() HTTPDigestAuth class");
-        let code: Vec<&str> = w.iter().filter(|(_, c)| *c).map(|(w, _)| w.as_str()).collect();
-        assert_eq!(code, vec!["parse_header_links", "Session.send", "HTTPDigestAuth"]);
-    }
 
     #[test]
     fn test_paths() {

@@ -11,10 +11,9 @@
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use super::engine::HybridOptions;
-use super::files::{apply_priors, lift_mentioned, Mentions};
-use super::fusion::{dedup_overlaps, fuse, RRF_K};
-use super::priors::About;
+use super::engine::{Answer, HybridOptions};
+use super::files::Mentions;
+use super::fusion::{fuse, RRF_K};
 use super::retrievers::{self, Hit, Mode, Response, Retriever};
 use crate::progress::millis;
 use crate::semantic::docs::bm25_query;
@@ -153,15 +152,14 @@ pub fn connect(server: &ServerOptions, model: &ModelSource) -> Result<(ServerSto
 /// Searches the server's collections for `text` as the mode says: hybrid
 /// (sparse + names + dense, fused), keyword (sparse), symbol (names),
 /// semantic (dense).
-pub fn search(store: &ServerStore, paths: &BTreeSet<String>, text: &str, search: &HybridOptions, model: &ModelSource) -> Result<Response, ServerQueryError> {
+pub fn search(store: &ServerStore, paths: &BTreeSet<String>, text: &str, search: &HybridOptions, model: &ModelSource) -> Result<Answer, ServerQueryError> {
     let started = Instant::now();
-    let analysis = super::intent::analyze(text);
+    let q = super::question::Question::new(text);
+    let analysis = &q.analysis;
     let mode = search.query.mode;
-    let limit = search.query.limit;
-    let mut list_opts = search.query.clone();
-    list_opts.limit = if mode == Mode::Hybrid { search.window.max(limit) } else { limit };
+    let list_opts = super::pipeline::list_options(search);
     let Some(filter) = retrievers::payload_filter(&list_opts, paths.iter())? else {
-        return Ok(Response { query: text.to_string(), took_ms: millis(started), results: Vec::new() });
+        return Ok(answer(&q, Vec::new(), Vec::new(), None, started));
     };
     let vector = if matches!(mode, Mode::Keyword) {
         Vec::new()
@@ -191,27 +189,63 @@ pub fn search(store: &ServerStore, paths: &BTreeSet<String>, text: &str, search:
         }
     }
     if matches!(mode, Mode::Hybrid | Mode::Semantic) && (w.dense > 0.0 || mode == Mode::Semantic) {
-        let dense = retrievers::semantic_search(store, &vector, text, &list_opts, paths.iter())?;
+        let dense = retrievers::semantic_search(store, &vector, &q, &list_opts, paths.iter())?;
         lists.push((Retriever::Dense, w.dense, dense.results));
     }
-    let mut results = match lists.len() {
+    let retrievers: Vec<Retriever> = lists.iter().map(|(r, _, _)| *r).collect();
+    let results = match lists.len() {
         1 => lists.pop().map(|(_, _, hits)| hits).unwrap_or_default(),
         _ => fuse(&lists, RRF_K),
     };
-    if mode == Mode::Hybrid {
-        let document = analysis.intent == super::intent::Intent::Document;
-        apply_priors(&mut results, &About::of(text, document), document);
-        results = dedup_overlaps(results);
-        lift_mentioned(&mut results, &Mentions::new(analysis.signals.as_ref(), paths.iter()));
+    let mentions = Mentions::new(analysis.signals.as_ref(), paths.iter());
+    let (results, files) = super::pipeline::finish(&ServerChunks(store), &q, &mentions, results, search)?;
+    Ok(answer(&q, retrievers, results, files, started))
+}
+
+/// The answer in the local engine's form, so that both sources print and
+/// serialise alike.
+fn answer(q: &super::question::Question, retrievers: Vec<Retriever>, results: Vec<Hit>, files: Option<Vec<super::files::FileHit>>, started: Instant) -> Answer {
+    Answer {
+        response: Response { query: q.text.clone(), took_ms: millis(started), results },
+        analysis: q.analysis.clone(),
+        retrievers,
+        fallbacks: Vec::new(),
+        subjects: Vec::new(),
+        timings: Default::default(),
+        files,
     }
-    if let Some(min) = search.query.min_score {
-        results.retain(|h| h.score >= min);
+}
+
+/// The server's side of the shared stage: hits carry their content (from
+/// the payload); outlines and parents are read by point id.
+struct ServerChunks<'a>(&'a ServerStore);
+
+impl ServerChunks<'_> {
+    /// The hit of the SEMANTIC or FILES point `id`, if the server holds it.
+    fn point_hit(&self, collection: Collection, id: u64) -> retrievers::Result<Option<Hit>> {
+        let Some(record) = self.0.retrieve(collection, &[id], false)?.into_iter().next() else { return Ok(None) };
+        let Some(chunk_id) = record.payload.get("chunk_id").and_then(|v| v.as_str()).map(str::to_string) else { return Ok(None) };
+        Ok(retrievers::dense_hits(self.0, vec![(chunk_id, 0.0, record.payload)])?.into_iter().next())
     }
-    results.truncate(limit);
-    for (i, h) in results.iter_mut().enumerate() {
-        h.rank = i + 1;
+}
+
+impl super::pipeline::Chunks for ServerChunks<'_> {
+    fn fill_content(&self, _hits: &mut [Hit]) -> retrievers::Result<()> {
+        Ok(())
     }
-    Ok(Response { query: text.to_string(), took_ms: millis(started), results })
+
+    fn file_hit(&self, path: &str) -> retrievers::Result<Option<Hit>> {
+        self.point_hit(Collection::Files, crate::stores::vector::point_id_of(&[path]))
+    }
+
+    fn parent(&self, hit: &Hit) -> retrievers::Result<Option<Hit>> {
+        let Some(id) = hit.chunk_id.as_deref().and_then(crate::stores::state::ChunkId::parse) else { return Ok(None) };
+        let Some(record) = self.0.retrieve(Collection::Semantic, &[crate::stores::vector::point_id(id.0)], false)?.into_iter().next() else { return Ok(None) };
+        match record.payload.get("parent_id").and_then(|v| v.as_str()).and_then(crate::stores::state::ChunkId::parse) {
+            Some(parent) => self.point_hit(Collection::Semantic, crate::stores::vector::point_id(parent.0)),
+            None => Ok(None),
+        }
+    }
 }
 
 /// Chunks by the server's BM25 vectors (SEMANTIC holds every chunk's text).

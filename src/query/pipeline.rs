@@ -1,0 +1,116 @@
+//! What every source's answer goes through once its retrievers have run:
+//! file priors, overlap removal, the files the query names, diversity,
+//! `--min-score`, parent expansion, the file ranking (`--files`) and the
+//! final cut. The local index and a Qdrant server alone ([`super::server_only`])
+//! differ in how they find candidates, not in what is made of them, so this
+//! is written once. A source answers the few questions it needs through
+//! [`Chunks`].
+
+use super::engine::HybridOptions;
+use super::files::{apply_priors, chunks_by_file, lift_mentioned, rank_files, FileHit, Mentions, CHUNKS_PER_FILE};
+use super::fusion::{dedup_overlaps, mmr};
+use super::question::Question;
+use super::retrievers::{Hit, Mode, QueryOptions, Result};
+
+/// What the shared stage asks of a source beyond its candidate lists.
+pub(crate) trait Chunks {
+    /// Reads the content of the hits that came without it.
+    fn fill_content(&self, hits: &mut [Hit]) -> Result<()>;
+    /// The outline of a file the query names that no retriever found, if the
+    /// source has one.
+    fn file_hit(&self, path: &str) -> Result<Option<Hit>>;
+    /// The definition enclosing a hit (for `--expand-parent`), if the source knows it.
+    fn parent(&self, hit: &Hit) -> Result<Option<Hit>>;
+}
+
+/// Options for the lists a source's retrievers return: `window` candidates
+/// each in hybrid mode, enough chunks per file with `--files`.
+pub(crate) fn list_options(opts: &HybridOptions) -> QueryOptions {
+    let limit = opts.query.limit;
+    let mut list = opts.query.clone();
+    list.limit = match opts.query.mode {
+        Mode::Hybrid => opts.window.max(limit),
+        // Files are ranked from every candidate, not from the first `limit`.
+        _ if opts.files => opts.window.max(limit).max(limit * CHUNKS_PER_FILE),
+        _ => limit,
+    };
+    list
+}
+
+/// The answer's results (and files, with `--files`) from a source's
+/// ranked candidates: fused ones in hybrid mode, one retriever's otherwise.
+pub(crate) fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut results: Vec<Hit>, opts: &HybridOptions) -> Result<(Vec<Hit>, Option<Vec<FileHit>>)> {
+    let limit = opts.query.limit;
+    if opts.query.mode == Mode::Hybrid {
+        apply_priors(&mut results, &q.about, q.document);
+        results = dedup_overlaps(results);
+        if opts.files {
+            add_mentioned_files(source, &mut results, mentions)?;
+        } else {
+            lift_mentioned(&mut results, mentions);
+        }
+        if let Some(lambda) = opts.diversity {
+            source.fill_content(&mut results)?;
+            results = mmr(results, lambda, limit);
+        }
+    }
+    if let Some(min) = opts.query.min_score {
+        results.retain(|h| h.score >= min);
+    }
+    if opts.expand_parent {
+        results = expand_parent(source, results)?;
+    }
+    let mut files = None;
+    if opts.files {
+        let mut ranked = rank_files(&results, mentions);
+        ranked.truncate(limit);
+        results = chunks_by_file(results, &ranked);
+        files = Some(ranked);
+    } else {
+        results.truncate(limit);
+    }
+    source.fill_content(&mut results)?;
+    for (i, h) in results.iter_mut().enumerate() {
+        h.rank = i + 1;
+    }
+    Ok((results, files))
+}
+
+/// Files a document names (a path, a stack frame) that no retriever
+/// found: their outline joins the candidates, so the file can be ranked.
+fn add_mentioned_files(source: &dyn Chunks, results: &mut Vec<Hit>, mentions: &Mentions) -> Result<()> {
+    for path in mentions.paths() {
+        if results.iter().any(|h| &h.path == path) {
+            continue;
+        }
+        if let Some(mut h) = source.file_hit(path)? {
+            h.score = 0.0;
+            results.push(h);
+        }
+    }
+    Ok(())
+}
+
+/// Each hit replaced by its enclosing definition (rank, score and signals
+/// kept), without repeats.
+fn expand_parent(source: &dyn Chunks, hits: Vec<Hit>) -> Result<Vec<Hit>> {
+    let mut out: Vec<Hit> = Vec::with_capacity(hits.len());
+    let mut seen = std::collections::HashSet::new();
+    for h in hits {
+        let mut h2 = match source.parent(&h)? {
+            Some(mut p) => {
+                p.rank = h.rank;
+                p.score = h.score;
+                p.signals = h.signals.clone();
+                p
+            }
+            None => h,
+        };
+        let key = h2.chunk_id.clone().unwrap_or_else(|| format!("{}:{}-{}", h2.path, h2.start_line, h2.end_line));
+        if seen.insert(key) {
+            h2.rank = out.len() + 1;
+            out.push(h2);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,100 @@
+//! A query analysed once. Every retriever, prior and source reads a
+//! [`Question`], never the raw text again: whether it is a document (an
+//! issue report, a traceback), what it names, its literals and which words
+//! may be identifiers are decided here, in one place, so that two
+//! retrievers cannot read the same text two ways.
+
+use serde::Serialize;
+
+use super::intent::{self, Analysis};
+use super::literals::{self, Literal};
+use super::priors::About;
+use super::signals;
+
+/// A word of the query that may name code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Word {
+    /// As written, without punctuation and call parentheses.
+    pub text: String,
+    /// `snake_case`, `camelCase`, `Dotted.name`, `call()`, backticked or `#id`.
+    pub looks_like_code: bool,
+}
+
+/// The analysed query.
+#[derive(Debug, Clone)]
+pub struct Question {
+    pub text: String,
+    /// Long, several lines, fences or frames: an issue report or a pasted
+    /// error, whose words are mostly incidental ([`signals::is_document`]).
+    pub document: bool,
+    /// Intent, retriever weights, graph ask, the document's signals.
+    pub analysis: Analysis,
+    /// Text meant as written (quoted strings, option names, a short query
+    /// whole), matched by phrase. The analysis keeps them only where the
+    /// fusion weighs them (not for graph questions); keyword mode always
+    /// puts them first.
+    pub literals: Vec<Literal>,
+    /// Its words, each with whether it looks like an identifier.
+    pub words: Vec<Word>,
+    /// What it asks about besides code (tests, docs, changelog, …).
+    pub about: About,
+}
+
+impl Question {
+    pub fn new(text: &str) -> Question {
+        let document = signals::is_document(text);
+        let signals = document.then(|| signals::extract(text));
+        let literals = literals::extract(text, document);
+        let analysis = intent::classify(text, document, signals, &literals);
+        Question { text: text.to_string(), document, analysis, literals, words: words(text), about: About::of(text, document) }
+    }
+
+    /// Whether a test's hit should count in full: the query asks about
+    /// tests (a document says "test" of the failing test it shows).
+    pub fn about_tests(&self) -> bool {
+        self.about.tests
+    }
+}
+
+/// The words of `text` that may be identifiers: `snake_case`, `camelCase`,
+/// `Dotted.name`, `call()` or `backticked`.
+fn words(text: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    for raw in text.split_whitespace() {
+        let backticked = raw.starts_with('`');
+        let called = raw.contains("()");
+        let w = raw.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '#'));
+        let w = w.split('(').next().unwrap_or(w).trim_end_matches(['.', ',', '?', ':', ';', '\'', '"']);
+        if w.is_empty() {
+            continue;
+        }
+        let has_inner_upper = w.chars().skip(1).any(|c| c.is_uppercase()) && w.chars().any(|c| c.is_lowercase());
+        let looks_like_code = backticked || called || w.contains('_') || w.contains('.') || has_inner_upper || w.starts_with('#');
+        out.push(Word { text: w.to_string(), looks_like_code });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::intent::Intent;
+
+    #[test]
+    fn code_words_are_told_from_english() {
+        let q = Question::new("where is `parse_header_links` defined? Session.send() HTTPDigestAuth class");
+        let code: Vec<&str> = q.words.iter().filter(|w| w.looks_like_code).map(|w| w.text.as_str()).collect();
+        assert_eq!(code, ["parse_header_links", "Session.send", "HTTPDigestAuth"]);
+        assert!(!q.document);
+    }
+
+    #[test]
+    fn a_traceback_is_a_document_read_once() {
+        let q = Question::new("Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n    g()\nValueError: x");
+        assert!(q.document);
+        assert_eq!(q.analysis.intent, Intent::Document);
+        assert!(q.analysis.signals.is_some());
+        assert!(!q.about_tests());
+        assert!(Question::new("which tests cover retries").about_tests());
+    }
+}
