@@ -25,6 +25,7 @@ mod progress;
 mod query;
 mod settings;
 mod status;
+mod worktree;
 
 pub mod hooks;
 
@@ -41,12 +42,13 @@ pub use query::context::Context;
 pub use query::engine::{Answer, Engine, HybridOptions, SemanticSetup, DEFAULT_WINDOW};
 pub use query::files::{FileChunk, FileHit};
 pub use query::intent::Relation;
-pub use query::retrievers::{Hit, Mode, QueryOptions, Response, SYMBOL_NAME_MATCH};
+pub use query::retrievers::{Hit, Mode, Origin, QueryOptions, Response, SYMBOL_NAME_MATCH};
+pub use worktree::{scan as scan_worktree, Change as WorktreeChange, Layer, LayerFile, LayerOptions, WorktreeError};
 pub use query::server_only::{self as server_query, ServerQueryError};
 pub use query::warm::{WarmEngine, WarmStatus};
 pub use query::{indexed_state, index_notices, open_engine, run as query, short, Output as QueryOutput, Outcome as QueryOutcome, QueryError, Request as QueryRequest};
 pub use settings::{collection_prefix, Overrides, SettingsError, Workspace};
-pub use status::{collect as collect_status, Status, StatusError};
+pub use status::{collect as collect_status, SkippedFile, Status, StatusError, WorktreeStatus};
 pub use semantic::dump::dump_vectors;
 pub use stores::state::now_secs;
 pub use stores::vector::server::ServerOptions;

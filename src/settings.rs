@@ -147,6 +147,13 @@ pub fn index_dir(repo: &Repo, cli: Option<&Path>) -> PathBuf {
 
 /// Chunking options, with `rag.chunkBudget`, `rag.maxFileBytes` and
 /// `rag.windowLines` from git config overriding the defaults.
+impl Workspace {
+    /// How the work tree is laid over the index: with the index's own chunking and path rules.
+    pub fn layer_options(&self) -> crate::worktree::LayerOptions {
+        crate::worktree::LayerOptions { chunk: self.chunk.clone(), paths: self.paths.clone() }
+    }
+}
+
 pub fn chunk_options(repo: &Repo) -> ChunkOptions {
     let mut opts = ChunkOptions::default();
     if let Some(v) = config_usize(repo, "rag.chunkBudget") {

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::worktree::{LayerFile, LayerOptions};
+
 use crate::git::Repo;
 use crate::hooks::RunnerStatus;
 use crate::stores::state::{IndexLock, IndexState, LastRun, PendingRun, STATE_FILE};
@@ -42,6 +44,10 @@ pub struct Status {
     pub vector_coverage: Option<VectorCoverage>,
     /// Background updates started by git hooks: in progress, last run.
     pub hook: Option<RunnerStatus>,
+    /// The work tree's files that differ from the indexed commit: queries
+    /// answer them from the work tree (`None` when not asked or nothing indexed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<WorktreeStatus>,
 }
 
 /// Indexed files whose vectors are in the store, of all indexed files: less
@@ -72,7 +78,7 @@ pub struct SemanticStatus {
 
 /// Collects the status of the index in `index_dir`. `count_vectors` opens the
 /// vector store (briefly, read-only) to count its points.
-pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: bool) -> Result<Status, StatusError> {
+pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: bool, worktree: Option<&LayerOptions>) -> Result<Status, StatusError> {
     let state = IndexState::load(&index_dir.join(STATE_FILE))?;
     let head = repo.head_commit()?.map(|h| h.to_string());
     let indexed = state.as_ref().and_then(|s| s.last_commit.clone());
@@ -117,5 +123,42 @@ pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: 
         semantic,
         vector_coverage,
         hook: crate::hooks::runner_status(index_dir),
+        worktree: match (worktree, state.as_ref().filter(|s| s.last_commit.is_some())) {
+            (Some(opts), Some(state)) => Some(WorktreeStatus::of(crate::worktree::changes(repo, state, opts))),
+            _ => None,
+        },
     })
+}
+
+/// What the work tree lays over the index.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorktreeStatus {
+    pub files: Vec<LayerFile>,
+    /// Differing files that are not searched, and why (their indexed version is hidden too).
+    pub skipped: Vec<SkippedFile>,
+    /// Differing files past the layer's limit (they answer from the index).
+    pub over_cap: usize,
+    /// Why the work tree could not be compared, if it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SkippedFile {
+    pub path: String,
+    pub reason: String,
+}
+
+impl WorktreeStatus {
+    fn of(changes: Result<crate::worktree::Changes, crate::worktree::WorktreeError>) -> WorktreeStatus {
+        match changes {
+            Ok(c) => WorktreeStatus {
+                files: c.listing(),
+                skipped: c.skipped.into_iter().map(|(path, reason)| SkippedFile { path, reason }).collect(),
+                over_cap: c.over_cap,
+                error: None,
+            },
+            Err(e) => WorktreeStatus { files: Vec::new(), skipped: Vec::new(), over_cap: 0, error: Some(e.to_string()) },
+        }
+    }
 }

@@ -148,7 +148,7 @@ fn snapshot(repo: &Path, dir: &Path, semantic: bool) -> Vec<(String, String)> {
         }
     }
     for (q, mode) in QUERIES {
-        let mut v: Value = serde_json::from_str(&rag_ok(repo, &["query", q, "--json", "-n", "10", "--mode", mode, "--index-dir", d])).expect("query json");
+        let mut v: Value = serde_json::from_str(&rag_ok(repo, &["query", q, "--json", "-n", "10", "--mode", mode, "--index-dir", d, "--at-commit"])).expect("query json");
         if let Some(o) = v.as_object_mut() {
             o.remove("took_ms");
             o.remove("timings");
@@ -479,7 +479,7 @@ fn answers(repo: &Path, dir: &Path) -> Vec<String> {
     out.push(state["last_commit"].to_string());
     out.push(state["files"].to_string());
     for (q, mode) in [("check_token", "symbol"), ("check_token", "keyword"), ("reject empty tokens", "hybrid")] {
-        let mut v: Value = serde_json::from_str(&rag_ok(repo, &["query", q, "--json", "--mode", mode, "--index-dir", d])).expect("json");
+        let mut v: Value = serde_json::from_str(&rag_ok(repo, &["query", q, "--json", "--mode", mode, "--index-dir", d, "--at-commit"])).expect("json");
         let o = v.as_object_mut().expect("object");
         o.remove("took_ms");
         o.remove("timings");

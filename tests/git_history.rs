@@ -170,7 +170,10 @@ fn index_a_given_revision() {
     repo.commit("later");
     let out = repo.rag_ok(&["index", "--rev", &first]);
     assert!(out.contains(&first[..12]), "{out}");
-    assert!(repo.hits("later", &["--mode", "symbol"]).is_empty());
+    assert!(repo.hits("later", &["--mode", "symbol", "--at-commit"]).is_empty());
+    // The work tree (at HEAD) is laid over the older index: its new file answers from it.
+    let v = repo.query("later", &["--mode", "symbol"]);
+    assert_eq!((v["results"][0]["path"].as_str(), v["results"][0]["source"].as_str()), (Some("app/later.py"), Some("worktree")), "{v}");
     let status = repo.status(&[]);
     assert_eq!(status["stale"], true);
     let out = repo.rag(&["index", "--rev", "no-such-branch"]);

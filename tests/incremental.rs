@@ -30,7 +30,8 @@ fn rag_ok(dir: &Path, args: &[&str]) -> String {
     crate::common::stdout(&out)
 }
 
-/// Every query of the fixed set, in every mode, against one index dir.
+/// Every query of the fixed set, in every mode, against one index dir
+/// (`--at-commit`: the index's own answers, without the work tree over it).
 fn answers(repo_dir: &Path, index_dir: &Path, semantic: bool) -> Vec<Value> {
     let dir = index_dir.to_str().expect("utf-8 path");
     // Hybrid runs the dense retriever when the index has vectors (the same
@@ -40,7 +41,7 @@ fn answers(repo_dir: &Path, index_dir: &Path, semantic: bool) -> Vec<Value> {
     let mut out = Vec::new();
     for q in QUERIES {
         for mode in modes {
-            let text = rag_ok(repo_dir, &["query", q, "--json", "--limit", "15", "--mode", mode, "--index-dir", dir]);
+            let text = rag_ok(repo_dir, &["query", q, "--json", "--limit", "15", "--mode", mode, "--index-dir", dir, "--at-commit"]);
             let mut v: Value = serde_json::from_str(&text).expect("json");
             let o = v.as_object_mut().expect("object");
             o.remove("took_ms");

@@ -370,6 +370,15 @@ fn the_cli_and_mcp_search_give_the_same_answer() {
         let via_mcp = mcp.tool("search", args);
         assert_eq!(comparable(cli), comparable(via_mcp), "{text} {flags:?}");
     }
+    // The work tree laid over the index: an edited file and a new one answer alike.
+    let auth = std::fs::read_to_string(repo.path().join("pkg/auth.py")).expect("pkg/auth.py");
+    repo.write("pkg/auth.py", format!("{auth}\n\ndef rotate_signing_key(store):\n    return store.rotate()\n"));
+    repo.write("pkg/audit.py", "def audit_trail(events):\n    return [e for e in events if e.user]\n");
+    for text in ["rotate_signing_key", "audit trail of events", "check_token"] {
+        let cli: Value = serde_json::from_str(&repo.rag_ok(&["query", text, "--json"])).expect("CLI JSON");
+        assert!(cli["results"].as_array().is_some_and(|r| r.iter().any(|h| h["source"] == "worktree")), "{cli}");
+        assert_eq!(comparable(cli), comparable(mcp.tool("search", json!({"query": text}))), "{text} (work tree)");
+    }
     mcp.finish();
 }
 

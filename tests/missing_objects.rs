@@ -41,7 +41,7 @@ fn contents(dir: &Path, index_dir: &Path) -> (Value, Vec<Value>) {
     let answers = ["invoice total", "sum_lines", "apply_tax", "renderInvoice"]
         .iter()
         .map(|q| {
-            let out = rag_in(dir, &["--index-dir", &index_dir.display().to_string(), "query", q, "--json", "--mode", "keyword"]);
+            let out = rag_in(dir, &["--index-dir", &index_dir.display().to_string(), "query", q, "--json", "--mode", "keyword", "--at-commit"]);
             let v: Value = serde_json::from_str(&stdout(&out)).expect("query json");
             v["results"].clone()
         })

@@ -41,7 +41,7 @@ fn contents(dir: &Path, index_dir: &Path) -> (Value, Vec<Value>) {
     let answers = ["invoice total", "left_pad", "generated_descriptor", "guide", "opaque data"]
         .iter()
         .map(|q| {
-            let out = rag_in(dir, &["--index-dir", &idx, "query", q, "--json", "--mode", "keyword"]);
+            let out = rag_in(dir, &["--index-dir", &idx, "query", q, "--json", "--mode", "keyword", "--at-commit"]);
             serde_json::from_str::<Value>(&stdout(&out)).expect("query json")["results"].clone()
         })
         .collect();

@@ -27,3 +27,4 @@ mod path_rules;
 mod rerank_api;
 mod semantic;
 mod state_schema;
+mod worktree;

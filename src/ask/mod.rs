@@ -92,7 +92,7 @@ pub fn ask(
     req: &AskRequest,
     sink: &mut dyn FnMut(&str) -> std::io::Result<()>,
 ) -> Result<Asked, AskError> {
-    let query = Request { text: req.question.clone(), search: req.search.clone(), rerank: false, context_budget: Some(req.budget) };
+    let query = Request { text: req.question.clone(), search: req.search.clone(), rerank: false, context_budget: Some(req.budget), worktree: None };
     let outcome = crate::query::run(engine, repo, reranker, &query)?;
     let Output::Context(context) = outcome.output else {
         unreachable!("a request with a context budget is answered with a context")

@@ -137,6 +137,10 @@ pub enum Command {
         /// with its best chunks; `--limit` counts files.
         #[arg(long, conflicts_with = "context")]
         files: bool,
+        /// Answer from the indexed commit alone. By default the files of the work
+        /// tree that differ from it (edited, new, deleted) answer from the work tree.
+        #[arg(long)]
+        at_commit: bool,
         /// Print a token-budgeted, cited context for an LLM (Markdown; JSON with --json).
         #[arg(long)]
         context: bool,

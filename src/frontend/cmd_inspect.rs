@@ -7,7 +7,7 @@ use git_rag::{short, Workspace};
 use crate::output::outln;
 
 pub fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
-    let status = git_rag::collect_status(&ws.repo, &ws.index_dir, &ws.backend, true)?;
+    let status = git_rag::collect_status(&ws.repo, &ws.index_dir, &ws.backend, true, Some(&ws.layer_options()))?;
     if json {
         outln!("{}", serde_json::to_string_pretty(&status)?);
         return Ok(ExitCode::SUCCESS);
@@ -20,6 +20,9 @@ pub fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
         outln!("indexing: a run is in progress");
     }
     outln!("counts:   {} files, {} chunks, {} symbols", status.counts.files, status.counts.chunks, status.counts.symbols);
+    if let Some(w) = &status.worktree {
+        print_worktree(w)?;
+    }
     if !status.pending.is_empty() {
         outln!("pending:  {} files whose git objects could not be read (the next `git rag index` tries them again):", status.pending.len());
         for (path, p) in status.pending.iter().take(10) {
@@ -131,4 +134,30 @@ fn gc_server(ws: &Workspace, server: &git_rag::ServerOptions, yes: bool, json: b
         outln!("run `git rag gc --yes` to delete them");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the work tree lays over the index, a line per file (the first 20).
+fn print_worktree(w: &git_rag::WorktreeStatus) -> Result<()> {
+    if let Some(e) = &w.error {
+        outln!("work tree: not compared with the index: {e}");
+        return Ok(());
+    }
+    if w.files.is_empty() && w.skipped.is_empty() {
+        outln!("work tree: same as the indexed commit");
+        return Ok(());
+    }
+    outln!("work tree: {} files differ from the indexed commit; queries answer them from the work tree (--at-commit: not)", w.files.len());
+    for f in w.files.iter().take(20) {
+        outln!("          {:<8} {}", format!("{:?}", f.change).to_lowercase(), f.path);
+    }
+    if w.files.len() > 20 {
+        outln!("          … and {} more", w.files.len() - 20);
+    }
+    for s in &w.skipped {
+        outln!("          skipped  {} ({})", s.path, s.reason);
+    }
+    if w.over_cap > 0 {
+        outln!("          {} more past the limit answer from the index", w.over_cap);
+    }
+    Ok(())
 }

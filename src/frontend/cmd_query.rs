@@ -111,7 +111,8 @@ fn print_hits(hits: &[Hit], preview: usize) -> Result<()> {
         eprintln!("git-rag: no results");
     }
     for hit in hits {
-        outln!("{}:{}-{}  {}  [{}, {:.3}]", hit.path, hit.start_line, hit.end_line, hit.symbol.as_deref().unwrap_or("-"), hit.kind, hit.score);
+        let source = if hit.source == git_rag::Origin::Worktree { ", work tree" } else { "" };
+        outln!("{}:{}-{}  {}  [{}, {:.3}{source}]", hit.path, hit.start_line, hit.end_line, hit.symbol.as_deref().unwrap_or("-"), hit.kind, hit.score);
         for line in hit.content.lines().filter(|l| !l.trim().is_empty()).take(preview) {
             let line: String = line.chars().take(120).collect();
             outln!("    {line}");

@@ -22,6 +22,8 @@ use crate::graph::GraphReader;
 use super::graph_answers::identifier_subjects;
 use crate::query::intent::{Analysis, GraphAsk, Intent, Relation};
 use crate::query::question::Question;
+use super::layered::Keyword;
+use crate::worktree::Layer;
 use crate::stores::keyword::KeywordIndex;
 use crate::query::retrievers::{self as search, Hit, Mode, QueryOptions, Response, Retriever};
 use crate::stores::state::IndexState;
@@ -327,8 +329,14 @@ impl Engine {
         problems
     }
 
-    /// Answers a query in the mode asked for.
+    /// Answers a query in the mode asked for, from the indexed commit.
     pub fn search(self: &Arc<Self>, text: &str, opts: &HybridOptions) -> Result<Answer> {
+        self.search_over(text, opts, None)
+    }
+
+    /// Answers a query from the indexed commit with `layer` (the work tree)
+    /// over it: the layer's paths answer from the layer alone.
+    pub fn search_over(self: &Arc<Self>, text: &str, opts: &HybridOptions, layer: Option<&Layer>) -> Result<Answer> {
         let started = Instant::now();
         let mut q = Question::new(text);
         if let Some(r) = opts.relation {
@@ -346,15 +354,20 @@ impl Engine {
             timings: Default::default(),
             files: None,
         };
-        let list_opts = super::pipeline::list_options(opts);
+        let mut list_opts = super::pipeline::list_options(opts);
+        if let Some(layer) = layer {
+            list_opts.hide = layer.hidden.clone();
+        }
         let single_opts = &list_opts;
+        let kw = Keyword { base: &self.keyword, layer };
 
-        // The indexed files the query names (a path, a stack frame).
-        let mentions = Mentions::new(analysis.signals.as_ref(), self.state.files.keys());
+        // The files the query names (a path, a stack frame), indexed or new in the work tree.
+        let new_files = layer.into_iter().flat_map(|l| l.files.iter()).filter(|f| f.change == crate::worktree::Change::Added).map(|f| &f.path);
+        let mentions = Mentions::new(analysis.signals.as_ref(), self.state.files.keys().chain(new_files));
         let results = match opts.query.mode {
             Mode::Keyword | Mode::Symbol => {
                 answer.retrievers.push(if opts.query.mode == Mode::Keyword { Retriever::Bm25 } else { Retriever::Symbol });
-                search::search(&self.keyword, &q, single_opts)?.results
+                kw.list(single_opts, |index, o| Ok(search::search(index, &q, o)?.results))?
             }
             Mode::Semantic => {
                 let (dense, fresh) = self.dense_fresh().map_err(HybridError::Unavailable)?;
@@ -370,20 +383,21 @@ impl Engine {
                 answer.retrievers.push(Retriever::Graph);
                 let ask = analysis.graph.clone().unwrap_or(GraphAsk { relation: Relation::Callers, subject: identifier_subjects(text), context: Vec::new() });
                 let neighbours = analysis.graph.is_none() && opts.relation.is_none();
-                let (hits, subjects) = self.graph_list(graph, &ask, neighbours, true, opts.depth, single_opts)?;
+                let (mut hits, subjects) = self.graph_list(graph, &ask, neighbours, true, opts.depth, single_opts)?;
+                hits.retain(|h| !kw.hides(&h.path));
                 answer.subjects = subjects;
                 hits
             }
-            Mode::Hybrid => self.hybrid(&q, &mentions, opts, &list_opts, &mut answer)?,
+            Mode::Hybrid => self.hybrid(&q, &kw, &mentions, opts, &list_opts, &mut answer)?,
         };
-        let (results, files) = super::pipeline::finish(&self.keyword, &q, &mentions, results, opts)?;
+        let (results, files) = super::pipeline::finish(&kw, &q, &mentions, results, opts)?;
         answer.files = files;
         answer.response.results = results;
         answer.response.took_ms = millis(started);
         Ok(answer)
     }
 
-    fn hybrid(self: &Arc<Self>, q: &Question, mentions: &Mentions, opts: &HybridOptions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<Hit>> {
+    fn hybrid(self: &Arc<Self>, q: &Question, kw: &Keyword, mentions: &Mentions, opts: &HybridOptions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<Hit>> {
         let analysis = &q.analysis;
         let w = analysis.weights;
         let dense_wanted = w.dense > 0.0 && self.state.semantic.is_some() && self.semantic.is_some();
@@ -400,39 +414,17 @@ impl Engine {
         let wants_patterns = analysis.wants_patterns || analysis.intent == Intent::Concept;
         let dense_rx = dense_wanted.then(|| self.spawn_dense(q, list_opts, wants_patterns));
         let started = Instant::now();
-        let mut lists: Vec<(Retriever, f32, Vec<Hit>)> = Vec::new();
-        for (name, weight, mode) in [(Retriever::Bm25, w.bm25, Mode::Keyword), (Retriever::Symbol, w.symbol, Mode::Symbol)] {
-            if weight > 0.0 {
-                let t = Instant::now();
-                let mut o = list_opts.clone();
-                o.mode = mode;
-                // Only name matches (exact or prefix) are symbol evidence; a
-                // symbol list of loose token matches would only add noise.
-                let hits = match (mode, &analysis.signals) {
-                    // A document names its code among many words: look the names up one by one.
-                    (Mode::Symbol, Some(signals)) => self.signal_symbols(signals, mentions, &o)?,
-                    (Mode::Symbol, None) => search::symbol_name_matches(&self.keyword, &q.words, &o)?,
-                    _ => search::bm25_list(&self.keyword, q, &o)?,
-                };
-                answer.timings.insert(name.as_str(), millis(t));
-                lists.push((name, weight, hits));
-            }
-        }
-        if !analysis.literals.is_empty() {
-            let t = Instant::now();
-            let hits = search::literal_matches(&self.keyword, &analysis.literals, analysis.intent == Intent::Document, list_opts)?;
-            answer.timings.insert(Retriever::Exact.as_str(), millis(t));
-            if !hits.is_empty() {
-                let weight = if analysis.intent == Intent::Document { EXACT_DOCUMENT_WEIGHT } else { EXACT_WEIGHT };
-                lists.push((Retriever::Exact, weight, hits));
-            }
-        }
+        let mut lists = self.keyword_lists(q, kw, mentions, list_opts, answer)?;
         let t = Instant::now();
         let graph_part = match (&analysis.graph, w.graph > 0.0) {
             (Some(ask), true) => Some(match self.graph() {
                 // The subject itself comes from the other retrievers (it is their
                 // best match); the graph list holds only what it relates to.
-                Ok(g) => self.graph_list(g, ask, false, false, opts.depth, list_opts).map_err(Unavailable::failed),
+                Ok(g) => self.graph_list(g, ask, false, false, opts.depth, list_opts).map_err(Unavailable::failed).map(|(mut hits, subjects)| {
+                    // The graph is the indexed commit's: the layer's paths answer from the layer.
+                    hits.retain(|h| !kw.hides(&h.path));
+                    (hits, subjects)
+                }),
                 Err(e) => Err(e),
             }),
             _ => None,
@@ -484,13 +476,47 @@ impl Engine {
     }
 
 
+    /// The keyword side's lists (BM25, names, literals), over the work tree when there is one.
+    fn keyword_lists(&self, q: &Question, kw: &Keyword, mentions: &Mentions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<(Retriever, f32, Vec<Hit>)>> {
+        let (analysis, w) = (&q.analysis, q.analysis.weights);
+        let mut lists: Vec<(Retriever, f32, Vec<Hit>)> = Vec::new();
+        for (name, weight, mode) in [(Retriever::Bm25, w.bm25, Mode::Keyword), (Retriever::Symbol, w.symbol, Mode::Symbol)] {
+            if weight > 0.0 {
+                let t = Instant::now();
+                let mut o = list_opts.clone();
+                o.mode = mode;
+                // Only name matches (exact or prefix) are symbol evidence; a
+                // symbol list of loose token matches would only add noise.
+                let hits = match (mode, &analysis.signals) {
+                    // A document names its code among many words: look the names up one by one.
+                    (Mode::Symbol, Some(signals)) => self.signal_symbols(kw, signals, mentions, &o)?,
+                    (Mode::Symbol, None) => kw.list(&o, |index, o| search::symbol_name_matches(index, &q.words, o))?,
+                    _ => kw.list(&o, |index, o| search::bm25_list(index, q, o))?,
+                };
+                answer.timings.insert(name.as_str(), millis(t));
+                lists.push((name, weight, hits));
+            }
+        }
+        if !analysis.literals.is_empty() {
+            let t = Instant::now();
+            let hits = kw.list(list_opts, |index, o| search::literal_matches(index, &analysis.literals, analysis.intent == Intent::Document, o))?;
+            answer.timings.insert(Retriever::Exact.as_str(), millis(t));
+            if !hits.is_empty() {
+                let weight = if analysis.intent == Intent::Document { EXACT_DOCUMENT_WEIGHT } else { EXACT_WEIGHT };
+                lists.push((Retriever::Exact, weight, hits));
+            }
+        }
+        Ok(lists)
+    }
+
     /// Definitions a document names, surest name first: each name's best
     /// few matches, interleaved so one common name cannot fill the list.
-    fn signal_symbols(&self, signals: &super::signals::Signals, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>> {
+    fn signal_symbols(&self, kw: &Keyword, signals: &super::signals::Signals, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>> {
         const PER_NAME: usize = 3;
         let mut per_name = Vec::new();
         for id in &signals.identifiers {
-            let mut hits = search::symbol_name_matches(&self.keyword, &Question::new(&id.name).words, opts)?;
+            let words = Question::new(&id.name).words;
+            let mut hits = kw.list(opts, |index, o| search::symbol_name_matches(index, &words, o))?;
             // A stack frame names its file: its definition there first.
             hits.sort_by(|a, b| mentions.of(&b.path).total_cmp(&mentions.of(&a.path)));
             hits.truncate(PER_NAME);
@@ -548,25 +574,5 @@ impl Engine {
         self.drop_stale(&mut hits);
         timings.insert("vector_search", millis(t));
         Ok(hits)
-    }
-}
-
-/// The local index's side of the shared stage: content and file outlines
-/// from the keyword index, a chunk's parent by its `parent_id`.
-impl super::pipeline::Chunks for KeywordIndex {
-    fn fill_content(&self, hits: &mut [Hit]) -> search::Result<()> {
-        search::fill_content(self, hits)
-    }
-
-    fn file_hit(&self, path: &str) -> search::Result<Option<Hit>> {
-        search::file_hit(self, path)
-    }
-
-    fn parent(&self, hit: &Hit) -> search::Result<Option<Hit>> {
-        let Some(id) = &hit.chunk_id else { return Ok(None) };
-        match search::chunk_hit(self, id)? {
-            Some((_, Some(parent))) => Ok(search::chunk_hit(self, &parent)?.map(|(p, _)| p)),
-            _ => Ok(None),
-        }
     }
 }

@@ -285,6 +285,7 @@ mod tests {
             score,
             content: String::new(),
             signals: Ranks::default(),
+            source: Default::default(),
             chunk_id: None,
         }
     }

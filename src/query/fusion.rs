@@ -163,6 +163,7 @@ mod tests {
             score: 0.0,
             content: format!("{path} {s}"),
             signals: Signals::default(),
+            source: Default::default(),
             chunk_id: Some(id.into()),
         }
     }

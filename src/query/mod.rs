@@ -12,6 +12,7 @@ pub mod files;
 mod fusion;
 mod graph_answers;
 pub mod intent;
+mod layered;
 mod literals;
 mod pattern_hits;
 mod pipeline;
@@ -31,6 +32,7 @@ use crate::progress::millis;
 use crate::git::{BlobReader, Repo};
 use crate::semantic::rerank::{Reranker, RerankerSource};
 use crate::stores::state::{IndexState, STATE_FILE};
+use crate::worktree::LayerOptions;
 use engine::{Answer, Engine, HybridOptions, SemanticSetup};
 use retrievers::Mode;
 
@@ -61,6 +63,9 @@ pub struct Request {
     pub rerank: bool,
     /// `Some(budget)`: assemble a token-budgeted context instead of a list.
     pub context_budget: Option<usize>,
+    /// Search the work tree too, laid over the index (`None`: the indexed
+    /// commit alone, `--at-commit`).
+    pub worktree: Option<LayerOptions>,
 }
 
 /// The answer to a [`Request`]; as JSON, the answer's or the context's.
@@ -122,7 +127,12 @@ pub fn run(engine: &Arc<Engine>, repo: &Repo, reranker: &RerankerSource, req: &R
     if rerank && reranker.is_none() {
         notices.push(Reranker::missing(source));
     }
-    let mut answer = engine.search(&req.text, &req.search)?;
+    let (layer, scan_ms) = worktree_layer(engine, repo, req, &mut notices);
+    let mut answer = engine.search_over(&req.text, &req.search, layer.as_ref())?;
+    if let Some((status, analyse)) = scan_ms {
+        answer.timings.insert("worktree_status", status);
+        answer.timings.insert("worktree_analyse", analyse);
+    }
     if let Some(r) = reranker {
         let t = Instant::now();
         match r.and_then(|r| r.rerank(&req.text, &mut answer.response.results, 20)) {
@@ -140,12 +150,34 @@ pub fn run(engine: &Arc<Engine>, repo: &Repo, reranker: &RerankerSource, req: &R
         None => Output::Answer(Box::new(answer)),
         Some(budget) => {
             let reader = BlobReader::new(repo);
-            let read_file = |path: &str| read_indexed_file(engine, &reader, path);
+            let read_file = |path: &str| match layer.as_ref().filter(|l| l.hides(path)) {
+                Some(l) => l.text(path).map(str::to_string),
+                None => read_indexed_file(engine, &reader, path),
+            };
             let pieces = pieces::context_pieces(engine, &answer, &read_file)?;
             Output::Context(Box::new(context::assemble(&req.text, pieces, &context::ContextOptions { budget })))
         }
     };
     Ok(Outcome { output, notices })
+}
+
+/// The work tree laid over the index, when the request asks for it and it
+/// differs from the indexed commit; and what comparing (and analysing) took.
+/// A work tree that cannot be compared is a notice, not an error.
+fn worktree_layer(engine: &Engine, repo: &Repo, req: &Request, notices: &mut Vec<String>) -> (Option<crate::worktree::Layer>, Option<(f64, f64)>) {
+    let Some(opts) = &req.worktree else { return (None, None) };
+    match crate::worktree::scan(repo, engine.state(), engine.keyword(), opts) {
+        Ok(layer) if layer.is_empty() => (None, Some(layer.took_ms)),
+        Ok(layer) => {
+            notices.extend(layer.notices());
+            let took = layer.took_ms;
+            (Some(layer), Some(took))
+        }
+        Err(e) => {
+            notices.push(format!("the work tree is not searched ({e}); answering from the index alone"));
+            (None, None)
+        }
+    }
 }
 
 /// The text of `path` at the indexed commit (from its blob, never the work tree).

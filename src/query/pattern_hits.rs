@@ -20,6 +20,7 @@ pub(super) fn pattern_hit(p: &crate::analysis::patterns::Pattern, rank: usize) -
         score: 0.0,
         content: format!("{} (used {} times in {} files)\n{}", p.description, p.count, p.files, ex.snippet),
         signals: search::Signals { patterns: Some(rank), ..Default::default() },
+        source: Default::default(),
         chunk_id: Some(format!("pattern:{}", p.key)),
     })
 }

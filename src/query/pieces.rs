@@ -161,6 +161,7 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
                 score: 0.0,
                 content: String::new(),
                 signals: Default::default(),
+                source: Default::default(),
                 chunk_id: None,
             };
             pieces.push(piece(Section::Definitions, &h, range, None));

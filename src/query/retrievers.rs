@@ -82,12 +82,15 @@ pub struct QueryOptions {
     /// Drop results whose score (in hybrid mode the fused score, after the
     /// priors) is below this.
     pub min_score: Option<f32>,
+    /// Paths whose indexed chunks are left out: the work tree holds another
+    /// version of them, or none (see [`crate::worktree`]).
+    pub hide: std::sync::Arc<BTreeSet<String>>,
 }
 
 impl QueryOptions {
     /// `limit` results of `mode`, with no filters.
     pub fn new(mode: Mode, limit: usize) -> QueryOptions {
-        QueryOptions { mode, limit, lang: None, path: None, exclude: Vec::new(), kind: None, min_score: None }
+        QueryOptions { mode, limit, lang: None, path: None, exclude: Vec::new(), kind: None, min_score: None, hide: Default::default() }
     }
 }
 
@@ -142,6 +145,17 @@ pub struct Signals {
     pub exact: Option<usize>,
 }
 
+/// Where a result comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// The indexed commit.
+    #[default]
+    Commit,
+    /// A file of the work tree that differs from the indexed commit.
+    Worktree,
+}
+
 /// One result, in the shape of the JSON contract.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Hit {
@@ -155,6 +169,8 @@ pub struct Hit {
     pub score: f32,
     pub content: String,
     pub signals: Signals,
+    /// The indexed commit, or the work tree laid over it.
+    pub source: Origin,
     /// The chunk this hit stands for, when known: the fusion key.
     #[serde(skip)]
     pub chunk_id: Option<String>,
@@ -303,7 +319,7 @@ pub fn payload_filter<'a>(opts: &QueryOptions, paths: impl Iterator<Item = &'a S
         // Only --exclude: name the few paths it drops, not the many it keeps.
         filter = if rule.include.is_none() { filter.none_of("path", drop) } else { filter.any_of("path", keep) };
     }
-    Ok(Some(filter))
+    Ok(Some(filter.none_of("path", opts.hide.iter().cloned().collect())))
 }
 
 /// Hits of the ranked dense results; symbol hits carry no chunk text, so
@@ -337,6 +353,7 @@ pub fn dense_hits(store: &dyn VectorStore, ranked: Vec<(String, f32, serde_json:
             score,
             content: get("content").or_else(|| get("signature")).unwrap_or_default(),
             signals: Signals { dense: Some(rank), ..Signals::default() },
+            source: Default::default(),
             chunk_id: if id.starts_with("symbol:") { None } else { Some(id.clone()) },
         });
     }
@@ -363,6 +380,10 @@ fn filters(searcher: &Searcher, path_field: Field, lang_field: Field, kind_field
     }
     if let Some(k) = &opts.kind {
         out.push((Occur::Must, Box::new(TermQuery::new(Term::from_field_text(kind_field, &k.to_lowercase()), IndexRecordOption::Basic))));
+    }
+    if !opts.hide.is_empty() {
+        let terms: Vec<Term> = opts.hide.iter().map(|p| Term::from_field_text(path_field, p)).collect();
+        out.push((Occur::MustNot, Box::new(TermSetQuery::new(terms))));
     }
     if !rule.is_empty() {
         // Expand the globs against the paths in the index.
@@ -654,6 +675,7 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
                 score: 0.0,
                 content: get_str(&doc, cf.content).unwrap_or_default(),
                 signals: Signals::default(),
+                source: Default::default(),
                 chunk_id: Some(id.clone()),
             },
         ));
@@ -786,6 +808,7 @@ fn symbol_search(
             score,
             content,
             signals: Signals { symbol: Some(i + 1), ..Signals::default() },
+            source: Default::default(),
             chunk_id,
         });
     }
@@ -841,6 +864,7 @@ pub fn symbol_hit(index: &KeywordIndex, path: &str, qualified: &str) -> Result<O
         score: 0.0,
         content,
         signals: Signals::default(),
+        source: Default::default(),
         chunk_id,
     }))
 }
@@ -883,6 +907,7 @@ fn hit_of_chunk(index: &KeywordIndex, doc: &tantivy::TantivyDocument, id: &str) 
         score: 0.0,
         content: get_str(doc, cf.content).unwrap_or_default(),
         signals: Signals::default(),
+        source: Default::default(),
         chunk_id: Some(id.to_string()),
     }
 }

@@ -181,14 +181,14 @@ fn search(server: &Server, a: SearchArgs) -> ToolResult {
     search.query.min_score = a.min_score;
     search.query.kind = a.kind;
     search.files = a.files;
-    let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: a.rerank, context_budget: None };
+    let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: a.rerank, context_budget: None, worktree: Some(server.ws.layer_options()) };
     Ok(serde_json::to_value(query(server, &request)?)?)
 }
 
 fn context(server: &Server, a: ContextArgs) -> ToolResult {
     let budget = in_range("budget", a.budget, 200_000)?;
     let search = options(server, Mode::Hybrid, in_range("limit", a.limit, MAX_LIMIT)?);
-    let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: false, context_budget: Some(budget) };
+    let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: false, context_budget: Some(budget), worktree: Some(server.ws.layer_options()) };
     Ok(serde_json::to_value(query(server, &request)?)?)
 }
 
@@ -230,7 +230,7 @@ fn graph(server: &Server, a: GraphArgs, relation: Relation) -> ToolResult {
 }
 
 fn status(server: &Server, _: StatusArgs) -> ToolResult {
-    let status = git_rag::collect_status(&server.ws.repo, &server.opts.index_dir, &server.ws.backend, false)?;
+    let status = git_rag::collect_status(&server.ws.repo, &server.opts.index_dir, &server.ws.backend, false, Some(&server.ws.layer_options()))?;
     let mut value = serde_json::to_value(status)?;
     value["server"] = serde_json::to_value(server.engine.status())?;
     Ok(value)

@@ -189,6 +189,11 @@ pub struct KeywordIndex {
     /// Readers, opened once: opening one reads every segment's metadata,
     /// which costs more than a query on a large index.
     readers: std::sync::OnceLock<(IndexReader, IndexReader)>,
+    /// For an index laid over another (the work tree over the indexed
+    /// commit, [`KeywordIndex::layer_over`]): the index under it, whose
+    /// documents count in this one's BM25 statistics, so that scores of
+    /// both are on one scale.
+    under: Option<(IndexReader, IndexReader)>,
 }
 
 impl KeywordIndex {
@@ -207,7 +212,31 @@ impl KeywordIndex {
         let (ss, sf) = symbol_schema();
         let chunks = open_one(&root.join("chunks"), cs, create)?;
         let symbols = open_one(&root.join("symbols"), ss, create)?;
-        Ok(KeywordIndex { chunks, symbols, cf, sf, root: root.to_path_buf(), readers: std::sync::OnceLock::new() })
+        Ok(KeywordIndex { chunks, symbols, cf, sf, root: root.to_path_buf(), readers: std::sync::OnceLock::new(), under: None })
+    }
+
+    /// An empty index in memory, laid over `under`: its BM25 statistics
+    /// count both indexes' documents. The caller hides from `under` the
+    /// paths this one holds, so a term's document frequency is off only by
+    /// the hidden documents (a few files' worth against a whole repository).
+    pub fn layer_over(under: &KeywordIndex) -> Result<KeywordIndex> {
+        let (cs, cf) = chunk_schema();
+        let (ss, sf) = symbol_schema();
+        let in_ram = |schema: Schema| {
+            let index = Index::create_in_ram(schema);
+            index.tokenizers().register(TOKENIZER, analyzer());
+            index.tokenizers().register(EXACT_TOKENIZER, TextAnalyzer::builder(ExactTokenizer).build());
+            index
+        };
+        Ok(KeywordIndex {
+            chunks: in_ram(cs),
+            symbols: in_ram(ss),
+            cf,
+            sf,
+            root: PathBuf::from("(work tree, in memory)"),
+            readers: std::sync::OnceLock::new(),
+            under: Some(under.readers()?),
+        })
     }
 
     /// Removes everything on disk (used before a full rebuild after a schema change).
@@ -275,7 +304,8 @@ impl KeywordIndex {
     /// Top documents for `query` under exact statistics, ties broken by the
     /// content-derived key so that equal indexes give equal rankings.
     pub fn top_docs(&self, searcher: &Searcher, query: &dyn Query, limit: usize, key_field: &str) -> Result<Vec<(f32, DocAddress)>> {
-        let stats = ExactStats::new(searcher);
+        let under = self.under.as_ref().map(|(c, s)| if searcher.schema() == &self.chunks.schema() { c.searcher() } else { s.searcher() });
+        let stats = LayeredStats { parts: std::iter::once(ExactStats::new(searcher)).chain(under.as_ref().map(ExactStats::new)).collect() };
         let key_field = key_field.to_string();
         let collector = TopDocs::with_limit(limit.max(1)).tweak_score(move |seg: &SegmentReader| {
             let keys = seg.fast_fields().u64(&key_field).ok().map(|c| c.first_or_default_col(0));
@@ -553,6 +583,25 @@ impl Bm25StatisticsProvider for ExactStats<'_> {
             }
         }
         Ok(total)
+    }
+}
+
+/// The statistics of several indexes as if they were one.
+struct LayeredStats<'s> {
+    parts: Vec<ExactStats<'s>>,
+}
+
+impl Bm25StatisticsProvider for LayeredStats<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        self.parts.iter().map(|p| p.total_num_tokens(field)).sum()
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        self.parts.iter().map(|p| p.total_num_docs()).sum()
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        self.parts.iter().map(|p| p.doc_freq(term)).sum()
     }
 }
 

@@ -1,0 +1,317 @@
+//! The work tree as a layer over the commit-keyed index.
+//!
+//! The index holds one commit and never changes for an edit; what an agent
+//! or a person is editing lives here instead: the files of the work tree
+//! that differ from the indexed commit (modified, added and not ignored,
+//! deleted; staged or not; also the files of commits made since the index
+//! ran), analysed by the same code as the indexer into a keyword index in
+//! memory. A query searches both and lets the layer win: a path the layer
+//! holds hides that path's indexed chunks, a deleted path answers nothing.
+//!
+//! Invariants: nothing here writes to the index directory; a file is in the
+//! layer only as a whole, read when its size and modification time held
+//! still across the read; and the path rules of the index (`rag.include`,
+//! `rag.exclude`, `.gitattributes`) decide what the layer holds, as they
+//! decide what is indexed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use gix::ObjectId;
+
+use crate::analysis::chunk::{self, ChunkOptions};
+use crate::analysis::lang;
+use crate::git::{BlobReader, Repo};
+use crate::index::paths::{is_attributes_file, PathFilter, PathRules};
+use crate::stores::keyword::KeywordIndex;
+use crate::stores::state::IndexState;
+
+/// Most work-tree files analysed into the layer; past it (a generated
+/// folder, a checkout of another branch) the rest answer from the index.
+pub const MAX_FILES: usize = 2_000;
+
+/// Files larger than this are left to the index (a data dump being written).
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+const BINARY: &str = "binary";
+
+/// Reads of a file that kept changing before it is left out.
+const READ_TRIES: usize = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorktreeError {
+    #[error("the work tree of {dir} cannot be compared with the index: {message}")]
+    Status { dir: String, message: String },
+    #[error(transparent)]
+    Keyword(#[from] crate::stores::keyword::KeywordError),
+    #[error(transparent)]
+    Rules(#[from] crate::index::paths::PathRulesError),
+}
+
+/// How a path of the layer differs from the indexed commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    Modified,
+    Added,
+    Deleted,
+}
+
+/// A path the layer holds.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LayerFile {
+    pub path: String,
+    pub change: Change,
+    /// Blob id of the work-tree content (none for a deleted file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+}
+
+/// The work tree's files that differ from the indexed commit, analysed.
+pub struct Layer {
+    /// The indexed commit the layer lies over.
+    pub base: String,
+    /// Every path the layer holds, in path order.
+    pub files: Vec<LayerFile>,
+    /// Paths whose indexed chunks a query leaves out: every path of the layer.
+    pub hidden: std::sync::Arc<BTreeSet<String>>,
+    /// Work-tree files that differ but are not searchable, and why (binary,
+    /// too large, still being written, unreadable); their indexed version is
+    /// hidden too, since it is not what the work tree holds.
+    pub skipped: Vec<(String, String)>,
+    /// Differing files past [`MAX_FILES`]: they answer from the index.
+    pub over_cap: usize,
+    /// The layer's chunks and symbols (in memory, scored with the index's statistics).
+    pub keyword: KeywordIndex,
+    /// Text of the layer's files, for contexts and citations.
+    texts: BTreeMap<String, String>,
+    /// Milliseconds spent: comparing with the index, then analysing.
+    pub took_ms: (f64, f64),
+}
+
+impl Layer {
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.skipped.is_empty()
+    }
+
+    /// The work-tree text of a file the layer holds.
+    pub fn text(&self, path: &str) -> Option<&str> {
+        self.texts.get(path).map(String::as_str)
+    }
+
+    /// What a user should know about the layer (stderr lines).
+    pub fn notices(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.files.is_empty() {
+            let base = &self.base[..self.base.len().min(12)];
+            out.push(format!(
+                "searching the work tree too: {} files differ from the indexed commit {base} (dense search and the graph leave them out until they are indexed)",
+                self.files.len()
+            ));
+        }
+        for (path, why) in &self.skipped {
+            out.push(format!("{path}: not searched ({why}); its indexed version is left out"));
+        }
+        if self.over_cap > 0 {
+            out.push(format!("{} more changed files are past the work tree's limit of {MAX_FILES}: they answer from the index (run `git rag index` after committing)", self.over_cap));
+        }
+        out
+    }
+
+    /// Whether the layer decides what `path` holds (its own chunks, or nothing).
+    pub fn hides(&self, path: &str) -> bool {
+        self.hidden.contains(path)
+    }
+}
+
+/// What the layer is made with: the index's own analysis options and path rules.
+#[derive(Debug, Clone, Default)]
+pub struct LayerOptions {
+    pub chunk: ChunkOptions,
+    pub paths: PathRules,
+}
+
+/// The work tree's files that differ from the indexed commit, read but not
+/// analysed (what `git rag status` lists).
+pub struct Changes {
+    pub base: String,
+    /// Path, how it differs, and its text with its blob id (none when deleted).
+    pub files: Vec<(String, Change, Option<(Vec<u8>, ObjectId)>)>,
+    pub skipped: Vec<(String, String)>,
+    pub over_cap: usize,
+    /// Milliseconds it took.
+    pub took_ms: f64,
+}
+
+impl Changes {
+    /// The paths and how they differ, for a listing.
+    pub fn listing(&self) -> Vec<LayerFile> {
+        self.files.iter().map(|(path, change, content)| LayerFile { path: path.clone(), change: *change, blob: content.as_ref().map(|(_, id)| id.to_string()) }).collect()
+    }
+}
+
+/// Compares the work tree with the indexed commit of `state`: the files
+/// that differ, read whole, as the index's path rules select them.
+pub fn changes(repo: &Repo, state: &IndexState, opts: &LayerOptions) -> Result<Changes, WorktreeError> {
+    let started = Instant::now();
+    let base = state.last_commit.clone().unwrap_or_default();
+    let mut out = Changes { base: base.clone(), files: Vec::new(), skipped: Vec::new(), over_cap: 0, took_ms: 0.0 };
+    let workdir = repo.local().workdir().map(Path::to_path_buf);
+    let (Some(workdir), Ok(base_id)) = (workdir, ObjectId::from_hex(base.as_bytes())) else {
+        // A bare repository, or nothing indexed: nothing to lay over.
+        return Ok(out);
+    };
+    if !repo.local().index_path().exists() {
+        // Never checked out (`clone --no-checkout`, a CI fetch): the empty
+        // folder is not an edit of every file.
+        return Ok(out);
+    }
+    let candidates = changed_paths(repo, &base_id)?;
+    let filter = path_filter(repo, state, &workdir, &candidates, &opts.paths)?;
+    for path in candidates {
+        if filter.excluded(&path).is_some() || lang::is_generated(&path) {
+            continue;
+        }
+        let indexed = state.files.get(&path).map(|f| f.blob.as_str());
+        match read_stable(&workdir.join(&path)) {
+            // Gone, or no longer a file (a symlink or a folder now): its indexed text is not what the tree holds.
+            Read::Missing | Read::NotAFile if indexed.is_some() => out.files.push((path, Change::Deleted, None)),
+            Read::Missing | Read::NotAFile => {}
+            Read::Text(_, id) if Some(id.to_string().as_str()) == indexed => {}
+            Read::Text(data, id) => out.files.push((path, if indexed.is_some() { Change::Modified } else { Change::Added }, Some((data, id)))),
+            // A binary file git-rag never indexed (an image, a build output) is no news.
+            Read::Skip(why) if why == BINARY && indexed.is_none() => {}
+            Read::Skip(why) => out.skipped.push((path, why)),
+        }
+    }
+    if out.files.len() > MAX_FILES {
+        out.over_cap = out.files.len() - MAX_FILES;
+        out.files.truncate(MAX_FILES);
+    }
+    out.took_ms = crate::progress::millis(started);
+    Ok(out)
+}
+
+/// Analyses `changes` with the index's own analysis into a layer over `keyword`.
+pub fn analyse(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions) -> Result<Layer, WorktreeError> {
+    let started = Instant::now();
+    let mut layer = Layer {
+        base: changes.base.clone(),
+        files: changes.listing(),
+        hidden: Default::default(),
+        skipped: changes.skipped,
+        over_cap: changes.over_cap,
+        keyword: KeywordIndex::layer_over(keyword)?,
+        texts: BTreeMap::new(),
+        took_ms: (changes.took_ms, 0.0),
+    };
+    let writer = layer.keyword.writer(1, 0)?;
+    for (path, _, content) in changes.files {
+        if let Some((data, _)) = content {
+            writer.add_file(&path, &chunk::chunk_file(&path, &data, &opts.chunk))?;
+            layer.texts.insert(path, String::from_utf8_lossy(&data).into_owned());
+        }
+    }
+    writer.commit(&changes.base)?;
+    let hidden: BTreeSet<String> = layer.files.iter().map(|f| f.path.clone()).chain(layer.skipped.iter().map(|(p, _)| p.clone())).collect();
+    layer.hidden = std::sync::Arc::new(hidden);
+    layer.took_ms.1 = crate::progress::millis(started);
+    Ok(layer)
+}
+
+/// [`changes`], then [`analyse`].
+pub fn scan(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts: &LayerOptions) -> Result<Layer, WorktreeError> {
+    analyse(changes(repo, state, opts)?, keyword, opts)
+}
+
+/// Paths that may differ from `base`: git's status of the work tree
+/// against the index file, and of the index file against `base`'s tree
+/// (staged edits, and commits made since the index ran). Untracked files
+/// that are not ignored count; content decides in the end.
+fn changed_paths(repo: &Repo, base: &ObjectId) -> Result<BTreeSet<String>, WorktreeError> {
+    let local = repo.local();
+    let err = |message: String| WorktreeError::Status { dir: repo.git_dir().display().to_string(), message };
+    let tree = local.find_commit(*base).map_err(|e| err(e.to_string()))?.tree_id().map_err(|e| err(e.to_string()))?;
+    let status = local
+        .status(gix::progress::Discard)
+        .map_err(|e| err(e.to_string()))?
+        .untracked_files(gix::status::UntrackedFiles::Files)
+        .index_worktree_rewrites(None)
+        .index_worktree_submodules(gix::status::Submodule::Given { ignore: gix::submodule::config::Ignore::All, check_dirty: false })
+        .head_tree(tree.detach())
+        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled);
+    let mut paths = BTreeSet::new();
+    for item in status.into_iter(None).map_err(|e| err(e.to_string()))? {
+        let item = item.map_err(|e| err(e.to_string()))?;
+        let path = match &item {
+            gix::status::Item::IndexWorktree(change) => change.rela_path().to_string(),
+            gix::status::Item::TreeIndex(change) => change.location().to_string(),
+        };
+        paths.insert(path);
+    }
+    Ok(paths)
+}
+
+/// The index's path rules with the `.gitattributes` files as the work tree
+/// has them (the indexed version where it has not changed).
+fn path_filter(repo: &Repo, state: &IndexState, workdir: &Path, changed: &BTreeSet<String>, rules: &PathRules) -> Result<PathFilter, WorktreeError> {
+    let reader = BlobReader::new(repo);
+    let mut texts: BTreeMap<String, String> = BTreeMap::new();
+    for (path, blob) in &state.attributes {
+        let text = ObjectId::from_hex(blob.as_bytes()).ok().and_then(|id| reader.read(&id).ok()).map(|b| String::from_utf8_lossy(&b).into_owned());
+        texts.insert(path.clone(), text.unwrap_or_default());
+    }
+    for path in changed.iter().filter(|p| is_attributes_file(p)) {
+        match std::fs::read_to_string(workdir.join(path)) {
+            Ok(text) => texts.insert(path.clone(), text),
+            Err(_) => texts.remove(path),
+        };
+    }
+    Ok(PathFilter::new(rules, &texts)?)
+}
+
+enum Read {
+    Missing,
+    /// A directory (a submodule), a symlink, a socket: not a file's text.
+    NotAFile,
+    Text(Vec<u8>, ObjectId),
+    Skip(String),
+}
+
+/// Reads a work-tree file whole: its size and modification time must hold
+/// still across the read (an editor writing it in place is read again).
+fn read_stable(path: &PathBuf) -> Read {
+    for _ in 0..READ_TRIES {
+        let before = match std::fs::symlink_metadata(path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Read::Missing,
+            Err(e) => return Read::Skip(format!("cannot be read: {e}")),
+        };
+        if !before.file_type().is_file() {
+            return Read::NotAFile;
+        }
+        if before.len() > MAX_FILE_BYTES {
+            return Read::Skip(format!("{} bytes is over the work tree's limit of {MAX_FILE_BYTES}", before.len()));
+        }
+        let data = match std::fs::read(path) {
+            Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Read::Missing,
+            Err(e) => return Read::Skip(format!("cannot be read: {e}")),
+        };
+        let after = std::fs::symlink_metadata(path).ok();
+        let still = after.is_some_and(|a| a.len() == before.len() && a.len() == data.len() as u64 && a.modified().ok() == before.modified().ok());
+        if !still {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            continue;
+        }
+        if lang::looks_binary(&data) {
+            return Read::Skip(BINARY.to_string());
+        }
+        return match gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, &data) {
+            Ok(id) => Read::Text(data, id),
+            Err(e) => Read::Skip(format!("cannot be hashed: {e}")),
+        };
+    }
+    Read::Skip("it kept changing while it was read".to_string())
+}

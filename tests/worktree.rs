@@ -1,0 +1,129 @@
+//! The work tree laid over the index (`crate::worktree`): what an agent is
+//! editing answers from the work tree, the index itself never changes, and
+//! `--at-commit` answers from the indexed commit alone.
+
+use serde_json::Value;
+
+use crate::common::*;
+
+fn results(v: &Value) -> Vec<Value> {
+    v["results"].as_array().cloned().unwrap_or_default()
+}
+
+/// (path, source, start line) of each result for `text`.
+fn sources(repo: &TestRepo, text: &str, extra: &[&str]) -> Vec<(String, String, u64)> {
+    results(&repo.query(text, extra))
+        .iter()
+        .map(|r| (r["path"].as_str().unwrap_or("").to_string(), r["source"].as_str().unwrap_or("").to_string(), r["start_line"].as_u64().unwrap_or(0)))
+        .collect()
+}
+
+fn indexed_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write(".gitignore", "build/\n");
+    repo.write("src/alpha.py", "def alpha_parser(text):\n    \"\"\"Parse the alpha header.\"\"\"\n    return text.split(':')\n");
+    repo.write("src/beta.py", "def beta_renderer(tree):\n    return str(tree)\n");
+    repo.write("src/data.txt", "plain notes about the quarterly ledger\n");
+    repo.commit("base");
+    repo.rag_ok(&["index", "-q"]);
+    repo
+}
+
+#[test]
+fn edits_new_files_and_deletions_answer_from_the_work_tree() {
+    let repo = indexed_repo();
+    let state_before = repo.state_files(&repo.default_index_dir());
+    // Edited: a new function below two new lines; deleted; new and untracked; ignored.
+    repo.write(
+        "src/alpha.py",
+        "import re\n\n\ndef alpha_parser(text):\n    \"\"\"Parse the alpha header.\"\"\"\n    return text.split(':')\n\n\ndef gamma_tokenizer(text):\n    return re.findall(r'\\w+', text)\n",
+    );
+    repo.remove("src/beta.py");
+    repo.write("src/delta.py", "def delta_scheduler(jobs):\n    return sorted(jobs)\n");
+    repo.write("build/out.py", "def ignored_builder():\n    return 1\n");
+
+    let gamma = sources(&repo, "gamma_tokenizer", &[]);
+    assert_eq!(gamma.first().map(|h| (h.0.as_str(), h.1.as_str(), h.2)), Some(("src/alpha.py", "worktree", 9)), "{gamma:?}");
+    // Lines of an edited file are the work tree's.
+    let alpha = sources(&repo, "alpha_parser", &[]);
+    assert_eq!(alpha.first().map(|h| (h.0.as_str(), h.2)), Some(("src/alpha.py", 4)), "{alpha:?}");
+    assert!(sources(&repo, "beta_renderer", &[]).iter().all(|h| h.0 != "src/beta.py"), "a deleted file answers nothing");
+    let delta = sources(&repo, "delta_scheduler", &[]);
+    assert_eq!(delta.first().map(|h| (h.0.as_str(), h.1.as_str())), Some(("src/delta.py", "worktree")), "{delta:?}");
+    assert!(sources(&repo, "ignored_builder", &[]).iter().all(|h| h.0 != "build/out.py"), "ignored files are not searched");
+    // An unchanged file answers from the index.
+    let data = sources(&repo, "quarterly ledger", &[]);
+    assert_eq!(data.first().map(|h| (h.0.as_str(), h.1.as_str())), Some(("src/data.txt", "commit")), "{data:?}");
+    // Every mode sees the layer; symbol lookups too.
+    let sym = sources(&repo, "gamma_tokenizer", &["--mode", "symbol"]);
+    assert_eq!(sym.first().map(|h| h.1.as_str()), Some("worktree"), "{sym:?}");
+    let files = repo.query("gamma_tokenizer", &["--files"]);
+    assert_eq!(files["files"][0]["path"], "src/alpha.py", "{files}");
+
+    // --at-commit: the indexed commit alone.
+    let at = sources(&repo, "beta_renderer", &["--at-commit"]);
+    assert_eq!(at.first().map(|h| (h.0.as_str(), h.1.as_str())), Some(("src/beta.py", "commit")), "{at:?}");
+    let at = sources(&repo, "gamma_tokenizer", &["--at-commit"]);
+    assert!(at.iter().all(|h| h.1 == "commit") && !at.iter().any(|h| h.0 == "src/alpha.py" && h.2 == 9), "{at:?}");
+
+    // Text output marks work-tree results; stderr says what the layer holds.
+    let out = repo.rag(&["query", "gamma_tokenizer"]);
+    assert!(stdout(&out).lines().next().is_some_and(|l| l.starts_with("src/alpha.py:9-") && l.contains("work tree")), "{}", stdout(&out));
+    assert!(stderr(&out).contains("searching the work tree too: 3 files differ"), "{}", stderr(&out));
+    // `git rag status` lists the layer.
+    let listed: Vec<(String, String)> = repo.status(&[])["worktree"]["files"]
+        .as_array()
+        .expect("worktree files")
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap_or("").to_string(), f["change"].as_str().unwrap_or("").to_string()))
+        .collect();
+    let want = [("src/alpha.py", "modified"), ("src/beta.py", "deleted"), ("src/delta.py", "added")];
+    assert_eq!(listed, want.map(|(p, c)| (p.to_string(), c.to_string())));
+    // The index itself did not move.
+    assert_eq!(repo.state_files(&repo.default_index_dir()), state_before);
+    assert_eq!(repo.status(&[])["indexed_commit"], repo.git(&["rev-parse", "HEAD"]));
+}
+
+#[test]
+fn a_commit_moves_the_base_and_the_layer_empties() {
+    let repo = indexed_repo();
+    repo.write("src/beta.py", "def beta_renderer(tree):\n    return repr(tree)\n\n\ndef epsilon_walker(tree):\n    return list(tree)\n");
+    assert_eq!(sources(&repo, "epsilon_walker", &[]).first().map(|h| h.1.clone()), Some("worktree".to_string()));
+    repo.commit("epsilon");
+    // Not indexed yet: the commit is still in the layer (against the indexed commit).
+    assert_eq!(sources(&repo, "epsilon_walker", &[]).first().map(|h| h.1.clone()), Some("worktree".to_string()));
+    repo.rag_ok(&["index", "-q"]);
+    let out = repo.rag(&["query", "epsilon_walker", "--json"]);
+    assert!(!stderr(&out).contains("work tree"), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!((v["results"][0]["path"].as_str(), v["results"][0]["source"].as_str()), (Some("src/beta.py"), Some("commit")), "{v}");
+    // Staged, then put back as it was: content decides, nothing is laid over.
+    repo.write("src/data.txt", "changed\n");
+    repo.git(&["add", "src/data.txt"]);
+    repo.git(&["checkout", "HEAD", "--", "src/data.txt"]);
+    let out = repo.rag(&["query", "quarterly ledger"]);
+    assert!(!stderr(&out).contains("work tree"), "{}", stderr(&out));
+}
+
+#[test]
+fn path_rules_binaries_and_symlinks_in_the_work_tree() {
+    let repo = indexed_repo();
+    repo.git(&["config", "rag.exclude", "gen/**"]);
+    repo.rag_ok(&["index", "-q"]);
+    repo.write("gen/table.py", "def zeta_generated():\n    return 0\n");
+    assert!(sources(&repo, "zeta_generated", &[]).iter().all(|h| h.0 != "gen/table.py"), "rag.exclude holds for the work tree");
+    // A text file that became binary: left out, and its indexed text with it.
+    repo.write("src/data.txt", b"\x00\x01\x02ledger\x00".as_slice());
+    let out = repo.rag(&["query", "quarterly ledger", "--json"]);
+    assert!(stderr(&out).contains("src/data.txt: not searched (binary)"), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert!(results(&v).iter().all(|r| r["path"] != "src/data.txt"), "{v}");
+    // A symlink out of the tree is not followed.
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("secret.py"), "def eta_outside():\n    return 1\n").expect("write");
+        std::os::unix::fs::symlink(outside.path().join("secret.py"), repo.path().join("src/link.py")).expect("symlink");
+        assert!(sources(&repo, "eta_outside", &[]).iter().all(|h| h.0 != "src/link.py"));
+    }
+}
