@@ -193,36 +193,46 @@ pub fn changes(repo: &Repo, state: &IndexState, opts: &LayerOptions) -> Result<C
     Ok(out)
 }
 
-/// Analyses `changes` with the index's own analysis into a layer over `keyword`.
+/// Analyses `changes` with the index's own analysis (in parallel) into a
+/// layer over `keyword`.
 pub fn analyse(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions) -> Result<Layer, WorktreeError> {
+    use rayon::prelude::*;
     let started = Instant::now();
-    let mut layer = Layer {
-        base: changes.base.clone(),
-        files: changes.listing(),
-        hidden: Default::default(),
+    let files = changes.listing();
+    let analysed: Vec<(String, chunk::FileChunks, String)> = changes
+        .files
+        .into_par_iter()
+        .filter_map(|(path, _, content)| content.map(|(data, _)| (path, data)))
+        .map(|(path, data)| {
+            let chunks = chunk::chunk_file(&path, &data, &opts.chunk);
+            let text = String::from_utf8_lossy(&data).into_owned();
+            (path, chunks, text)
+        })
+        .collect();
+    let layer_keyword = KeywordIndex::layer_of(keyword, analysed.iter().map(|(path, chunks, _)| (path.as_str(), chunks)))?;
+    let hidden: BTreeSet<String> = files.iter().map(|f| f.path.clone()).chain(changes.skipped.iter().map(|(p, _)| p.clone())).collect();
+    Ok(Layer {
+        base: changes.base,
+        files,
+        hidden: std::sync::Arc::new(hidden),
         skipped: changes.skipped,
         over_cap: changes.over_cap,
-        keyword: KeywordIndex::layer_over(keyword)?,
-        texts: BTreeMap::new(),
-        took_ms: (changes.took_ms, 0.0),
-    };
-    let writer = layer.keyword.writer(1, 0)?;
-    for (path, _, content) in changes.files {
-        if let Some((data, _)) = content {
-            writer.add_file(&path, &chunk::chunk_file(&path, &data, &opts.chunk))?;
-            layer.texts.insert(path, String::from_utf8_lossy(&data).into_owned());
-        }
-    }
-    writer.commit(&changes.base)?;
-    let hidden: BTreeSet<String> = layer.files.iter().map(|f| f.path.clone()).chain(layer.skipped.iter().map(|(p, _)| p.clone())).collect();
-    layer.hidden = std::sync::Arc::new(hidden);
-    layer.took_ms.1 = crate::progress::millis(started);
-    Ok(layer)
+        keyword: layer_keyword,
+        texts: analysed.into_iter().map(|(path, _, text)| (path, text)).collect(),
+        took_ms: (changes.took_ms, crate::progress::millis(started)),
+    })
 }
 
-/// [`changes`], then [`analyse`].
-pub fn scan(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts: &LayerOptions) -> Result<Layer, WorktreeError> {
-    analyse(changes(repo, state, opts)?, keyword, opts)
+/// [`changes`], then [`analyse`] when anything differs: a layer, or
+/// `None` when the work tree holds what the index holds (nothing to analyse),
+/// with the milliseconds the comparison took.
+pub fn scan(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts: &LayerOptions) -> Result<(Option<Layer>, f64), WorktreeError> {
+    let changes = changes(repo, state, opts)?;
+    let took = changes.took_ms;
+    if changes.files.is_empty() && changes.skipped.is_empty() {
+        return Ok((None, took));
+    }
+    Ok((Some(analyse(changes, keyword, opts)?), took))
 }
 
 /// Paths that may differ from `base`: git's status of the work tree

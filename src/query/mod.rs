@@ -167,8 +167,8 @@ pub fn run(engine: &Arc<Engine>, repo: &Repo, reranker: &RerankerSource, req: &R
 fn worktree_layer(engine: &Engine, repo: &Repo, req: &Request, notices: &mut Vec<String>) -> (Option<crate::worktree::Layer>, Option<(f64, f64)>) {
     let Some(opts) = &req.worktree else { return (None, None) };
     match crate::worktree::scan(repo, engine.state(), engine.keyword(), opts) {
-        Ok(layer) if layer.is_empty() => (None, Some(layer.took_ms)),
-        Ok(layer) => {
+        Ok((None, status_ms)) => (None, Some((status_ms, 0.0))),
+        Ok((Some(layer), _)) => {
             notices.extend(layer.notices());
             let took = layer.took_ms;
             (Some(layer), Some(took))

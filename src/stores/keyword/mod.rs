@@ -215,28 +215,45 @@ impl KeywordIndex {
         Ok(KeywordIndex { chunks, symbols, cf, sf, root: root.to_path_buf(), readers: std::sync::OnceLock::new(), under: None })
     }
 
-    /// An empty index in memory, laid over `under`: its BM25 statistics
+    /// An index in memory of `files`, laid over `under`: its BM25 statistics
     /// count both indexes' documents. The caller hides from `under` the
     /// paths this one holds, so a term's document frequency is off only by
     /// the hidden documents (a few files' worth against a whole repository).
-    pub fn layer_over(under: &KeywordIndex) -> Result<KeywordIndex> {
+    /// Written as one segment, without writer threads: a query builds it.
+    pub fn layer_of<'f>(under: &KeywordIndex, files: impl IntoIterator<Item = (&'f str, &'f FileChunks)>) -> Result<KeywordIndex> {
+        const LAYER_HEAP: usize = 15_000_000;
+        let root = PathBuf::from("(work tree, in memory)");
+        let tantivy_err = |source| KeywordError::Tantivy { path: root.clone(), source };
         let (cs, cf) = chunk_schema();
         let (ss, sf) = symbol_schema();
-        let in_ram = |schema: Schema| {
-            let index = Index::create_in_ram(schema);
-            index.tokenizers().register(TOKENIZER, analyzer());
-            index.tokenizers().register(EXACT_TOKENIZER, TextAnalyzer::builder(ExactTokenizer).build());
-            index
+        let tokenizers = tantivy::tokenizer::TokenizerManager::default();
+        tokenizers.register(TOKENIZER, analyzer());
+        tokenizers.register(EXACT_TOKENIZER, TextAnalyzer::builder(ExactTokenizer).build());
+        let writer = |schema: Schema| {
+            Index::builder().schema(schema).tokenizers(tokenizers.clone()).single_segment_index_writer::<TantivyDocument>(tantivy::directory::RamDirectory::create(), LAYER_HEAP)
         };
-        Ok(KeywordIndex {
-            chunks: in_ram(cs),
-            symbols: in_ram(ss),
+        let (mut chunks, mut symbols) = (writer(cs).map_err(tantivy_err)?, writer(ss).map_err(tantivy_err)?);
+        let mut layer = KeywordIndex {
+            chunks: Index::create_in_ram(chunk_schema().0),
+            symbols: Index::create_in_ram(symbol_schema().0),
             cf,
             sf,
-            root: PathBuf::from("(work tree, in memory)"),
+            root: root.clone(),
             readers: std::sync::OnceLock::new(),
             under: Some(under.readers()?),
-        })
+        };
+        for (path, file) in files {
+            let (c, s) = layer.documents(path, file);
+            for doc in c {
+                chunks.add_document(doc).map_err(tantivy_err)?;
+            }
+            for doc in s {
+                symbols.add_document(doc).map_err(tantivy_err)?;
+            }
+        }
+        layer.chunks = chunks.finalize().map_err(tantivy_err)?;
+        layer.symbols = symbols.finalize().map_err(tantivy_err)?;
+        Ok(layer)
     }
 
     /// Removes everything on disk (used before a full rebuild after a schema change).
@@ -274,6 +291,76 @@ impl KeywordIndex {
         symbols.garbage_collect_files().wait().map_err(|e| self.err(e))?;
         Ok(KeywordWriter { index: self, chunks, symbols })
     }
+
+    /// The documents of one file: its chunks, then its symbols.
+    fn documents(&self, path: &str, file: &FileChunks) -> (Vec<TantivyDocument>, Vec<TantivyDocument>) {
+        let (cf, sf) = (&self.cf, &self.sf);
+        let (mut chunk_docs, mut symbol_docs) = (Vec::with_capacity(file.chunks.len()), Vec::with_capacity(file.symbols.len()));
+        let language = file.language.name();
+        let mut chunk_of: HashMap<&str, &str> = HashMap::new();
+        for chunk in &file.chunks {
+            let mut doc = TantivyDocument::default();
+            doc.add_text(cf.id, &chunk.id);
+            doc.add_u64(cf.key, key_of(&chunk.id));
+            doc.add_text(cf.path, path);
+            doc.add_text(cf.path_text, path);
+            doc.add_text(cf.language, language);
+            doc.add_text(cf.kind, chunk.kind.as_str());
+            if let Some(sym) = &chunk.symbol {
+                doc.add_text(cf.symbol, sym);
+            }
+            for name in &chunk.symbols {
+                chunk_of.entry(name.as_str()).or_insert(chunk.id.as_str());
+                let lc = name.to_lowercase();
+                let short = lc.rsplit('.').next().unwrap_or(&lc).to_string();
+                doc.add_text(cf.symbol_names, &lc);
+                if short != lc {
+                    doc.add_text(cf.symbol_names, &short);
+                }
+                doc.add_text(cf.symbol_text, name);
+            }
+            if let Some(p) = &chunk.parent_id {
+                doc.add_text(cf.parent, p);
+            }
+            doc.add_u64(cf.start_line, chunk.start_line as u64);
+            doc.add_u64(cf.end_line, chunk.end_line as u64);
+            doc.add_text(cf.content, &chunk.content);
+            doc.add_text(cf.exact, &chunk.content);
+            doc.add_text(cf.content_hash, &chunk.content_hash);
+            chunk_docs.push(doc);
+        }
+        for (i, sym) in file.symbols.iter().enumerate() {
+            let mut doc = TantivyDocument::default();
+            doc.add_u64(sf.key, key_of(&format!("{path}\0{}\0{i}", sym.qualified_name)));
+            doc.add_text(sf.path, path);
+            doc.add_text(sf.name, &sym.name);
+            doc.add_text(sf.qualified, &sym.qualified_name);
+            doc.add_text(sf.name_lc, sym.name.to_lowercase());
+            doc.add_text(sf.qualified_lc, sym.qualified_name.to_lowercase());
+            doc.add_text(sf.name_text, &sym.qualified_name);
+            doc.add_text(sf.kind, sym.kind.as_str());
+            doc.add_text(sf.language, language);
+            if let Some(p) = &sym.parent {
+                doc.add_text(sf.parent, p);
+            }
+            doc.add_text(sf.signature, &sym.signature);
+            if let Some(d) = &sym.doc {
+                doc.add_text(sf.doc, d);
+            }
+            doc.add_u64(sf.start_line, sym.span.start_line as u64);
+            doc.add_u64(sf.end_line, sym.span.end_line as u64);
+            doc.add_u64(sf.start_byte, sym.span.start_byte as u64);
+            doc.add_u64(sf.end_byte, sym.span.end_byte as u64);
+            if let Some(c) = chunk_of.get(sym.qualified_name.as_str()) {
+                doc.add_text(sf.chunk_id, c);
+            }
+            doc.add_text(sf.calls, sym.calls.join("\n"));
+            doc.add_text(sf.bases, sym.bases.join("\n"));
+            symbol_docs.push(doc);
+        }
+        (chunk_docs, symbol_docs)
+    }
+
 
     /// Readers of both indexes as of their first use (see [`KeywordIndex::reload`]).
     pub fn readers(&self) -> Result<(IndexReader, IndexReader)> {
@@ -387,68 +474,11 @@ impl KeywordWriter<'_> {
 
     /// Adds every chunk and symbol of one file. Safe to call from several threads.
     pub fn add_file(&self, path: &str, file: &FileChunks) -> Result<()> {
-        let cf = &self.index.cf;
-        let sf = &self.index.sf;
-        let language = file.language.name();
-        let mut chunk_of: HashMap<&str, &str> = HashMap::new();
-        for chunk in &file.chunks {
-            let mut doc = TantivyDocument::default();
-            doc.add_text(cf.id, &chunk.id);
-            doc.add_u64(cf.key, key_of(&chunk.id));
-            doc.add_text(cf.path, path);
-            doc.add_text(cf.path_text, path);
-            doc.add_text(cf.language, language);
-            doc.add_text(cf.kind, chunk.kind.as_str());
-            if let Some(sym) = &chunk.symbol {
-                doc.add_text(cf.symbol, sym);
-            }
-            for name in &chunk.symbols {
-                chunk_of.entry(name.as_str()).or_insert(chunk.id.as_str());
-                let lc = name.to_lowercase();
-                let short = lc.rsplit('.').next().unwrap_or(&lc).to_string();
-                doc.add_text(cf.symbol_names, &lc);
-                if short != lc {
-                    doc.add_text(cf.symbol_names, &short);
-                }
-                doc.add_text(cf.symbol_text, name);
-            }
-            if let Some(p) = &chunk.parent_id {
-                doc.add_text(cf.parent, p);
-            }
-            doc.add_u64(cf.start_line, chunk.start_line as u64);
-            doc.add_u64(cf.end_line, chunk.end_line as u64);
-            doc.add_text(cf.content, &chunk.content);
-            doc.add_text(cf.exact, &chunk.content);
-            doc.add_text(cf.content_hash, &chunk.content_hash);
+        let (chunks, symbols) = self.index.documents(path, file);
+        for doc in chunks {
             self.chunks.add_document(doc).map_err(|e| self.index.err(e))?;
         }
-        for (i, sym) in file.symbols.iter().enumerate() {
-            let mut doc = TantivyDocument::default();
-            doc.add_u64(sf.key, key_of(&format!("{path}\0{}\0{i}", sym.qualified_name)));
-            doc.add_text(sf.path, path);
-            doc.add_text(sf.name, &sym.name);
-            doc.add_text(sf.qualified, &sym.qualified_name);
-            doc.add_text(sf.name_lc, sym.name.to_lowercase());
-            doc.add_text(sf.qualified_lc, sym.qualified_name.to_lowercase());
-            doc.add_text(sf.name_text, &sym.qualified_name);
-            doc.add_text(sf.kind, sym.kind.as_str());
-            doc.add_text(sf.language, language);
-            if let Some(p) = &sym.parent {
-                doc.add_text(sf.parent, p);
-            }
-            doc.add_text(sf.signature, &sym.signature);
-            if let Some(d) = &sym.doc {
-                doc.add_text(sf.doc, d);
-            }
-            doc.add_u64(sf.start_line, sym.span.start_line as u64);
-            doc.add_u64(sf.end_line, sym.span.end_line as u64);
-            doc.add_u64(sf.start_byte, sym.span.start_byte as u64);
-            doc.add_u64(sf.end_byte, sym.span.end_byte as u64);
-            if let Some(c) = chunk_of.get(sym.qualified_name.as_str()) {
-                doc.add_text(sf.chunk_id, c);
-            }
-            doc.add_text(sf.calls, sym.calls.join("\n"));
-            doc.add_text(sf.bases, sym.bases.join("\n"));
+        for doc in symbols {
             self.symbols.add_document(doc).map_err(|e| self.index.err(e))?;
         }
         Ok(())
