@@ -14,7 +14,8 @@
 //! `rag.exclude`, `.gitattributes`) decide what the layer holds, as they
 //! decide what is indexed.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -75,7 +76,7 @@ pub struct Layer {
     /// Every path the layer holds, in path order.
     pub files: Vec<LayerFile>,
     /// Paths whose indexed chunks a query leaves out: every path of the layer.
-    pub hidden: std::sync::Arc<BTreeSet<String>>,
+    pub hidden: Arc<BTreeSet<String>>,
     /// Work-tree files that differ but are not searchable, and why (binary,
     /// too large, still being written, unreadable); their indexed version is
     /// hidden too, since it is not what the work tree holds.
@@ -196,29 +197,39 @@ pub fn changes(repo: &Repo, state: &IndexState, opts: &LayerOptions) -> Result<C
 /// Analyses `changes` with the index's own analysis (in parallel) into a
 /// layer over `keyword`.
 pub fn analyse(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions) -> Result<Layer, WorktreeError> {
+    analyse_reusing(changes, keyword, opts, &Mutex::new(HashMap::new()))
+}
+
+/// [`analyse`], reusing the analyses in `known` (by path and blob id) and
+/// leaving there those of this layer's files.
+fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions, known: &Mutex<Analyses>) -> Result<Layer, WorktreeError> {
     use rayon::prelude::*;
     let started = Instant::now();
     let files = changes.listing();
-    let analysed: Vec<(String, chunk::FileChunks, String)> = changes
+    let cached = |key: &(String, ObjectId)| known.lock().ok().and_then(|k| k.get(key).cloned());
+    let analysed: Vec<(String, ObjectId, Arc<chunk::FileChunks>, String)> = changes
         .files
         .into_par_iter()
-        .filter_map(|(path, _, content)| content.map(|(data, _)| (path, data)))
-        .map(|(path, data)| {
-            let chunks = chunk::chunk_file(&path, &data, &opts.chunk);
+        .filter_map(|(path, _, content)| content.map(|(data, id)| (path, data, id)))
+        .map(|(path, data, id)| {
+            let chunks = cached(&(path.clone(), id)).unwrap_or_else(|| Arc::new(chunk::chunk_file(&path, &data, &opts.chunk)));
             let text = String::from_utf8_lossy(&data).into_owned();
-            (path, chunks, text)
+            (path, id, chunks, text)
         })
         .collect();
-    let layer_keyword = KeywordIndex::layer_of(keyword, analysed.iter().map(|(path, chunks, _)| (path.as_str(), chunks)))?;
+    if let Ok(mut k) = known.lock() {
+        *k = analysed.iter().map(|(path, id, chunks, _)| ((path.clone(), *id), Arc::clone(chunks))).collect();
+    }
+    let layer_keyword = KeywordIndex::layer_of(keyword, analysed.iter().map(|(path, _, chunks, _)| (path.as_str(), chunks.as_ref())))?;
     let hidden: BTreeSet<String> = files.iter().map(|f| f.path.clone()).chain(changes.skipped.iter().map(|(p, _)| p.clone())).collect();
     Ok(Layer {
         base: changes.base,
         files,
-        hidden: std::sync::Arc::new(hidden),
+        hidden: Arc::new(hidden),
         skipped: changes.skipped,
         over_cap: changes.over_cap,
         keyword: layer_keyword,
-        texts: analysed.into_iter().map(|(path, _, text)| (path, text)).collect(),
+        texts: analysed.into_iter().map(|(path, _, _, text)| (path, text)).collect(),
         took_ms: (changes.took_ms, crate::progress::millis(started)),
     })
 }
@@ -233,6 +244,44 @@ pub fn scan(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts: &Laye
         return Ok((None, took));
     }
     Ok((Some(analyse(changes, keyword, opts)?), took))
+}
+
+/// Analyses of work-tree files by path and blob id.
+type Analyses = HashMap<(String, ObjectId), Arc<chunk::FileChunks>>;
+
+/// What a long-lived process (the MCP server) keeps between queries: the
+/// last layer, reused while the work tree differs from the index in the
+/// same way (same base, paths and blob ids), and the analyses of its files,
+/// reused by blob id when one file of many changes.
+#[derive(Default)]
+pub struct LayerCache {
+    last: Mutex<Option<(Fingerprint, Arc<Layer>)>>,
+    analyses: Mutex<Analyses>,
+}
+
+/// The base, and each differing path with its blob id (none: deleted or skipped).
+type Fingerprint = (String, Vec<(String, Option<String>)>);
+
+/// [`scan`] through `cache`: the comparison with the index runs every time
+/// (it is what notices an edit); the analysis only when something moved.
+/// Returns the layer and what comparing and analysing took.
+pub fn scan_cached(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts: &LayerOptions, cache: &LayerCache) -> Result<(Option<Arc<Layer>>, (f64, f64)), WorktreeError> {
+    let changes = changes(repo, state, opts)?;
+    let status_ms = changes.took_ms;
+    if changes.files.is_empty() && changes.skipped.is_empty() {
+        return Ok((None, (status_ms, 0.0)));
+    }
+    let listed = changes.listing().into_iter().map(|f| (f.path, f.blob)).chain(changes.skipped.iter().map(|(p, _)| (p.clone(), None)));
+    let fingerprint: Fingerprint = (changes.base.clone(), listed.collect());
+    if let Some((_, layer)) = cache.last.lock().ok().and_then(|l| l.clone()).filter(|(f, _)| *f == fingerprint) {
+        return Ok((Some(layer), (status_ms, 0.0)));
+    }
+    let layer = Arc::new(analyse_reusing(changes, keyword, opts, &cache.analyses)?);
+    let took = layer.took_ms;
+    if let Ok(mut last) = cache.last.lock() {
+        *last = Some((fingerprint, Arc::clone(&layer)));
+    }
+    Ok((Some(layer), took))
 }
 
 /// Paths that may differ from `base`: git's status of the work tree

@@ -574,8 +574,8 @@ fn a_full_disk_fails_clearly_and_the_previous_index_still_answers() {
         let script = format!(
             "set -u; mount -t tmpfs -o size={}k tmpfs '{m}' || exit 90; cp -a '{base}' '{idx}' || exit 91; \
              '{bin}' index --no-semantic --rev {second} --index-dir '{idx}' --wait 60 2> '{o}.err'; echo $? > '{o}.rc'; \
-             '{bin}' query check_token --mode symbol --json --index-dir '{idx}' > '{o}.q1'; \
-             '{bin}' query check_token --mode keyword --json --index-dir '{idx}' > '{o}.q2'; \
+             '{bin}' query check_token --mode symbol --json --index-dir '{idx}' --at-commit > '{o}.q1'; \
+             '{bin}' query check_token --mode keyword --json --index-dir '{idx}' --at-commit > '{o}.q2'; \
              find '{idx}' -name '*.tmp.*' > '{o}.tmp'; cp -a '{idx}' '{o}'",
             used_kib + margin_kib,
             m = s(&mnt),

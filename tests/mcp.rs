@@ -379,6 +379,10 @@ fn the_cli_and_mcp_search_give_the_same_answer() {
         assert!(cli["results"].as_array().is_some_and(|r| r.iter().any(|h| h["source"] == "worktree")), "{cli}");
         assert_eq!(comparable(cli), comparable(mcp.tool("search", json!({"query": text}))), "{text} (work tree)");
     }
+    // A later edit reaches the same server: its layer follows the tree.
+    repo.write("pkg/audit.py", "def audit_trail(events):\n    return events\n\n\ndef purge_audit_log(days):\n    return days\n");
+    let v = mcp.tool("search", json!({"query": "purge_audit_log"}));
+    assert_eq!((v["results"][0]["path"].as_str(), v["results"][0]["source"].as_str()), (Some("pkg/audit.py"), Some("worktree")), "{v}");
     mcp.finish();
 }
 

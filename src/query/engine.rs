@@ -179,6 +179,9 @@ pub struct Engine {
     pub(super) embedder: Mutex<Option<Arc<Embedder>>>,
     pub(super) graph: OnceLock<std::result::Result<Option<GraphReader>, Unavailable>>,
     pub(super) patterns: OnceLock<Vec<crate::analysis::patterns::Pattern>>,
+    /// The work tree laid over this index by the last query (a long-lived
+    /// process reuses it while the tree stays as it is).
+    pub(super) layers: crate::worktree::LayerCache,
 }
 
 impl Engine {
@@ -193,6 +196,7 @@ impl Engine {
             embedder: Mutex::new(None),
             graph: OnceLock::new(),
             patterns: OnceLock::new(),
+            layers: Default::default(),
         })
     }
 

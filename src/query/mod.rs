@@ -128,7 +128,7 @@ pub fn run(engine: &Arc<Engine>, repo: &Repo, reranker: &RerankerSource, req: &R
         notices.push(Reranker::missing(source));
     }
     let (layer, scan_ms) = worktree_layer(engine, repo, req, &mut notices);
-    let mut answer = engine.search_over(&req.text, &req.search, layer.as_ref())?;
+    let mut answer = engine.search_over(&req.text, &req.search, layer.as_deref())?;
     if let Some((status, analyse)) = scan_ms {
         answer.timings.insert("worktree_status", status);
         answer.timings.insert("worktree_analyse", analyse);
@@ -164,14 +164,14 @@ pub fn run(engine: &Arc<Engine>, repo: &Repo, reranker: &RerankerSource, req: &R
 /// The work tree laid over the index, when the request asks for it and it
 /// differs from the indexed commit; and what comparing (and analysing) took.
 /// A work tree that cannot be compared is a notice, not an error.
-fn worktree_layer(engine: &Engine, repo: &Repo, req: &Request, notices: &mut Vec<String>) -> (Option<crate::worktree::Layer>, Option<(f64, f64)>) {
+fn worktree_layer(engine: &Engine, repo: &Repo, req: &Request, notices: &mut Vec<String>) -> (Option<Arc<crate::worktree::Layer>>, Option<(f64, f64)>) {
     let Some(opts) = &req.worktree else { return (None, None) };
-    match crate::worktree::scan(repo, engine.state(), engine.keyword(), opts) {
-        Ok((None, status_ms)) => (None, Some((status_ms, 0.0))),
-        Ok((Some(layer), _)) => {
-            notices.extend(layer.notices());
-            let took = layer.took_ms;
-            (Some(layer), Some(took))
+    match crate::worktree::scan_cached(repo, engine.state(), engine.keyword(), opts, &engine.layers) {
+        Ok((layer, took)) => {
+            if let Some(l) = &layer {
+                notices.extend(l.notices());
+            }
+            (layer, Some(took))
         }
         Err(e) => {
             notices.push(format!("the work tree is not searched ({e}); answering from the index alone"));
