@@ -4,7 +4,10 @@
 # N edited files (a new function appended to each), and with N edited
 # files but `--at-commit`, interleaved in one run; medians of wall time and
 # of the layer's own steps (comparing the work tree with the index, then
-# analysing what differs), and the peak RSS of a process each way.
+# analysing what differs), and the peak RSS of a process each way. Then, in
+# one `git rag serve --mcp`: edit-to-searchable over 20 saves (a function
+# appended to a file, then at once a `search` for it: the time from the
+# save to the answer), beside a `search` with nothing edited.
 #   scripts/bench-worktree.sh [N=20]
 # Env: GIT_RAG_BIN (existing binary, else a release build), REPEAT (rounds, default 3).
 set -euo pipefail
@@ -19,7 +22,7 @@ git clone -q --local "$CORPORA/large" "$work/large"
 python3 - "$bin" "$work/large" "$dirty" "${REPEAT:-3}" <<'PY'
 import json, os, subprocess, sys, time
 sys.path.insert(0, "scripts")
-from bench_queries import GENERIC, pct
+from bench_queries import GENERIC, Mcp, pct
 bin_, repo, dirty, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 
 def run(text, extra=()):
@@ -71,4 +74,27 @@ def rss(extra):
 edit(True); dirty_rss = rss([]); at_rss = rss(["--at-commit"])
 edit(False); clean_rss = rss([])
 print(f"  peak RSS: clean {clean_rss:.0f} MB, dirty {dirty_rss:.0f} MB, dirty --at-commit {at_rss:.0f} MB (the layer of {len(picked)} files: {dirty_rss - at_rss:+.0f} MB)")
+
+edit(False)
+server = Mcp(bin_, repo, dict(os.environ))
+def search(text):
+    t = time.perf_counter()
+    r = server.call("tools/call", {"name": "search", "arguments": {"query": text, "limit": 10}})["structuredContent"]
+    return (time.perf_counter() - t) * 1000, r
+search("warm up the engine")
+idle = [search(q)[0] for q in GENERIC]
+saves, misses = [], 0
+target = os.path.join(repo, picked[0])
+for i in range(20):
+    t = time.perf_counter()
+    with open(target, "a", encoding="utf-8") as fh:
+        fh.write(f"\n\ndef live_edit_probe_{i}(value):\n    return value\n")
+    _, r = search(f"live_edit_probe_{i}")
+    saves.append((time.perf_counter() - t) * 1000)
+    top = r["results"][0] if r["results"] else {}
+    misses += not (top.get("source") == "worktree" and top.get("symbol") == f"live_edit_probe_{i}")
+server.close()
+edit(False)
+print(f"  serve --mcp, no edit:       search p50 {pct(idle, 50):6.1f} ms  p95 {pct(idle, 95):6.1f} ms")
+print(f"  serve --mcp, save→answer:   p50 {pct(saves, 50):6.1f} ms  p95 {pct(saves, 95):6.1f} ms over 20 saves; not found first {misses} times")
 PY
