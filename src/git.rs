@@ -103,6 +103,11 @@ impl Repo {
         self.repo.git_dir().to_path_buf()
     }
 
+    /// The work tree's root, `None` for a bare repository.
+    pub fn workdir(&self) -> Option<PathBuf> {
+        self.repo.work_dir().map(|p| p.to_path_buf())
+    }
+
     /// The commit HEAD points at, or `None` in a repository without commits.
     pub fn head_commit(&self) -> Result<Option<ObjectId>> {
         let repo = self.local();

@@ -43,7 +43,7 @@ pub use query::engine::{Answer, Engine, HybridOptions, SemanticSetup, DEFAULT_WI
 pub use query::files::{FileChunk, FileHit};
 pub use query::intent::Relation;
 pub use query::retrievers::{Hit, Mode, Origin, QueryOptions, Response, SYMBOL_NAME_MATCH};
-pub use worktree::{scan as scan_worktree, Change as WorktreeChange, Layer, LayerFile, LayerOptions, WorktreeError};
+pub use worktree::{scan as scan_worktree, Change as WorktreeChange, Layer, LayerFile, LayerOptions, Watch, WorktreeError};
 pub use query::server_only::{self as server_query, ServerQueryError};
 pub use query::warm::{WarmEngine, WarmStatus};
 pub use query::{indexed_state, index_notices, open_engine, run as query, short, Output as QueryOutput, Outcome as QueryOutcome, QueryError, Request as QueryRequest};

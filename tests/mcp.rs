@@ -47,7 +47,7 @@ router.get('/users', listUsers);
 module.exports = router;
 "#;
 
-struct Mcp {
+pub(crate) struct Mcp {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -55,7 +55,7 @@ struct Mcp {
 }
 
 impl Mcp {
-    fn start(repo: &TestRepo, extra: &[&str]) -> Mcp {
+    pub(crate) fn start(repo: &TestRepo, extra: &[&str]) -> Mcp {
         let mut args = vec!["serve", "--mcp"];
         args.extend_from_slice(extra);
         let mut child = Command::new(env!("CARGO_BIN_EXE_git-rag"))
@@ -98,7 +98,7 @@ impl Mcp {
     }
 
     /// A tool's structured result; panics on a tool error.
-    fn tool(&mut self, name: &str, args: Value) -> Value {
+    pub(crate) fn tool(&mut self, name: &str, args: Value) -> Value {
         let r = self.request("tools/call", json!({"name": name, "arguments": args}));
         let result = &r["result"];
         assert_eq!(result["isError"], false, "{name} {args}: {r}");
@@ -112,7 +112,7 @@ impl Mcp {
         r["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string()
     }
 
-    fn handshake(&mut self) -> Value {
+    pub(crate) fn handshake(&mut self) -> Value {
         let r = self.request(
             "initialize",
             json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "git-rag-test", "version": "0"}}),
@@ -122,7 +122,7 @@ impl Mcp {
     }
 
     /// Closes stdin and waits for a clean exit.
-    fn finish(mut self) {
+    pub(crate) fn finish(mut self) {
         drop(self.stdin);
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {

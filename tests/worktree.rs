@@ -127,3 +127,38 @@ fn path_rules_binaries_and_symlinks_in_the_work_tree() {
         assert!(sources(&repo, "eta_outside", &[]).iter().all(|h| h.0 != "src/link.py"));
     }
 }
+
+/// `git rag serve --mcp` watches the work tree: each answer follows the
+/// saves, deletions and reverts made before it, without walking the tree
+/// when nothing moved.
+#[test]
+fn a_served_layer_follows_saves_deletions_and_reverts() {
+    let repo = indexed_repo();
+    let alpha = std::fs::read_to_string(repo.path().join("src/alpha.py")).expect("alpha.py");
+    let mut mcp = crate::mcp::Mcp::start(&repo, &["--lazy"]);
+    mcp.handshake();
+    let first = |mcp: &mut crate::mcp::Mcp, text: &str| -> Vec<(String, String)> {
+        let v = mcp.tool("search", serde_json::json!({"query": text, "mode": "keyword"}));
+        results(&v).iter().map(|r| (r["path"].as_str().unwrap_or("").to_string(), r["source"].as_str().unwrap_or("").to_string())).collect()
+    };
+    assert!(first(&mut mcp, "gamma_tokenizer").is_empty());
+    repo.write("src/alpha.py", format!("{alpha}\n\ndef gamma_tokenizer(text):\n    return text.split()\n"));
+    assert_eq!(first(&mut mcp, "gamma_tokenizer").first(), Some(&("src/alpha.py".to_string(), "worktree".to_string())));
+    // Nothing moved: the same answer.
+    assert_eq!(first(&mut mcp, "gamma_tokenizer").first(), Some(&("src/alpha.py".to_string(), "worktree".to_string())));
+    // Put back as indexed: the index answers again.
+    repo.write("src/alpha.py", &alpha);
+    assert!(first(&mut mcp, "gamma_tokenizer").is_empty());
+    assert_eq!(first(&mut mcp, "alpha_parser").first(), Some(&("src/alpha.py".to_string(), "commit".to_string())));
+    // Deleted, then restored.
+    repo.remove("src/beta.py");
+    assert!(first(&mut mcp, "beta_renderer").iter().all(|h| h.0 != "src/beta.py"));
+    repo.git(&["checkout", "--", "src/beta.py"]);
+    assert_eq!(first(&mut mcp, "beta_renderer").first(), Some(&("src/beta.py".to_string(), "commit".to_string())));
+    // A new folder of new files, and an ignored one.
+    repo.write("src/jobs/queue.py", "def theta_enqueue(job):\n    return [job]\n");
+    repo.write("build/gen.py", "def iota_generated():\n    return 0\n");
+    assert_eq!(first(&mut mcp, "theta_enqueue").first(), Some(&("src/jobs/queue.py".to_string(), "worktree".to_string())));
+    assert!(first(&mut mcp, "iota_generated").is_empty());
+    mcp.finish();
+}

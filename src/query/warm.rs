@@ -65,6 +65,8 @@ pub struct WarmEngine {
     semantic: Option<SemanticSetup>,
     slot: Arc<Slot>,
     watcher: Option<std::thread::JoinHandle<()>>,
+    /// Events of the work tree, for the engines' work-tree layers.
+    worktree: std::sync::OnceLock<Arc<crate::worktree::Watch>>,
 }
 
 impl WarmEngine {
@@ -75,7 +77,13 @@ impl WarmEngine {
             let store_dir = index_dir.join("qdrant");
             std::thread::spawn(move || watch_writers(&slot, &store_dir))
         });
-        WarmEngine { index_dir, semantic, slot, watcher }
+        WarmEngine { index_dir, semantic, slot, watcher, worktree: std::sync::OnceLock::new() }
+    }
+
+    /// Lets every engine from now on trust `watch` to say when the work
+    /// tree moved (instead of comparing it with the index at each query).
+    pub fn watch_worktree(&self, watch: Arc<crate::worktree::Watch>) {
+        let _ = self.worktree.set(watch);
     }
 
     /// The engine for the index as it is now: reopened when a run moved it.
@@ -91,7 +99,10 @@ impl WarmEngine {
         let state = IndexState::load(&state_path)?
             .filter(|s| s.last_commit.is_some())
             .ok_or_else(|| QueryError::NoIndex { dir: self.index_dir.display().to_string() })?;
-        let engine = Engine::open(&self.index_dir, state, self.semantic.clone())?;
+        let mut engine = Engine::open(&self.index_dir, state, self.semantic.clone())?;
+        if let Some(watch) = self.worktree.get() {
+            engine.layers = crate::worktree::LayerCache::watching(Arc::clone(watch));
+        }
         if let Some(old) = slot.take() {
             // The model is the same file whatever the index: keep it loaded.
             if let Some(model) = old.engine.embedder() {

@@ -106,6 +106,13 @@ pub struct Server {
 impl Server {
     pub fn new(ws: Workspace, opts: ServeOptions) -> Server {
         let engine = Arc::new(WarmEngine::new(opts.index_dir.clone(), opts.semantic.clone()));
+        // Queries see the work tree as it is; events spare them a walk of it when nothing moved.
+        if let Some(workdir) = ws.repo.workdir() {
+            match git_rag::Watch::start(&workdir, &ws.repo.git_dir()) {
+                Ok(watch) => engine.watch_worktree(Arc::new(watch)),
+                Err(e) => eprintln!("git-rag: {e}; each query compares the work tree with the index instead"),
+            }
+        }
         Server { ws, opts, engine, protocol: Mutex::new(PROTOCOL_VERSIONS[0].to_string()) }
     }
 

@@ -28,6 +28,9 @@ use crate::index::paths::{is_attributes_file, PathFilter, PathRules};
 use crate::stores::keyword::KeywordIndex;
 use crate::stores::state::IndexState;
 
+mod watch;
+pub use watch::{Moved, Watch};
+
 /// Most work-tree files analysed into the layer; past it (a generated
 /// folder, a checkout of another branch) the rest answer from the index.
 pub const MAX_FILES: usize = 2_000;
@@ -48,6 +51,8 @@ pub enum WorktreeError {
     Keyword(#[from] crate::stores::keyword::KeywordError),
     #[error(transparent)]
     Rules(#[from] crate::index::paths::PathRulesError),
+    #[error("cannot watch the work tree {dir}: {message}")]
+    Watch { dir: String, message: String },
 }
 
 /// How a path of the layer differs from the indexed commit.
@@ -155,6 +160,13 @@ impl Changes {
 /// Compares the work tree with the indexed commit of `state`: the files
 /// that differ, read whole, as the index's path rules select them.
 pub fn changes(repo: &Repo, state: &IndexState, opts: &LayerOptions) -> Result<Changes, WorktreeError> {
+    changes_within(repo, state, opts, None)
+}
+
+/// [`changes`] of the paths `moved` names (files or folders) and of the
+/// paths in `held` (the previous layer's), when the rest of the tree is
+/// known to be as it was: what a watched tree costs after a save.
+fn changes_within(repo: &Repo, state: &IndexState, opts: &LayerOptions, scope: Option<(&BTreeSet<String>, &BTreeSet<String>)>) -> Result<Changes, WorktreeError> {
     let started = Instant::now();
     let base = state.last_commit.clone().unwrap_or_default();
     let mut out = Changes { base: base.clone(), files: Vec::new(), skipped: Vec::new(), over_cap: 0, took_ms: 0.0 };
@@ -168,7 +180,12 @@ pub fn changes(repo: &Repo, state: &IndexState, opts: &LayerOptions) -> Result<C
         // folder is not an edit of every file.
         return Ok(out);
     }
-    let candidates = changed_paths(repo, &base_id)?;
+    let patterns: Vec<gix::bstr::BString> = scope.map(|(moved, held)| moved.iter().chain(held).map(|p| format!(":(literal){p}").into()).collect()).unwrap_or_default();
+    let mut candidates = changed_paths(repo, &base_id, patterns)?;
+    if let Some((_, held)) = scope {
+        // A file of the layer that went back to its indexed content is read again to drop it.
+        candidates.extend(held.iter().cloned());
+    }
     let filter = path_filter(repo, state, &workdir, &candidates, &opts.paths)?;
     for path in candidates {
         if filter.excluded(&path).is_some() || lang::is_generated(&path) {
@@ -255,8 +272,19 @@ type Analyses = HashMap<(String, ObjectId), Arc<chunk::FileChunks>>;
 /// reused by blob id when one file of many changes.
 #[derive(Default)]
 pub struct LayerCache {
-    last: Mutex<Option<(Fingerprint, Arc<Layer>)>>,
+    /// The last comparison's outcome (no layer: the tree held what the index holds).
+    last: Mutex<Option<(Fingerprint, Option<Arc<Layer>>)>>,
     analyses: Mutex<Analyses>,
+    /// File-system events: while nothing moved, the last outcome stands
+    /// without comparing the tree again.
+    watch: Option<Arc<Watch>>,
+}
+
+impl LayerCache {
+    /// A cache that trusts `watch` to say when the tree moved.
+    pub fn watching(watch: Arc<Watch>) -> LayerCache {
+        LayerCache { watch: Some(watch), ..LayerCache::default() }
+    }
 }
 
 /// The base, and each differing path with its blob id (none: deleted or skipped).
@@ -266,29 +294,45 @@ type Fingerprint = (String, Vec<(String, Option<String>)>);
 /// (it is what notices an edit); the analysis only when something moved.
 /// Returns the layer and what comparing and analysing took.
 pub fn scan_cached(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts: &LayerOptions, cache: &LayerCache) -> Result<(Option<Arc<Layer>>, (f64, f64)), WorktreeError> {
-    let changes = changes(repo, state, opts)?;
-    let status_ms = changes.took_ms;
-    if changes.files.is_empty() && changes.skipped.is_empty() {
-        return Ok((None, (status_ms, 0.0)));
-    }
+    let started = Instant::now();
+    let last = cache.last.lock().ok().and_then(|l| l.clone());
+    // Asked first, always: it also takes in what happened since the last call.
+    let moved = cache.watch.as_ref().map_or(Moved::Everything, |w| w.moved());
+    let same_base = last.as_ref().filter(|(f, _)| Some(&f.0) == state.last_commit.as_ref());
+    let changes = match (&moved, same_base) {
+        (Moved::Nothing, Some((_, layer))) => return Ok((layer.clone(), (crate::progress::millis(started), 0.0))),
+        // Only what moved, and what the layer held, is compared again.
+        (Moved::Paths(paths), Some((fingerprint, layer))) if layer.as_ref().is_none_or(|l| l.over_cap == 0) => {
+            let held: BTreeSet<String> = fingerprint.1.iter().map(|(p, _)| p.clone()).collect();
+            changes_within(repo, state, opts, Some((paths, &held)))?
+        }
+        _ => changes(repo, state, opts)?,
+    };
+    let status_ms = crate::progress::millis(started);
     let listed = changes.listing().into_iter().map(|f| (f.path, f.blob)).chain(changes.skipped.iter().map(|(p, _)| (p.clone(), None)));
     let fingerprint: Fingerprint = (changes.base.clone(), listed.collect());
-    if let Some((_, layer)) = cache.last.lock().ok().and_then(|l| l.clone()).filter(|(f, _)| *f == fingerprint) {
+    if changes.files.is_empty() && changes.skipped.is_empty() {
+        if let Ok(mut l) = cache.last.lock() {
+            *l = Some((fingerprint, None));
+        }
+        return Ok((None, (status_ms, 0.0)));
+    }
+    if let Some((_, Some(layer))) = last.filter(|(f, _)| *f == fingerprint) {
         return Ok((Some(layer), (status_ms, 0.0)));
     }
     let layer = Arc::new(analyse_reusing(changes, keyword, opts, &cache.analyses)?);
     let took = layer.took_ms;
     if let Ok(mut last) = cache.last.lock() {
-        *last = Some((fingerprint, Arc::clone(&layer)));
+        *last = Some((fingerprint, Some(Arc::clone(&layer))));
     }
-    Ok((Some(layer), took))
+    Ok((Some(layer), (status_ms, took.1)))
 }
 
 /// Paths that may differ from `base`: git's status of the work tree
 /// against the index file, and of the index file against `base`'s tree
 /// (staged edits, and commits made since the index ran). Untracked files
 /// that are not ignored count; content decides in the end.
-fn changed_paths(repo: &Repo, base: &ObjectId) -> Result<BTreeSet<String>, WorktreeError> {
+fn changed_paths(repo: &Repo, base: &ObjectId, patterns: Vec<gix::bstr::BString>) -> Result<BTreeSet<String>, WorktreeError> {
     let local = repo.local();
     let err = |message: String| WorktreeError::Status { dir: repo.git_dir().display().to_string(), message };
     let tree = local.find_commit(*base).map_err(|e| err(e.to_string()))?.tree_id().map_err(|e| err(e.to_string()))?;
@@ -301,7 +345,7 @@ fn changed_paths(repo: &Repo, base: &ObjectId) -> Result<BTreeSet<String>, Workt
         .head_tree(tree.detach())
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled);
     let mut paths = BTreeSet::new();
-    for item in status.into_iter(None).map_err(|e| err(e.to_string()))? {
+    for item in status.into_iter(patterns).map_err(|e| err(e.to_string()))? {
         let item = item.map_err(|e| err(e.to_string()))?;
         let path = match &item {
             gix::status::Item::IndexWorktree(change) => change.rela_path().to_string(),
