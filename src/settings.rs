@@ -150,7 +150,8 @@ pub fn index_dir(repo: &Repo, cli: Option<&Path>) -> PathBuf {
 impl Workspace {
     /// How the work tree is laid over the index: with the index's own chunking and path rules.
     pub fn layer_options(&self) -> crate::worktree::LayerOptions {
-        crate::worktree::LayerOptions { chunk: self.chunk.clone(), paths: self.paths.clone() }
+        let index_dir = self.index_dir.canonicalize().ok();
+        crate::worktree::LayerOptions { chunk: self.chunk.clone(), paths: self.paths.clone(), index_dir }
     }
 }
 

@@ -162,3 +162,14 @@ fn a_served_layer_follows_saves_deletions_and_reverts() {
     assert!(first(&mut mcp, "iota_generated").is_empty());
     mcp.finish();
 }
+
+/// An index kept in the work tree (`--index-dir`) is not an edit of it.
+#[test]
+fn an_index_dir_inside_the_work_tree_is_not_laid_over() {
+    let repo = indexed_repo();
+    repo.rag_ok(&["--index-dir", "rag-index", "index", "-q"]);
+    let out = repo.rag(&["--index-dir", "rag-index", "query", "quarterly ledger"]);
+    assert!(out.status.success() && !stderr(&out).contains("work tree"), "{}", stderr(&out));
+    let status: Value = serde_json::from_str(&repo.rag_ok(&["--index-dir", "rag-index", "status", "--json"])).expect("status");
+    assert_eq!(status["worktree"]["files"], serde_json::json!([]), "{status}");
+}

@@ -136,6 +136,9 @@ impl Layer {
 pub struct LayerOptions {
     pub chunk: ChunkOptions,
     pub paths: PathRules,
+    /// The index directory, when it lies in the work tree (`--index-dir`,
+    /// `GIT_RAG_DIR`): its files are never part of the layer.
+    pub index_dir: Option<PathBuf>,
 }
 
 /// The work tree's files that differ from the indexed commit, read but not
@@ -187,8 +190,10 @@ fn changes_within(repo: &Repo, state: &IndexState, opts: &LayerOptions, scope: O
         candidates.extend(held.iter().cloned());
     }
     let filter = path_filter(repo, state, &workdir, &candidates, &opts.paths)?;
+    let workdir = workdir.canonicalize().unwrap_or(workdir);
     for path in candidates {
-        if filter.excluded(&path).is_some() || lang::is_generated(&path) {
+        let own = opts.index_dir.as_ref().is_some_and(|dir| workdir.join(&path).starts_with(dir));
+        if own || filter.excluded(&path).is_some() || lang::is_generated(&path) {
             continue;
         }
         let indexed = state.files.get(&path).map(|f| f.blob.as_str());
