@@ -413,6 +413,44 @@ fn an_issue_report_with_a_traceback_finds_the_frame_first() {
 }
 
 #[test]
+fn an_issue_is_read_for_its_prose_not_its_log_imports_or_environment() {
+    let repo = TestRepo::new();
+    // The answer: what the prose is about.
+    repo.write(
+        "pkg/exporter.py",
+        "def public_names(module):\n    names = getattr(module, \"__all__\", None)\n    if not names:\n        return [n for n in dir(module) if not n.startswith(\"_\")]\n    return names\n",
+    );
+    // What the pasted session log's words match.
+    repo.write(
+        "pkg/report.py",
+        "def session_header(platform, rootdir, cachedir, plugins, collected):\n    line = f\"platform {platform} rootdir {rootdir} cachedir {cachedir}\"\n    return line + f\" plugins {plugins} collected {collected} items passed failed\"\n",
+    );
+    // What the environment listing names.
+    repo.write("pkg/versions.py", "def installed():\n    return {\"numpy\": numpy_version(), \"pandas\": pandas_version(), \"scipy\": scipy_version()}\n");
+    // An import block names the modules an issue names.
+    repo.write("pkg/__init__.py", "from pkg.exporter import public_names\nfrom pkg.report import session_header\nfrom pkg.versions import installed\nimport module\n");
+    repo.commit("pkg");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let issue = "exporter: an empty `__all__` of a module is ignored\n\n\
+        When a module sets `__all__` to an empty list, public_names still returns every public name of the module.\n\n\
+        ```\n\
+        platform linux rootdir /home/me cachedir .cache plugins xdist collected 3 items\n\
+        session header: 3 passed, 1 failed, platform linux, rootdir /home/me, cachedir .cache\n\
+        ```\n\n\
+        Environment:\n\
+        numpy: 1.18.5\n\
+        pandas: 1.0.5\n\
+        scipy: 1.5.0\n";
+    for mode in ["hybrid", "keyword"] {
+        let v = repo.query(issue, &["--mode", mode, "--limit", "5"]);
+        assert_eq!(v["results"][0]["path"], "pkg/exporter.py", "{mode}: {v}");
+    }
+    // A dunder name is a name, not the stop word inside it.
+    let v = repo.query("__all__", &["--mode", "keyword"]);
+    assert_eq!(v["results"][0]["path"], "pkg/exporter.py", "{v}");
+}
+
+#[test]
 fn an_option_name_is_searched_for_not_parsed() {
     let repo = TestRepo::new();
     repo.write("cli.py", "def parse(argv):\n    if \"--dry-run\" in argv:\n        return None\n    return argv\n");

@@ -38,15 +38,27 @@ pub struct Question {
     pub words: Vec<Word>,
     /// What it asks about besides code (tests, docs, changelog, …).
     pub about: About,
+    /// A document's prose: its text outside code fences (the words that
+    /// say what is wrong; pasted code and logs are long and mostly incidental).
+    pub prose: Option<String>,
 }
 
 impl Question {
     pub fn new(text: &str) -> Question {
         let document = signals::is_document(text);
+        // The environment an issue template asks for names packages, not code.
+        let stripped;
+        let text = if document {
+            stripped = signals::without_environment(text);
+            stripped.as_str()
+        } else {
+            text
+        };
         let signals = document.then(|| signals::extract(text));
         let literals = literals::extract(text, document);
         let analysis = intent::classify(text, document, signals, &literals);
-        Question { text: text.to_string(), document, analysis, literals, words: words(text), about: About::of(text, document) }
+        let prose = document.then(|| signals::split_fences(text).0);
+        Question { text: text.to_string(), document, analysis, literals, words: words(text), about: About::of(text, document), prose }
     }
 
     /// Whether a test's hit should count in full: the query asks about

@@ -53,6 +53,26 @@ pub fn is_document(text: &str) -> bool {
     text.split_whitespace().count() > DOCUMENT_WORDS || lines > 2 || text.contains("```") || text.contains("Traceback (most recent call last)")
 }
 
+fn environment_line() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    // `numpy: 1.18.5`, `LC_ALL: None`, `attrs==19.3.0`, `pytest>=5.3`, `- python 3.8.3`.
+    re(&R, r"^\s*(?:[-*]\s+)?[A-Za-z][\w.\- ]{0,40}?\s*(?::|==|>=|<=|~=)\s*(?:None|unknown|v?\d+(?:\.\w+)*)\S*(?:\s.*)?$")
+}
+
+/// `text` without the lines that list an environment (`numpy: 1.18.5`,
+/// `pip freeze` output): issue templates ask for them, and their package
+/// names say nothing about where the problem is.
+pub fn without_environment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if !environment_line().is_match(line) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|e| panic!("a built-in pattern does not compile: {e}")))
 }
@@ -174,7 +194,7 @@ pub fn extract(text: &str) -> Signals {
 }
 
 /// The text outside and inside Markdown code fences.
-fn split_fences(text: &str) -> (String, String) {
+pub(crate) fn split_fences(text: &str) -> (String, String) {
     let (mut prose, mut fenced) = (String::new(), String::new());
     let mut inside = false;
     for line in text.lines() {
@@ -219,6 +239,13 @@ mod tests {
         assert!(names.contains(&"Session.send") && names.contains(&"merge_environment_settings"), "{names:?}");
         assert!(names.contains(&"requests.exceptions.ConnectionError"), "{names:?}");
         assert!(!names.contains(&"uses") && !names.contains(&"imports"), "{names:?}");
+    }
+
+    #[test]
+    fn environment_listings_are_left_out() {
+        let text = "ds.update loses chunks\n```\ncommit: None\npython: 3.8.3 (default, Jul  2 2020)\nnumpy: 1.18.5\nattrs==19.3.0\n- pytest 5.4\nds.update(x)\n```\nsize = 10\nsee note: it fails";
+        let kept = without_environment(text);
+        assert_eq!(kept, "ds.update loses chunks\n```\n- pytest 5.4\nds.update(x)\n```\nsize = 10\nsee note: it fails\n");
     }
 
     #[test]
