@@ -490,6 +490,16 @@ fn is_import_block(content: &str) -> bool {
     code > 0 && imports * 2 > code
 }
 
+/// The BM25 weight of a chunk of minified code.
+const MINIFIED_WEIGHT: f32 = 0.3;
+/// A line longer than this is generated, not written.
+const MINIFIED_LINE: usize = 500;
+
+/// Whether a chunk is minified code: few lines, one of them very long.
+fn is_minified(content: &str) -> bool {
+    content.len() > MINIFIED_LINE && content.lines().count() <= 3 && content.lines().any(|l| l.len() > MINIFIED_LINE)
+}
+
 fn kind_weight(kind: &str) -> f32 {
     match kind {
         "file" | "fallback" => 0.5,
@@ -698,6 +708,8 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
         // An issue names modules its imports name too: a file's import block
         // matches it without being where anything happens.
         let import_w = if document && is_import_block(&content) { IMPORT_BLOCK_WEIGHT } else { 1.0 };
+        // A minified bundle's line holds every word of any question.
+        let import_w = if is_minified(&content) { MINIFIED_WEIGHT * import_w } else { import_w };
         let weight = import_w * kind_w * if is_test_code(&path, symbol.as_deref()) { test_weight } else { 1.0 };
         hits.push((
             score * weight,
@@ -981,6 +993,13 @@ mod tests {
         assert!(!is_test_path("src/contest.py"));
         assert!(asks_about_tests("which tests cover retries"));
         assert!(!asks_about_tests("latest value"));
+    }
+
+    #[test]
+    fn minified_code_is_told_from_code() {
+        assert!(is_minified(&format!("!function(e){{{}}}", "var a=1;".repeat(100))));
+        assert!(!is_minified(&"def f():\n    return 1\n".repeat(40)));
+        assert!(!is_minified("x = 1"));
     }
 
     #[test]
