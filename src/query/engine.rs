@@ -555,7 +555,7 @@ impl Engine {
                     timings.insert("store_open", d.opened_ms.1);
                 }
                 let t = Instant::now();
-                let vector = d.embedder.embed_query_for(&q.text, me.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
+                let vector = d.embedder.embed_query_for(q.dense_text(), me.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
                 timings.insert("embed_query", millis(t));
                 let t = Instant::now();
                 let mut hits = search::semantic_search(d.store.as_ref(), &vector, &q, &list_opts, me.state.files.keys()).map_err(Unavailable::failed)?;
@@ -571,7 +571,7 @@ impl Engine {
 
     fn dense_list(&self, dense: &Dense, q: &Question, opts: &QueryOptions, timings: &mut Timings) -> Result<Vec<Hit>> {
         let t = Instant::now();
-        let vector = dense.embedder.embed_query_for(&q.text, self.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
+        let vector = dense.embedder.embed_query_for(q.dense_text(), self.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
         timings.insert("embed_query", millis(t));
         let t = Instant::now();
         let mut hits = search::semantic_search(dense.store.as_ref(), &vector, q, opts, self.state.files.keys())?.results;

@@ -11,6 +11,9 @@ use super::literals::{self, Literal};
 use super::priors::About;
 use super::signals;
 
+/// A document with less prose than this is embedded whole (a bare traceback).
+const MIN_DENSE_PROSE_WORDS: usize = 8;
+
 /// A word of the query that may name code.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Word {
@@ -23,6 +26,10 @@ pub struct Word {
 /// The analysed query.
 #[derive(Debug, Clone)]
 pub struct Question {
+    /// The text as asked.
+    pub asked: String,
+    /// The text the retrievers read: as asked, but a document's
+    /// environment listing left out ([`signals::without_environment`]).
     pub text: String,
     /// Long, several lines, fences or frames: an issue report or a pasted
     /// error, whose words are mostly incidental ([`signals::is_document`]).
@@ -44,7 +51,8 @@ pub struct Question {
 }
 
 impl Question {
-    pub fn new(text: &str) -> Question {
+    pub fn new(asked: &str) -> Question {
+        let text = asked;
         let document = signals::is_document(text);
         // The environment an issue template asks for names packages, not code.
         let stripped;
@@ -58,7 +66,16 @@ impl Question {
         let literals = literals::extract(text, document);
         let analysis = intent::classify(text, document, signals, &literals);
         let prose = document.then(|| signals::split_fences(text).0);
-        Question { text: text.to_string(), document, analysis, literals, words: words(text), about: About::of(text, document), prose }
+        Question { asked: asked.to_string(), text: text.to_string(), document, analysis, literals, words: words(text), about: About::of(text, document), prose }
+    }
+
+    /// What the dense retriever embeds: a document's prose (the model reads
+    /// its first 256 tokens, and a pasted log would fill them), else the text.
+    pub fn dense_text(&self) -> &str {
+        match &self.prose {
+            Some(p) if p.split_whitespace().count() >= MIN_DENSE_PROSE_WORDS => p,
+            _ => &self.text,
+        }
     }
 
     /// Whether a test's hit should count in full: the query asks about

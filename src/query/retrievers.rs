@@ -205,7 +205,7 @@ pub fn search(index: &KeywordIndex, q: &Question, opts: &QueryOptions) -> Result
         Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => keyword_search(index, &chunks, q, opts, &paths, true)?,
         Mode::Symbol => symbol_search(index, &symbol_reader.searcher(), &chunks, &q.words, opts, &paths, None)?,
     };
-    Ok(Response { query: q.text.clone(), took_ms: crate::progress::millis(started), results })
+    Ok(Response { query: q.asked.clone(), took_ms: crate::progress::millis(started), results })
 }
 
 
@@ -239,7 +239,7 @@ pub fn semantic_search<'a>(
 ) -> Result<Response> {
     let started = Instant::now();
     let Some(filter) = payload_filter(opts, paths)? else {
-        return Ok(Response { query: q.text.clone(), took_ms: crate::progress::millis(started), results: Vec::new() });
+        return Ok(Response { query: q.asked.clone(), took_ms: crate::progress::millis(started), results: Vec::new() });
     };
     let kind = opts.kind.as_ref().map(|k| k.to_lowercase());
     let with_kind = |f: &Filter| match &kind {
@@ -293,7 +293,7 @@ pub fn semantic_search<'a>(
     ranked.truncate(opts.limit);
 
     let results = dense_hits(store, ranked)?;
-    Ok(Response { query: q.text.clone(), took_ms: crate::progress::millis(started), results })
+    Ok(Response { query: q.asked.clone(), took_ms: crate::progress::millis(started), results })
 }
 
 /// The payload filter of `--lang`, `--path` and `--exclude` (globs, matched

@@ -165,12 +165,12 @@ pub fn search(store: &ServerStore, paths: &BTreeSet<String>, text: &str, search:
         Vec::new()
     } else {
         let embedder = Embedder::open(model, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() })?;
-        embedder.embed_query_for(text, store.dims())?
+        embedder.embed_query_for(q.dense_text(), store.dims())?
     };
     let w = analysis.weights;
     let mut lists: Vec<(Retriever, f32, Vec<Hit>)> = Vec::new();
     if matches!(mode, Mode::Hybrid | Mode::Keyword) && (w.bm25 > 0.0 || mode == Mode::Keyword) {
-        lists.push((Retriever::Bm25, w.bm25, sparse_list(store, text, &filter, list_opts.limit)?));
+        lists.push((Retriever::Bm25, w.bm25, sparse_list(store, &q.text, &filter, list_opts.limit)?));
     }
     if matches!(mode, Mode::Hybrid | Mode::Symbol) && (w.symbol > 0.0 || mode == Mode::Symbol) {
         lists.push((Retriever::Symbol, w.symbol, name_list(store, text, &vector, &filter, &list_opts)?));
@@ -206,7 +206,7 @@ pub fn search(store: &ServerStore, paths: &BTreeSet<String>, text: &str, search:
 /// serialise alike.
 fn answer(q: &super::question::Question, retrievers: Vec<Retriever>, results: Vec<Hit>, files: Option<Vec<super::files::FileHit>>, started: Instant) -> Answer {
     Answer {
-        response: Response { query: q.text.clone(), took_ms: millis(started), results },
+        response: Response { query: q.asked.clone(), took_ms: millis(started), results },
         analysis: q.analysis.clone(),
         retrievers,
         fallbacks: Vec::new(),
