@@ -144,6 +144,9 @@ fn a_served_layer_follows_saves_deletions_and_reverts() {
     assert!(first(&mut mcp, "gamma_tokenizer").is_empty());
     repo.write("src/alpha.py", format!("{alpha}\n\ndef gamma_tokenizer(text):\n    return text.split()\n"));
     assert_eq!(first(&mut mcp, "gamma_tokenizer").first(), Some(&("src/alpha.py".to_string(), "worktree".to_string())));
+    // The symbols tool reads the same layer.
+    let defs = mcp.tool("symbols", serde_json::json!({"name": "gamma_tokenizer"}));
+    assert_eq!((&defs["definitions"][0]["path"], &defs["definitions"][0]["source"]), (&serde_json::json!("src/alpha.py"), &serde_json::json!("worktree")), "{defs}");
     // Nothing moved: the same answer.
     assert_eq!(first(&mut mcp, "gamma_tokenizer").first(), Some(&("src/alpha.py".to_string(), "worktree".to_string())));
     // Put back as indexed: the index answers again.

@@ -173,6 +173,17 @@ fn query(server: &Server, request: &QueryRequest) -> Result<QueryOutput, ToolErr
     Ok(git_rag::query(&engine, &server.ws.repo, &server.ws.reranker, request)?.output)
 }
 
+/// The answer to `text` over the work tree, through the same entry point
+/// as `search` (a definition written since the index ran is found; the
+/// graph answers for the indexed commit with the edited files left out).
+fn answer(server: &Server, text: &str, search: HybridOptions) -> Result<git_rag::Answer, ToolError> {
+    let request = QueryRequest { text: text.to_string(), search, rerank: false, context_budget: None, worktree: Some(server.ws.layer_options()) };
+    match query(server, &request)? {
+        QueryOutput::Answer(answer) => Ok(*answer),
+        QueryOutput::Context(_) => Err(ToolError::new("a query without a context budget answered with a context".to_string())),
+    }
+}
+
 fn search(server: &Server, a: SearchArgs) -> ToolResult {
     let mut search = options(server, a.mode.into(), in_range("limit", a.limit, MAX_LIMIT)?);
     search.query.lang = a.language;
@@ -196,14 +207,14 @@ fn symbols(server: &Server, a: SymbolsArgs) -> ToolResult {
     let name = non_empty("name", a.name)?;
     let mut search = options(server, Mode::Symbol, in_range("limit", a.limit, MAX_LIMIT)?);
     search.query.kind = a.kind;
-    let answer = server.engine.current()?.search(&name, &search)?;
+    let answer = answer(server, &name, search)?;
     // Definitions are name matches; looser matches are offered as suggestions.
     let (defs, others): (Vec<_>, Vec<_>) = answer.response.results.into_iter().partition(|h| h.score >= git_rag::SYMBOL_NAME_MATCH);
     let definitions: Vec<Value> = defs
         .iter()
         .map(|h| {
             json!({
-                "symbol": h.symbol, "kind": h.kind, "language": h.language,
+                "symbol": h.symbol, "kind": h.kind, "language": h.language, "source": h.source,
                 "path": h.path, "start_line": h.start_line, "end_line": h.end_line,
                 "citation": format!("{}:{}-{}", h.path, h.start_line, h.end_line),
                 "signature": h.content.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim(),
@@ -221,7 +232,7 @@ fn graph(server: &Server, a: GraphArgs, relation: Relation) -> ToolResult {
     let mut search = options(server, Mode::Graph, in_range("limit", a.limit, MAX_LIMIT)?);
     search.relation = Some(relation);
     search.depth = depth;
-    let answer = server.engine.current()?.search(&symbol, &search)?;
+    let answer = answer(server, &symbol, search)?;
     if answer.subjects.is_empty() {
         return Err(ToolError::new(format!("no symbol named `{symbol}` in the code graph (try the `symbols` tool for the exact name)")));
     }
