@@ -1,8 +1,10 @@
 //! Files to open: the fused results aggregated per file. A file's evidence
-//! is its best chunk and, with less weight, its next ones (a fix usually
-//! touches a file that several chunks match, not one that a single outline
-//! matches), times its role's prior, plus what the query says about it by
-//! name (a path or a stack frame in it).
+//! is its best chunk (its next ones only break ties), times its role's
+//! prior, plus what the query says about it by name (a path or a stack
+//! frame in it). Summing a file's chunks favoured big files that match
+//! everywhere: on the SWE-bench dev split, ranking files by their best
+//! chunk gave file Acc@1 0.64 against 0.53 for a sum halving each next
+//! chunk, and line Acc@10 0.66 against 0.62.
 
 use std::collections::HashMap;
 
@@ -12,10 +14,10 @@ use super::priors::{self, About};
 use super::retrievers::Hit;
 use super::signals::Signals;
 
-/// Chunks of a file that count towards its score, best first, each worth
-/// half the one before.
+/// Chunks of a file that count towards its score, best first; the next
+/// ones are worth so little that they only break ties.
 const COUNTED_CHUNKS: usize = 3;
-const DECAY: f32 = 0.5;
+const DECAY: f32 = 0.01;
 /// Chunks shown per file.
 pub const CHUNKS_PER_FILE: usize = 3;
 /// A file the query names (a path, a stack frame) gains this many times the
@@ -291,12 +293,15 @@ mod tests {
     }
 
     #[test]
-    fn several_matching_chunks_outweigh_one_slightly_better() {
+    fn the_best_chunk_ranks_a_file_and_more_evidence_breaks_ties() {
         let hits = [hit("a.py", 1, 1.0), hit("b.py", 1, 0.8), hit("b.py", 20, 0.7), hit("b.py", 40, 0.6)];
         let files = rank_files(&hits, &Mentions::default());
-        assert_eq!(files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["b.py", "a.py"]);
-        assert_eq!(files[0].chunks.len(), 3);
-        assert_eq!(files[0].chunks[0].start_line, 1);
+        assert_eq!(files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(), ["a.py", "b.py"]);
+        assert_eq!(files[1].chunks.len(), 3);
+        assert_eq!(files[1].chunks[0].start_line, 1);
+        let tied = [hit("a.py", 1, 1.0), hit("b.py", 1, 1.0), hit("b.py", 20, 0.7)];
+        let files = rank_files(&tied, &Mentions::default());
+        assert_eq!(files[0].path, "b.py");
     }
 
     #[test]
