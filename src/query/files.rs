@@ -277,6 +277,7 @@ mod tests {
 
     fn hit(path: &str, start: usize, score: f32) -> Hit {
         Hit {
+            tie: 0,
             rank: 0,
             path: path.into(),
             start_line: start,

@@ -153,6 +153,7 @@ mod tests {
 
     fn hit(path: &str, s: usize, e: usize, kind: &str, id: &str) -> Hit {
         Hit {
+            tie: 0,
             rank: 0,
             path: path.into(),
             start_line: s,

@@ -1,7 +1,9 @@
 //! The keyword side of a query over the index and the work tree laid over
 //! it ([`crate::worktree`]): each keyword retriever runs on the index with
 //! the layer's paths hidden and on the layer, and the two lists merge by
-//! score (the layer is scored with the index's statistics, so one scale).
+//! score (both sides are scored with the statistics of the work tree as a
+//! whole: the layer's documents and the index's but the hidden ones, so the
+//! scores are those a fresh index of the work tree would give).
 //! Results, content, outlines and parents come from the side that holds
 //! the path.
 
@@ -20,17 +22,19 @@ impl Keyword<'_> {
     /// `run` on the index (`opts.hide` leaves the layer's paths out) and on
     /// the layer; best scores first, `opts.limit` of them.
     pub fn list(&self, opts: &QueryOptions, run: impl Fn(&KeywordIndex, &QueryOptions) -> Result<Vec<Hit>>) -> Result<Vec<Hit>> {
-        let mut hits = run(self.base, opts)?;
-        let Some(layer) = self.layer.filter(|l| !l.files.is_empty()) else { return Ok(hits) };
+        let Some(layer) = self.layer else { return run(self.base, opts) };
+        // The index beneath scores with the work tree's statistics too.
+        let mut hits = run(&layer.beneath, opts)?;
+        if layer.files.is_empty() {
+            return Ok(hits);
+        }
         let mut own = opts.clone();
         own.hide = Default::default();
         let mut from_layer = run(&layer.keyword, &own)?;
         for h in &mut from_layer {
             h.source = Origin::Worktree;
         }
-        hits.extend(from_layer);
-        // Stable: the index's hit first on equal scores.
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        hits = merge(hits, from_layer);
         hits.truncate(opts.limit);
         for (i, h) in hits.iter_mut().enumerate() {
             h.rank = i + 1;
@@ -55,6 +59,46 @@ impl Keyword<'_> {
             _ => self.base,
         }
     }
+}
+
+/// Two lists, each best first, as one: each keeps its own order (a
+/// retriever's tie-breaks among its documents), and a tie between the two
+/// goes as one index breaks it ([`Hit::tie`], larger first). Keyword mode
+/// puts the chunks holding a literal first, scored above its best BM25
+/// hit: that block is merged first, re-based on the merged best hit.
+fn merge(base: Vec<Hit>, layer: Vec<Hit>) -> Vec<Hit> {
+    let (base_literals, base_rest): (Vec<Hit>, Vec<Hit>) = base.into_iter().partition(|h| h.signals.exact.is_some());
+    let (layer_literals, layer_rest): (Vec<Hit>, Vec<Hit>) = layer.into_iter().partition(|h| h.signals.exact.is_some());
+    // Literal scores are relative to their side's best BM25 hit (1 without one).
+    let top_of = |rest: &[Hit]| rest.first().map_or(1.0, |h| h.score);
+    let (base_top, layer_top) = (top_of(&base_rest), top_of(&layer_rest));
+    let mut out = merge_sorted(base_rest, layer_rest);
+    if base_literals.is_empty() && layer_literals.is_empty() {
+        return out;
+    }
+    let top = top_of(&out);
+    let rebase = |hits: Vec<Hit>, side_top: f32| hits.into_iter().map(move |mut h| {
+        h.score = h.score - side_top + top;
+        h
+    });
+    let mut literals = merge_sorted(rebase(base_literals, base_top).collect(), rebase(layer_literals, layer_top).collect());
+    literals.append(&mut out);
+    literals
+}
+
+fn merge_sorted(base: Vec<Hit>, layer: Vec<Hit>) -> Vec<Hit> {
+    let mut out = Vec::with_capacity(base.len() + layer.len());
+    let (mut base, mut layer) = (base.into_iter().peekable(), layer.into_iter().peekable());
+    loop {
+        let take_base = match (base.peek(), layer.peek()) {
+            (Some(b), Some(l)) => b.score > l.score || (b.score == l.score && b.tie >= l.tie),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        out.extend(if take_base { base.next() } else { layer.next() });
+    }
+    out
 }
 
 impl Chunks for Keyword<'_> {

@@ -10,6 +10,7 @@ use crate::stores::vector::{Collection, Filter, VectorStore};
 pub(super) fn pattern_hit(p: &crate::analysis::patterns::Pattern, rank: usize) -> Option<Hit> {
     let ex = p.examples.first()?;
     Some(Hit {
+        tie: 0,
         rank,
         path: ex.path.clone(),
         start_line: ex.start_line,

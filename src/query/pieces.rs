@@ -151,6 +151,7 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
             let Some(range) = signature_lines(&text, node.start_line, node.end_line) else { continue };
             let language = crate::analysis::lang::Language::from_path(path).name().to_string();
             let h = Hit {
+                tie: 0,
                 rank: 0,
                 path: path.clone(),
                 start_line: node.start_line,

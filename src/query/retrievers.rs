@@ -174,6 +174,11 @@ pub struct Hit {
     /// The chunk this hit stands for, when known: the fusion key.
     #[serde(skip)]
     pub chunk_id: Option<String>,
+    /// How the retriever breaks a tie of scores (the document's content-
+    /// derived key, larger first), so that a list merged from the index and
+    /// the work tree breaks ties as one index of the work tree would.
+    #[serde(skip)]
+    pub tie: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -343,6 +348,7 @@ pub fn dense_hits(store: &dyn VectorStore, ranked: Vec<(String, f32, serde_json:
         let line = |k: &str| payload.get(k).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
         let rank = results.len() + 1;
         results.push(Hit {
+            tie: 0,
             rank,
             path: get("path").unwrap_or_default(),
             start_line: line("start_line").max(1),
@@ -715,6 +721,7 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
             score * weight,
             crate::stores::keyword::key_of(&id),
             Hit {
+                tie: crate::stores::keyword::key_of(&id),
                 rank: 0,
                 path,
                 start_line: get_u64(&doc, cf.start_line) as usize,
@@ -824,9 +831,9 @@ fn symbol_search(
     }
     let main: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
     let query = with_filters(main, filters(searcher, sf.path, sf.language, sf.kind, opts, paths)?);
-    let top = index.top_docs(searcher, query.as_ref(), opts.limit, "key")?;
+    let top = index.top_docs_keyed(searcher, query.as_ref(), opts.limit, "key")?;
     let mut hits = Vec::with_capacity(top.len());
-    for (i, (score, addr)) in top.into_iter().enumerate() {
+    for (i, (score, tie, addr)) in top.into_iter().enumerate() {
         if min_score.is_some_and(|m| score < m) {
             break; // sorted by score: the rest are lower
         }
@@ -848,6 +855,7 @@ fn symbol_search(
             }
         });
         hits.push(Hit {
+            tie,
             rank: i + 1,
             path: get_str(&doc, sf.path).unwrap_or_default(),
             start_line,
@@ -904,6 +912,7 @@ pub fn symbol_hit(index: &KeywordIndex, path: &str, qualified: &str) -> Result<O
     // The chunk's text is read by `fill_content` for the hits that are kept.
     let content = if chunk_id.is_some() { String::new() } else { get_str(&doc, sf.signature).unwrap_or_default() };
     Ok(Some(Hit {
+        tie: 0,
         rank: 0,
         path: path.to_string(),
         start_line,
@@ -947,6 +956,7 @@ pub fn file_hit(index: &KeywordIndex, path: &str) -> Result<Option<Hit>> {
 fn hit_of_chunk(index: &KeywordIndex, doc: &tantivy::TantivyDocument, id: &str) -> Hit {
     let cf = index.cf;
     Hit {
+        tie: 0,
         rank: 0,
         path: get_str(doc, cf.path).unwrap_or_default(),
         start_line: get_u64(doc, cf.start_line) as usize,

@@ -88,8 +88,12 @@ pub struct Layer {
     pub skipped: Vec<(String, String)>,
     /// Differing files past [`MAX_FILES`]: they answer from the index.
     pub over_cap: usize,
-    /// The layer's chunks and symbols (in memory, scored with the index's statistics).
+    /// The layer's chunks and symbols (in memory), scored with the
+    /// statistics of the work tree: its own and the index's but the hidden paths.
     pub keyword: KeywordIndex,
+    /// The index beneath the layer, scored with the same statistics (its
+    /// searches leave the hidden paths out).
+    pub beneath: KeywordIndex,
     /// Text of the layer's files, for contexts and citations.
     texts: BTreeMap<String, String>,
     /// Milliseconds spent: comparing with the index, then analysing.
@@ -242,15 +246,17 @@ fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions
     if let Ok(mut k) = known.lock() {
         *k = analysed.iter().map(|(path, id, chunks, _)| ((path.clone(), *id), Arc::clone(chunks))).collect();
     }
-    let layer_keyword = KeywordIndex::layer_of(keyword, analysed.iter().map(|(path, _, chunks, _)| (path.as_str(), chunks.as_ref())))?;
-    let hidden: BTreeSet<String> = files.iter().map(|f| f.path.clone()).chain(changes.skipped.iter().map(|(p, _)| p.clone())).collect();
+    let hidden: Arc<BTreeSet<String>> = Arc::new(files.iter().map(|f| f.path.clone()).chain(changes.skipped.iter().map(|(p, _)| p.clone())).collect());
+    let layer_keyword = KeywordIndex::layer_of(keyword, Arc::clone(&hidden), analysed.iter().map(|(path, _, chunks, _)| (path.as_str(), chunks.as_ref())))?;
+    let beneath = keyword.beneath(&layer_keyword, Arc::clone(&hidden))?;
     Ok(Layer {
         base: changes.base,
         files,
-        hidden: Arc::new(hidden),
+        hidden,
         skipped: changes.skipped,
         over_cap: changes.over_cap,
         keyword: layer_keyword,
+        beneath,
         texts: analysed.into_iter().map(|(path, _, _, text)| (path, text)).collect(),
         took_ms: (changes.took_ms, crate::progress::millis(started)),
     })

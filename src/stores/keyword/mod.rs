@@ -12,9 +12,9 @@
 //! differently from a fresh one; with exact statistics and a content-derived
 //! tie-break, both give the same answers.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
@@ -189,11 +189,20 @@ pub struct KeywordIndex {
     /// Readers, opened once: opening one reads every segment's metadata,
     /// which costs more than a query on a large index.
     readers: std::sync::OnceLock<(IndexReader, IndexReader)>,
-    /// For an index laid over another (the work tree over the indexed
-    /// commit, [`KeywordIndex::layer_over`]): the index under it, whose
-    /// documents count in this one's BM25 statistics, so that scores of
-    /// both are on one scale.
-    under: Option<(IndexReader, IndexReader)>,
+    /// For the work tree laid over the indexed commit: what this index's
+    /// BM25 statistics count besides its own documents ([`Scope`]).
+    scope: Option<Scope>,
+}
+
+/// The statistics of one side of the work tree laid over the indexed
+/// commit: this index less the documents of `hidden` paths, plus the
+/// `other` index less its `other_hidden` ones — the documents a fresh index
+/// of the work tree would hold, so a term scores as it would there.
+#[derive(Clone)]
+struct Scope {
+    hidden: Arc<BTreeSet<String>>,
+    other: (IndexReader, IndexReader),
+    other_hidden: Arc<BTreeSet<String>>,
 }
 
 impl KeywordIndex {
@@ -212,15 +221,15 @@ impl KeywordIndex {
         let (ss, sf) = symbol_schema();
         let chunks = open_one(&root.join("chunks"), cs, create)?;
         let symbols = open_one(&root.join("symbols"), ss, create)?;
-        Ok(KeywordIndex { chunks, symbols, cf, sf, root: root.to_path_buf(), readers: std::sync::OnceLock::new(), under: None })
+        Ok(KeywordIndex { chunks, symbols, cf, sf, root: root.to_path_buf(), readers: std::sync::OnceLock::new(), scope: None })
     }
 
-    /// An index in memory of `files`, laid over `under`: its BM25 statistics
-    /// count both indexes' documents. The caller hides from `under` the
-    /// paths this one holds, so a term's document frequency is off only by
-    /// the hidden documents (a few files' worth against a whole repository).
+    /// An index in memory of `files`, laid over `under` whose `hidden`
+    /// paths it replaces: its BM25 statistics count its own documents and
+    /// those of `under` but the hidden ones. Search `under` through
+    /// [`KeywordIndex::beneath`] for the same statistics on that side.
     /// Written as one segment, without writer threads: a query builds it.
-    pub fn layer_of<'f>(under: &KeywordIndex, files: impl IntoIterator<Item = (&'f str, &'f FileChunks)>) -> Result<KeywordIndex> {
+    pub fn layer_of<'f>(under: &KeywordIndex, hidden: Arc<BTreeSet<String>>, files: impl IntoIterator<Item = (&'f str, &'f FileChunks)>) -> Result<KeywordIndex> {
         const LAYER_HEAP: usize = 15_000_000;
         let root = PathBuf::from("(work tree, in memory)");
         let tantivy_err = |source| KeywordError::Tantivy { path: root.clone(), source };
@@ -240,7 +249,7 @@ impl KeywordIndex {
             sf,
             root: root.clone(),
             readers: std::sync::OnceLock::new(),
-            under: Some(under.readers()?),
+            scope: Some(Scope { hidden: Arc::default(), other: under.readers()?, other_hidden: hidden }),
         };
         for (path, file) in files {
             let (c, s) = layer.documents(path, file);
@@ -254,6 +263,23 @@ impl KeywordIndex {
         layer.chunks = chunks.finalize().map_err(tantivy_err)?;
         layer.symbols = symbols.finalize().map_err(tantivy_err)?;
         Ok(layer)
+    }
+
+    /// This index as seen beneath `layer` (see [`KeywordIndex::layer_of`]):
+    /// the same documents, scored with the statistics of both less this
+    /// one's `hidden` paths. The caller leaves those paths out of the results.
+    pub fn beneath(&self, layer: &KeywordIndex, hidden: Arc<BTreeSet<String>>) -> Result<KeywordIndex> {
+        let readers = std::sync::OnceLock::new();
+        let _ = readers.set(self.readers()?);
+        Ok(KeywordIndex {
+            chunks: self.chunks.clone(),
+            symbols: self.symbols.clone(),
+            cf: self.cf,
+            sf: self.sf,
+            root: self.root.clone(),
+            readers,
+            scope: Some(Scope { hidden, other: layer.readers()?, other_hidden: Arc::default() }),
+        })
     }
 
     /// Removes everything on disk (used before a full rebuild after a schema change).
@@ -391,15 +417,23 @@ impl KeywordIndex {
     /// Top documents for `query` under exact statistics, ties broken by the
     /// content-derived key so that equal indexes give equal rankings.
     pub fn top_docs(&self, searcher: &Searcher, query: &dyn Query, limit: usize, key_field: &str) -> Result<Vec<(f32, DocAddress)>> {
-        let under = self.under.as_ref().map(|(c, s)| if searcher.schema() == &self.chunks.schema() { c.searcher() } else { s.searcher() });
-        let stats = LayeredStats { parts: std::iter::once(ExactStats::new(searcher)).chain(under.as_ref().map(ExactStats::new)).collect() };
+        Ok(self.top_docs_keyed(searcher, query, limit, key_field)?.into_iter().map(|(score, _, addr)| (score, addr)).collect())
+    }
+
+    /// [`KeywordIndex::top_docs`] with each document's key.
+    pub fn top_docs_keyed(&self, searcher: &Searcher, query: &dyn Query, limit: usize, key_field: &str) -> Result<Vec<(f32, u64, DocAddress)>> {
+        let other = self.scope.as_ref().map(|sc| if searcher.schema() == &self.chunks.schema() { sc.other.0.searcher() } else { sc.other.1.searcher() });
+        let stats = match (&self.scope, &other) {
+            (Some(sc), Some(other)) => LayeredStats { parts: vec![ExactStats::excluding(searcher, &sc.hidden).map_err(|e| self.err(e))?, ExactStats::excluding(other, &sc.other_hidden).map_err(|e| self.err(e))?] },
+            _ => LayeredStats { parts: vec![ExactStats::new(searcher)] },
+        };
         let key_field = key_field.to_string();
         let collector = TopDocs::with_limit(limit.max(1)).tweak_score(move |seg: &SegmentReader| {
             let keys = seg.fast_fields().u64(&key_field).ok().map(|c| c.first_or_default_col(0));
             move |doc: DocId, score: f32| (score, keys.as_ref().map_or(0, |k| k.get_val(doc)))
         });
         let hits = searcher.search_with_statistics_provider(query, &collector, &stats).map_err(|e| self.err(e))?;
-        Ok(hits.into_iter().map(|((score, _), addr)| (score, addr)).collect())
+        Ok(hits.into_iter().map(|((score, key), addr)| (score, key, addr)).collect())
     }
 
     pub fn doc(&self, searcher: &Searcher, addr: DocAddress) -> Result<TantivyDocument> {
@@ -558,15 +592,48 @@ pub fn key_of(id: &str) -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// BM25 statistics over live documents only (see the module docs).
+/// BM25 statistics over live documents only (see the module docs), less
+/// the documents of hidden paths.
 pub struct ExactStats<'s> {
     searcher: &'s Searcher,
     tokens: Mutex<HashMap<Field, u64>>,
+    /// Per segment, the documents left out (those of hidden paths).
+    hidden: Vec<std::collections::HashSet<DocId>>,
 }
 
 impl<'s> ExactStats<'s> {
     pub fn new(searcher: &'s Searcher) -> Self {
-        ExactStats { searcher, tokens: Mutex::new(HashMap::new()) }
+        ExactStats { searcher, tokens: Mutex::new(HashMap::new()), hidden: Vec::new() }
+    }
+
+    /// The statistics without the documents of `paths` (the `path` field).
+    fn excluding(searcher: &'s Searcher, paths: &BTreeSet<String>) -> tantivy::Result<Self> {
+        let mut stats = ExactStats::new(searcher);
+        if paths.is_empty() {
+            return Ok(stats);
+        }
+        let field = searcher.schema().get_field("path")?;
+        for seg in searcher.segment_readers() {
+            let inverted = seg.inverted_index(field)?;
+            let mut docs = std::collections::HashSet::new();
+            for p in paths {
+                if let Some(mut postings) = inverted.read_postings(&Term::from_field_text(field, p), IndexRecordOption::Basic)? {
+                    let mut doc = postings.doc();
+                    while doc != TERMINATED {
+                        if !seg.is_deleted(doc) {
+                            docs.insert(doc);
+                        }
+                        doc = postings.advance();
+                    }
+                }
+            }
+            stats.hidden.push(docs);
+        }
+        Ok(stats)
+    }
+
+    fn hidden_in(&self, segment: usize) -> Option<&std::collections::HashSet<DocId>> {
+        self.hidden.get(segment).filter(|h| !h.is_empty())
     }
 }
 
@@ -578,10 +645,13 @@ impl Bm25StatisticsProvider for ExactStats<'_> {
         // Sum of the (quantized) field lengths of live documents: the same
         // for any two indexes holding the same documents.
         let mut total = 0u64;
-        for seg in self.searcher.segment_readers() {
+        for (i, seg) in self.searcher.segment_readers().iter().enumerate() {
             let norms = seg.get_fieldnorms_reader(field)?;
+            let hidden = self.hidden_in(i);
             for doc in seg.doc_ids_alive() {
-                total += u64::from(norms.fieldnorm(doc));
+                if hidden.is_none_or(|h| !h.contains(&doc)) {
+                    total += u64::from(norms.fieldnorm(doc));
+                }
             }
         }
         if let Ok(mut cache) = self.tokens.lock() {
@@ -591,21 +661,22 @@ impl Bm25StatisticsProvider for ExactStats<'_> {
     }
 
     fn total_num_docs(&self) -> tantivy::Result<u64> {
-        Ok(self.searcher.num_docs())
+        Ok(self.searcher.num_docs() - self.hidden.iter().map(|h| h.len() as u64).sum::<u64>())
     }
 
     fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
         let mut total = 0u64;
-        for seg in self.searcher.segment_readers() {
+        for (i, seg) in self.searcher.segment_readers().iter().enumerate() {
             let inverted = seg.inverted_index(term.field())?;
-            if !seg.has_deletes() {
+            let hidden = self.hidden_in(i);
+            if !seg.has_deletes() && hidden.is_none() {
                 total += u64::from(inverted.doc_freq(term)?);
                 continue;
             }
             if let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::Basic)? {
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
-                    if !seg.is_deleted(doc) {
+                    if !seg.is_deleted(doc) && hidden.is_none_or(|h| !h.contains(&doc)) {
                         total += 1;
                     }
                     doc = postings.advance();
