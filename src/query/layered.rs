@@ -69,7 +69,7 @@ impl Keyword<'_> {
 fn merge(base: Vec<Hit>, layer: Vec<Hit>) -> Vec<Hit> {
     let (base_literals, base_rest): (Vec<Hit>, Vec<Hit>) = base.into_iter().partition(|h| h.signals.exact.is_some());
     let (layer_literals, layer_rest): (Vec<Hit>, Vec<Hit>) = layer.into_iter().partition(|h| h.signals.exact.is_some());
-    // Literal scores are relative to their side's best BM25 hit (1 without one).
+    // Literal scores are relative to their side's best other hit (1 without one).
     let top_of = |rest: &[Hit]| rest.first().map_or(1.0, |h| h.score);
     let (base_top, layer_top) = (top_of(&base_rest), top_of(&layer_rest));
     let mut out = merge_sorted(base_rest, layer_rest);

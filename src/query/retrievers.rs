@@ -544,15 +544,37 @@ pub fn literal_matches(index: &KeywordIndex, literals: &[super::literals::Litera
 
 /// Whether code outside tests defines a symbol called `name` (a test named
 /// after a value, `def test_no_proxy`, is not its definition).
+/// With the work tree laid over the index, both sides are asked (less the
+/// paths the other side replaces).
 fn names_a_symbol(index: &KeywordIndex, searcher: &Searcher, name: &str) -> Result<bool> {
     let query = TermQuery::new(Term::from_field_text(index.cf.symbol_names, &name.to_lowercase()), IndexRecordOption::Basic);
-    for (_, addr) in index.top_docs(searcher, &query, LITERAL_SCAN, "key")? {
-        let doc = index.doc(searcher, addr)?;
-        if !is_test_path(&get_str(&doc, index.cf.path).unwrap_or_default()) {
-            return Ok(true);
+    let other = index.other_side();
+    let sides = std::iter::once((searcher, None)).chain(other.as_ref().map(|(s, hidden)| (s, Some(hidden))));
+    for (searcher, hidden) in sides {
+        for (_, addr) in index.top_docs(searcher, &query, LITERAL_SCAN, "key")? {
+            let path = get_str(&index.doc(searcher, addr)?, index.cf.path).unwrap_or_default();
+            if !is_test_path(&path) && hidden.is_none_or(|h| !h.contains(&path)) {
+                return Ok(true);
+            }
         }
     }
     Ok(false)
+}
+
+/// The roles of the chunks on the other side of the work tree laid over the
+/// index that hold `terms` as a phrase (its replaced paths left out): a
+/// literal's form and rarity are decided on the whole tree.
+fn other_side_roles(index: &KeywordIndex, phrase: &dyn Fn() -> Box<dyn Query>, opts: &QueryOptions, paths: &PathFilter) -> Result<Vec<super::priors::Role>> {
+    let Some((searcher, hidden)) = index.other_side() else { return Ok(Vec::new()) };
+    let cf = index.cf;
+    let mut o = opts.clone();
+    o.hide = hidden;
+    let query = with_filters(phrase(), filters(&searcher, cf.path, cf.language, cf.kind, &o, paths)?);
+    let mut roles = Vec::new();
+    for (_, addr) in index.top_docs(&searcher, query.as_ref(), LITERAL_SCAN + 1, "key")? {
+        roles.push(super::priors::role(&get_str(&index.doc(&searcher, addr)?, cf.path).unwrap_or_default()));
+    }
+    Ok(roles)
 }
 
 fn literal_hits(
@@ -575,41 +597,48 @@ fn literal_hits(
         if literal.source == super::literals::Source::Token && names_a_symbol(index, searcher, &literal.text)? {
             continue;
         }
-        let mut top: Vec<(f32, tantivy::DocAddress)> = Vec::new();
+        let mut top: Vec<(f32, u64, tantivy::DocAddress)> = Vec::new();
+        let mut elsewhere: Vec<super::priors::Role> = Vec::new();
         for form in super::literals::variants(literal, document) {
             let terms: Vec<Term> = crate::stores::keyword::exact_analyze(&form).iter().map(|t| Term::from_field_text(cf.exact, t)).collect();
-            let phrase: Box<dyn Query> = match terms.len() {
-                0 => continue,
-                1 => Box::new(TermQuery::new(terms[0].clone(), IndexRecordOption::Basic)),
-                _ => Box::new(PhraseQuery::new(terms)),
+            let phrase = || -> Box<dyn Query> {
+                match terms.len() {
+                    1 => Box::new(TermQuery::new(terms[0].clone(), IndexRecordOption::Basic)),
+                    _ => Box::new(PhraseQuery::new(terms.clone())),
+                }
             };
-            let query = with_filters(phrase, filters(searcher, cf.path, cf.language, cf.kind, opts, paths)?);
-            let found_here = index.top_docs(searcher, query.as_ref(), LITERAL_SCAN + 1, "key")?;
-            for (score, addr) in found_here {
-                if !top.iter().any(|(_, a)| *a == addr) {
-                    top.push((score, addr));
+            if terms.is_empty() {
+                continue;
+            }
+            let query = with_filters(phrase(), filters(searcher, cf.path, cf.language, cf.kind, opts, paths)?);
+            let found_here = index.top_docs_keyed(searcher, query.as_ref(), LITERAL_SCAN + 1, "key")?;
+            for (score, key, addr) in found_here {
+                if !top.iter().any(|(_, _, a)| *a == addr) {
+                    top.push((score, key, addr));
                 }
             }
-            if !top.is_empty() && !every_form {
+            elsewhere.extend(other_side_roles(index, &phrase, opts, paths)?);
+            if (!top.is_empty() || !elsewhere.is_empty()) && !every_form {
                 break;
             }
         }
-        if top.len() > LITERAL_SCAN {
+        if top.len() + elsewhere.len() > LITERAL_SCAN {
             continue;
         }
         let mut matched = Vec::with_capacity(top.len());
-        for (_, addr) in top {
+        for (score, key, addr) in top {
             let doc = index.doc(searcher, addr)?;
             let role = super::priors::role(&get_str(&doc, cf.path).unwrap_or_default());
-            matched.push((doc, role));
+            matched.push((doc, role, phrase_tie(score, key)));
         }
         // Rarity is counted in the project's code: translation catalogs,
         // docs and tests repeat a message many times.
-        let code = matched.iter().filter(|(_, r)| *r == super::priors::Role::Code).count();
-        if code > RARE_LITERAL || (code == 0 && matched.len() > RARE_LITERAL) {
+        let is_code = |r: &super::priors::Role| *r == super::priors::Role::Code;
+        let code = matched.iter().filter(|(_, r, _)| is_code(r)).count() + elsewhere.iter().filter(|r| is_code(r)).count();
+        if code > RARE_LITERAL || (code == 0 && matched.len() + elsewhere.len() > RARE_LITERAL) {
             continue;
         }
-        for (doc, role) in matched {
+        for (doc, role, tie) in matched {
             // A question's plain words found verbatim in a changelog or the
             // docs say nothing about where the code is; a quoted literal
             // was meant as written, wherever it is.
@@ -624,7 +653,8 @@ fn literal_hits(
             match found.iter_mut().find(|f| f.3.chunk_id.as_deref() == Some(id.as_str())) {
                 Some(f) => f.0 += 1,
                 None => {
-                    let h = hit_of_chunk(index, &doc, &id);
+                    let mut h = hit_of_chunk(index, &doc, &id);
+                    h.tie = tie;
                     let weight = kind_weight(&h.kind) * if role == super::priors::Role::Code { 1.0 } else { TEST_WEIGHT };
                     let order = found.len();
                     found.push((1, weight, order, h));
@@ -643,6 +673,11 @@ fn literal_hits(
             h
         })
         .collect())
+}
+
+/// A literal match's place among equal scores: its phrase score, then its key.
+fn phrase_tie(score: f32, key: u64) -> u64 {
+    (u64::from(score.max(0.0).to_bits()) << 32) | (key >> 32)
 }
 
 /// The BM25 list of hybrid retrieval: as [`search`] in keyword mode, but
@@ -742,9 +777,18 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
     // document's literals are weaker evidence: the hybrid fusion weighs them).
     let literals = if document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &q.literals, false, opts, paths)? };
     if !literals.is_empty() {
+        // Scored above the best other hit (1 without one); marked as exact
+        // matches, so that lists of two indexes merge as one (`query::layered`).
+        hits.retain(|(_, _, h)| !literals.iter().any(|l| l.chunk_id == h.chunk_id));
         let top = hits.first().map_or(1.0, |h| h.0);
-        let mut first: Vec<(f32, u64, Hit)> = literals.into_iter().map(|h| (top + h.score, 0, h)).collect();
-        hits.retain(|(_, _, h)| !first.iter().any(|(_, _, l)| l.chunk_id == h.chunk_id));
+        let mut first: Vec<(f32, u64, Hit)> = literals
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut h)| {
+                h.signals.exact = Some(i + 1);
+                (top + h.score, 0, h)
+            })
+            .collect();
         first.append(&mut hits);
         hits = first;
     }

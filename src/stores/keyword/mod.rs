@@ -282,6 +282,13 @@ impl KeywordIndex {
         })
     }
 
+    /// For one side of the work tree laid over the index: the chunks of the
+    /// other side and the paths of it this side replaces (a question about
+    /// the whole tree, such as how rare a literal is, asks both).
+    pub fn other_side(&self) -> Option<(Searcher, Arc<BTreeSet<String>>)> {
+        self.scope.as_ref().map(|sc| (sc.other.0.searcher(), Arc::clone(&sc.other_hidden)))
+    }
+
     /// Removes everything on disk (used before a full rebuild after a schema change).
     pub fn destroy(root: &Path) -> Result<()> {
         match std::fs::remove_dir_all(root) {
