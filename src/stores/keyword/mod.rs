@@ -676,8 +676,19 @@ impl Bm25StatisticsProvider for ExactStats<'_> {
         for (i, seg) in self.searcher.segment_readers().iter().enumerate() {
             let inverted = seg.inverted_index(term.field())?;
             let hidden = self.hidden_in(i);
-            if !seg.has_deletes() && hidden.is_none() {
+            if !seg.has_deletes() {
                 total += u64::from(inverted.doc_freq(term)?);
+                // Less the hidden documents holding the term: a few, each
+                // found by a skip through the postings.
+                if let (Some(hidden), Some(mut postings)) = (hidden, inverted.read_postings(term, IndexRecordOption::Basic)?) {
+                    let mut docs: Vec<DocId> = hidden.iter().copied().collect();
+                    docs.sort_unstable();
+                    for d in docs {
+                        if postings.doc() <= d && postings.seek(d) == d {
+                            total -= 1;
+                        }
+                    }
+                }
                 continue;
             }
             if let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::Basic)? {
