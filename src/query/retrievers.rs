@@ -689,8 +689,9 @@ pub fn bm25_list(index: &KeywordIndex, q: &Question, opts: &QueryOptions) -> Res
     keyword_search(index, &searcher, q, opts, &paths, false)
 }
 
-fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts: &QueryOptions, paths: &PathFilter, literals_first: bool) -> Result<Vec<Hit>> {
-    let cf = index.cf;
+/// The query's terms as the index holds them, each with its weight: a
+/// document's words outside its prose (pasted code, logs) count less.
+fn weighted_terms(q: &Question) -> Vec<(String, f32)> {
     let mut terms: Vec<String> = Vec::new();
     for w in q.text.split_whitespace() {
         let lw = w.to_lowercase();
@@ -704,17 +705,27 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
             }
         }
     }
+    let prose_terms: Option<std::collections::HashSet<String>> = q.prose.as_ref().map(|p| p.split_whitespace().flat_map(analyze).collect());
+    terms
+        .into_iter()
+        .map(|t| {
+            let w = match &prose_terms {
+                Some(prose) if !prose.contains(&t) => FENCED_TERM_WEIGHT,
+                _ => 1.0,
+            };
+            (t, w)
+        })
+        .collect()
+}
+
+fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts: &QueryOptions, paths: &PathFilter, literals_first: bool) -> Result<Vec<Hit>> {
+    let cf = index.cf;
+    let terms = weighted_terms(q);
     if terms.is_empty() {
         return Ok(Vec::new());
     }
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-    // A document's words outside its prose (pasted code, logs) count less.
-    let prose_terms: Option<std::collections::HashSet<String>> = q.prose.as_ref().map(|p| p.split_whitespace().flat_map(analyze).collect());
-    for t in &terms {
-        let tw = match &prose_terms {
-            Some(prose) if !prose.contains(t) => FENCED_TERM_WEIGHT,
-            _ => 1.0,
-        };
+    for (t, tw) in &terms {
         let term_q = |field: Field, boost: f32| -> (Occur, Box<dyn Query>) {
             let q = TermQuery::new(Term::from_field_text(field, t), IndexRecordOption::WithFreqs);
             (Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost * tw)))
