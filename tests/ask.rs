@@ -152,6 +152,32 @@ fn json_gives_the_answer_its_citations_and_what_was_sent() {
     }
 }
 
+/// The model reads the work tree as it is (an edit since the index ran, at
+/// its new lines), and the indexed commit alone with `--at-commit`.
+#[test]
+fn ask_reads_the_work_tree_and_cites_its_lines() {
+    let repo = repo();
+    let server = Server::start(|r, _| stream(answer_for(r), None));
+    configure(&repo, &server.url);
+    // parse_port moves down four lines and checks its range another way.
+    repo.write("app/net.py", "import sys\n\n\nMAX_PORT = 65535\n\n\ndef parse_port(value):\n    \"\"\"The port number from a config value.\"\"\"\n    port = int(value, base=10)\n    if port > MAX_PORT:\n        raise ValueError(f'bad port {port}')\n    return port\n");
+    let asked = |extra: &[&str]| -> (Value, String) {
+        let mut args = vec!["ask", QUESTION, "--json"];
+        args.extend_from_slice(extra);
+        let out = rag_env(repo.path(), &args, &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let req = server.requests().pop().expect("a request");
+        let user = req.json()["messages"][1]["content"].as_str().unwrap_or_default().to_string();
+        (serde_json::from_str(&stdout(&out)).expect("JSON"), user)
+    };
+    let (v, user) = asked(&[]);
+    assert!(user.contains("port = int(value, base=10)") && !user.contains("if not 0 < port < 65536"), "the model read the work tree: {user}");
+    assert!(user.contains("] app/net.py:7-12 (parse_port)"), "the function is cited at its lines in the work tree: {user}");
+    assert!(v["citations"].as_array().is_some_and(|c| c.iter().any(|c| c["path"] == "app/net.py")), "{v}");
+    let (_, user) = asked(&["--at-commit"]);
+    assert!(user.contains("if not 0 < port < 65536") && !user.contains("base=10"), "--at-commit reads the indexed commit: {user}");
+}
+
 #[test]
 fn a_server_that_answers_whole_or_after_a_429_is_read() {
     let repo = repo();

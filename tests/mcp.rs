@@ -2,10 +2,9 @@
 //! handshake, the tool list, every tool, bad input, and a server that follows
 //! the index when another process moves it.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub(crate) use crate::common::mcp::{comparable, Mcp};
 use crate::common::{model_ready, TestRepo};
 use serde_json::{json, Value};
 
@@ -46,95 +45,6 @@ function listUsers(req, res) {
 router.get('/users', listUsers);
 module.exports = router;
 "#;
-
-pub(crate) struct Mcp {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
-
-impl Mcp {
-    pub(crate) fn start(repo: &TestRepo, extra: &[&str]) -> Mcp {
-        let mut args = vec!["serve", "--mcp"];
-        args.extend_from_slice(extra);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_git-rag"))
-            .args(&args)
-            .current_dir(repo.path())
-            .env_remove("GIT_RAG_DIR")
-            .env_remove("QDRANT_URL")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the server starts");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        Mcp { child, stdin, stdout, next_id: 1 }
-    }
-
-    fn send_line(&mut self, line: &str) {
-        self.stdin.write_all(line.as_bytes()).expect("write");
-        self.stdin.write_all(b"\n").expect("write");
-        self.stdin.flush().expect("flush");
-    }
-
-    fn read(&mut self) -> Value {
-        let mut line = String::new();
-        let n = self.stdout.read_line(&mut line).expect("read");
-        assert!(n > 0, "the server closed stdout");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
-        let answer = self.read();
-        assert_eq!(answer["id"], id, "{answer}");
-        answer
-    }
-
-    /// A tool's structured result; panics on a tool error.
-    pub(crate) fn tool(&mut self, name: &str, args: Value) -> Value {
-        let r = self.request("tools/call", json!({"name": name, "arguments": args}));
-        let result = &r["result"];
-        assert_eq!(result["isError"], false, "{name} {args}: {r}");
-        assert!(result["content"][0]["text"].is_string(), "{r}");
-        result["structuredContent"].clone()
-    }
-
-    fn tool_error(&mut self, name: &str, args: Value) -> String {
-        let r = self.request("tools/call", json!({"name": name, "arguments": args}));
-        assert_eq!(r["result"]["isError"], true, "{name} {args} should fail: {r}");
-        r["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string()
-    }
-
-    pub(crate) fn handshake(&mut self) -> Value {
-        let r = self.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "git-rag-test", "version": "0"}}),
-        );
-        self.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        r
-    }
-
-    /// Closes stdin and waits for a clean exit.
-    pub(crate) fn finish(mut self) {
-        drop(self.stdin);
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                assert!(status.success(), "the server exited with {status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "the server did not exit after stdin closed");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
 
 fn repo_with_code(semantic: bool) -> TestRepo {
     let repo = TestRepo::new();
@@ -325,24 +235,6 @@ fn a_warm_server_does_not_block_the_indexer() {
     let s = mcp.tool("search", json!({"query": "linear backoff between retries", "mode": "hybrid"}));
     assert_eq!(s["results"][0]["path"], "pkg/retry.py", "{s}");
     mcp.finish();
-}
-
-/// The answer without what differs between two runs of the same query, and
-/// with scores as the f32 they are (structuredContent widens them to f64).
-pub(crate) fn comparable(mut answer: Value) -> Value {
-    fn f32_numbers(v: &mut Value) {
-        match v {
-            Value::Number(n) if n.is_f64() => *v = json!(n.as_f64().map(|x| (x as f32).to_string())),
-            Value::Array(a) => a.iter_mut().for_each(f32_numbers),
-            Value::Object(o) => o.values_mut().for_each(f32_numbers),
-            _ => {}
-        }
-    }
-    for key in ["took_ms", "timings"] {
-        answer.as_object_mut().expect("an object").remove(key);
-    }
-    f32_numbers(&mut answer);
-    answer
 }
 
 #[test]

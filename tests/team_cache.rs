@@ -6,8 +6,9 @@
 
 use std::path::Path;
 
+use crate::common::mcp::{comparable, Mcp};
 use crate::common::{clone, git_in, json_ok, model_ready, rag_env, shared_server, stderr, stdout, unique, TestRepo};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// A repository of real code: some of this project's own files.
 fn origin() -> TestRepo {
@@ -179,6 +180,30 @@ fn server_only_queries_are_hybrid() {
     assert!(ctx["tokens"].as_u64().is_some_and(|t| t > 0 && t <= 1500), "{ctx}");
     let out = rag_env(&dev, &["query", "who calls fuse", "--mode", "graph", "--branch", "main"], &env);
     assert!(!out.status.success() && stderr(&out).contains("needs a local index"), "{}", stderr(&out));
+
+    // MCP without a local index answers from the server too, through the same
+    // entry point as the CLI: the same answers, mode by mode.
+    let mut mcp = Mcp::start_in(&dev, &["--lazy", "--branch", "main"], &env);
+    mcp.handshake();
+    let cases: [(&str, &[&str], Value); 5] = [
+        ("where are dedup_overlaps results merged", &[], json!({"query": "where are dedup_overlaps results merged"})),
+        ("Retry-After", &["--mode", "keyword"], json!({"query": "Retry-After", "mode": "keyword"})),
+        ("dedup_overlaps", &["--mode", "symbol", "-n", "3"], json!({"query": "dedup_overlaps", "mode": "symbol", "limit": 3})),
+        ("weighted reciprocal rank fusion", &["--mode", "semantic"], json!({"query": "weighted reciprocal rank fusion", "mode": "semantic"})),
+        ("include exclude globs gitattributes", &["--files", "--lang", "rust"], json!({"query": "include exclude globs gitattributes", "files": true, "language": "rust"})),
+    ];
+    for (text, flags, args) in cases {
+        let mut cli_args = vec!["query", text, "--json", "--branch", "main"];
+        cli_args.extend_from_slice(flags);
+        let cli = json_ok(&dev, &cli_args, &env);
+        assert!(cli["results"].as_array().is_some_and(|r| !r.is_empty()), "{text}: {cli}");
+        assert_eq!(comparable(cli), comparable(mcp.tool("search", args)), "{text} {flags:?}");
+    }
+    let ctx = mcp.tool("context", json!({"query": "weighted reciprocal rank fusion", "budget": 1500}));
+    assert!(ctx["markdown"].as_str().is_some_and(|md| md.contains("pub fn fuse(")), "{ctx}");
+    let err = mcp.tool_error("callers", json!({"symbol": "fuse"}));
+    assert!(err.contains("needs a local index"), "{err}");
+    mcp.finish();
 }
 
 /// Without a local index, a server out of reach is a clear error naming it.

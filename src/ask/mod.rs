@@ -39,6 +39,9 @@ pub struct AskRequest {
     pub search: HybridOptions,
     /// Tokens of context (cl100k) given to the model.
     pub budget: usize,
+    /// Read the work tree laid over the index (`None`: the indexed commit
+    /// alone); citations then name the lines of the files as they are now.
+    pub worktree: Option<crate::worktree::LayerOptions>,
 }
 
 /// A source the answer cites: a piece of the context, by its number.
@@ -92,8 +95,8 @@ pub fn ask(
     req: &AskRequest,
     sink: &mut dyn FnMut(&str) -> std::io::Result<()>,
 ) -> Result<Asked, AskError> {
-    let query = Request { text: req.question.clone(), search: req.search.clone(), rerank: false, context_budget: Some(req.budget), worktree: None };
-    let outcome = crate::query::run(engine, repo, reranker, &query)?;
+    let query = Request { text: req.question.clone(), search: req.search.clone(), rerank: false, context_budget: Some(req.budget), worktree: req.worktree.clone() };
+    let outcome = crate::query::run(crate::query::Target::Local(engine), repo, reranker, &query)?;
     let Output::Context(context) = outcome.output else {
         unreachable!("a request with a context budget is answered with a context")
     };

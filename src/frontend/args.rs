@@ -167,6 +167,10 @@ pub enum Command {
         /// Seconds to wait for an indexer that is writing the vector store.
         #[arg(long, default_value_t = 5.0, value_name = "SECS")]
         wait: f64,
+        /// Read the indexed commit alone. By default the files of the work tree
+        /// that differ from it answer from the work tree (and are cited as they are now).
+        #[arg(long)]
+        at_commit: bool,
     },
     /// Show what the index holds and whether it is behind HEAD.
     Status {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use git_rag::{server_query, Backend, short, FileHit, Hit, QueryOutput, QueryRequest, Workspace};
+use git_rag::{short, Backend, FileHit, Hit, QueryOutput, QueryRequest, QueryServer, QueryTarget, Workspace};
 use crate::output::{out, outln};
 
 pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -> Result<ExitCode> {
@@ -27,7 +27,13 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
     // graph query on `large`.
     let engine = std::mem::ManuallyDrop::new(Arc::new(git_rag::open_engine(&ws.index_dir, state, Some(setup))?));
     let open_ms = opening.elapsed().as_secs_f64() * 1000.0;
-    let outcome = git_rag::query(&engine, &ws.repo, &ws.reranker, request)?;
+    let outcome = git_rag::query(QueryTarget::Local(&engine), &ws.repo, &ws.reranker, request)?;
+    render(outcome, json, Some(open_ms))
+}
+
+/// The notices on stderr, the answer or context on stdout. `open_ms`: what
+/// opening the local index took before the search.
+fn render(outcome: git_rag::QueryOutcome, json: bool, open_ms: Option<f64>) -> Result<ExitCode> {
     for notice in &outcome.notices {
         eprintln!("git-rag: {notice}");
     }
@@ -41,7 +47,9 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
         }
         QueryOutput::Answer(mut answer) => {
             // Reading the state and opening the keyword index happen before the search.
-            answer.timings.insert("index_open", open_ms);
+            if let Some(ms) = open_ms {
+                answer.timings.insert("index_open", ms);
+            }
             if json {
                 outln!("{}", serde_json::to_string(&answer)?);
                 return Ok(ExitCode::SUCCESS);
@@ -60,35 +68,14 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
 
 /// A query answered from a Qdrant server's collections alone.
 fn run_server_only(ws: &Workspace, server: &git_rag::ServerOptions, request: &QueryRequest, json: bool) -> Result<ExitCode> {
-    server_query::check_supported(request.search.query.mode)?;
-    let (store, index) = server_query::connect(server, &ws.model)?;
+    let source = QueryServer::connect(server, &ws.model)?;
     eprintln!(
         "git-rag: no local index: answering from {} at {} (the server's BM25, names and vectors; `git rag index` adds the call graph)",
         server.prefix,
-        index.commit.as_deref().map(short).unwrap_or("?")
+        source.index().commit.as_deref().map(short).unwrap_or("?")
     );
-    let answer = server_query::search(&store, &index.paths(), &request.text, &request.search, &ws.model)?;
-    if let Some(budget) = request.context_budget {
-        let ctx = server_query::context(&store, &index, &ws.repo, &answer.response, budget)?;
-        if json {
-            outln!("{}", serde_json::to_string(&ctx)?);
-        } else {
-            out!("{}", ctx.markdown);
-            if !ctx.markdown.ends_with('\n') {
-                outln!();
-            }
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    if json {
-        outln!("{}", serde_json::to_string(&answer)?);
-        return Ok(ExitCode::SUCCESS);
-    }
-    match &answer.files {
-        Some(files) => print_files(files)?,
-        None => print_hits(&answer.response.results, 0)?,
-    }
-    Ok(ExitCode::SUCCESS)
+    let outcome = git_rag::query(QueryTarget::Server(&source), &ws.repo, &ws.reranker, request)?;
+    render(outcome, json, None)
 }
 
 /// One line per file, then its best chunks.

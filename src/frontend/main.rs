@@ -90,9 +90,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let request = git_rag::QueryRequest { text, search, rerank, context_budget: context.then_some(budget), worktree };
             cmd_query::run(&ws, &request, json, secs(wait))
         }
-        Command::Ask { question, budget, scope, json, wait } => {
+        Command::Ask { question, budget, scope, json, wait, at_commit } => {
             let query = git_rag::QueryOptions { lang: scope.lang, path: scope.path, exclude: scope.exclude, ..git_rag::QueryOptions::new(git_rag::Mode::Hybrid, 10) };
-            let request = git_rag::AskRequest { question, search: git_rag::HybridOptions::new(query), budget: budget.max(100) };
+            let request = git_rag::AskRequest { question, search: git_rag::HybridOptions::new(query), budget: budget.max(100), worktree: (!at_commit).then(|| ws.layer_options()) };
             cmd_ask::run(&ws, &request, json, secs(wait))
         }
         Command::Status { json } => cmd_inspect::status(&ws, json),

@@ -19,20 +19,15 @@ use crate::progress::millis;
 use crate::semantic::embed::{EmbedOptions, Embedder, ModelSource};
 use crate::graph::GraphReader;
 
-use super::graph_answers::identifier_subjects;
-use crate::query::intent::{Analysis, GraphAsk, Intent, Relation};
-use crate::query::question::Question;
-use super::layered::Keyword;
+use crate::query::intent::{Analysis, Relation};
 use crate::worktree::Layer;
 use crate::stores::keyword::KeywordIndex;
-use crate::query::retrievers::{self as search, Hit, Mode, QueryOptions, Response, Retriever};
+use crate::query::retrievers::{self as search, Hit, QueryOptions, Response, Retriever};
 use crate::stores::state::IndexState;
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::{Backend, Collection, VectorStore};
 
-use super::files::{FileHit, Mentions};
-use super::fusion::{fuse, RRF_K};
-use super::pattern_hits::{pattern_dense, pattern_keyword};
+use super::files::FileHit;
 
 #[derive(Debug, thiserror::Error)]
 pub enum HybridError {
@@ -66,6 +61,8 @@ pub enum Unavailable {
     Poisoned,
     #[error("the index has no code graph yet; run `git rag index`")]
     NoGraph,
+    #[error("{what} needs a local index (`git rag index`); a Qdrant server's index alone has no call graph")]
+    NeedsLocalIndex { what: &'static str },
     #[error("timed out after {0:.1}s")]
     TimedOut(f64),
     #[error("the dense retriever failed")]
@@ -76,7 +73,7 @@ pub enum Unavailable {
 }
 
 impl Unavailable {
-    fn failed(e: impl std::fmt::Display) -> Unavailable {
+    pub(super) fn failed(e: impl std::fmt::Display) -> Unavailable {
         Unavailable::Failed(e.to_string())
     }
 }
@@ -153,9 +150,6 @@ pub struct SemanticSetup {
     /// optimization, which costs more than it saves for a single input.
     pub one_shot: bool,
 }
-
-/// The dense thread's answer: chunk hits, pattern hits, timings; or why not.
-type DenseOutcome = std::result::Result<(Vec<Hit>, Vec<Hit>, Timings), Unavailable>;
 
 pub(super) struct Dense {
     pub(super) embedder: Arc<Embedder>,
@@ -245,7 +239,7 @@ impl Engine {
     }
 
     /// Like [`Engine::dense`], and whether this call opened them.
-    fn dense_fresh(&self) -> std::result::Result<(Arc<Dense>, bool), Unavailable> {
+    pub(super) fn dense_fresh(&self) -> std::result::Result<(Arc<Dense>, bool), Unavailable> {
         let mut slot = self.dense.lock().map_err(|_| Unavailable::Poisoned)?;
         if let Some(d) = slot.as_ref() {
             return Ok((Arc::clone(d), false));
@@ -257,7 +251,7 @@ impl Engine {
 
     /// Leaves out dense hits on paths whose vectors lag the index (a run
     /// that could not reach the vector store): their lines may have moved.
-    fn drop_stale(&self, hits: &mut Vec<Hit>) {
+    pub(super) fn drop_stale(&self, hits: &mut Vec<Hit>) {
         if let Some(behind) = &self.state.vectors_behind {
             hits.retain(|h| !behind.covers(&h.path));
         }
@@ -341,242 +335,6 @@ impl Engine {
     /// Answers a query from the indexed commit with `layer` (the work tree)
     /// over it: the layer's paths answer from the layer alone.
     pub fn search_over(self: &Arc<Self>, text: &str, opts: &HybridOptions, layer: Option<&Layer>) -> Result<Answer> {
-        let started = Instant::now();
-        let mut q = Question::new(text);
-        if let Some(r) = opts.relation {
-            let ask = crate::query::intent::graph_ask(text).unwrap_or(GraphAsk { relation: r, subject: identifier_subjects(text), context: Vec::new() });
-            q.analysis.graph = Some(GraphAsk { relation: r, ..ask });
-        }
-        let q = q;
-        let analysis = &q.analysis;
-        let mut answer = Answer {
-            response: Response { query: text.to_string(), took_ms: 0.0, results: Vec::new() },
-            analysis: analysis.clone(),
-            retrievers: Vec::new(),
-            fallbacks: Vec::new(),
-            subjects: Vec::new(),
-            timings: Default::default(),
-            files: None,
-        };
-        let mut list_opts = super::pipeline::list_options(opts);
-        if let Some(layer) = layer {
-            list_opts.hide = layer.hidden.clone();
-        }
-        let single_opts = &list_opts;
-        let kw = Keyword { base: &self.keyword, layer };
-
-        // The files the query names (a path, a stack frame), indexed or new in the work tree.
-        let new_files = layer.into_iter().flat_map(|l| l.files.iter()).filter(|f| f.change == crate::worktree::Change::Added).map(|f| &f.path);
-        let mentions = Mentions::new(analysis.signals.as_ref(), self.state.files.keys().chain(new_files));
-        let results = match opts.query.mode {
-            Mode::Keyword | Mode::Symbol => {
-                answer.retrievers.push(if opts.query.mode == Mode::Keyword { Retriever::Bm25 } else { Retriever::Symbol });
-                kw.list(single_opts, |index, o| Ok(search::search(index, &q, o)?.results))?
-            }
-            Mode::Semantic => {
-                let (dense, fresh) = self.dense_fresh().map_err(HybridError::Unavailable)?;
-                if fresh {
-                    answer.timings.insert("model_load", dense.opened_ms.0);
-                    answer.timings.insert("store_open", dense.opened_ms.1);
-                }
-                answer.retrievers.push(Retriever::Dense);
-                self.dense_list(&dense, &q, single_opts, &mut answer.timings)?
-            }
-            Mode::Graph => {
-                let graph = self.graph().map_err(HybridError::Unavailable)?;
-                answer.retrievers.push(Retriever::Graph);
-                let ask = analysis.graph.clone().unwrap_or(GraphAsk { relation: Relation::Callers, subject: identifier_subjects(text), context: Vec::new() });
-                let neighbours = analysis.graph.is_none() && opts.relation.is_none();
-                let (mut hits, subjects) = self.graph_list(graph, &ask, neighbours, true, opts.depth, single_opts)?;
-                hits.retain(|h| !kw.hides(&h.path));
-                answer.subjects = subjects;
-                hits
-            }
-            Mode::Hybrid => self.hybrid(&q, &kw, &mentions, opts, &list_opts, &mut answer)?,
-        };
-        let (results, files) = super::pipeline::finish(&kw, &q, &mentions, results, opts)?;
-        answer.files = files;
-        answer.response.results = results;
-        answer.response.took_ms = millis(started);
-        Ok(answer)
-    }
-
-    fn hybrid(self: &Arc<Self>, q: &Question, kw: &Keyword, mentions: &Mentions, opts: &HybridOptions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<Hit>> {
-        let analysis = &q.analysis;
-        let w = analysis.weights;
-        let dense_wanted = w.dense > 0.0 && self.state.semantic.is_some() && self.semantic.is_some();
-        // Off by the user's choice: nothing to suggest.
-        if w.dense > 0.0 && !dense_wanted && !self.state.semantic_off {
-            answer.fallbacks.push(if self.state.semantic.is_none() {
-                "dense: the index has no semantic layer (run `git rag model install`, then `git rag index`)".to_string()
-            } else {
-                "dense: the semantic layer is turned off".to_string()
-            });
-        }
-        // The dense retriever (model load, store open, embedding) runs beside
-        // the others, on its own thread so a slow one can be left behind.
-        let wants_patterns = analysis.wants_patterns || analysis.intent == Intent::Concept;
-        let dense_rx = dense_wanted.then(|| self.spawn_dense(q, list_opts, wants_patterns));
-        let started = Instant::now();
-        let mut lists = self.keyword_lists(q, kw, mentions, list_opts, answer)?;
-        let t = Instant::now();
-        let graph_part = match (&analysis.graph, w.graph > 0.0) {
-            (Some(ask), true) => Some(match self.graph() {
-                // The subject itself comes from the other retrievers (it is their
-                // best match); the graph list holds only what it relates to.
-                Ok(g) => self.graph_list(g, ask, false, false, opts.depth, list_opts).map_err(Unavailable::failed).map(|(mut hits, subjects)| {
-                    // The graph is the indexed commit's: the layer's paths answer from the layer.
-                    hits.retain(|h| !kw.hides(&h.path));
-                    (hits, subjects)
-                }),
-                Err(e) => Err(e),
-            }),
-            _ => None,
-        };
-        if graph_part.is_some() {
-            answer.timings.insert("graph", millis(t));
-        }
-        let t = Instant::now();
-        let dense = dense_rx.map(|rx| {
-            let left = opts.timeout.saturating_sub(started.elapsed());
-            match rx.recv_timeout(left) {
-                Ok(r) => r,
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(Unavailable::TimedOut(opts.timeout.as_secs_f64())),
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(Unavailable::Gone),
-            }
-        });
-        if dense.is_some() {
-            // What the dense thread still cost after the others were done.
-            answer.timings.insert("dense_wait", millis(t));
-        }
-        match dense {
-            Some(Ok((hits, patterns, timings))) => {
-                answer.timings.extend(timings);
-                lists.push((Retriever::Dense, w.dense, hits));
-                if !patterns.is_empty() {
-                    lists.push((Retriever::Patterns, if analysis.wants_patterns { 2.0 } else { 0.3 }, patterns));
-                }
-            }
-            Some(Err(e)) => answer.fallbacks.push(format!("dense: {e}")),
-            None => {}
-        }
-        match graph_part {
-            Some(Ok((hits, subjects))) => {
-                answer.subjects = subjects;
-                lists.push((Retriever::Graph, w.graph, hits));
-            }
-            Some(Err(e)) => answer.fallbacks.push(format!("graph: {e}")),
-            None => {}
-        }
-        if analysis.wants_patterns && !lists.iter().any(|(n, _, _)| *n == Retriever::Patterns) {
-            // Without vectors, patterns are matched on their descriptions.
-            let hits = pattern_keyword(self.patterns(), &q.text, 10);
-            if !hits.is_empty() {
-                lists.push((Retriever::Patterns, 2.0, hits));
-            }
-        }
-        answer.retrievers = lists.iter().map(|(n, _, _)| *n).collect();
-        Ok(fuse(&lists, RRF_K))
-    }
-
-
-    /// The keyword side's lists (BM25, names, literals), over the work tree when there is one.
-    fn keyword_lists(&self, q: &Question, kw: &Keyword, mentions: &Mentions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<(Retriever, f32, Vec<Hit>)>> {
-        let (analysis, w) = (&q.analysis, q.analysis.weights);
-        let mut lists: Vec<(Retriever, f32, Vec<Hit>)> = Vec::new();
-        for (name, weight, mode) in [(Retriever::Bm25, w.bm25, Mode::Keyword), (Retriever::Symbol, w.symbol, Mode::Symbol)] {
-            if weight > 0.0 {
-                let t = Instant::now();
-                let mut o = list_opts.clone();
-                o.mode = mode;
-                // Only name matches (exact or prefix) are symbol evidence; a
-                // symbol list of loose token matches would only add noise.
-                let hits = match (mode, &analysis.signals) {
-                    // A document names its code among many words: look the names up one by one.
-                    (Mode::Symbol, Some(signals)) => self.signal_symbols(kw, signals, mentions, &o)?,
-                    (Mode::Symbol, None) => kw.list(&o, |index, o| search::symbol_name_matches(index, &q.words, o))?,
-                    _ => kw.list(&o, |index, o| search::bm25_list(index, q, o))?,
-                };
-                answer.timings.insert(name.as_str(), millis(t));
-                lists.push((name, weight, hits));
-            }
-        }
-        if !analysis.literals.is_empty() {
-            let t = Instant::now();
-            let hits = kw.list(list_opts, |index, o| search::literal_matches(index, &analysis.literals, analysis.intent == Intent::Document, o))?;
-            answer.timings.insert(Retriever::Exact.as_str(), millis(t));
-            if !hits.is_empty() {
-                let weight = if analysis.intent == Intent::Document { EXACT_DOCUMENT_WEIGHT } else { EXACT_WEIGHT };
-                lists.push((Retriever::Exact, weight, hits));
-            }
-        }
-        Ok(lists)
-    }
-
-    /// Definitions a document names, surest name first: each name's best
-    /// few matches, interleaved so one common name cannot fill the list.
-    fn signal_symbols(&self, kw: &Keyword, signals: &super::signals::Signals, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>> {
-        const PER_NAME: usize = 3;
-        let mut per_name = Vec::new();
-        for id in &signals.identifiers {
-            let words = Question::new(&id.name).words;
-            let mut hits = kw.list(opts, |index, o| search::symbol_name_matches(index, &words, o))?;
-            // A stack frame names its file: its definition there first.
-            hits.sort_by(|a, b| mentions.of(&b.path).total_cmp(&mentions.of(&a.path)));
-            hits.truncate(PER_NAME);
-            per_name.push(hits);
-        }
-        let mut out: Vec<Hit> = Vec::new();
-        for round in 0..PER_NAME {
-            for hits in &per_name {
-                if let Some(h) = hits.get(round) {
-                    if !out.iter().any(|o| o.chunk_id == h.chunk_id && o.path == h.path && o.start_line == h.start_line) {
-                        out.push(h.clone());
-                    }
-                }
-            }
-        }
-        out.truncate(opts.limit);
-        Ok(out)
-    }
-
-    /// Runs the dense retriever (model load, store open, embedding, search)
-    /// on its own thread, so that a slow one can be left behind.
-    fn spawn_dense(self: &Arc<Self>, q: &Question, list_opts: &QueryOptions, wants_patterns: bool) -> std::sync::mpsc::Receiver<DenseOutcome> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let me = Arc::clone(self);
-        let (q, list_opts) = (q.clone(), list_opts.clone());
-        std::thread::spawn(move || {
-            let run = || -> DenseOutcome {
-                let mut timings = Timings::new();
-                let (d, fresh) = me.dense_fresh()?;
-                if fresh {
-                    timings.insert("model_load", d.opened_ms.0);
-                    timings.insert("store_open", d.opened_ms.1);
-                }
-                let t = Instant::now();
-                let vector = d.embedder.embed_query_for(q.dense_text(), me.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
-                timings.insert("embed_query", millis(t));
-                let t = Instant::now();
-                let mut hits = search::semantic_search(d.store.as_ref(), &vector, &q, &list_opts, me.state.files.keys()).map_err(Unavailable::failed)?;
-                me.drop_stale(&mut hits.results);
-                let patterns = if wants_patterns { pattern_dense(d.store.as_ref(), &vector, list_opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
-                timings.insert("vector_search", millis(t));
-                Ok((hits.results, patterns, timings))
-            };
-            let _ = tx.send(run());
-        });
-        rx
-    }
-
-    fn dense_list(&self, dense: &Dense, q: &Question, opts: &QueryOptions, timings: &mut Timings) -> Result<Vec<Hit>> {
-        let t = Instant::now();
-        let vector = dense.embedder.embed_query_for(q.dense_text(), self.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
-        timings.insert("embed_query", millis(t));
-        let t = Instant::now();
-        let mut hits = search::semantic_search(dense.store.as_ref(), &vector, q, opts, self.state.files.keys())?.results;
-        self.drop_stale(&mut hits);
-        timings.insert("vector_search", millis(t));
-        Ok(hits)
+        super::source::answer(&super::local::Local::new(self, layer), text, opts)
     }
 }

@@ -2,9 +2,10 @@
 //! hybrid engine (fusion, graph answers), and the context assembler.
 //!
 //! [`run`] is the one entry point the frontends share: the CLI's
-//! `git rag query` and the MCP `search` / `context` tools call it with the
-//! same [`Request`], so they answer alike (rerank, expand, diversity and
-//! context included).
+//! `git rag query` (on the local index, or a Qdrant server's alone) and
+//! every MCP tool call it with the same [`Request`], so they answer alike
+//! (rerank, expand, diversity and context included). Every source goes
+//! through one pipeline ([`source`]).
 
 pub mod context;
 pub mod engine;
@@ -14,6 +15,7 @@ mod graph_answers;
 pub mod intent;
 mod layered;
 mod literals;
+mod local;
 mod pattern_hits;
 mod pipeline;
 mod pieces;
@@ -22,6 +24,7 @@ pub mod question;
 pub mod retrievers;
 pub mod server_only;
 pub mod signals;
+mod source;
 pub mod warm;
 
 use std::path::Path;
@@ -111,11 +114,21 @@ pub fn index_notices(repo: &Repo, state: &IndexState) -> Vec<String> {
     notices
 }
 
-/// Answers `req` on an open engine: search, rerank, and (when asked) the context.
-pub fn run(engine: &Arc<Engine>, repo: &Repo, reranker: &RerankerSource, req: &Request) -> Result<Outcome> {
+/// What a query reads: the local index (with the work tree laid over it
+/// when the request asks) or, without one, a Qdrant server's index alone.
+#[derive(Clone, Copy)]
+pub enum Target<'a> {
+    Local(&'a Arc<Engine>),
+    Server(&'a server_only::Server),
+}
+
+/// Answers `req` from `target`: search, rerank, and (when asked) the context.
+pub fn run(target: Target, repo: &Repo, reranker: &RerankerSource, req: &Request) -> Result<Outcome> {
     let mut notices = Vec::new();
-    if req.search.query.mode == Mode::Semantic && engine.state().semantic.is_none() {
-        return Err(QueryError::NoSemanticLayer { dir: engine.dir().display().to_string() });
+    if let (Mode::Semantic, Target::Local(engine)) = (req.search.query.mode, target) {
+        if engine.state().semantic.is_none() {
+            return Err(QueryError::NoSemanticLayer { dir: engine.dir().display().to_string() });
+        }
     }
     if req.rerank && req.search.files {
         // The reranker scores chunks one by one; files are ranked from all their chunks.
@@ -127,12 +140,18 @@ pub fn run(engine: &Arc<Engine>, repo: &Repo, reranker: &RerankerSource, req: &R
     if rerank && reranker.is_none() {
         notices.push(Reranker::missing(source));
     }
-    let (layer, scan_ms) = worktree_layer(engine, repo, req, &mut notices);
-    let mut answer = engine.search_over(&req.text, &req.search, layer.as_deref())?;
-    if let Some((status, analyse)) = scan_ms {
-        answer.timings.insert("worktree_status", status);
-        answer.timings.insert("worktree_analyse", analyse);
-    }
+    let (mut answer, layer) = match target {
+        Target::Local(engine) => {
+            let (layer, scan_ms) = worktree_layer(engine, repo, req, &mut notices);
+            let mut answer = engine.search_over(&req.text, &req.search, layer.as_deref())?;
+            if let Some((status, analyse)) = scan_ms {
+                answer.timings.insert("worktree_status", status);
+                answer.timings.insert("worktree_analyse", analyse);
+            }
+            (answer, layer)
+        }
+        Target::Server(server) => (source::answer(server, &req.text, &req.search)?, None),
+    };
     if let Some(r) = reranker {
         let t = Instant::now();
         match r.and_then(|r| r.rerank(&req.text, &mut answer.response.results, 20)) {
@@ -150,11 +169,10 @@ pub fn run(engine: &Arc<Engine>, repo: &Repo, reranker: &RerankerSource, req: &R
         None => Output::Answer(Box::new(answer)),
         Some(budget) => {
             let reader = BlobReader::new(repo);
-            let read_file = |path: &str| match layer.as_ref().filter(|l| l.hides(path)) {
-                Some(l) => l.text(path).map(str::to_string),
-                None => read_indexed_file(engine, &reader, path),
+            let pieces = match target {
+                Target::Local(engine) => pieces::context_pieces(&local::LocalTexts { engine, layer: layer.as_deref(), reader }, &answer)?,
+                Target::Server(server) => pieces::context_pieces(&server_only::ServerTexts { server, reader }, &answer)?,
             };
-            let pieces = pieces::context_pieces(engine, &answer, &read_file)?;
             Output::Context(Box::new(context::assemble(&req.text, pieces, &context::ContextOptions { budget })))
         }
     };
@@ -178,13 +196,6 @@ fn worktree_layer(engine: &Engine, repo: &Repo, req: &Request, notices: &mut Vec
             (None, None)
         }
     }
-}
-
-/// The text of `path` at the indexed commit (from its blob, never the work tree).
-fn read_indexed_file(engine: &Engine, reader: &BlobReader, path: &str) -> Option<String> {
-    let blob = engine.state().files.get(path)?;
-    let id = gix::ObjectId::from_hex(blob.blob.as_bytes()).ok()?;
-    reader.read(&id).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// The first 12 hex digits of a commit id.

@@ -6,10 +6,22 @@ use std::collections::{HashMap, HashSet};
 
 use petgraph::Direction;
 
-use super::engine::{Answer, Engine, Result};
-use super::pattern_hits::{pattern_hit, pattern_keyword};
+use super::engine::{Answer, Result};
 use super::retrievers::Hit;
-use crate::graph::{EdgeKind, Neighbourhood, NodeData, NodeKey};
+use crate::graph::{EdgeKind, GraphReader, Neighbourhood, NodeData, NodeKey};
+
+/// What the context assembler reads besides the answer, from the answer's source.
+pub(super) trait Texts {
+    /// The text of `path` as the source holds it (the indexed blob, or the
+    /// work tree's file where the layer holds it): every citation is verbatim.
+    fn file_text(&self, path: &str) -> Option<String>;
+    /// The code graph (the definitions code relies on, each file's
+    /// neighbours), if the source has one.
+    fn graph(&self) -> Option<&GraphReader>;
+    /// The project's conventions that match the query (or the most common
+    /// ones), each with its note; a hit's content is the example's text.
+    fn conventions(&self, query: &str) -> Result<Vec<(Hit, String)>>;
+}
 
 /// Lines `start..=end` (1-based) of a text, clamped to it; `None` when empty.
 pub(crate) fn lines_of(text: &str, start: usize, end: usize) -> Option<(usize, usize, String)> {
@@ -113,12 +125,13 @@ fn signature_lines(text: &str, start: usize, end: usize) -> Option<(usize, usize
 /// Candidates for the context assembler, from an answer: the code of the
 /// results; the signatures of what that code calls and of the classes that
 /// hold it (definitions before uses); the import header of each file; the
-/// project's conventions that match the query. Text is read from the indexed
-/// blobs (`read_file`), so every citation is verbatim.
-pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str) -> Option<String>) -> Result<Vec<crate::query::context::Piece>> {
+/// project's conventions that match the query. Text is read from the
+/// source ([`Texts::file_text`]); a hit whose file cannot be read there
+/// stands for itself (its own content).
+pub(super) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<crate::query::context::Piece>> {
     use crate::query::context::{Piece, Section};
     let mut files: HashMap<String, Option<String>> = HashMap::new();
-    let mut text_of = |path: &str| -> Option<String> { files.entry(path.to_string()).or_insert_with(|| read_file(path)).clone() };
+    let mut text_of = |path: &str| -> Option<String> { files.entry(path.to_string()).or_insert_with(|| source.file_text(path)).clone() };
     let mut pieces = Vec::new();
     let piece = Piece::of_hit;
     let results: Vec<&Hit> = answer.response.results.iter().filter(|h| h.kind != "pattern").collect();
@@ -129,16 +142,20 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
         if h.kind == "file" {
             continue;
         }
-        if let Some(range) = text_of(&h.path).and_then(|t| lines_of(&t, h.start_line, h.end_line)) {
+        let range = match text_of(&h.path) {
+            Some(text) => lines_of(&text, h.start_line, h.end_line),
+            None => own_lines(h),
+        };
+        if let Some(range) = range.filter(|r| !r.2.trim().is_empty()) {
             pieces.push(piece(Section::Code, h, range, None));
         }
     }
 
     // Definitions the code relies on: callees and enclosing classes, most referenced first.
     // One view of the graph for the whole context (what a step loads, the next reuses).
-    let mut nb = match engine.graph() {
-        Ok(reader) => Some(reader.question()?),
-        Err(_) => None,
+    let mut nb = match source.graph() {
+        Some(reader) => Some(reader.question()?),
+        None => None,
     };
     if let Some(nb) = nb.as_mut() {
         for ix in relied_on(nb, &results)? {
@@ -193,20 +210,21 @@ pub fn context_pieces(engine: &Engine, answer: &Answer, read_file: &dyn Fn(&str)
     }
 
     // Project conventions that match the query (or the most common ones).
-    let patterns = engine.patterns();
-    let mut hits = pattern_keyword(patterns, &answer.response.query, 4);
-    if hits.is_empty() {
-        hits = patterns.iter().take(3).enumerate().filter_map(|(i, p)| pattern_hit(p, i + 1)).collect();
-    }
-    for h in hits {
-        let Some(p) = patterns.iter().find(|p| Some(&p.key) == h.symbol.as_ref()) else { continue };
-        let Some(text) = text_of(&h.path) else { continue };
-        if let Some(range) = lines_of(&text, h.start_line, h.end_line) {
-            let note = format!("{} (used {} times in {} files)", p.description, p.count, p.files);
+    for (h, note) in source.conventions(&answer.response.query)? {
+        let range = match text_of(&h.path) {
+            Some(text) => lines_of(&text, h.start_line, h.end_line),
+            None => own_lines(&h),
+        };
+        if let Some(range) = range {
             pieces.push(piece(Section::Patterns, &h, range, Some(note)));
         }
     }
     Ok(pieces)
+}
+
+/// A hit's lines from its own content (a file the source cannot read).
+fn own_lines(h: &Hit) -> Option<(usize, usize, String)> {
+    (!h.content.is_empty()).then(|| (h.start_line, h.start_line + h.content.lines().count().max(1) - 1, h.content.clone()))
 }
 
 /// Definitions the top results rely on (what they call or inherit, and

@@ -1,20 +1,22 @@
 //! A query answered from a Qdrant server's collections alone, without a
-//! local index: what `git rag index --ci` built, searched three ways and
-//! fused like a local hybrid query — the server's sparse BM25 vectors (the
-//! keyword retriever), definitions whose name the query says (a payload
-//! filter on SYMBOLS, ranked by meaning), and the dense vectors — with the
-//! same intent weights, file priors and overlap removal as a local index.
-//! The fusion runs here rather than on the server because it is the local
-//! one (weights per query intent, file roles), not a second implementation.
-//! What needs the local graph or chunk store (graph mode, `--context`) says so.
+//! local index: what `git rag index --ci` built, as a [`Source`] of the one
+//! query pipeline ([`super::source`]) — the server's sparse BM25 vectors
+//! (the keyword retriever), definitions whose name the query says (a
+//! payload filter on SYMBOLS, ranked by meaning), chunks holding a literal,
+//! graph questions answered by name, and the dense vectors. The fusion,
+//! priors, `--files`, rerank and context are the local index's.
+//! What needs the local graph (graph mode, imports) says so.
 
 use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use super::engine::{Answer, HybridOptions};
+use super::engine::{Timings, Unavailable};
 use super::files::Mentions;
-use super::fusion::{fuse, RRF_K};
-use super::retrievers::{self, Hit, Mode, Response, Retriever};
+use super::pattern_hits::{pattern_dense, pattern_from_payload, pattern_hit};
+use super::question::Question;
+use super::retrievers::{self, Hit, Mode, QueryOptions};
+use super::source::{Dense, Source, Walk};
 use crate::progress::millis;
 use crate::semantic::docs::bm25_query;
 use crate::semantic::embed::{self, EmbedOptions, Embedder, ModelSource};
@@ -25,8 +27,6 @@ use super::intent::{GraphAsk, Relation};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServerQueryError {
-    #[error("{what} needs a local index (`git rag index`); without one only the server's vectors answer (--mode semantic or hybrid)")]
-    NeedsLocalIndex { what: &'static str },
     #[error("a query of the server's vectors embeds the query locally: {0}")]
     Model(#[source] embed::EmbedError),
     #[error(transparent)]
@@ -39,86 +39,6 @@ pub enum ServerQueryError {
     NoServerIndex { prefix: String },
     #[error("the server's vectors are from model `{server}`, the installed model is `{installed}`")]
     ModelMismatch { server: String, installed: String },
-    #[error(transparent)]
-    Embed(#[from] embed::EmbedError),
-    #[error(transparent)]
-    Search(#[from] retrievers::SearchError),
-}
-
-/// Fails early for what only a local index can do (`what` names the option).
-pub fn check_supported(mode: Mode) -> Result<(), ServerQueryError> {
-    match mode {
-        Mode::Graph => Err(ServerQueryError::NeedsLocalIndex { what: "--mode graph" }),
-        Mode::Hybrid | Mode::Semantic | Mode::Keyword | Mode::Symbol => Ok(()),
-    }
-}
-
-/// A token-budgeted context from a server-only answer: the results' code
-/// (read from this clone's objects by the blob ids the server recorded, so
-/// citations are verbatim; else the chunk text the server stores), each
-/// file's import header when this clone has the file, and the conventions
-/// that match the query (the server's BM25 over PATTERNS). The definitions
-/// the code relies on come from the call graph, which only a local index has.
-pub fn context(
-    store: &ServerStore,
-    index: &ServerIndex,
-    repo: &crate::git::Repo,
-    response: &Response,
-    budget: usize,
-) -> Result<crate::query::context::Context, ServerQueryError> {
-    use crate::query::context::{assemble, ContextOptions, Piece, Section};
-    use crate::query::pieces::{import_header, lines_of};
-    let reader = crate::git::BlobReader::new(repo);
-    let mut texts: std::collections::HashMap<String, Option<String>> = std::collections::HashMap::new();
-    let mut text_of = |path: &str| -> Option<String> {
-        texts
-            .entry(path.to_string())
-            .or_insert_with(|| {
-                let id = gix::ObjectId::from_hex(index.files.get(path)?.as_bytes()).ok()?;
-                reader.read(&id).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
-            })
-            .clone()
-    };
-    let piece = Piece::of_hit;
-    let mut pieces = Vec::new();
-    let results: Vec<&Hit> = response.results.iter().filter(|h| h.kind != "pattern" && h.kind != "file").collect();
-    for h in &results {
-        let range = match text_of(&h.path) {
-            Some(text) => lines_of(&text, h.start_line, h.end_line),
-            None => Some((h.start_line, h.start_line + h.content.lines().count().max(1) - 1, h.content.clone())),
-        };
-        if let Some(range) = range.filter(|r| !r.2.trim().is_empty()) {
-            pieces.push(piece(Section::Code, h, range, None));
-        }
-    }
-    let mut seen = BTreeSet::new();
-    for h in &results {
-        if !seen.insert(h.path.clone()) {
-            continue;
-        }
-        let Some(text) = text_of(&h.path) else { continue };
-        if let Some(range) = import_header(&text).and_then(|end| lines_of(&text, 1, end)) {
-            let mut fh = (*h).clone();
-            fh.kind = "imports".into();
-            fh.symbol = None;
-            pieces.push(piece(Section::FileContext, &fh, range, Some("imports".into())));
-        }
-    }
-    for hit in store.sparse_search(Collection::Patterns, &bm25_query(&response.query), &crate::stores::vector::Filter::default(), 4)? {
-        let p = &hit.payload;
-        let get = |k: &str| p.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
-        let num = |k: &str| p.get(k).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
-        let h = Hit { path: get("path"), start_line: num("start_line").max(1), end_line: num("end_line").max(1), symbol: Some(get("key")), kind: "pattern".into(), language: get("language"), ..Hit::default() };
-        let range = match text_of(&h.path) {
-            Some(text) => lines_of(&text, h.start_line, h.end_line),
-            None => Some((h.start_line, h.end_line, get("content"))),
-        };
-        if let Some(range) = range {
-            let note = format!("{} (used {} times in {} files)", get("description"), num("count"), num("files"));
-            pieces.push(piece(Section::Patterns, &h, range, Some(note)));
-        }
-    }
-    Ok(assemble(&response.query, pieces, &ContextOptions { budget }))
 }
 
 /// What the server holds an index of: its commit and every file's blob id.
@@ -134,103 +54,175 @@ impl ServerIndex {
     }
 }
 
-/// Connects to the server and checks it holds an index of the configured model;
-/// returns the store and what it indexed.
-pub fn connect(server: &ServerOptions, model: &ModelSource) -> Result<(ServerStore, ServerIndex), ServerQueryError> {
-    let manifest = model.identify().map_err(ServerQueryError::Model)?;
-    let store = ServerStore::connect(server.clone(), manifest.dims, &manifest.id)?;
-    let Some(state) = load_state(&store)? else {
-        return Err(ServerQueryError::NoServerIndex { prefix: server.prefix.clone() });
-    };
-    if state.model != manifest.id {
-        return Err(ServerQueryError::ModelMismatch { server: state.model, installed: manifest.id });
-    }
-    let files = state.files.into_iter().map(|(path, f)| (path, f.blob)).collect();
-    Ok((store, ServerIndex { commit: state.last_commit, files }))
+/// A server's index, open for queries: the store, what it indexed, and the
+/// model that embeds queries (loaded on first use).
+pub struct Server {
+    store: ServerStore,
+    index: ServerIndex,
+    model: ModelSource,
+    embedder: OnceLock<Result<Arc<Embedder>, String>>,
+    /// The last question's vector (one question is embedded once, however
+    /// many of its lists rank by meaning).
+    vector: Mutex<Option<(String, Arc<Vec<f32>>)>>,
 }
 
-/// Searches the server's collections for `text` as the mode says: hybrid
-/// (sparse + names + dense, fused), keyword (sparse), symbol (names),
-/// semantic (dense).
-pub fn search(store: &ServerStore, paths: &BTreeSet<String>, text: &str, search: &HybridOptions, model: &ModelSource) -> Result<Answer, ServerQueryError> {
-    let started = Instant::now();
-    let q = super::question::Question::new(text);
-    let analysis = &q.analysis;
-    let mode = search.query.mode;
-    let list_opts = super::pipeline::list_options(search);
-    let Some(filter) = retrievers::payload_filter(&list_opts, paths.iter())? else {
-        return Ok(answer(&q, Vec::new(), Vec::new(), None, started));
-    };
-    let vector = if matches!(mode, Mode::Keyword) {
-        Vec::new()
-    } else {
-        let embedder = Embedder::open(model, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() })?;
-        embedder.embed_query_for(q.dense_text(), store.dims())?
-    };
-    let w = analysis.weights;
-    let mut lists: Vec<(Retriever, f32, Vec<Hit>)> = Vec::new();
-    if matches!(mode, Mode::Hybrid | Mode::Keyword) && (w.bm25 > 0.0 || mode == Mode::Keyword) {
-        lists.push((Retriever::Bm25, w.bm25, sparse_list(store, &q.text, &filter, list_opts.limit)?));
-    }
-    if matches!(mode, Mode::Hybrid | Mode::Symbol) && (w.symbol > 0.0 || mode == Mode::Symbol) {
-        lists.push((Retriever::Symbol, w.symbol, name_list(store, text, &vector, &filter, &list_opts)?));
-    }
-    if mode == Mode::Hybrid && !analysis.literals.is_empty() {
-        let hits = literal_list(store, &analysis.literals, &vector, &filter, list_opts.limit)?;
-        if !hits.is_empty() {
-            let document = analysis.intent == super::intent::Intent::Document;
-            lists.push((Retriever::Exact, if document { super::engine::EXACT_DOCUMENT_WEIGHT } else { super::engine::EXACT_WEIGHT }, hits));
+impl Server {
+    /// Connects to the server and checks it holds an index of the configured model.
+    pub fn connect(server: &ServerOptions, model: &ModelSource) -> Result<Server, ServerQueryError> {
+        let manifest = model.identify().map_err(ServerQueryError::Model)?;
+        let store = ServerStore::connect(server.clone(), manifest.dims, &manifest.id)?;
+        let Some(state) = load_state(&store)? else {
+            return Err(ServerQueryError::NoServerIndex { prefix: server.prefix.clone() });
+        };
+        if state.model != manifest.id {
+            return Err(ServerQueryError::ModelMismatch { server: state.model, installed: manifest.id });
         }
+        let files = state.files.into_iter().map(|(path, f)| (path, f.blob)).collect();
+        let index = ServerIndex { commit: state.last_commit, files };
+        Ok(Server { store, index, model: model.clone(), embedder: OnceLock::new(), vector: Mutex::new(None) })
     }
-    if let (Mode::Hybrid, Some(ask), true) = (mode, &analysis.graph, w.graph > 0.0) {
-        let hits = graph_list(store, ask, &vector, &filter, list_opts.limit)?;
-        if !hits.is_empty() {
-            lists.push((Retriever::Graph, w.graph, hits));
+
+    /// What the server holds an index of.
+    pub fn index(&self) -> &ServerIndex {
+        &self.index
+    }
+
+    /// The question embedded with the configured model.
+    fn vector(&self, q: &Question) -> Result<Arc<Vec<f32>>, Unavailable> {
+        let text = q.dense_text();
+        if let Some((_, v)) = self.vector.lock().map_err(|_| Unavailable::Poisoned)?.as_ref().filter(|(t, _)| t == text) {
+            return Ok(Arc::clone(v));
         }
+        let embedder = self
+            .embedder
+            .get_or_init(|| Embedder::open(&self.model, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() }).map(Arc::new).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(Unavailable::ModelLoad)?;
+        let v = Arc::new(embedder.embed_query_for(text, self.store.dims()).map_err(Unavailable::failed)?);
+        *self.vector.lock().map_err(|_| Unavailable::Poisoned)? = Some((text.to_string(), Arc::clone(&v)));
+        Ok(v)
     }
-    if matches!(mode, Mode::Hybrid | Mode::Semantic) && (w.dense > 0.0 || mode == Mode::Semantic) {
-        let dense = retrievers::semantic_search(store, &vector, &q, &list_opts, paths.iter())?;
-        lists.push((Retriever::Dense, w.dense, dense.results));
+
+    /// The payload filter of the options (`None`: no path can match).
+    fn filter(&self, opts: &QueryOptions) -> retrievers::Result<Option<Filter>> {
+        retrievers::payload_filter(opts, self.index.files.keys())
     }
-    let retrievers: Vec<Retriever> = lists.iter().map(|(r, _, _)| *r).collect();
-    let results = match lists.len() {
-        1 => lists.pop().map(|(_, _, hits)| hits).unwrap_or_default(),
-        _ => fuse(&lists, RRF_K),
-    };
-    let mentions = Mentions::new(analysis.signals.as_ref(), paths.iter());
-    let (results, files) = super::pipeline::finish(&ServerChunks(store), &q, &mentions, results, search)?;
-    Ok(answer(&q, retrievers, results, files, started))
-}
 
-/// The answer in the local engine's form, so that both sources print and
-/// serialise alike.
-fn answer(q: &super::question::Question, retrievers: Vec<Retriever>, results: Vec<Hit>, files: Option<Vec<super::files::FileHit>>, started: Instant) -> Answer {
-    Answer {
-        response: Response { query: q.asked.clone(), took_ms: millis(started), results },
-        analysis: q.analysis.clone(),
-        retrievers,
-        fallbacks: Vec::new(),
-        subjects: Vec::new(),
-        timings: Default::default(),
-        files,
-    }
-}
-
-/// The server's side of the shared stage: hits carry their content (from
-/// the payload); outlines and parents are read by point id.
-struct ServerChunks<'a>(&'a ServerStore);
-
-impl ServerChunks<'_> {
     /// The hit of the SEMANTIC or FILES point `id`, if the server holds it.
     fn point_hit(&self, collection: Collection, id: u64) -> retrievers::Result<Option<Hit>> {
-        let Some(record) = self.0.retrieve(collection, &[id], false)?.into_iter().next() else { return Ok(None) };
+        let Some(record) = self.store.retrieve(collection, &[id], false)?.into_iter().next() else { return Ok(None) };
         let Some(chunk_id) = record.payload.get("chunk_id").and_then(|v| v.as_str()).map(str::to_string) else { return Ok(None) };
-        Ok(retrievers::dense_hits(self.0, vec![(chunk_id, 0.0, record.payload)])?.into_iter().next())
+        Ok(retrievers::dense_hits(&self.store, vec![(chunk_id, 0.0, record.payload)])?.into_iter().next())
+    }
+
+    /// Conventions by the server's BM25 over their descriptions, each with
+    /// its first example's lines (the example's text as the hit's content).
+    pub(super) fn conventions(&self, text: &str, limit: usize) -> retrievers::Result<Vec<(Hit, String)>> {
+        let mut out = Vec::new();
+        for (i, hit) in self.store.sparse_search(Collection::Patterns, &bm25_query(text), &Filter::default(), limit)?.into_iter().enumerate() {
+            let Some(p) = pattern_from_payload(&hit.payload).and_then(|m| serde_json::from_value::<crate::analysis::patterns::Pattern>(serde_json::Value::Object(m)).ok()) else { continue };
+            let Some(mut h) = pattern_hit(&p, i + 1) else { continue };
+            h.content = p.examples.first().map(|e| e.snippet.clone()).unwrap_or_default();
+            out.push((h, format!("{} (used {} times in {} files)", p.description, p.count, p.files)));
+        }
+        Ok(out)
+    }
+
+}
+
+/// The server's files (read from this clone's objects by the blob ids the
+/// server recorded; a file the clone lacks stands for itself by the chunk
+/// text the server stores) and conventions, for a context. The call graph
+/// only a local index has.
+pub(super) struct ServerTexts<'a> {
+    pub server: &'a Server,
+    pub reader: crate::git::BlobReader,
+}
+
+impl super::pieces::Texts for ServerTexts<'_> {
+    fn file_text(&self, path: &str) -> Option<String> {
+        let id = gix::ObjectId::from_hex(self.server.index.files.get(path)?.as_bytes()).ok()?;
+        self.reader.read(&id).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    fn graph(&self) -> Option<&crate::graph::GraphReader> {
+        None
+    }
+
+    fn conventions(&self, query: &str) -> super::engine::Result<Vec<(Hit, String)>> {
+        Ok(self.server.conventions(query, 4)?)
     }
 }
 
-impl super::pipeline::Chunks for ServerChunks<'_> {
+impl Source for Server {
+    fn hidden(&self) -> Arc<BTreeSet<String>> {
+        Arc::default()
+    }
+
+    fn mentions(&self, q: &Question) -> Mentions {
+        Mentions::new(q.analysis.signals.as_ref(), self.index.files.keys())
+    }
+
+    fn single(&self, q: &Question, opts: &QueryOptions) -> super::engine::Result<Vec<Hit>> {
+        match opts.mode {
+            Mode::Symbol => self.names(q, &Mentions::default(), opts),
+            _ => self.bm25(q, opts),
+        }
+    }
+
+    fn bm25(&self, q: &Question, opts: &QueryOptions) -> super::engine::Result<Vec<Hit>> {
+        let Some(filter) = self.filter(opts)? else { return Ok(Vec::new()) };
+        Ok(sparse_list(&self.store, &q.text, &filter, opts.limit)?)
+    }
+
+    fn names(&self, q: &Question, _mentions: &Mentions, opts: &QueryOptions) -> super::engine::Result<Vec<Hit>> {
+        let Some(filter) = self.filter(opts)? else { return Ok(Vec::new()) };
+        let vector = self.vector(q)?;
+        Ok(name_list(&self.store, &q.text, &vector, &filter, opts)?)
+    }
+
+    fn literals(&self, q: &Question, opts: &QueryOptions) -> super::engine::Result<Vec<Hit>> {
+        let Some(filter) = self.filter(opts)? else { return Ok(Vec::new()) };
+        let vector = self.vector(q)?;
+        Ok(literal_list(&self.store, &q.analysis.literals, &vector, &filter, opts.limit)?)
+    }
+
+    fn related(&self, q: &Question, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>), Unavailable> {
+        if walk.with_subject {
+            return Err(Unavailable::NeedsLocalIndex { what: "--mode graph" });
+        }
+        let Some(filter) = self.filter(opts).map_err(Unavailable::failed)? else { return Ok((Vec::new(), Vec::new())) };
+        let vector = self.vector(q)?;
+        Ok((graph_list(&self.store, ask, &vector, &filter, opts.limit).map_err(Unavailable::failed)?, Vec::new()))
+    }
+
+    fn dense_ready(&self) -> Result<(), Option<String>> {
+        Ok(())
+    }
+
+    fn start_dense(&self, q: &Question, opts: &QueryOptions, patterns: bool) -> Dense {
+        let search = || {
+            let mut timings = Timings::new();
+            let t = Instant::now();
+            let vector = self.vector(q)?;
+            timings.insert("embed_query", millis(t));
+            let t = Instant::now();
+            let hits = retrievers::semantic_search(&self.store, &vector, q, opts, self.index.files.keys()).map_err(Unavailable::failed)?.results;
+            let patterns = if patterns { pattern_dense(&self.store, &vector, opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
+            timings.insert("vector_search", millis(t));
+            Ok((hits, patterns, timings))
+        };
+        Dense::Done(search())
+    }
+
+    fn patterns_by_words(&self, q: &Question, limit: usize) -> super::engine::Result<Vec<Hit>> {
+        Ok(self.conventions(&q.text, limit)?.into_iter().map(|(h, _)| h).collect())
+    }
+}
+
+impl super::pipeline::Chunks for Server {
     fn fill_content(&self, _hits: &mut [Hit]) -> retrievers::Result<()> {
+        // Hits carry their content (from the payload).
         Ok(())
     }
 
@@ -240,7 +232,7 @@ impl super::pipeline::Chunks for ServerChunks<'_> {
 
     fn parent(&self, hit: &Hit) -> retrievers::Result<Option<Hit>> {
         let Some(id) = hit.chunk_id.as_deref().and_then(crate::stores::state::ChunkId::parse) else { return Ok(None) };
-        let Some(record) = self.0.retrieve(Collection::Semantic, &[crate::stores::vector::point_id(id.0)], false)?.into_iter().next() else { return Ok(None) };
+        let Some(record) = self.store.retrieve(Collection::Semantic, &[crate::stores::vector::point_id(id.0)], false)?.into_iter().next() else { return Ok(None) };
         match record.payload.get("parent_id").and_then(|v| v.as_str()).and_then(crate::stores::state::ChunkId::parse) {
             Some(parent) => self.point_hit(Collection::Semantic, crate::stores::vector::point_id(parent.0)),
             None => Ok(None),
@@ -249,13 +241,13 @@ impl super::pipeline::Chunks for ServerChunks<'_> {
 }
 
 /// Chunks by the server's BM25 vectors (SEMANTIC holds every chunk's text).
-fn sparse_list(store: &ServerStore, text: &str, filter: &crate::stores::vector::Filter, limit: usize) -> Result<Vec<Hit>, ServerQueryError> {
+fn sparse_list(store: &ServerStore, text: &str, filter: &crate::stores::vector::Filter, limit: usize) -> retrievers::Result<Vec<Hit>> {
     let hits = store.sparse_search(Collection::Semantic, &bm25_query(text), filter, limit)?;
     let ranked = hits
         .into_iter()
         .filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload)))
         .collect();
-    Ok(retrievers::dense_hits(store, ranked)?)
+    retrievers::dense_hits(store, ranked)
 }
 
 /// Most literals of a query matched.
@@ -267,7 +259,7 @@ const LITERAL_SCAN: usize = 200;
 
 /// Chunks holding a literal of the query as written (a quoted message, an
 /// option name, a short query whole), nearest in meaning first.
-fn literal_list(store: &ServerStore, literals: &[super::literals::Literal], vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>, ServerQueryError> {
+fn literal_list(store: &ServerStore, literals: &[super::literals::Literal], vector: &[f32], filter: &Filter, limit: usize) -> retrievers::Result<Vec<Hit>> {
     use super::literals::Source;
     use super::priors::{role, Role};
     let mut hits: Vec<ScoredHit> = Vec::new();
@@ -289,7 +281,7 @@ fn literal_list(store: &ServerStore, literals: &[super::literals::Literal], vect
         .into_iter()
         .filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload)))
         .collect();
-    Ok(retrievers::dense_hits(store, ranked)?)
+    retrievers::dense_hits(store, ranked)
 }
 
 /// A graph question answered by name, without the resolved graph: the
@@ -297,7 +289,7 @@ fn literal_list(store: &ServerStore, literals: &[super::literals::Literal], vect
 /// definition has), then those whose calls name it (callers), those it
 /// calls (callees) or those that extend it (implementers). Imports need the
 /// local graph (module paths are resolved there): nothing.
-fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<Hit>, ServerQueryError> {
+fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filter, limit: usize) -> retrievers::Result<Vec<Hit>> {
     let mut subject: Vec<ScoredHit> = Vec::new();
     let mut name = String::new();
     for word in ask.subject.iter().take(4) {
@@ -347,7 +339,7 @@ fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filt
 
 /// Hits of SYMBOLS points, each standing for its chunk (a definition
 /// without one stands for its own lines), in their order.
-fn symbol_hits(store: &ServerStore, hits: Vec<ScoredHit>) -> Result<Vec<Hit>, ServerQueryError> {
+fn symbol_hits(store: &ServerStore, hits: Vec<ScoredHit>) -> retrievers::Result<Vec<Hit>> {
     let ranked = hits
         .into_iter()
         .map(|h| {
@@ -356,7 +348,7 @@ fn symbol_hits(store: &ServerStore, hits: Vec<ScoredHit>) -> Result<Vec<Hit>, Se
             (id, h.score, h.payload)
         })
         .collect();
-    Ok(retrievers::dense_hits(store, ranked)?)
+    retrievers::dense_hits(store, ranked)
 }
 
 /// Most names looked up per query.
@@ -364,7 +356,7 @@ const MAX_NAMES: usize = 64;
 
 /// Definitions whose name (any case) is a word of the query, nearest in
 /// meaning first; each stands for its chunk.
-fn name_list(store: &ServerStore, text: &str, vector: &[f32], filter: &crate::stores::vector::Filter, opts: &retrievers::QueryOptions) -> Result<Vec<Hit>, ServerQueryError> {
+fn name_list(store: &ServerStore, text: &str, vector: &[f32], filter: &crate::stores::vector::Filter, opts: &retrievers::QueryOptions) -> retrievers::Result<Vec<Hit>> {
     let names: BTreeSet<String> = text
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod mcp;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -99,6 +99,9 @@ pub struct Server {
     ws: Workspace,
     opts: ServeOptions,
     engine: Arc<WarmEngine>,
+    /// Without a local index: the Qdrant server's (`git rag index --ci`),
+    /// connected on the first query that needs it.
+    remote: Mutex<Option<Arc<git_rag::QueryServer>>>,
     /// The version `initialize` agreed on (stdio: one client per process).
     protocol: Mutex<String>,
 }
@@ -113,7 +116,18 @@ impl Server {
                 Err(e) => eprintln!("git-rag: {e}; each query compares the work tree with the index instead"),
             }
         }
-        Server { ws, opts, engine, protocol: Mutex::new(PROTOCOL_VERSIONS[0].to_string()) }
+        Server { ws, opts, engine, remote: Mutex::new(None), protocol: Mutex::new(PROTOCOL_VERSIONS[0].to_string()) }
+    }
+
+    /// The server's index, for queries when there is no local one; `None`
+    /// when the vectors are not on a server.
+    fn remote(&self) -> Result<Option<Arc<git_rag::QueryServer>>, ToolError> {
+        let git_rag::Backend::Server(options) = &self.ws.backend else { return Ok(None) };
+        let mut slot = self.remote.lock().map_err(|_| ToolError::new("the server connection lock is poisoned".to_string()))?;
+        if slot.is_none() {
+            *slot = Some(Arc::new(git_rag::QueryServer::connect(options, &self.ws.model)?));
+        }
+        Ok(slot.clone())
     }
 
     /// Opens the index and loads the model on another thread, so the

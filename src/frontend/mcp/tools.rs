@@ -167,10 +167,15 @@ fn options(server: &Server, mode: Mode, limit: usize) -> HybridOptions {
     o
 }
 
-/// Runs a request through the library's query entry point, as the CLI does.
+/// Runs a request through the library's query entry point, as the CLI does:
+/// on the local index, or without one on the Qdrant server's.
 fn query(server: &Server, request: &QueryRequest) -> Result<QueryOutput, ToolError> {
-    let engine = server.engine.current()?;
-    Ok(git_rag::query(&engine, &server.ws.repo, &server.ws.reranker, request)?.output)
+    let target = match server.engine.current() {
+        Ok(engine) => return Ok(git_rag::query(git_rag::QueryTarget::Local(&engine), &server.ws.repo, &server.ws.reranker, request)?.output),
+        Err(e @ git_rag::QueryError::NoIndex { .. }) => server.remote()?.ok_or(e)?,
+        Err(e) => return Err(e.into()),
+    };
+    Ok(git_rag::query(git_rag::QueryTarget::Server(&target), &server.ws.repo, &server.ws.reranker, request)?.output)
 }
 
 /// The answer to `text` over the work tree, through the same entry point

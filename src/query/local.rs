@@ -1,0 +1,204 @@
+//! The local index as a [`Source`]: BM25, names and literals on tantivy
+//! with the work tree laid over the index ([`super::layered`]), dense
+//! vectors in the configured store, the code graph, the project's patterns.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::engine::{Engine, Result, Timings, Unavailable};
+use super::files::Mentions;
+use super::intent::GraphAsk;
+use super::layered::Keyword;
+use super::pattern_hits::{pattern_dense, pattern_keyword};
+use super::pipeline::Chunks;
+use super::question::Question;
+use super::retrievers::{self as search, Hit, Mode, QueryOptions};
+use super::source::{Dense, DenseOutcome, Source, Walk};
+use crate::progress::millis;
+use crate::worktree::{Change, Layer};
+
+/// An engine's index with the work tree (if any) over it.
+pub(super) struct Local<'a> {
+    engine: &'a Arc<Engine>,
+    keyword: Keyword<'a>,
+}
+
+impl<'a> Local<'a> {
+    pub fn new(engine: &'a Arc<Engine>, layer: Option<&'a Layer>) -> Local<'a> {
+        Local { engine, keyword: Keyword { base: &engine.keyword, layer } }
+    }
+
+    /// Definitions a document names, surest name first: each name's best
+    /// few matches, interleaved so one common name cannot fill the list.
+    fn signal_symbols(&self, signals: &super::signals::Signals, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>> {
+        const PER_NAME: usize = 3;
+        let mut per_name = Vec::new();
+        for id in &signals.identifiers {
+            let words = Question::new(&id.name).words;
+            let mut hits = self.keyword.list(opts, |index, o| search::symbol_name_matches(index, &words, o))?;
+            // A stack frame names its file: its definition there first.
+            hits.sort_by(|a, b| mentions.of(&b.path).total_cmp(&mentions.of(&a.path)));
+            hits.truncate(PER_NAME);
+            per_name.push(hits);
+        }
+        let mut out: Vec<Hit> = Vec::new();
+        for round in 0..PER_NAME {
+            for hits in &per_name {
+                if let Some(h) = hits.get(round) {
+                    if !out.iter().any(|o| o.chunk_id == h.chunk_id && o.path == h.path && o.start_line == h.start_line) {
+                        out.push(h.clone());
+                    }
+                }
+            }
+        }
+        out.truncate(opts.limit);
+        Ok(out)
+    }
+}
+
+impl Source for Local<'_> {
+    fn hidden(&self) -> Arc<std::collections::BTreeSet<String>> {
+        self.keyword.layer.map(|l| Arc::clone(&l.hidden)).unwrap_or_default()
+    }
+
+    fn mentions(&self, q: &Question) -> Mentions {
+        // Indexed files, and files new in the work tree.
+        let new_files = self.keyword.layer.into_iter().flat_map(|l| l.files.iter()).filter(|f| f.change == Change::Added).map(|f| &f.path);
+        Mentions::new(q.analysis.signals.as_ref(), self.engine.state.files.keys().chain(new_files))
+    }
+
+    fn single(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
+        Ok(self.keyword.list(opts, |index, o| Ok(search::search(index, q, o)?.results))?)
+    }
+
+    fn bm25(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
+        let o = QueryOptions { mode: Mode::Keyword, ..opts.clone() };
+        Ok(self.keyword.list(&o, |index, o| search::bm25_list(index, q, o))?)
+    }
+
+    fn names(&self, q: &Question, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>> {
+        let o = QueryOptions { mode: Mode::Symbol, ..opts.clone() };
+        // Only name matches (exact or prefix) are symbol evidence; a symbol
+        // list of loose token matches would only add noise.
+        match &q.analysis.signals {
+            // A document names its code among many words: look the names up one by one.
+            Some(signals) => self.signal_symbols(signals, mentions, &o),
+            None => Ok(self.keyword.list(&o, |index, o| search::symbol_name_matches(index, &q.words, o))?),
+        }
+    }
+
+    fn literals(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
+        let document = q.analysis.intent == super::intent::Intent::Document;
+        Ok(self.keyword.list(opts, |index, o| search::literal_matches(index, &q.analysis.literals, document, o))?)
+    }
+
+    fn related(&self, _q: &Question, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> std::result::Result<(Vec<Hit>, Vec<String>), Unavailable> {
+        let graph = self.engine.graph()?;
+        let (mut hits, subjects) = self.engine.graph_list(graph, ask, walk.neighbours, walk.with_subject, walk.depth, opts).map_err(Unavailable::failed)?;
+        // The graph is the indexed commit's: the layer's paths answer from the layer.
+        hits.retain(|h| !self.keyword.hides(&h.path));
+        Ok((hits, subjects))
+    }
+
+    fn dense_ready(&self) -> std::result::Result<(), Option<String>> {
+        let e = self.engine;
+        match (&e.state.semantic, &e.semantic) {
+            (Some(_), Some(_)) => Ok(()),
+            // Off by the user's choice: nothing to suggest.
+            _ if e.state.semantic_off => Err(None),
+            (None, _) => Err(Some("the index has no semantic layer (run `git rag model install`, then `git rag index`)".to_string())),
+            (Some(_), None) => Err(Some("the semantic layer is turned off".to_string())),
+        }
+    }
+
+    fn start_dense(&self, q: &Question, opts: &QueryOptions, patterns: bool) -> Dense {
+        // The model load, store open, embedding and search run on their own
+        // thread, so that a slow one can be left behind.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let engine = Arc::clone(self.engine);
+        let (q, opts) = (q.clone(), opts.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(dense_search(&engine, &q, &opts, patterns));
+        });
+        Dense::Running(rx)
+    }
+
+    fn patterns_by_words(&self, q: &Question, limit: usize) -> Result<Vec<Hit>> {
+        Ok(pattern_keyword(self.engine.patterns(), &q.text, limit))
+    }
+}
+
+/// The dense retriever on the engine's store: the question embedded, the
+/// nearest chunks (less those whose vectors lag the index) and, when asked,
+/// the nearest patterns.
+fn dense_search(engine: &Engine, q: &Question, opts: &QueryOptions, patterns: bool) -> DenseOutcome {
+    let mut timings = Timings::new();
+    let (d, fresh) = engine.dense_fresh()?;
+    if fresh {
+        timings.insert("model_load", d.opened_ms.0);
+        timings.insert("store_open", d.opened_ms.1);
+    }
+    let t = Instant::now();
+    let vector = d.embedder.embed_query_for(q.dense_text(), engine.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
+    timings.insert("embed_query", millis(t));
+    let t = Instant::now();
+    let mut hits = search::semantic_search(d.store.as_ref(), &vector, q, opts, engine.state.files.keys()).map_err(Unavailable::failed)?.results;
+    engine.drop_stale(&mut hits);
+    let patterns = if patterns { pattern_dense(d.store.as_ref(), &vector, opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
+    timings.insert("vector_search", millis(t));
+    Ok((hits, patterns, timings))
+}
+
+impl Chunks for Local<'_> {
+    fn fill_content(&self, hits: &mut [Hit]) -> search::Result<()> {
+        self.keyword.fill_content(hits)
+    }
+
+    fn file_hit(&self, path: &str) -> search::Result<Option<Hit>> {
+        self.keyword.file_hit(path)
+    }
+
+    fn parent(&self, hit: &Hit) -> search::Result<Option<Hit>> {
+        self.keyword.parent(hit)
+    }
+}
+
+/// The local index's files (the work tree's where the layer holds them),
+/// graph and patterns, for a context.
+pub(super) struct LocalTexts<'a> {
+    pub engine: &'a Engine,
+    pub layer: Option<&'a Layer>,
+    pub reader: crate::git::BlobReader,
+}
+
+impl super::pieces::Texts for LocalTexts<'_> {
+    fn file_text(&self, path: &str) -> Option<String> {
+        if let Some(layer) = self.layer.filter(|l| l.hides(path)) {
+            return layer.text(path).map(str::to_string);
+        }
+        // The indexed commit's blob, never the work tree's file.
+        let blob = self.engine.state.files.get(path)?;
+        let id = gix::ObjectId::from_hex(blob.blob.as_bytes()).ok()?;
+        self.reader.read(&id).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    fn graph(&self) -> Option<&crate::graph::GraphReader> {
+        self.engine.graph().ok()
+    }
+
+    fn conventions(&self, query: &str) -> Result<Vec<(Hit, String)>> {
+        let patterns = self.engine.patterns();
+        let mut hits = pattern_keyword(patterns, query, 4);
+        if hits.is_empty() {
+            hits = patterns.iter().take(3).enumerate().filter_map(|(i, p)| super::pattern_hits::pattern_hit(p, i + 1)).collect();
+        }
+        Ok(hits
+            .into_iter()
+            .filter_map(|mut h| {
+                let p = patterns.iter().find(|p| Some(&p.key) == h.symbol.as_ref())?;
+                h.content = p.examples.first().map(|e| e.snippet.clone()).unwrap_or_default();
+                Some((h, format!("{} (used {} times in {} files)", p.description, p.count, p.files)))
+            })
+            .collect())
+    }
+}

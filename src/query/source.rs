@@ -1,0 +1,232 @@
+//! One query pipeline over sources. A [`Source`] is where a query's
+//! candidates come from: the local index with the work tree laid over it
+//! ([`super::local::Local`]) or a Qdrant server's collections alone
+//! ([`super::server_only::Server`]). [`answer`] decides which retrievers
+//! the mode and the question call for, runs them on the source (dense on
+//! its own thread, beside the others), fuses their lists and sends the
+//! result through the shared stage ([`super::pipeline::finish`]).
+//!
+//! Invariant: sources differ in how a retriever finds its candidates, never
+//! in what is made of them — which lists run, their weights, the fusion,
+//! priors, `--files`, parents and diversity are written once, here and in
+//! the pipeline.
+
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use super::engine::{Answer, HybridError, HybridOptions, Result, Timings, Unavailable, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT};
+use super::files::Mentions;
+use super::fusion::{fuse, RRF_K};
+use super::graph_answers::identifier_subjects;
+use super::intent::{GraphAsk, Intent, Relation};
+use super::pipeline::Chunks;
+use super::question::Question;
+use super::retrievers::{Hit, Mode, QueryOptions, Response, Retriever};
+use crate::progress::millis;
+
+/// The dense retriever's answer: chunk hits, the patterns nearest in
+/// meaning (when asked), timings; or why it could not answer.
+pub(super) type DenseOutcome = std::result::Result<(Vec<Hit>, Vec<Hit>, Timings), Unavailable>;
+
+/// A dense search under way (on its own thread) or already answered.
+pub(super) enum Dense {
+    Running(Receiver<DenseOutcome>),
+    Done(DenseOutcome),
+}
+
+impl Dense {
+    /// Its answer, waiting at most `timeout` (`None`: as long as it takes).
+    fn wait(self, timeout: Option<Duration>) -> DenseOutcome {
+        let rx = match self {
+            Dense::Done(outcome) => return outcome,
+            Dense::Running(rx) => rx,
+        };
+        match timeout {
+            None => rx.recv().map_err(|_| Unavailable::Gone)?,
+            Some(left) => match rx.recv_timeout(left) {
+                Ok(outcome) => outcome,
+                Err(RecvTimeoutError::Timeout) => Err(Unavailable::TimedOut(left.as_secs_f64())),
+                Err(RecvTimeoutError::Disconnected) => Err(Unavailable::Gone),
+            },
+        }
+    }
+}
+
+/// How a graph question is walked.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Walk {
+    /// No relation asked: callers and callees both.
+    pub neighbours: bool,
+    /// The subject itself among the results (graph mode); hybrid gets it
+    /// from the other retrievers.
+    pub with_subject: bool,
+    pub depth: usize,
+}
+
+/// What a source's retrievers find. Each list is best first, `opts.limit`
+/// long at most; a source leaves out the paths `opts.hide` names.
+pub(super) trait Source: Chunks {
+    /// Paths whose chunks the source leaves out of every list (the work
+    /// tree holds another version of them, or none).
+    fn hidden(&self) -> std::sync::Arc<std::collections::BTreeSet<String>>;
+    /// The files a question names (a path, a stack frame) among the source's.
+    fn mentions(&self, q: &Question) -> Mentions;
+    /// Keyword or symbol mode alone: that retriever's own list.
+    fn single(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>>;
+    /// Hybrid's BM25 list.
+    fn bm25(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>>;
+    /// Hybrid's name list: definitions whose name the question says.
+    fn names(&self, q: &Question, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>>;
+    /// Chunks holding a literal of the question as written.
+    fn literals(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>>;
+    /// What a graph question relates its subject to, and the subjects' names.
+    fn related(&self, q: &Question, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> std::result::Result<(Vec<Hit>, Vec<String>), Unavailable>;
+    /// Whether a dense retriever can run: `Err(Some(why))` to report it
+    /// missing, `Err(None)` when it is off by the user's choice.
+    fn dense_ready(&self) -> std::result::Result<(), Option<String>>;
+    /// Starts the dense retriever (and the patterns nearest in meaning when
+    /// `patterns`), to run beside the others.
+    fn start_dense(&self, q: &Question, opts: &QueryOptions, patterns: bool) -> Dense;
+    /// Conventions whose description shares the question's words (without vectors).
+    fn patterns_by_words(&self, q: &Question, limit: usize) -> Result<Vec<Hit>>;
+}
+
+/// Answers `text` from `source` in the mode `opts` asks for.
+pub(super) fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<Answer> {
+    let started = Instant::now();
+    let q = question(text, opts);
+    let mut answer = Answer {
+        response: Response { query: q.asked.clone(), took_ms: 0.0, results: Vec::new() },
+        analysis: q.analysis.clone(),
+        retrievers: Vec::new(),
+        fallbacks: Vec::new(),
+        subjects: Vec::new(),
+        timings: Default::default(),
+        files: None,
+    };
+    let mut list_opts = super::pipeline::list_options(opts);
+    list_opts.hide = source.hidden();
+    let mentions = source.mentions(&q);
+    let results = match opts.query.mode {
+        Mode::Keyword | Mode::Symbol => {
+            answer.retrievers.push(if opts.query.mode == Mode::Keyword { Retriever::Bm25 } else { Retriever::Symbol });
+            source.single(&q, &list_opts)?
+        }
+        Mode::Semantic => {
+            let (hits, _, timings) = source.start_dense(&q, &list_opts, false).wait(None).map_err(HybridError::Unavailable)?;
+            answer.timings.extend(timings);
+            answer.retrievers.push(Retriever::Dense);
+            hits
+        }
+        Mode::Graph => {
+            let ask = q.analysis.graph.clone().unwrap_or(GraphAsk { relation: Relation::Callers, subject: identifier_subjects(text), context: Vec::new() });
+            let walk = Walk { neighbours: q.analysis.graph.is_none() && opts.relation.is_none(), with_subject: true, depth: opts.depth };
+            let (hits, subjects) = source.related(&q, &ask, walk, &list_opts).map_err(HybridError::Unavailable)?;
+            answer.retrievers.push(Retriever::Graph);
+            answer.subjects = subjects;
+            hits
+        }
+        Mode::Hybrid => hybrid(source, &q, &mentions, opts, &list_opts, &mut answer)?,
+    };
+    let (results, files) = super::pipeline::finish(source, &q, &mentions, results, opts)?;
+    answer.files = files;
+    answer.response.results = results;
+    answer.response.took_ms = millis(started);
+    Ok(answer)
+}
+
+/// The question, with the graph relation `--relation` forces.
+fn question(text: &str, opts: &HybridOptions) -> Question {
+    let mut q = Question::new(text);
+    if let Some(r) = opts.relation {
+        let ask = super::intent::graph_ask(text).unwrap_or(GraphAsk { relation: r, subject: identifier_subjects(text), context: Vec::new() });
+        q.analysis.graph = Some(GraphAsk { relation: r, ..ask });
+    }
+    q
+}
+
+/// Every retriever the question's weights call for, fused.
+fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridOptions, list_opts: &QueryOptions, answer: &mut Answer) -> Result<Vec<Hit>> {
+    let analysis = &q.analysis;
+    let w = analysis.weights;
+    let wants_patterns = analysis.wants_patterns || analysis.intent == Intent::Concept;
+    let dense = match (w.dense > 0.0).then(|| source.dense_ready()) {
+        Some(Ok(())) => Some(source.start_dense(q, list_opts, wants_patterns)),
+        Some(Err(why)) => {
+            answer.fallbacks.extend(why.map(|why| format!("dense: {why}")));
+            None
+        }
+        None => None,
+    };
+    let started = Instant::now();
+    let mut lists = keyword_lists(source, q, mentions, list_opts, &mut answer.timings)?;
+    let t = Instant::now();
+    let graph = match (&analysis.graph, w.graph > 0.0) {
+        (Some(ask), true) => Some(source.related(q, ask, Walk { neighbours: false, with_subject: false, depth: opts.depth }, list_opts)),
+        _ => None,
+    };
+    if graph.is_some() {
+        answer.timings.insert("graph", millis(t));
+    }
+    let t = Instant::now();
+    let dense = dense.map(|d| d.wait(Some(opts.timeout.saturating_sub(started.elapsed()))));
+    if dense.is_some() {
+        // What the dense thread still cost after the others were done.
+        answer.timings.insert("dense_wait", millis(t));
+    }
+    match dense {
+        Some(Ok((hits, patterns, timings))) => {
+            answer.timings.extend(timings);
+            lists.push((Retriever::Dense, w.dense, hits));
+            if !patterns.is_empty() {
+                lists.push((Retriever::Patterns, if analysis.wants_patterns { 2.0 } else { 0.3 }, patterns));
+            }
+        }
+        Some(Err(e)) => answer.fallbacks.push(format!("dense: {e}")),
+        None => {}
+    }
+    match graph {
+        Some(Ok((hits, subjects))) => {
+            answer.subjects = subjects;
+            lists.push((Retriever::Graph, w.graph, hits));
+        }
+        Some(Err(e)) => answer.fallbacks.push(format!("graph: {e}")),
+        None => {}
+    }
+    if analysis.wants_patterns && !lists.iter().any(|(n, _, _)| *n == Retriever::Patterns) {
+        // Without vectors, patterns are matched on their descriptions.
+        let hits = source.patterns_by_words(q, 10)?;
+        if !hits.is_empty() {
+            lists.push((Retriever::Patterns, 2.0, hits));
+        }
+    }
+    answer.retrievers = lists.iter().map(|(n, _, _)| *n).collect();
+    Ok(fuse(&lists, RRF_K))
+}
+
+/// The keyword side's lists (BM25, names, literals).
+fn keyword_lists(source: &dyn Source, q: &Question, mentions: &Mentions, list_opts: &QueryOptions, timings: &mut Timings) -> Result<Vec<(Retriever, f32, Vec<Hit>)>> {
+    let (analysis, w) = (&q.analysis, q.analysis.weights);
+    let mut lists: Vec<(Retriever, f32, Vec<Hit>)> = Vec::new();
+    for (name, weight) in [(Retriever::Bm25, w.bm25), (Retriever::Symbol, w.symbol)] {
+        if weight > 0.0 {
+            let t = Instant::now();
+            let hits = match name {
+                Retriever::Bm25 => source.bm25(q, list_opts)?,
+                _ => source.names(q, mentions, list_opts)?,
+            };
+            timings.insert(name.as_str(), millis(t));
+            lists.push((name, weight, hits));
+        }
+    }
+    if !analysis.literals.is_empty() {
+        let t = Instant::now();
+        let hits = source.literals(q, list_opts)?;
+        timings.insert(Retriever::Exact.as_str(), millis(t));
+        if !hits.is_empty() {
+            let weight = if analysis.intent == Intent::Document { EXACT_DOCUMENT_WEIGHT } else { EXACT_WEIGHT };
+            lists.push((Retriever::Exact, weight, hits));
+        }
+    }
+    Ok(lists)
+}
