@@ -298,7 +298,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let ok = std::process::Command::new("git").args(["init", "-q"]).current_dir(dir.path()).status().expect("git");
         assert!(ok.success());
-        let ws = Workspace::resolve(git_rag::git::Repo::discover(dir.path()).expect("repo"), &Default::default());
+        let mut ws = Workspace::resolve(git_rag::git::Repo::discover(dir.path()).expect("repo"), &Default::default());
+        // Vectors in the index folder whatever QDRANT_URL says (the test
+        // script sets it for the server tests): without an index, no server to ask.
+        ws.backend = git_rag::Backend::Embedded;
         let opts = ServeOptions { index_dir: dir.path().join("idx"), semantic: None, index: ws.index_options(Duration::from_secs(5)), timeout: Duration::from_secs(5) };
         (dir, Server::new(ws, opts))
     }
