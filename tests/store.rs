@@ -95,6 +95,12 @@ fn contract(store: &dyn VectorStore) {
     assert_eq!(store.count(s).expect("count"), 0);
 }
 
+/// The work tree's layer keeps its vectors in memory, under the same contract.
+#[test]
+fn memory_store_meets_the_contract() {
+    contract(&git_rag::stores::vector::memory::MemoryStore::new(4));
+}
+
 #[test]
 fn embedded_store_meets_the_contract_and_survives_a_reopen() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -84,6 +84,52 @@ fn edits_new_files_and_deletions_answer_from_the_work_tree() {
     assert_eq!(repo.status(&[])["indexed_commit"], repo.git(&["rev-parse", "HEAD"]));
 }
 
+/// Dense search over the layer: what the work tree holds is found by
+/// meaning with the similarities a fresh index of the same tree gives, and
+/// the commit of those edits embeds nothing again.
+#[test]
+fn the_layer_is_searched_by_meaning_and_its_vectors_are_kept_for_the_commit() {
+    if !model_ready() {
+        return;
+    }
+    let repo = indexed_repo();
+    repo.write("src/export.py", "def export_invoices_csv(invoices, path):\n    \"\"\"Write invoices to a CSV file.\"\"\"\n    with open(path, 'w') as fh:\n        fh.write('\\n'.join(map(str, invoices)))\n");
+    repo.write("src/alpha.py", "def alpha_parser(text):\n    \"\"\"Parse the alpha header into its name and value.\"\"\"\n    name, value = text.split(':', 1)\n    return name.strip(), value.strip()\n");
+    repo.remove("src/beta.py");
+    // A damaged file of kept vectors is only a cache: read as empty, then rewritten.
+    std::fs::write(repo.default_index_dir().join("worktree-vectors.bin"), b"\x01not bincode").expect("write");
+    let questions = ["write invoices to a csv file", "split a header into name and value", "render a tree as text"];
+    // (path, lines, similarity to 4 digits) of each answer, and its sources.
+    let answers = |mode: &str| -> Vec<(Vec<(String, u64, u64, String)>, Vec<String>)> {
+        questions
+            .iter()
+            .map(|q| {
+                let rs = results(&repo.query(q, &["--mode", mode, "-n", "5"]));
+                let hits = rs.iter().map(|r| (r["path"].as_str().unwrap_or("").to_string(), r["start_line"].as_u64().unwrap_or(0), r["end_line"].as_u64().unwrap_or(0), format!("{:.4}", r["score"].as_f64().unwrap_or(0.0)))).collect();
+                (hits, rs.iter().map(|r| r["source"].as_str().unwrap_or("").to_string()).collect())
+            })
+            .collect()
+    };
+    let semantic = answers("semantic");
+    let hybrid = answers("hybrid");
+    let (first, sources) = &semantic[0];
+    assert_eq!((first[0].0.as_str(), sources[0].as_str()), ("src/export.py", "worktree"), "{semantic:?}");
+    assert!(semantic.iter().all(|(hits, _)| hits.iter().all(|h| h.0 != "src/beta.py")), "a deleted file is not found by meaning: {semantic:?}");
+    assert!(repo.default_index_dir().join("worktree-vectors.bin").exists(), "the vectors embedded for the work tree are kept");
+
+    repo.commit("the edits");
+    let out = repo.rag(&["index", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).expect("index json");
+    assert_eq!(report["embedded"], 0, "a query embedded these texts already: {report}");
+    assert!(report["semantic"]["from_worktree"].as_u64().is_some_and(|n| n > 0), "{report}");
+    assert!(!repo.default_index_dir().join("worktree-vectors.bin").exists(), "taken into the vector cache");
+    // A fresh index of that tree answers as the layer did.
+    let strip = |a: Vec<(Vec<(String, u64, u64, String)>, Vec<String>)>| a.into_iter().map(|(h, _)| h).collect::<Vec<_>>();
+    assert_eq!(strip(answers("semantic")), strip(semantic));
+    assert_eq!(strip(answers("hybrid")), strip(hybrid));
+}
+
 #[test]
 fn a_commit_moves_the_base_and_the_layer_empties() {
     let repo = indexed_repo();

@@ -151,7 +151,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
     let pattern_docs = crate::semantic::docs::pattern_documents(&patterns, &manifest.id);
     let mut embedder = LazyEmbedder::new(&opts.model, opts.embed);
     let cleared_list: Vec<String> = cleared.iter().cloned().collect();
-    let changes = crate::semantic::sync::Changes { full, cleared: &cleared_list, docs, patterns: pattern_docs, model_id: &manifest.id };
+    let changes = crate::semantic::sync::Changes { full, cleared: &cleared_list, docs, patterns: pattern_docs, model_id: &manifest.id, pending: None };
     // CI writes the server's cache itself: nothing to borrow.
     let report = crate::semantic::sync::sync(&store, &mut embedder, changes, None, progress)?;
     crate::env::failpoint("ci-before-state");

@@ -467,13 +467,20 @@ fn vectors_step(
 ) -> Result<(Option<crate::semantic::sync::SyncReport>, Option<VectorsBehind>)> {
     let Some(m) = &run.manifest else { return Ok((None, None)) };
     let t = Instant::now();
-    let synced = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60))).map_err(Into::into).and_then(|store| {
+    let synced = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60))).map_err(crate::semantic::sync::VectorsError::from).and_then(|store| {
         let mut embedder = crate::semantic::embed::LazyEmbedder::new(&opts.semantic.model, opts.semantic.embed);
         let cleared: Vec<String> = run.plan.clear.union(&run.plan.vectors_redo).cloned().collect();
         let pattern_docs = crate::semantic::docs::pattern_documents(patterns, &m.id);
         let full = run.plan.full || run.plan.vectors_full;
-        let changes = crate::semantic::sync::Changes { full, cleared: &cleared, docs, patterns: pattern_docs, model_id: &m.id };
-        crate::semantic::sync::sync(store.as_ref(), &mut embedder, changes, opts.semantic.shared_cache.as_ref(), progress)
+        // What queries embedded from the work tree: this run's texts need not be embedded again.
+        let pending = crate::semantic::pending::PendingVectors::load(index_dir, &m.id);
+        let changes = crate::semantic::sync::Changes { full, cleared: &cleared, docs, patterns: pattern_docs, model_id: &m.id, pending: Some(&pending) };
+        let report = crate::semantic::sync::sync(store.as_ref(), &mut embedder, changes, opts.semantic.shared_cache.as_ref(), progress)?;
+        // Taken into the cache (or not needed): a later query embeds what is still uncommitted.
+        if let Err(e) = pending.clear() {
+            progress.note(&format!("could not remove {} ({e}); it is only a cache", crate::semantic::pending::FILE));
+        }
+        Ok(report)
     });
     timings.insert("vectors".into(), millis(t));
     match synced {

@@ -334,7 +334,7 @@ impl Engine {
 
     /// Answers a query from the indexed commit with `layer` (the work tree)
     /// over it: the layer's paths answer from the layer alone.
-    pub fn search_over(self: &Arc<Self>, text: &str, opts: &HybridOptions, layer: Option<&Layer>) -> Result<Answer> {
+    pub fn search_over(self: &Arc<Self>, text: &str, opts: &HybridOptions, layer: Option<&Arc<Layer>>) -> Result<Answer> {
         super::source::answer(&super::local::Local::new(self, layer), text, opts)
     }
 }

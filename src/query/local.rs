@@ -12,20 +12,22 @@ use super::layered::Keyword;
 use super::pattern_hits::{pattern_dense, pattern_keyword};
 use super::pipeline::Chunks;
 use super::question::Question;
-use super::retrievers::{self as search, Hit, Mode, QueryOptions};
+use super::retrievers::{self as search, Hit, Mode, Origin, QueryOptions};
 use super::source::{Dense, DenseOutcome, Source, Walk};
 use crate::progress::millis;
+use crate::worktree::dense::VectorSources;
 use crate::worktree::{Change, Layer};
 
 /// An engine's index with the work tree (if any) over it.
 pub(super) struct Local<'a> {
     engine: &'a Arc<Engine>,
     keyword: Keyword<'a>,
+    layer: Option<&'a Arc<Layer>>,
 }
 
 impl<'a> Local<'a> {
-    pub fn new(engine: &'a Arc<Engine>, layer: Option<&'a Layer>) -> Local<'a> {
-        Local { engine, keyword: Keyword { base: &engine.keyword, layer } }
+    pub fn new(engine: &'a Arc<Engine>, layer: Option<&'a Arc<Layer>>) -> Local<'a> {
+        Local { engine, keyword: Keyword { base: &engine.keyword, layer: layer.map(|l| l.as_ref()) }, layer }
     }
 
     /// Definitions a document names, surest name first: each name's best
@@ -116,9 +118,9 @@ impl Source for Local<'_> {
         // thread, so that a slow one can be left behind.
         let (tx, rx) = std::sync::mpsc::channel();
         let engine = Arc::clone(self.engine);
-        let (q, opts) = (q.clone(), opts.clone());
+        let (q, opts, layer) = (q.clone(), opts.clone(), self.layer.cloned());
         std::thread::spawn(move || {
-            let _ = tx.send(dense_search(&engine, &q, &opts, patterns));
+            let _ = tx.send(dense_search(&engine, layer.as_deref(), &q, &opts, patterns));
         });
         Dense::Running(rx)
     }
@@ -130,8 +132,10 @@ impl Source for Local<'_> {
 
 /// The dense retriever on the engine's store: the question embedded, the
 /// nearest chunks (less those whose vectors lag the index) and, when asked,
-/// the nearest patterns.
-fn dense_search(engine: &Engine, q: &Question, opts: &QueryOptions, patterns: bool) -> DenseOutcome {
+/// the nearest patterns. With the work tree laid over the index, the
+/// layer's paths answer from the layer's vectors: both sides' hits merge by
+/// similarity (the same measure on both).
+fn dense_search(engine: &Engine, layer: Option<&Layer>, q: &Question, opts: &QueryOptions, patterns: bool) -> DenseOutcome {
     let mut timings = Timings::new();
     let (d, fresh) = engine.dense_fresh()?;
     if fresh {
@@ -146,7 +150,30 @@ fn dense_search(engine: &Engine, q: &Question, opts: &QueryOptions, patterns: bo
     engine.drop_stale(&mut hits);
     let patterns = if patterns { pattern_dense(d.store.as_ref(), &vector, opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
     timings.insert("vector_search", millis(t));
+    if let Some(layer) = layer.filter(|l| l.has_content()) {
+        let t = Instant::now();
+        let sources = VectorSources { cache: d.store.as_ref(), embedder: &d.embedder, index_dir: &engine.dir, memo: &engine.layers };
+        let store = layer.vectors(&sources).map_err(Unavailable::Failed)?;
+        let own = QueryOptions { hide: Default::default(), ..opts.clone() };
+        let mut from_layer = search::semantic_search(store.as_ref(), &vector, q, &own, layer.content_paths()).map_err(Unavailable::failed)?.results;
+        for h in &mut from_layer {
+            h.source = Origin::Worktree;
+        }
+        hits = by_similarity(hits, from_layer, opts.limit);
+        timings.insert("worktree_vectors", millis(t));
+    }
     Ok((hits, patterns, timings))
+}
+
+/// Two dense lists, each most similar first, as one (the index's first on a tie).
+fn by_similarity(base: Vec<Hit>, layer: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    let mut out: Vec<Hit> = base.into_iter().chain(layer).collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    out.truncate(limit);
+    for (i, h) in out.iter_mut().enumerate() {
+        h.rank = i + 1;
+    }
+    out
 }
 
 impl Chunks for Local<'_> {

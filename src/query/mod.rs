@@ -143,7 +143,7 @@ pub fn run(target: Target, repo: &Repo, reranker: &RerankerSource, req: &Request
     let (mut answer, layer) = match target {
         Target::Local(engine) => {
             let (layer, scan_ms) = worktree_layer(engine, repo, req, &mut notices);
-            let mut answer = engine.search_over(&req.text, &req.search, layer.as_deref())?;
+            let mut answer = engine.search_over(&req.text, &req.search, layer.as_ref())?;
             if let Some((status, analyse)) = scan_ms {
                 answer.timings.insert("worktree_status", status);
                 answer.timings.insert("worktree_analyse", analyse);

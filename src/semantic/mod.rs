@@ -9,6 +9,7 @@ pub mod docs;
 pub mod dump;
 pub mod embed;
 pub mod model;
+pub mod pending;
 pub mod rerank;
 mod rerank_api;
 pub mod shared_cache;

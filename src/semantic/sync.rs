@@ -54,6 +54,9 @@ pub struct SyncReport {
     pub borrowed: usize,
     /// Vectors this run added to the team's server cache (`--share-vectors`).
     pub shared: usize,
+    /// Distinct texts whose vector a query had embedded from the work tree
+    /// ([`crate::semantic::pending`]) instead of the model.
+    pub from_worktree: usize,
     /// Why the team's server cache could not help this run (unreachable, failed midway).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shared_cache_error: Option<String>,
@@ -109,6 +112,8 @@ pub struct Changes<'a> {
     pub patterns: Vec<Doc>,
     /// The model the documents' cache keys were made for.
     pub model_id: &'a str,
+    /// Vectors queries embedded from the work tree, used before the model.
+    pub pending: Option<&'a crate::semantic::pending::PendingVectors>,
 }
 
 /// Brings the tree collections in line with the run: clears them (`full`) or
@@ -146,6 +151,9 @@ pub fn sync(
     report.timings.insert("cache_lookup".into(), millis(t));
 
     let (mut missing, kind_of) = missing_texts(&docs, &vectors);
+    if let Some(pending) = changes.pending.filter(|p| !p.is_empty() && !missing.is_empty()) {
+        take_pending(store, pending, &mut missing, &mut vectors, &mut report)?;
+    }
 
     // The team's cache next: what it holds is not embedded here.
     let t = Instant::now();
@@ -237,6 +245,35 @@ fn borrow(
     }
     report.borrowed = found.len();
     progress.note(&format!("borrowed {} of {} vectors from the team's cache at {}", found.len(), missing.len(), team.url()));
+    for p in &found {
+        vectors.insert(p.id, p.vector.clone());
+    }
+    store.upsert(Collection::VectorCache, found)?;
+    missing.retain(|(id, _)| !vectors.contains_key(id));
+    Ok(())
+}
+
+/// Takes the vectors queries embedded from the work tree for `missing`
+/// into the cache and `vectors`; `missing` keeps the rest.
+fn take_pending(
+    store: &dyn VectorStore,
+    pending: &crate::semantic::pending::PendingVectors,
+    missing: &mut Vec<(u64, &str)>,
+    vectors: &mut HashMap<u64, Vec<f32>>,
+    report: &mut SyncReport,
+) -> Result<(), VectorsError> {
+    let ids: Vec<u64> = missing.iter().map(|(id, _)| *id).collect();
+    let dims = store.dims();
+    let found: Vec<Point> = pending
+        .lookup(&ids)
+        .into_iter()
+        .filter(|(_, v)| v.len() == dims)
+        .map(|(id, vector)| Point { id, vector, payload: Default::default(), text: None })
+        .collect();
+    if found.is_empty() {
+        return Ok(());
+    }
+    report.from_worktree = found.len();
     for p in &found {
         vectors.insert(p.id, p.vector.clone());
     }

@@ -28,6 +28,7 @@ use crate::index::paths::{is_attributes_file, PathFilter, PathRules};
 use crate::stores::keyword::KeywordIndex;
 use crate::stores::state::IndexState;
 
+pub mod dense;
 mod watch;
 pub use watch::{Moved, Watch};
 
@@ -96,6 +97,10 @@ pub struct Layer {
     pub beneath: KeywordIndex,
     /// Text of the layer's files, for contexts and citations.
     texts: BTreeMap<String, String>,
+    /// The analyses of the layer's files (path, blob id, chunks), for its vectors.
+    analyses: Vec<(String, ObjectId, Arc<chunk::FileChunks>)>,
+    /// The layer's vectors once a dense query needed them ([`dense`]).
+    vectors: std::sync::OnceLock<std::result::Result<Arc<crate::stores::vector::memory::MemoryStore>, String>>,
     /// Milliseconds spent: comparing with the index, then analysing.
     pub took_ms: (f64, f64),
 }
@@ -116,7 +121,7 @@ impl Layer {
         if !self.files.is_empty() {
             let base = &self.base[..self.base.len().min(12)];
             out.push(format!(
-                "searching the work tree too: {} files differ from the indexed commit {base} (dense search and the graph leave them out until they are indexed)",
+                "searching the work tree too: {} files differ from the indexed commit {base} (the call graph leaves them out until they are indexed)",
                 self.files.len()
             ));
         }
@@ -257,7 +262,9 @@ fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions
         over_cap: changes.over_cap,
         keyword: layer_keyword,
         beneath,
+        analyses: analysed.iter().map(|(path, id, chunks, _)| (path.clone(), *id, Arc::clone(chunks))).collect(),
         texts: analysed.into_iter().map(|(path, _, _, text)| (path, text)).collect(),
+        vectors: Default::default(),
         took_ms: (changes.took_ms, crate::progress::millis(started)),
     })
 }
@@ -286,6 +293,9 @@ pub struct LayerCache {
     /// The last comparison's outcome (no layer: the tree held what the index holds).
     last: Mutex<Option<(Fingerprint, Option<Arc<Layer>>)>>,
     analyses: Mutex<Analyses>,
+    /// Vectors of the work tree's texts embedded in this process, by cache
+    /// id (an edit of one file of many embeds only what changed).
+    vectors: Mutex<HashMap<u64, Vec<f32>>>,
     /// File-system events: while nothing moved, the last outcome stands
     /// without comparing the tree again.
     watch: Option<Arc<Watch>>,

@@ -17,6 +17,7 @@
 //! branch switch embed nothing.
 
 pub mod edge;
+pub mod memory;
 pub mod server;
 
 use std::collections::HashMap;
