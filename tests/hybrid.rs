@@ -365,6 +365,11 @@ fn hybrid_with_the_semantic_layer() {
     assert_eq!(v["results"][0]["symbol"], "load_config", "{v}");
     let s = &v["results"][0]["signals"];
     assert!(s["dense"].as_u64().is_some() && s["bm25"].as_u64().is_some(), "{v}");
+    // A concept question is searched again with the names dense found nearest.
+    assert_eq!(v["analysis"]["intent"], "concept", "{v}");
+    assert!(retrievers.contains(&"feedback") && s["feedback"].as_u64().is_some(), "{v}");
+    let v = repo.query("read the configuration file from disk", &["--at-commit", "--mode", "keyword"]);
+    assert!(v["retrievers"].as_array().is_some_and(|r| !r.iter().any(|r| r == "feedback")), "keyword mode alone: {v}");
     // PATTERNS through vectors.
     let v = repo.query("how does this project log errors?", &[]);
     let pattern = v["results"].as_array().expect("results").iter().find(|r| r["kind"] == "pattern").expect("a pattern hit");

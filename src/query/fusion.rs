@@ -58,6 +58,7 @@ pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32) -> Vec<Hit> {
                 Retriever::Graph => &mut s.graph,
                 Retriever::Patterns => &mut s.patterns,
                 Retriever::Exact => &mut s.exact,
+                Retriever::Feedback => &mut s.feedback,
                 Retriever::Rerank => continue,
             };
             *slot = Some(rank);

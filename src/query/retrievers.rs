@@ -52,6 +52,9 @@ pub enum Retriever {
     Patterns,
     /// Chunks holding a literal of the query as written.
     Exact,
+    /// BM25 of a concept question with the names of the definitions
+    /// nearest in meaning added (pseudo-relevance feedback).
+    Feedback,
     Rerank,
 }
 
@@ -64,6 +67,7 @@ impl Retriever {
             Retriever::Graph => "graph",
             Retriever::Patterns => "patterns",
             Retriever::Exact => "exact",
+            Retriever::Feedback => "feedback",
             Retriever::Rerank => "rerank",
         }
     }
@@ -143,6 +147,9 @@ pub struct Signals {
     /// Rank among chunks holding a literal of the query as written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exact: Option<usize>,
+    /// Rank in BM25 of the question with the names dense search found nearest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<usize>,
 }
 
 /// Where a result comes from.
