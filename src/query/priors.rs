@@ -44,6 +44,14 @@ fn versioned_bundle(stem: &str, ext: &str) -> bool {
         && stem.rsplit_once('-').is_some_and(|(_, v)| v.contains('.') && v.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())))
 }
 
+/// `requests/packages/urllib3/response.py`: Python libraries copied into a
+/// package's own `packages/` folder (the older form of `_vendor/`). Only
+/// below the top level and only Python: a top-level `packages/` is a
+/// monorepo's own code (`packages/core/src/…`), as in most JS repositories.
+fn nested_python_packages(dirs: &[&str], ext: &str) -> bool {
+    ext == "py" && dirs.iter().skip(1).any(|d| *d == "packages")
+}
+
 /// The role of the file at `path` (relative to the repository root).
 pub fn role(path: &str) -> Role {
     let lower = path.to_ascii_lowercase();
@@ -57,7 +65,7 @@ pub fn role(path: &str) -> Role {
     if lower.starts_with(".github/workflows/") || lower.starts_with(".circleci/") || matches!(name, ".travis.yml" | ".gitlab-ci.yml" | "azure-pipelines.yml" | "appveyor.yml" | "jenkinsfile") {
         return Role::Ci;
     }
-    if dirs.iter().any(|d| VENDOR_DIRS.contains(d)) || stem.ends_with(".min") || versioned_bundle(stem, ext) {
+    if dirs.iter().any(|d| VENDOR_DIRS.contains(d)) || stem.ends_with(".min") || versioned_bundle(stem, ext) || nested_python_packages(dirs, ext) {
         return Role::Vendored;
     }
     if lower.starts_with(".github/") || lower.starts_with(".gitlab/") || stem.ends_with("_template") || stem == "pull_request_template" {
@@ -172,6 +180,9 @@ mod tests {
             ("web/app.min.js", Role::Vendored),
             ("sphinx/locale/mk/LC_MESSAGES/sphinx.js", Role::Vendored),
             ("src/pip/_vendor/requests/api.py", Role::Vendored),
+            ("requests/packages/urllib3/response.py", Role::Vendored),
+            ("packages/core/core/models.py", Role::Code),
+            ("frontend/packages/ui/src/button.ts", Role::Code),
         ] {
             assert_eq!(role(path), want, "{path}");
         }
