@@ -234,22 +234,11 @@ fn borrow(
             return Ok(());
         }
     };
-    let dims = store.dims();
-    let found: Vec<Point> = found
-        .into_iter()
-        .filter(|(_, v)| v.len() == dims)
-        .map(|(id, vector)| Point { id, vector, payload: Default::default(), text: None })
-        .collect();
-    if found.is_empty() {
-        return Ok(());
+    let wanted = missing.len();
+    report.borrowed = adopt(store, found, missing, vectors)?;
+    if report.borrowed > 0 {
+        progress.note(&format!("borrowed {} of {wanted} vectors from the team's cache at {}", report.borrowed, team.url()));
     }
-    report.borrowed = found.len();
-    progress.note(&format!("borrowed {} of {} vectors from the team's cache at {}", found.len(), missing.len(), team.url()));
-    for p in &found {
-        vectors.insert(p.id, p.vector.clone());
-    }
-    store.upsert(Collection::VectorCache, found)?;
-    missing.retain(|(id, _)| !vectors.contains_key(id));
     Ok(())
 }
 
@@ -263,23 +252,30 @@ fn take_pending(
     report: &mut SyncReport,
 ) -> Result<(), VectorsError> {
     let ids: Vec<u64> = missing.iter().map(|(id, _)| *id).collect();
+    report.from_worktree = adopt(store, pending.lookup(&ids), missing, vectors)?;
+    Ok(())
+}
+
+/// Vectors found elsewhere than the local cache (the team's, the work
+/// tree's) written into it and into `vectors`, those of the wrong size left
+/// out; `missing` keeps what is still to embed. Returns how many were taken.
+fn adopt(store: &dyn VectorStore, found: HashMap<u64, Vec<f32>>, missing: &mut Vec<(u64, &str)>, vectors: &mut HashMap<u64, Vec<f32>>) -> Result<usize, VectorsError> {
     let dims = store.dims();
-    let found: Vec<Point> = pending
-        .lookup(&ids)
+    let found: Vec<Point> = found
         .into_iter()
         .filter(|(_, v)| v.len() == dims)
         .map(|(id, vector)| Point { id, vector, payload: Default::default(), text: None })
         .collect();
     if found.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
-    report.from_worktree = found.len();
+    let taken = found.len();
     for p in &found {
         vectors.insert(p.id, p.vector.clone());
     }
     store.upsert(Collection::VectorCache, found)?;
     missing.retain(|(id, _)| !vectors.contains_key(id));
-    Ok(())
+    Ok(taken)
 }
 
 /// Notes that the team's cache is out of the run: everything is embedded here.
