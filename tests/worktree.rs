@@ -84,6 +84,47 @@ fn edits_new_files_and_deletions_answer_from_the_work_tree() {
     assert_eq!(repo.status(&[])["indexed_commit"], repo.git(&["rev-parse", "HEAD"]));
 }
 
+/// Graph questions over the layer: a caller written in the work tree is a
+/// caller, one deleted is not, a new function's callees and an edited
+/// file's imports are the work tree's; `--at-commit` answers from the
+/// indexed commit's graph; a context cites the work tree's definitions.
+#[test]
+fn graph_questions_follow_the_work_tree() {
+    let repo = TestRepo::new();
+    repo.write("lib/core.py", "def target_fn(x):\n    return x + 1\n\n\ndef old_caller():\n    return target_fn(2)\n");
+    repo.write("lib/user.py", "from lib.core import target_fn\n\n\ndef b_user():\n    return target_fn(3)\n");
+    repo.commit("base");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let graph = |text: &str, extra: &[&str]| -> Vec<(String, String, String)> {
+        results(&repo.query(text, &[&["--mode", "graph"][..], extra].concat()))
+            .iter()
+            .map(|r| (r["path"].as_str().unwrap_or("").to_string(), r["symbol"].as_str().unwrap_or("").to_string(), r["source"].as_str().unwrap_or("").to_string()))
+            .collect()
+    };
+    let callers = |extra: &[&str]| -> Vec<String> { graph("who calls target_fn", &[&["--relation", "callers"][..], extra].concat()).into_iter().map(|h| h.1).filter(|s| s != "target_fn").collect() };
+    assert_eq!(callers(&[]), ["old_caller", "b_user"]);
+
+    // A new file calls it; the old user no longer does; a new helper in the edited file.
+    repo.write("lib/extra.py", "from lib.core import target_fn\n\n\ndef new_caller():\n    return target_fn(4) + helper()\n\n\ndef helper():\n    return 0\n");
+    repo.write("lib/user.py", "def b_user():\n    return 3\n");
+    assert_eq!(callers(&[]), ["old_caller", "new_caller"]);
+    let callees = graph("what does new_caller call", &["--relation", "callees"]);
+    let names: Vec<(&str, &str)> = callees.iter().map(|h| (h.1.as_str(), h.2.as_str())).collect();
+    assert!(names.contains(&("target_fn", "commit")) && names.contains(&("helper", "worktree")), "{callees:?}");
+    let importers = graph("who imports core.py", &["--relation", "importers"]);
+    assert_eq!(importers.iter().map(|h| h.0.as_str()).filter(|p| *p != "lib/core.py").collect::<Vec<_>>(), ["lib/extra.py"], "{importers:?}");
+    // A context's definitions and file notes come from the layer's graph.
+    let context = repo.rag_ok(&["query", "new_caller", "--context"]);
+    let definitions = context.split("## Relevant code").next().unwrap_or("");
+    assert!(definitions.contains("`lib/extra.py:8-8` — `helper`") && definitions.contains("`target_fn`"), "{context}");
+    assert!(context.contains("imports: lib/core.py"), "{context}");
+    // The indexed commit's graph, as it was.
+    assert_eq!(callers(&["--at-commit"]), ["old_caller", "b_user"]);
+    // A deleted file's definitions leave the graph with it.
+    repo.remove("lib/core.py");
+    assert!(graph("who calls target_fn", &["--relation", "callers"]).is_empty());
+}
+
 /// Dense search over the layer: what the work tree holds is found by
 /// meaning with the similarities a fresh index of the same tree gives, and
 /// the commit of those edits embeds nothing again.
@@ -268,10 +309,13 @@ fn random_change(rng: &mut Lcg, work: &std::path::Path, files: &mut Vec<String>,
 /// What a query answers, without where each result came from or timings.
 fn comparable_answers(dir: &std::path::Path, index: &std::path::Path, extra: &[&str]) -> Vec<Vec<(String, u64, u64, String, String)>> {
     const QUERIES: &[&str] = &["validator", "BaseModel", "parse_obj", "json schema of a model", "field alias", "error wrappers", "extra fields forbidden", "custom root type", "dataclass", "validate_email"];
+    // Graph questions: callers, callees and importers through the files the changes touch.
+    const GRAPH: &[&str] = &["who calls validate_model", "what does validate_model call", "who calls smart_deepcopy", "what does parse_obj call", "who imports fields.py", "who calls lenient_issubclass", "what calls create_model"];
     let idx = index.to_str().expect("utf-8");
     let mut out = Vec::new();
-    for q in QUERIES {
-        for mode in ["keyword", "symbol", "hybrid"] {
+    let asked = QUERIES.iter().flat_map(|q| ["keyword", "symbol", "hybrid"].map(|m| (*q, m))).chain(GRAPH.iter().map(|q| (*q, "graph")));
+    for (q, mode) in asked {
+        {
             let text = String::from_utf8_lossy(&rag_in(dir, &[&["query", q, "--json", "--limit", "10", "--mode", mode, "--index-dir", idx][..], extra].concat()).stdout).into_owned();
             let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{q} {mode}: {e}: {text}"));
             out.push(
@@ -290,9 +334,9 @@ fn comparable_answers(dir: &std::path::Path, index: &std::path::Path, extra: &[&
 }
 
 /// Random edits, new files, deletions and renames of a real corpus (the
-/// eval kit's pydantic release): the keyword, symbol and hybrid answers
-/// with the work tree laid over the index equal those of a fresh index of
-/// a commit of the same tree — hits, lines and scores.
+/// eval kit's pydantic release): the keyword, symbol, hybrid and graph
+/// answers with the work tree laid over the index equal those of a fresh
+/// index of a commit of the same tree — hits, lines and scores.
 #[test]
 fn the_layer_answers_as_a_fresh_index_of_the_same_tree() {
     let Some(root) = std::env::var_os("GIT_RAG_EVAL_CORPORA") else {

@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
 use super::resolve::{import_segments, import_stem, ref_name, self_member};
+use super::overlay::Overlay;
 use super::{EdgeKind, FileFacts, GraphError, NodeKey, Result, FORMAT_VERSION};
 use crate::analysis::patterns::{Pattern, PatternInstance};
 
@@ -61,9 +62,11 @@ const IMPORTS: Lookup = TableDefinition::new("import_segments");
 const NAMES: Lookup = TableDefinition::new("names");
 const IMPORT_NAMES: Lookup = TableDefinition::new("import_names");
 const INTO: Lookup = TableDefinition::new("into");
+/// Every lookup table: [`IndexKeys`]' five in its order, then `into`.
+pub(super) const LOOKUPS: [Lookup; 6] = [DEFS, REFS, IMPORTS, NAMES, IMPORT_NAMES, INTO];
 
 /// A lookup table's entry for `value` under `key`.
-fn entry(key: &str, value: &str) -> String {
+pub(super) fn entry(key: &str, value: &str) -> String {
     format!("{key}\0{value}")
 }
 
@@ -91,6 +94,8 @@ pub(super) struct Db {
 pub(super) struct Snapshot<'d> {
     db: &'d Db,
     txn: redb::ReadTransaction,
+    /// Files replaced in memory: reads see the store as if they were written.
+    overlay: Option<std::sync::Arc<Overlay>>,
 }
 
 fn bincode_config() -> bincode::config::Configuration {
@@ -149,7 +154,12 @@ impl Db {
     }
 
     pub(super) fn snapshot(&self) -> Result<Snapshot<'_>> {
-        Ok(Snapshot { db: self, txn: self.db.begin_read().map_err(|e| self.error()(e.into()))? })
+        self.snapshot_over(None)
+    }
+
+    /// A snapshot whose reads see `overlay`'s files in place of the store's.
+    pub(super) fn snapshot_over(&self, overlay: Option<std::sync::Arc<Overlay>>) -> Result<Snapshot<'_>> {
+        Ok(Snapshot { db: self, txn: self.db.begin_read().map_err(|e| self.error()(e.into()))?, overlay })
     }
 
     /// The project's conventions in `groups`: every group's pattern, in
@@ -409,6 +419,9 @@ impl Snapshot<'_> {
 
     /// Every path the store has facts for, sorted.
     pub(super) fn paths(&self) -> Result<Vec<String>> {
+        if let Some(paths) = self.overlay.as_ref().and_then(|o| o.paths.clone()) {
+            return Ok(paths);
+        }
         match self.meta("paths")? {
             Some(b) => self.db.decode(&b),
             None => Ok(Vec::new()),
@@ -429,12 +442,27 @@ impl Snapshot<'_> {
 
     /// The facts of those of `paths` the store has.
     pub(super) fn facts<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, FileFacts>> {
-        self.per_path(FACTS, paths)
+        self.overlaid(FACTS, paths, |o| &o.facts)
     }
 
     /// The stored out-edges of each of `paths` that has facts.
     pub(super) fn out_edges<'p>(&self, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, OutEdges>> {
-        self.per_path(OUT, paths)
+        self.overlaid(OUT, paths, |o| &o.outs)
+    }
+
+    /// [`per_path`](Self::per_path), the overlay's records (`replaced`) in place of the store's.
+    fn overlaid<'p, T: Clone + for<'de> serde::Deserialize<'de>>(
+        &self,
+        table: TableDefinition<&str, &[u8]>,
+        paths: impl IntoIterator<Item = &'p String>,
+        replaced: impl Fn(&Overlay) -> &BTreeMap<String, Option<T>>,
+    ) -> Result<BTreeMap<String, T>> {
+        let Some(overlay) = self.overlay.as_deref() else { return self.per_path(table, paths) };
+        let replaced = replaced(overlay);
+        let (mine, stored): (Vec<&String>, Vec<&String>) = paths.into_iter().partition(|p| replaced.contains_key(*p));
+        let mut out = self.per_path(table, stored)?;
+        out.extend(mine.into_iter().filter_map(|p| Some((p.clone(), replaced.get(p)?.clone()?))));
+        Ok(out)
     }
 
     /// name → (path, qualified name) of every definition of each of `names`.
@@ -442,8 +470,19 @@ impl Snapshot<'_> {
         names.into_iter().map(|name| Ok((name.clone(), self.definitions_in(DEFS, name)?))).collect()
     }
 
-    /// The values a lookup table holds under `key`, in order, each given to `each`.
-    fn values(&self, table: &redb::ReadOnlyTable<&'static str, ()>, key: &str, mut each: impl FnMut(&str)) -> Result<()> {
+    /// The values lookup table `t` (of [`LOOKUPS`], open as `table`) holds
+    /// under `key`, in order, each given to `each`.
+    fn values(&self, t: usize, table: &redb::ReadOnlyTable<&'static str, ()>, key: &str, mut each: impl FnMut(&str)) -> Result<()> {
+        if let Some(overlay) = self.overlay.as_deref() {
+            let mut stored = Vec::new();
+            self.stored_values(table, key, |v| stored.push(v.to_string()))?;
+            overlay.values(t, key, stored).iter().for_each(|v| each(v));
+            return Ok(());
+        }
+        self.stored_values(table, key, each)
+    }
+
+    fn stored_values(&self, table: &redb::ReadOnlyTable<&'static str, ()>, key: &str, mut each: impl FnMut(&str)) -> Result<()> {
         let prefix = entry(key, "");
         for row in table.range::<&str>(prefix.as_str()..).map_err(|e| self.db.error()(e.into()))? {
             let (k, _) = row.map_err(|e| self.db.error()(e.into()))?;
@@ -456,10 +495,10 @@ impl Snapshot<'_> {
     }
 
     /// The (path, qualified name) values `table` holds under `key`.
-    fn definitions_in(&self, table: Lookup, key: &str) -> Result<Vec<(String, String)>> {
-        let table = self.txn.open_table(table).map_err(|e| self.db.error()(e.into()))?;
+    fn definitions_in(&self, def: Lookup, key: &str) -> Result<Vec<(String, String)>> {
+        let table = self.txn.open_table(def).map_err(|e| self.db.error()(e.into()))?;
         let mut out = Vec::new();
-        self.values(&table, key, |v| {
+        self.values(lookup_number(def), &table, key, |v| {
             if let Some((p, q)) = v.split_once('\0') {
                 out.push((p.to_string(), q.to_string()));
             }
@@ -471,7 +510,7 @@ impl Snapshot<'_> {
         let table = self.txn.open_table(def).map_err(|e| self.db.error()(e.into()))?;
         let mut out = BTreeSet::new();
         for key in keys {
-            self.values(&table, key, |v| {
+            self.values(lookup_number(def), &table, key, |v| {
                 out.insert(v.to_string());
             })?;
         }
@@ -547,8 +586,14 @@ fn all_groups(files: &BTreeMap<String, FileFacts>) -> Vec<(String, GroupRecord, 
 /// The `import_segments` key of imports with no segment (`from . import x`).
 pub(super) const RELATIVE_IMPORT: &str = ".";
 
+/// The place of a lookup table in [`LOOKUPS`].
+fn lookup_number(def: Lookup) -> usize {
+    use redb::TableHandle;
+    LOOKUPS.iter().position(|l| l.name() == def.name()).unwrap_or(LOOKUPS.len() - 1)
+}
+
 /// The other files a file's resolved edges point into.
-fn edge_targets(path: &str, edges: &OutEdges) -> BTreeSet<String> {
+pub(super) fn edge_targets(path: &str, edges: &OutEdges) -> BTreeSet<String> {
     edges
         .iter()
         .filter_map(|(_, target, _, _)| match target {
@@ -559,7 +604,7 @@ fn edge_targets(path: &str, edges: &OutEdges) -> BTreeSet<String> {
 }
 
 /// What the lookup tables hold for one file.
-struct IndexKeys {
+pub(super) struct IndexKeys {
     defs: BTreeSet<(String, String)>,
     refs: BTreeSet<String>,
     imports: BTreeSet<String>,
@@ -569,7 +614,7 @@ struct IndexKeys {
 
 impl IndexKeys {
     /// (table, as [`IndexKeys::table`] numbers them; entry as stored) of every entry.
-    fn entries(&self, path: &str) -> Vec<(usize, String)> {
+    pub(super) fn entries(&self, path: &str) -> Vec<(usize, String)> {
         (0..5).flat_map(|t| self.table(t, path).map(move |k| (t, k))).collect()
     }
 
@@ -587,7 +632,7 @@ impl IndexKeys {
         }
     }
 
-    fn of(path: &str, f: &FileFacts) -> IndexKeys {
+    pub(super) fn of(path: &str, f: &FileFacts) -> IndexKeys {
         let defs = f.symbols.iter().map(|s| (s.name.clone(), format!("{path}\0{}", s.qualified_name))).collect();
         let raws = f.symbols.iter().flat_map(|s| s.calls.iter().chain(&s.bases)).chain(&f.module_calls);
         let refs = raws.flat_map(|r| [Some(ref_name(r).into_owned()), self_member(r).map(|m| format!("self.{m}"))]).flatten().collect();

@@ -36,12 +36,14 @@ use serde::{Deserialize, Serialize};
 mod db;
 mod facts;
 mod modules;
+mod overlay;
 mod reader;
 mod resolve;
 mod store;
 
 pub use facts::{FileFacts, SymbolFact};
 pub use store::{dump_graph, exists, load_patterns, GraphStore};
+pub use overlay::Overlay;
 pub use reader::{GraphReader, Neighbourhood};
 pub use resolve::is_callable;
 use store::graph_dir;
@@ -370,6 +372,9 @@ mod tests {
 
         fn update(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) {
             self.mem.update(removed, added.clone()).unwrap();
+            // The update laid over the store before it reads as the store after it.
+            let overlay = GraphStore::overlay(self.dir.path(), removed, added.clone()).unwrap().expect("a store");
+            assert_reader_matches_over(self.dir.path(), Some(std::sync::Arc::new(overlay)), self.mem.graph());
             let mut stored = GraphStore::open(self.dir.path()).unwrap();
             stored.update(removed, added).unwrap();
             self.generation += 1;
@@ -386,6 +391,11 @@ mod tests {
     /// reader loads it from the store, equals the walk over the whole graph
     /// in memory: the nodes, their order, depth and lines.
     fn assert_reader_matches(dir: &Path, graph: &Graph) {
+        assert_reader_matches_over(dir, None, graph)
+    }
+
+    /// [`assert_reader_matches`] with `overlay` laid over the store.
+    fn assert_reader_matches_over(dir: &Path, overlay: Option<std::sync::Arc<Overlay>>, graph: &Graph) {
         let reader = GraphReader::open(dir).unwrap().expect("a store");
         let seen = |g: &Graph, walk: Vec<(NodeIndex, usize)>| -> Vec<(NodeKey, usize, String, usize, usize)> {
             walk.into_iter().map(|(n, d)| (g.graph[n].key.clone(), d, g.graph[n].kind.clone(), g.graph[n].start_line, g.graph[n].end_line)).collect()
@@ -398,7 +408,7 @@ mod tests {
             for kind in [EdgeKind::Calls, EdgeKind::Imports, EdgeKind::Inherits, EdgeKind::Contains] {
                 for direction in [Direction::Incoming, Direction::Outgoing] {
                     let want = seen(graph, graph.walk(&[ix], &[kind], direction, 2));
-                    let mut nb = reader.question().unwrap();
+                    let mut nb = reader.question_over(overlay.clone()).unwrap();
                     let start = nb.node(key).unwrap().expect("the node is in the store");
                     let got = nb.walk(&[start], &[kind], direction, 2).unwrap();
                     assert_eq!(seen(nb.graph(), got), want, "{key:?} {kind:?} {direction:?}");
@@ -406,7 +416,7 @@ mod tests {
             }
             if let NodeKey::Symbol { qualified_name, .. } = key {
                 let name = qualified_name.rsplit('.').next().unwrap_or(qualified_name);
-                let mut nb = reader.question().unwrap();
+                let mut nb = reader.question_over(overlay.clone()).unwrap();
                 let found = nb.find_symbols(name).unwrap();
                 let found: Vec<NodeKey> = found.into_iter().map(|n| nb.graph().graph[n].key.clone()).collect();
                 let want: Vec<NodeKey> = graph.find_symbols(name).into_iter().map(|n| graph.graph[n].key.clone()).collect();

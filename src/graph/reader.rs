@@ -40,8 +40,13 @@ impl GraphReader {
 
     /// A question's view of the graph: nothing loaded yet, every load from one commit.
     pub fn question(&self) -> Result<Neighbourhood<'_>> {
+        self.question_over(None)
+    }
+
+    /// [`question`](Self::question) with `overlay`'s files in place of the index's.
+    pub fn question_over(&self, overlay: Option<std::sync::Arc<super::Overlay>>) -> Result<Neighbourhood<'_>> {
         Ok(Neighbourhood {
-            snapshot: self.db.snapshot()?,
+            snapshot: self.db.snapshot_over(overlay)?,
             graph: Graph::empty(),
             facts: HashMap::new(),
             outs: HashMap::new(),

@@ -290,6 +290,20 @@ impl GraphStore {
         Ok(())
     }
 
+    /// The update of `removed` and `added` (as [`update`](Self::update)
+    /// takes them) as an overlay of the index's store, nothing written;
+    /// `None` when the index has no store to lay it over.
+    pub fn overlay(index_dir: &Path, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) -> Result<Option<super::Overlay>> {
+        let mut store = GraphStore::open(index_dir)?;
+        let Some(db) = store.db.clone() else { return Ok(None) };
+        store.update(removed, added)?;
+        let changes: Vec<super::overlay::Replaced> = store.changed.iter().map(|(p, old)| super::overlay::Replaced { path: p, old: old.as_ref(), new: store.facts.get(p) }).collect();
+        let outs = store.touched.iter().map(|p| (p.clone(), store.facts.get(p).map(|f| out_edges(&store.graph, p, f)))).collect();
+        let moved = changes.iter().any(|c| c.old.is_some() != c.new.is_some());
+        let paths = store.universe.as_ref().filter(|_| moved).map(|u| u.paths.iter().cloned().collect());
+        super::Overlay::of(&db.snapshot()?, &changes, outs, paths).map(Some)
+    }
+
     fn create_dir(&self) -> Result<()> {
         std::fs::create_dir_all(&self.dir).map_err(|e| GraphError::Write { path: self.dir.clone(), source: crate::stores::fs::at("cannot create", &self.dir)(e).into() })
     }

@@ -6,92 +6,97 @@ use std::collections::HashSet;
 use petgraph::stable_graph::NodeIndex;
 use petgraph::Direction;
 
-use super::engine::{Engine, Result};
+use super::engine::Result;
+use super::layered::Keyword;
+use super::pipeline::Chunks;
+use super::source::Walk;
 use super::intent::{GraphAsk, Relation};
 use super::retrievers::{self as search, Hit, QueryOptions};
-use crate::graph::{EdgeKind, Graph, GraphReader, Neighbourhood, NodeKey};
+use crate::graph::{EdgeKind, Graph, Neighbourhood, NodeKey};
 
-impl Engine {
-    pub(super) fn graph_list(&self, reader: &GraphReader, ask: &GraphAsk, neighbours: bool, with_subject: bool, depth: usize, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
-        let mut nb = reader.question()?;
-        let subjects = pick_subjects(&mut nb, ask)?;
-        let depth = depth.max(1);
-        let mut reached: Vec<(petgraph::stable_graph::NodeIndex, usize)> = Vec::new();
-        let relations: Vec<Relation> = if neighbours { vec![Relation::Callers, Relation::Callees] } else { vec![ask.relation] };
-        for relation in relations {
-            match relation {
-                Relation::Callers => reached.extend(nb.walk(&subjects, &[EdgeKind::Calls], Direction::Incoming, depth)?),
-                Relation::Callees => {
-                    // A function acts through its nested helpers too.
-                    let graph = nb.graph();
-                    let mut from = subjects.clone();
-                    for s in &subjects {
-                        from.extend(graph.descendants(*s).into_iter().filter(|d| crate::graph::is_callable(&graph.graph[*d].kind)));
-                    }
-                    reached.extend(nb.walk(&from, &[EdgeKind::Calls], Direction::Outgoing, depth)?);
+/// A graph question's answer from `nb` (the index's graph, with the work
+/// tree's over it when `keyword` has a layer): the subjects it names, what
+/// the relation reaches from them (nearest first) as hits of `keyword`'s
+/// side that holds each path, and the subjects' names.
+pub(super) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
+    let Walk { neighbours, with_subject, depth } = walk;
+    let subjects = pick_subjects(&mut nb, ask)?;
+    let depth = depth.max(1);
+    let mut reached: Vec<(petgraph::stable_graph::NodeIndex, usize)> = Vec::new();
+    let relations: Vec<Relation> = if neighbours { vec![Relation::Callers, Relation::Callees] } else { vec![ask.relation] };
+    for relation in relations {
+        match relation {
+            Relation::Callers => reached.extend(nb.walk(&subjects, &[EdgeKind::Calls], Direction::Incoming, depth)?),
+            Relation::Callees => {
+                // A function acts through its nested helpers too.
+                let graph = nb.graph();
+                let mut from = subjects.clone();
+                for s in &subjects {
+                    from.extend(graph.descendants(*s).into_iter().filter(|d| crate::graph::is_callable(&graph.graph[*d].kind)));
                 }
-                Relation::Implementers => {
-                    reached.extend(implementers(&mut nb, &subjects, depth)?);
-                    reached.extend(go_implementers(&mut nb, ask, &subjects)?);
-                }
-                Relation::Importers | Relation::Imports => {
-                    let files: Vec<_> = subjects.iter().filter_map(|s| file_of(nb.graph(), *s)).collect();
-                    let dir = if relation == Relation::Importers { Direction::Incoming } else { Direction::Outgoing };
-                    reached.extend(nb.walk(&files, &[EdgeKind::Imports], dir, depth)?);
-                }
+                reached.extend(nb.walk(&from, &[EdgeKind::Calls], Direction::Outgoing, depth)?);
+            }
+            Relation::Implementers => {
+                reached.extend(implementers(&mut nb, &subjects, depth)?);
+                reached.extend(go_implementers(&mut nb, ask, &subjects)?);
+            }
+            Relation::Importers | Relation::Imports => {
+                let files: Vec<_> = subjects.iter().filter_map(|s| file_of(nb.graph(), *s)).collect();
+                let dir = if relation == Relation::Importers { Direction::Incoming } else { Direction::Outgoing };
+                reached.extend(nb.walk(&files, &[EdgeKind::Imports], dir, depth)?);
             }
         }
-        let graph = nb.graph();
-        let names: Vec<String> = subjects.iter().map(|ix| describe(graph, *ix)).collect();
-        let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(graph, *s)).collect();
-        // Nearest first. Callers: the subject's own file first, then by place.
-        // Callees: the bigger first, wherever they are; what a function does is
-        // in the callees that do work, not in its accessors and one-line
-        // wrappers (graph questions on the dev kit, ureq and cobra: nDCG@10
-        // 0.879 -> 0.909).
-        let by_size = !neighbours && ask.relation == Relation::Callees;
-        reached.sort_by_cached_key(|(ix, depth)| {
-            let p = node_path(graph, *ix).unwrap_or_default();
-            let node = &graph.graph[*ix];
-            let (elsewhere, size) = match by_size {
-                true => (false, node.end_line.saturating_sub(node.start_line)),
-                false => (!subject_paths.contains(&p), 0),
-            };
-            (*depth, elsewhere, search::is_test_path(&p), std::cmp::Reverse(size), p, node.start_line)
-        });
-        let mut order: Vec<petgraph::stable_graph::NodeIndex> = Vec::new();
-        let first_depth_end = reached.iter().position(|(_, d)| *d > 1).unwrap_or(reached.len());
-        order.extend(reached[..first_depth_end].iter().map(|(n, _)| *n));
-        if with_subject {
-            order.extend(subjects.iter().copied());
-        }
-        order.extend(reached[first_depth_end..].iter().map(|(n, _)| *n));
-        let paths = search::PathFilter::new(opts)?;
-        let mut seen = HashSet::new();
-        let mut hits = Vec::new();
-        for ix in order {
-            if !seen.insert(ix) || hits.len() >= opts.limit {
-                continue;
-            }
-            let hit = match &graph.graph[ix].key {
-                NodeKey::Symbol { path, qualified_name } => search::symbol_hit(&self.keyword, path, qualified_name)?,
-                NodeKey::File(path) => search::file_hit(&self.keyword, path)?,
-                _ => None,
-            };
-            let Some(mut hit) = hit else { continue };
-            if !paths.matches(&hit.path)
-                || opts.lang.is_some_and(|l| l.name() != hit.language)
-                || opts.kind.as_ref().is_some_and(|k| !k.eq_ignore_ascii_case(&hit.kind))
-            {
-                continue;
-            }
-            hit.rank = hits.len() + 1;
-            hit.score = 1.0 / hit.rank as f32;
-            hit.signals.graph = Some(hit.rank);
-            hits.push(hit);
-        }
-        Ok((hits, names))
     }
+    let graph = nb.graph();
+    let names: Vec<String> = subjects.iter().map(|ix| describe(graph, *ix)).collect();
+    let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(graph, *s)).collect();
+    // Nearest first. Callers: the subject's own file first, then by place.
+    // Callees: the bigger first, wherever they are; what a function does is
+    // in the callees that do work, not in its accessors and one-line
+    // wrappers (graph questions on the dev kit, ureq and cobra: nDCG@10
+    // 0.879 -> 0.909).
+    let by_size = !neighbours && ask.relation == Relation::Callees;
+    reached.sort_by_cached_key(|(ix, depth)| {
+        let p = node_path(graph, *ix).unwrap_or_default();
+        let node = &graph.graph[*ix];
+        let (elsewhere, size) = match by_size {
+            true => (false, node.end_line.saturating_sub(node.start_line)),
+            false => (!subject_paths.contains(&p), 0),
+        };
+        (*depth, elsewhere, search::is_test_path(&p), std::cmp::Reverse(size), p, node.start_line)
+    });
+    let mut order: Vec<petgraph::stable_graph::NodeIndex> = Vec::new();
+    let first_depth_end = reached.iter().position(|(_, d)| *d > 1).unwrap_or(reached.len());
+    order.extend(reached[..first_depth_end].iter().map(|(n, _)| *n));
+    if with_subject {
+        order.extend(subjects.iter().copied());
+    }
+    order.extend(reached[first_depth_end..].iter().map(|(n, _)| *n));
+    let paths = search::PathFilter::new(opts)?;
+    let mut seen = HashSet::new();
+    let mut hits = Vec::new();
+    for ix in order {
+        if !seen.insert(ix) || hits.len() >= opts.limit {
+            continue;
+        }
+        let hit = match &graph.graph[ix].key {
+            NodeKey::Symbol { path, qualified_name } => keyword.symbol_hit(path, qualified_name)?,
+            NodeKey::File(path) => keyword.file_hit(path)?,
+            _ => None,
+        };
+        let Some(mut hit) = hit else { continue };
+        if !paths.matches(&hit.path)
+            || opts.lang.is_some_and(|l| l.name() != hit.language)
+            || opts.kind.as_ref().is_some_and(|k| !k.eq_ignore_ascii_case(&hit.kind))
+        {
+            continue;
+        }
+        hit.rank = hits.len() + 1;
+        hit.score = 1.0 / hit.rank as f32;
+        hit.signals.graph = Some(hit.rank);
+        hits.push(hit);
+    }
+    Ok((hits, names))
 }
 
 /// The types that extend or implement the subjects (nearest first), each

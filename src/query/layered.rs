@@ -48,9 +48,15 @@ impl Keyword<'_> {
         Ok(hits)
     }
 
-    /// Whether the layer decides what `path` holds.
-    pub fn hides(&self, path: &str) -> bool {
-        self.layer.is_some_and(|l| l.hides(path))
+    /// The hit of a symbol's definition, from the side that holds its path.
+    pub fn symbol_hit(&self, path: &str, qualified: &str) -> Result<Option<Hit>> {
+        match self.layer.filter(|l| l.hides(path)) {
+            Some(layer) => Ok(search::symbol_hit(&layer.keyword, path, qualified)?.map(|mut h| {
+                h.source = Origin::Worktree;
+                h
+            })),
+            None => search::symbol_hit(self.base, path, qualified),
+        }
     }
 
     fn side(&self, hit: &Hit) -> &KeywordIndex {

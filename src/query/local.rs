@@ -95,11 +95,8 @@ impl Source for Local<'_> {
     }
 
     fn related(&self, _q: &Question, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> std::result::Result<(Vec<Hit>, Vec<String>), Unavailable> {
-        let graph = self.engine.graph()?;
-        let (mut hits, subjects) = self.engine.graph_list(graph, ask, walk.neighbours, walk.with_subject, walk.depth, opts).map_err(Unavailable::failed)?;
-        // The graph is the indexed commit's: the layer's paths answer from the layer.
-        hits.retain(|h| !self.keyword.hides(&h.path));
-        Ok((hits, subjects))
+        let nb = question(self.engine, self.layer.map(|l| l.as_ref()))?;
+        super::graph_answers::graph_list(nb, &self.keyword, ask, walk, opts).map_err(Unavailable::failed)
     }
 
     fn dense_ready(&self) -> std::result::Result<(), Option<String>> {
@@ -165,6 +162,13 @@ fn dense_search(engine: &Engine, layer: Option<&Layer>, q: &Question, opts: &Que
     Ok((hits, patterns, timings))
 }
 
+/// A graph question's view: the index's graph with the layer's over it.
+fn question<'e>(engine: &'e Engine, layer: Option<&Layer>) -> std::result::Result<crate::graph::Neighbourhood<'e>, Unavailable> {
+    let graph = engine.graph()?;
+    let overlay = layer.map(|l| l.graph(&engine.dir)).transpose().map_err(Unavailable::Failed)?.flatten();
+    graph.question_over(overlay).map_err(Unavailable::failed)
+}
+
 /// Two dense lists, each most similar first, as one (the index's first on a tie).
 fn by_similarity(base: Vec<Hit>, layer: Vec<Hit>, limit: usize) -> Vec<Hit> {
     let mut out: Vec<Hit> = base.into_iter().chain(layer).collect();
@@ -209,8 +213,10 @@ impl super::pieces::Texts for LocalTexts<'_> {
         self.reader.read(&id).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
-    fn graph(&self) -> Option<&crate::graph::GraphReader> {
-        self.engine.graph().ok()
+    fn graph(&self) -> Option<Result<crate::graph::Neighbourhood<'_>>> {
+        // No graph in the index: a context without the graph's parts.
+        self.engine.graph().ok()?;
+        Some(question(self.engine, self.layer).map_err(Into::into))
     }
 
     fn conventions(&self, query: &str) -> Result<Vec<(Hit, String)>> {

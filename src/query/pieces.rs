@@ -8,16 +8,16 @@ use petgraph::Direction;
 
 use super::engine::{Answer, Result};
 use super::retrievers::Hit;
-use crate::graph::{EdgeKind, GraphReader, Neighbourhood, NodeData, NodeKey};
+use crate::graph::{EdgeKind, Neighbourhood, NodeData, NodeKey};
 
 /// What the context assembler reads besides the answer, from the answer's source.
 pub(super) trait Texts {
     /// The text of `path` as the source holds it (the indexed blob, or the
     /// work tree's file where the layer holds it): every citation is verbatim.
     fn file_text(&self, path: &str) -> Option<String>;
-    /// The code graph (the definitions code relies on, each file's
-    /// neighbours), if the source has one.
-    fn graph(&self) -> Option<&GraphReader>;
+    /// A question's view of the code graph (the definitions code relies on,
+    /// each file's neighbours), if the source has one.
+    fn graph(&self) -> Option<Result<Neighbourhood<'_>>>;
     /// The project's conventions that match the query (or the most common
     /// ones), each with its note; a hit's content is the example's text.
     fn conventions(&self, query: &str) -> Result<Vec<(Hit, String)>>;
@@ -153,10 +153,7 @@ pub(super) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<
 
     // Definitions the code relies on: callees and enclosing classes, most referenced first.
     // One view of the graph for the whole context (what a step loads, the next reuses).
-    let mut nb = match source.graph() {
-        Some(reader) => Some(reader.question()?),
-        None => None,
-    };
+    let mut nb = source.graph().transpose()?;
     if let Some(nb) = nb.as_mut() {
         for ix in relied_on(nb, &results)? {
             let node = &nb.graph().graph[ix];

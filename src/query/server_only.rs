@@ -145,7 +145,7 @@ impl super::pieces::Texts for ServerTexts<'_> {
         self.reader.read(&id).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
-    fn graph(&self) -> Option<&crate::graph::GraphReader> {
+    fn graph(&self) -> Option<super::engine::Result<crate::graph::Neighbourhood<'_>>> {
         None
     }
 

@@ -121,7 +121,9 @@ pub(super) fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> R
         Mode::Graph => {
             let ask = q.analysis.graph.clone().unwrap_or(GraphAsk { relation: Relation::Callers, subject: identifier_subjects(text), context: Vec::new() });
             let walk = Walk { neighbours: q.analysis.graph.is_none() && opts.relation.is_none(), with_subject: true, depth: opts.depth };
+            let t = Instant::now();
             let (hits, subjects) = source.related(&q, &ask, walk, &list_opts).map_err(HybridError::Unavailable)?;
+            answer.timings.insert("graph", millis(t));
             answer.retrievers.push(Retriever::Graph);
             answer.subjects = subjects;
             hits

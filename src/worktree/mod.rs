@@ -29,6 +29,7 @@ use crate::stores::keyword::KeywordIndex;
 use crate::stores::state::IndexState;
 
 pub mod dense;
+mod graph;
 mod watch;
 pub use watch::{Moved, Watch};
 
@@ -101,6 +102,8 @@ pub struct Layer {
     analyses: Vec<(String, ObjectId, Arc<chunk::FileChunks>)>,
     /// The layer's vectors once a dense query needed them ([`dense`]).
     vectors: std::sync::OnceLock<std::result::Result<Arc<crate::stores::vector::memory::MemoryStore>, String>>,
+    /// The layer's code graph once a question needed it ([`graph`]).
+    graph: std::sync::OnceLock<std::result::Result<Option<Arc<crate::graph::Overlay>>, String>>,
     /// Milliseconds spent: comparing with the index, then analysing.
     pub took_ms: (f64, f64),
 }
@@ -121,7 +124,7 @@ impl Layer {
         if !self.files.is_empty() {
             let base = &self.base[..self.base.len().min(12)];
             out.push(format!(
-                "searching the work tree too: {} files differ from the indexed commit {base} (the call graph leaves them out until they are indexed)",
+                "searching the work tree too: {} files differ from the indexed commit {base}",
                 self.files.len()
             ));
         }
@@ -265,6 +268,7 @@ fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions
         analyses: analysed.iter().map(|(path, id, chunks, _)| (path.clone(), *id, Arc::clone(chunks))).collect(),
         texts: analysed.into_iter().map(|(path, _, _, text)| (path, text)).collect(),
         vectors: Default::default(),
+        graph: Default::default(),
         took_ms: (changes.took_ms, crate::progress::millis(started)),
     })
 }
