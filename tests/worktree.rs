@@ -84,6 +84,41 @@ fn edits_new_files_and_deletions_answer_from_the_work_tree() {
     assert_eq!(repo.status(&[])["indexed_commit"], repo.git(&["rev-parse", "HEAD"]));
 }
 
+/// The layer a query analysed is kept beside the index for the next
+/// process: the next query opens it (the same answers), an edit makes
+/// another, and a damaged one is built again without a word of difference.
+#[test]
+fn the_analysed_layer_is_kept_for_the_next_query_and_rebuilt_when_damaged() {
+    let repo = indexed_repo();
+    repo.write("src/alpha.py", "def alpha_parser(text):\n    return text.split(':')\n\n\ndef gamma_tokenizer(text):\n    return text.split()\n");
+    repo.write("src/delta.py", "def delta_scheduler(jobs):\n    return sorted(jobs)\n");
+    let kept = repo.default_index_dir().join("worktree-layer");
+    let answers = |repo: &TestRepo| -> Vec<Value> { ["gamma_tokenizer", "delta scheduler jobs", "alpha header"].iter().flat_map(|q| results(&repo.query(q, &[]))).collect() };
+    let first = answers(&repo);
+    let key = std::fs::read_to_string(kept.join("key")).expect("the layer is kept");
+    assert_eq!(answers(&repo), first, "the kept layer answers as the one built");
+    assert_eq!(std::fs::read_to_string(kept.join("key")).expect("key"), key, "and is not written again");
+    // An edit: another layer, kept in place of the last.
+    repo.write("src/delta.py", "def delta_scheduler(jobs):\n    return sorted(jobs, reverse=True)\n");
+    let edited = answers(&repo);
+    assert_ne!(std::fs::read_to_string(kept.join("key")).expect("key"), key);
+    // Damaged analyses, then damaged index files: built again, the same answers.
+    std::fs::write(kept.join("analyses.bin"), b"not an analysis").expect("damage");
+    assert_eq!(answers(&repo), edited);
+    // A segment's files, not the list of them: the layer still opens, its checksums fail.
+    for entry in std::fs::read_dir(kept.join("chunks")).expect("chunks").flatten().filter(|e| !e.file_name().to_string_lossy().ends_with(".json")) {
+        let mut bytes = std::fs::read(entry.path()).expect("read");
+        if bytes.is_empty() {
+            continue;
+        }
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0xff;
+        std::fs::write(entry.path(), bytes).expect("damage");
+    }
+    assert_eq!(answers(&repo), edited);
+    assert!(std::fs::read_dir(repo.default_index_dir()).expect("index").flatten().all(|e| !e.file_name().to_string_lossy().ends_with(".new")), "no half-written layer is left");
+}
+
 /// Graph questions over the layer: a caller written in the work tree is a
 /// caller, one deleted is not, a new function's callees and an edited
 /// file's imports are the work tree's; `--at-commit` answers from the

@@ -16,7 +16,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use crate::analysis::lang::Language;
@@ -42,7 +42,7 @@ impl Default for ChunkOptions {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChunkKind {
     /// Imports and outline of a whole file.
@@ -109,7 +109,7 @@ impl ChunkKind {
 }
 
 /// One retrieval unit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chunk {
     /// Hash of (path, symbol path, content); stable across runs.
     pub id: String,
@@ -128,8 +128,11 @@ pub struct Chunk {
     pub content: String,
 }
 
-/// Everything derived from one file.
+/// Everything derived from one file (serialized: the work tree's last
+/// layer is kept for the next process, `crate::worktree`).
+#[derive(Serialize, Deserialize)]
 pub struct FileChunks {
+    #[serde(with = "crate::analysis::lang::by_name")]
     pub language: Language,
     pub chunks: Vec<Chunk>,
     pub symbols: Vec<Symbol>,

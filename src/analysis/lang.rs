@@ -320,3 +320,17 @@ mod tests {
         assert!(!looks_binary("héllo".as_bytes()));
     }
 }
+
+/// A [`Language`] serialized as its [`name`](Language::name).
+pub mod by_name {
+    use super::Language;
+
+    pub fn serialize<S: serde::Serializer>(language: &Language, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(language.name())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Language, D::Error> {
+        let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        Language::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown language {name}")))
+    }
+}

@@ -184,7 +184,7 @@ pub fn run(target: Target, repo: &Repo, reranker: &RerankerSource, req: &Request
 /// A work tree that cannot be compared is a notice, not an error.
 fn worktree_layer(engine: &Engine, repo: &Repo, req: &Request, notices: &mut Vec<String>) -> (Option<Arc<crate::worktree::Layer>>, Option<(f64, f64)>) {
     let Some(opts) = &req.worktree else { return (None, None) };
-    match crate::worktree::scan_cached(repo, engine.state(), engine.keyword(), opts, &engine.layers) {
+    match crate::worktree::scan_cached(repo, engine.state(), engine.keyword(), opts, &engine.layers, &engine.dir) {
         Ok((layer, took)) => {
             if let Some(l) = &layer {
                 notices.extend(l.notices());

@@ -8,7 +8,8 @@
 //! memory. A query searches both and lets the layer win: a path the layer
 //! holds hides that path's indexed chunks, a deleted path answers nothing.
 //!
-//! Invariants: nothing here writes to the index directory; a file is in the
+//! Invariants: nothing here changes the index (what it writes beside it is
+//! the last layer for the next process, [`saved`]); a file is in the
 //! layer only as a whole, read when its size and modification time held
 //! still across the read; and the path rules of the index (`rag.include`,
 //! `rag.exclude`, `.gitattributes`) decide what the layer holds, as they
@@ -30,6 +31,7 @@ use crate::stores::state::IndexState;
 
 pub mod dense;
 mod graph;
+mod saved;
 mod watch;
 pub use watch::{Moved, Watch};
 
@@ -102,6 +104,8 @@ pub struct Layer {
     analyses: Vec<(String, ObjectId, Arc<chunk::FileChunks>)>,
     /// The layer's vectors once a dense query needed them ([`dense`]).
     vectors: std::sync::OnceLock<std::result::Result<Arc<crate::stores::vector::memory::MemoryStore>, String>>,
+    /// Why the layer could not be kept for the next process ([`saved`]), if it could not.
+    not_kept: Option<String>,
     /// The layer's code graph once a question needed it ([`graph`]).
     graph: std::sync::OnceLock<std::result::Result<Option<Arc<crate::graph::Overlay>>, String>>,
     /// Milliseconds spent: comparing with the index, then analysing.
@@ -127,6 +131,9 @@ impl Layer {
                 "searching the work tree too: {} files differ from the indexed commit {base}",
                 self.files.len()
             ));
+        }
+        if let Some(why) = &self.not_kept {
+            out.push(format!("the work tree's analysis cannot be kept for the next query ({why}); each query analyses it again"));
         }
         for (path, why) in &self.skipped {
             out.push(format!("{path}: not searched ({why}); its indexed version is left out"));
@@ -231,32 +238,39 @@ fn changes_within(repo: &Repo, state: &IndexState, opts: &LayerOptions, scope: O
 /// Analyses `changes` with the index's own analysis (in parallel) into a
 /// layer over `keyword`.
 pub fn analyse(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions) -> Result<Layer, WorktreeError> {
-    analyse_reusing(changes, keyword, opts, &Mutex::new(HashMap::new()))
+    analyse_reusing(changes, keyword, opts, &Mutex::new(HashMap::new()), None)
 }
 
 /// [`analyse`], reusing the analyses in `known` (by path and blob id) and
-/// leaving there those of this layer's files.
-fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions, known: &Mutex<Analyses>) -> Result<Layer, WorktreeError> {
-    use rayon::prelude::*;
+/// leaving there those of this layer's files. With `kept_in` (the index
+/// folder), the layer kept there for the same files is opened instead, or
+/// this one is kept there for the next process ([`saved`]).
+fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions, known: &Mutex<Analyses>, kept_in: Option<&Path>) -> Result<Layer, WorktreeError> {
     let started = Instant::now();
     let files = changes.listing();
-    let cached = |key: &(String, ObjectId)| known.lock().ok().and_then(|k| k.get(key).cloned());
-    let analysed: Vec<(String, ObjectId, Arc<chunk::FileChunks>, String)> = changes
-        .files
-        .into_par_iter()
-        .filter_map(|(path, _, content)| content.map(|(data, id)| (path, data, id)))
-        .map(|(path, data, id)| {
-            let chunks = cached(&(path.clone(), id)).unwrap_or_else(|| Arc::new(chunk::chunk_file(&path, &data, &opts.chunk)));
-            let text = String::from_utf8_lossy(&data).into_owned();
-            (path, id, chunks, text)
-        })
-        .collect();
-    if let Ok(mut k) = known.lock() {
-        *k = analysed.iter().map(|(path, id, chunks, _)| ((path.clone(), *id), Arc::clone(chunks))).collect();
-    }
     let hidden: Arc<BTreeSet<String>> = Arc::new(files.iter().map(|f| f.path.clone()).chain(changes.skipped.iter().map(|(p, _)| p.clone())).collect());
-    let layer_keyword = KeywordIndex::layer_of(keyword, Arc::clone(&hidden), analysed.iter().map(|(path, _, chunks, _)| (path.as_str(), chunks.as_ref())))?;
+    let key = saved::Key::of(&opts.chunk, changes.files.iter().filter_map(|(p, _, c)| c.as_ref().map(|(_, id)| (p.as_str(), id))));
+    let opened = kept_in.and_then(|dir| saved::open(dir, &key, keyword, Arc::clone(&hidden)));
+    let mut kept = None;
+    let (layer_keyword, analysed) = match opened {
+        Some(found) => found,
+        None => {
+            if let (Some(dir), Ok(mut k)) = (kept_in, known.lock()) {
+                for (at, chunks) in saved::analyses(dir, &key) {
+                    k.entry(at).or_insert(chunks);
+                }
+            }
+            let analysed = analyse_files(&changes, opts, known);
+            let layer_keyword = KeywordIndex::layer_of(keyword, Arc::clone(&hidden), analysed.iter().map(|(path, _, chunks)| (path.as_str(), chunks.as_ref())))?;
+            kept = kept_in.map(|dir| saved::keep(dir, &key, &layer_keyword, &analysed));
+            (layer_keyword, analysed)
+        }
+    };
+    if let Ok(mut k) = known.lock() {
+        *k = analysed.iter().map(|(path, id, chunks)| ((path.clone(), *id), Arc::clone(chunks))).collect();
+    }
     let beneath = keyword.beneath(&layer_keyword, Arc::clone(&hidden))?;
+    let texts = changes.files.into_iter().filter_map(|(path, _, content)| content.map(|(data, _)| (path, String::from_utf8_lossy(&data).into_owned()))).collect();
     Ok(Layer {
         base: changes.base,
         files,
@@ -265,12 +279,29 @@ fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions
         over_cap: changes.over_cap,
         keyword: layer_keyword,
         beneath,
-        analyses: analysed.iter().map(|(path, id, chunks, _)| (path.clone(), *id, Arc::clone(chunks))).collect(),
-        texts: analysed.into_iter().map(|(path, _, _, text)| (path, text)).collect(),
+        analyses: analysed,
+        texts,
         vectors: Default::default(),
         graph: Default::default(),
+        not_kept: kept.and_then(Result::err),
         took_ms: (changes.took_ms, crate::progress::millis(started)),
     })
+}
+
+/// The analyses of the files with content, in order: from `known` by path
+/// and blob id, else chunked now (in parallel).
+fn analyse_files(changes: &Changes, opts: &LayerOptions, known: &Mutex<Analyses>) -> saved::Analysed {
+    use rayon::prelude::*;
+    let cached = |key: &(String, ObjectId)| known.lock().ok().and_then(|k| k.get(key).cloned());
+    changes
+        .files
+        .par_iter()
+        .filter_map(|(path, _, content)| content.as_ref().map(|(data, id)| (path, data, id)))
+        .map(|(path, data, id)| {
+            let chunks = cached(&(path.clone(), *id)).unwrap_or_else(|| Arc::new(chunk::chunk_file(path, data, &opts.chunk)));
+            (path.clone(), *id, chunks)
+        })
+        .collect()
 }
 
 /// [`changes`], then [`analyse`] when anything differs: a layer, or
@@ -318,7 +349,7 @@ type Fingerprint = (String, Vec<(String, Option<String>)>);
 /// [`scan`] through `cache`: the comparison with the index runs every time
 /// (it is what notices an edit); the analysis only when something moved.
 /// Returns the layer and what comparing and analysing took.
-pub fn scan_cached(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts: &LayerOptions, cache: &LayerCache) -> Result<(Option<Arc<Layer>>, (f64, f64)), WorktreeError> {
+pub fn scan_cached(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts: &LayerOptions, cache: &LayerCache, index_dir: &Path) -> Result<(Option<Arc<Layer>>, (f64, f64)), WorktreeError> {
     let started = Instant::now();
     let last = cache.last.lock().ok().and_then(|l| l.clone());
     // Asked first, always: it also takes in what happened since the last call.
@@ -345,7 +376,9 @@ pub fn scan_cached(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts
     if let Some((_, Some(layer))) = last.filter(|(f, _)| *f == fingerprint) {
         return Ok((Some(layer), (status_ms, 0.0)));
     }
-    let layer = Arc::new(analyse_reusing(changes, keyword, opts, &cache.analyses)?);
+    // A watching process keeps its layers itself (and a save waits for no write).
+    let kept_in = cache.watch.is_none().then_some(index_dir);
+    let layer = Arc::new(analyse_reusing(changes, keyword, opts, &cache.analyses, kept_in)?);
     let took = layer.took_ms;
     if let Ok(mut last) = cache.last.lock() {
         *last = Some((fingerprint, Some(Arc::clone(&layer))));
