@@ -487,7 +487,7 @@ fn answers(repo: &Path, dir: &Path) -> Vec<String> {
     }
     // The graph may already hold the new commit's facts (it is written
     // first; the journal makes the next run redo it): it must answer.
-    rag_ok(repo, &["query", "what calls check_token", "--mode", "graph", "--json", "--index-dir", d]);
+    rag_ok(repo, &["query", "what calls check_token", "--mode", "graph", "--json", "--index-dir", d, "--at-commit"]);
     out
 }
 
