@@ -210,6 +210,26 @@ fn a_body_change_updates_the_graph_like_a_full_build() {
     assert!(!callers.contains(&"start".to_string()), "{callers:?}");
 }
 
+/// A name looked up in hybrid mode: its definition first, then where the
+/// code uses it (its callers, through the graph) ahead of other mentions;
+/// its tests are not pulled in as usages.
+#[test]
+fn a_looked_up_name_brings_its_callers_but_not_its_tests() {
+    let repo = TestRepo::new();
+    repo.write("lib/ledger.py", "def settle_ledger(entries):\n    return sum(entries)\n");
+    repo.write("app/close.py", "from lib.ledger import settle_ledger\n\n\ndef close_month(book):\n    return settle_ledger(book.entries)\n");
+    repo.write("tests/test_ledger.py", "from lib.ledger import settle_ledger\n\n\ndef test_settles():\n    assert settle_ledger([1, 2]) == 3\n");
+    repo.commit("base");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("settle_ledger", &["--mode", "hybrid"]);
+    assert_eq!(v["retrievers"].as_array().map(|r| r.iter().any(|x| x == "graph")), Some(true), "{v}");
+    let results = v["results"].as_array().expect("results");
+    assert_eq!(results[0]["symbol"], "settle_ledger", "{v}");
+    let caller = results.iter().find(|r| r["symbol"] == "close_month").expect("the caller is among the results");
+    assert!(caller["signals"]["graph"].is_number(), "{caller}");
+    assert!(results.iter().filter(|r| r["path"] == "tests/test_ledger.py").all(|r| r["signals"]["graph"].is_null()), "{v}");
+}
+
 #[test]
 fn patterns_of_a_repo_with_known_conventions() {
     let repo = repo();

@@ -167,6 +167,7 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
         (Some(ask), true) => Some(source.related(q, ask, Walk { neighbours: false, with_subject: false, depth: opts.depth }, list_opts)),
         _ => None,
     };
+    let usages = (analysis.intent == Intent::Identifier).then(|| usages(source, q, list_opts));
     if graph.is_some() {
         answer.timings.insert("graph", millis(t));
     }
@@ -202,6 +203,11 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
         Some(Err(e)) => answer.fallbacks.push(format!("graph: {e}")),
         None => {}
     }
+    match usages {
+        Some(Ok(hits)) if !hits.is_empty() => lists.push((Retriever::Graph, USAGE_WEIGHT, hits)),
+        Some(Err(e)) => answer.fallbacks.push(format!("graph: {e}")),
+        _ => {}
+    }
     if analysis.wants_patterns && !lists.iter().any(|(n, _, _)| *n == Retriever::Patterns) {
         // Without vectors, patterns are matched on their descriptions.
         let hits = source.patterns_by_words(q, 10)?;
@@ -212,6 +218,23 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
     answer.retrievers = lists.iter().map(|(n, _, _)| *n).collect();
     Ok(fuse(&lists, RRF_K))
 }
+
+/// The weight of a looked-up name's direct callers.
+const USAGE_WEIGHT: f32 = 0.3;
+
+/// A name looked up: the code that calls it, nearest first — after the
+/// definition itself, where it is used is what the reader wants next (its
+/// tests are not: they are found by name when asked for).
+fn usages(source: &dyn Source, q: &Question, opts: &QueryOptions) -> std::result::Result<Vec<Hit>, Unavailable> {
+    let ask = GraphAsk { relation: Relation::Callers, subject: identifier_subjects(&q.text), context: Vec::new() };
+    let mut hits = source.related(q, &ask, Walk { neighbours: false, with_subject: false, depth: 1 }, opts)?.0;
+    hits.retain(|h| !super::retrievers::is_test_path(&h.path));
+    hits.truncate(USAGE_DEPTH);
+    Ok(hits)
+}
+
+/// Callers of a looked-up name fused at most.
+const USAGE_DEPTH: usize = 5;
 
 /// Definitions whose names a concept question's expansion takes from the dense list.
 const FEEDBACK_NAMES: usize = 4;
