@@ -70,7 +70,12 @@ impl Span {
     pub fn of(node: Node) -> Span {
         let start = node.start_position();
         let end = node.end_position();
-        // A node that ends right after a newline ends on the previous line.
+        // A node that ends right after a newline ends on the previous line;
+        // an empty one right after a newline (a body cut off at the end of
+        // the file) lies on the previous line too, not on one past the last.
+        if start.column == 0 && start.row > 0 && node.start_byte() == node.end_byte() {
+            return Span { start_byte: node.start_byte(), end_byte: node.end_byte(), start_line: start.row, end_line: start.row };
+        }
         let end_line = if end.column == 0 && end.row > start.row { end.row } else { end.row + 1 };
         Span { start_byte: node.start_byte(), end_byte: node.end_byte(), start_line: start.row + 1, end_line }
     }
@@ -253,6 +258,21 @@ mod tests {
     fn names(lang: Language, src: &str) -> Vec<(String, &'static str)> {
         let parsed = parse(lang, src.as_bytes()).expect("grammar");
         parsed.symbols.iter().map(|s| (s.qualified_name.clone(), s.kind.as_str())).collect()
+    }
+
+    /// A definition cut off after its header (a file being written): its
+    /// empty body sits after the last newline, on no line of the file.
+    #[test]
+    fn an_empty_body_at_the_end_of_a_file_stays_within_its_lines() {
+        for src in ["class Session:\n    class Settings:\n        \"\"\"Per-host settings; looked up by the request's\\\n", "class Session:\n    class Settings:\n", "class Session:\n    class Settings:\n        \"\"\"Doc.\"\"\"\n\n", "def f():\n"] {
+            let parsed = parse(Language::Python, src.as_bytes()).expect("grammar");
+            let lines = src.lines().count();
+            for s in &parsed.symbols {
+                for span in std::iter::once(&s.span).chain(&s.body) {
+                    assert!(span.start_line >= 1 && span.start_line <= span.end_line && span.end_line <= lines, "{src:?}: {} {span:?} of {lines}", s.qualified_name);
+                }
+            }
+        }
     }
 
     #[test]
