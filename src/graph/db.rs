@@ -62,8 +62,15 @@ const IMPORTS: Lookup = TableDefinition::new("import_segments");
 const NAMES: Lookup = TableDefinition::new("names");
 const IMPORT_NAMES: Lookup = TableDefinition::new("import_names");
 const INTO: Lookup = TableDefinition::new("into");
-/// Every lookup table: [`IndexKeys`]' five in its order, then `into`.
+/// Every lookup table: [`IndexKeys`]' five in its order, then `into`; a
+/// table is named by its place here (the overlay keeps its changes by it).
 pub(super) const LOOKUPS: [Lookup; 6] = [DEFS, REFS, IMPORTS, NAMES, IMPORT_NAMES, INTO];
+const AT_DEFS: usize = 0;
+const AT_REFS: usize = 1;
+const AT_IMPORTS: usize = 2;
+const AT_NAMES: usize = 3;
+const AT_IMPORT_NAMES: usize = 4;
+pub(super) const AT_INTO: usize = 5;
 
 /// A lookup table's entry for `value` under `key`.
 pub(super) fn entry(key: &str, value: &str) -> String {
@@ -467,7 +474,7 @@ impl Snapshot<'_> {
 
     /// name → (path, qualified name) of every definition of each of `names`.
     pub(super) fn definitions<'n>(&self, names: impl IntoIterator<Item = &'n String>) -> Result<BTreeMap<String, Vec<(String, String)>>> {
-        names.into_iter().map(|name| Ok((name.clone(), self.definitions_in(DEFS, name)?))).collect()
+        names.into_iter().map(|name| Ok((name.clone(), self.definitions_in(AT_DEFS, name)?))).collect()
     }
 
     /// The values lookup table `t` (of [`LOOKUPS`], open as `table`) holds
@@ -495,10 +502,10 @@ impl Snapshot<'_> {
     }
 
     /// The (path, qualified name) values `table` holds under `key`.
-    fn definitions_in(&self, def: Lookup, key: &str) -> Result<Vec<(String, String)>> {
-        let table = self.txn.open_table(def).map_err(|e| self.db.error()(e.into()))?;
+    fn definitions_in(&self, t: usize, key: &str) -> Result<Vec<(String, String)>> {
+        let table = self.txn.open_table(LOOKUPS[t]).map_err(|e| self.db.error()(e.into()))?;
         let mut out = Vec::new();
-        self.values(lookup_number(def), &table, key, |v| {
+        self.values(t, &table, key, |v| {
             if let Some((p, q)) = v.split_once('\0') {
                 out.push((p.to_string(), q.to_string()));
             }
@@ -506,11 +513,11 @@ impl Snapshot<'_> {
         Ok(out)
     }
 
-    fn lookup<'k>(&self, def: Lookup, keys: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        let table = self.txn.open_table(def).map_err(|e| self.db.error()(e.into()))?;
+    fn lookup<'k>(&self, t: usize, keys: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
+        let table = self.txn.open_table(LOOKUPS[t]).map_err(|e| self.db.error()(e.into()))?;
         let mut out = BTreeSet::new();
         for key in keys {
-            self.values(lookup_number(def), &table, key, |v| {
+            self.values(t, &table, key, |v| {
                 out.insert(v.to_string());
             })?;
         }
@@ -519,28 +526,28 @@ impl Snapshot<'_> {
 
     /// Paths with a reference whose name (see `ref_name`) is one of `names`.
     pub(super) fn referencing<'k>(&self, names: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        self.lookup(REFS, names)
+        self.lookup(AT_REFS, names)
     }
 
     /// Paths with an import that has one of `segments` as a segment or stem.
     pub(super) fn importing<'k>(&self, segments: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        self.lookup(IMPORTS, segments)
+        self.lookup(AT_IMPORTS, segments)
     }
 
     /// Paths with an import that brings in one of `names` (lowercase).
     pub(super) fn importing_names<'k>(&self, names: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        self.lookup(IMPORT_NAMES, names)
+        self.lookup(AT_IMPORT_NAMES, names)
     }
 
     /// Paths with a resolved edge into one of `paths` (or their symbols).
     pub(super) fn edges_into<'k>(&self, paths: impl IntoIterator<Item = &'k String>) -> Result<BTreeSet<String>> {
-        self.lookup(INTO, paths)
+        self.lookup(AT_INTO, paths)
     }
 
     /// (path, qualified name) of every definition whose name, as
     /// [`lookup_name`](super::lookup_name) folds it, is `key`.
     pub(super) fn named(&self, key: &str) -> Result<Vec<(String, String)>> {
-        self.definitions_in(NAMES, key)
+        self.definitions_in(AT_NAMES, key)
     }
 }
 
@@ -585,12 +592,6 @@ fn all_groups(files: &BTreeMap<String, FileFacts>) -> Vec<(String, GroupRecord, 
 
 /// The `import_segments` key of imports with no segment (`from . import x`).
 pub(super) const RELATIVE_IMPORT: &str = ".";
-
-/// The place of a lookup table in [`LOOKUPS`].
-fn lookup_number(def: Lookup) -> usize {
-    use redb::TableHandle;
-    LOOKUPS.iter().position(|l| l.name() == def.name()).unwrap_or(LOOKUPS.len() - 1)
-}
 
 /// The other files a file's resolved edges point into.
 pub(super) fn edge_targets(path: &str, edges: &OutEdges) -> BTreeSet<String> {

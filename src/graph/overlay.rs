@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::db::{edge_targets, entry, IndexKeys, OutEdges, Snapshot, LOOKUPS};
+use super::db::{edge_targets, entry, IndexKeys, OutEdges, Snapshot, AT_INTO, LOOKUPS};
 use super::{FileFacts, Result};
 
 /// What an update changes in the store, as reads see it.
@@ -47,7 +47,7 @@ impl Overlay {
                 }
             }
         }
-        let into = LOOKUPS.len() - 1;
+        let into = AT_INTO;
         let stored = snapshot.out_edges(outs.keys())?;
         for (path, edges) in &outs {
             for target in stored.get(path).map(|o| edge_targets(path, o)).unwrap_or_default() {
