@@ -8,6 +8,7 @@
 //! the path.
 
 use super::pipeline::Chunks;
+use super::question::Question;
 use super::retrievers::{self as search, Hit, Origin, QueryOptions, Result};
 use crate::stores::keyword::KeywordIndex;
 use crate::worktree::Layer;
@@ -46,6 +47,32 @@ impl Keyword<'_> {
             }
         }
         Ok(hits)
+    }
+
+    /// Keyword mode's list (`literals_first`: chunks holding a literal of
+    /// the question first) or hybrid's BM25 list. Over the work tree, the two
+    /// sides' windows are merged by raw score and cut once, as one index of
+    /// the tree would take its window: a window per side would let in chunks
+    /// the tree's own window leaves out.
+    pub fn bm25(&self, q: &Question, opts: &QueryOptions, literals_first: bool) -> Result<Vec<Hit>> {
+        let index = self.layer.map_or(self.base, |l| &l.beneath);
+        let mut window = search::bm25_window(index, q, opts)?;
+        if let Some(layer) = self.layer.filter(|l| !l.files.is_empty()) {
+            let mut own = opts.clone();
+            own.hide = Default::default();
+            let mut from_layer = search::bm25_window(&layer.keyword, q, &own)?;
+            for c in &mut from_layer {
+                c.hit_mut().source = Origin::Worktree;
+            }
+            window.append(&mut from_layer);
+        }
+        let bm25 = search::bm25_ranked(window, opts.limit);
+        // A document's literals are weaker evidence: the hybrid fusion weighs them.
+        let literals = match literals_first && !q.document {
+            true => self.list(opts, |index, o| search::literal_matches(index, &q.literals, false, o))?,
+            false => Vec::new(),
+        };
+        Ok(search::keyword_list(bm25, literals, opts.limit))
     }
 
     /// The hit of a symbol's definition, from the side that holds its path.

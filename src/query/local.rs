@@ -70,12 +70,15 @@ impl Source for Local<'_> {
     }
 
     fn single(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
-        Ok(self.keyword.list(opts, |index, o| Ok(search::search(index, q, o)?.results))?)
+        match opts.mode {
+            Mode::Symbol => Ok(self.keyword.list(opts, |index, o| Ok(search::search(index, q, o)?.results))?),
+            _ => Ok(self.keyword.bm25(q, opts, true)?),
+        }
     }
 
     fn bm25(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
         let o = QueryOptions { mode: Mode::Keyword, ..opts.clone() };
-        Ok(self.keyword.list(&o, |index, o| search::bm25_list(index, q, o))?)
+        Ok(self.keyword.bm25(q, &o, false)?)
     }
 
     fn names(&self, q: &Question, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>> {

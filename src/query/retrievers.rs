@@ -687,15 +687,6 @@ fn phrase_tie(score: f32, key: u64) -> u64 {
     (u64::from(score.max(0.0).to_bits()) << 32) | (key >> 32)
 }
 
-/// The BM25 list of hybrid retrieval: as [`search`] in keyword mode, but
-/// without sending literal matches first (hybrid fuses them as a list of
-/// their own, [`literal_matches`]).
-pub fn bm25_list(index: &KeywordIndex, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
-    let paths = PathFilter::new(opts)?;
-    let searcher = index.readers()?.0.searcher();
-    keyword_search(index, &searcher, q, opts, &paths, false)
-}
-
 /// The query's terms as the index holds them, each with its weight: a
 /// document's words outside its prose (pasted code, logs) count less.
 fn weighted_terms(q: &Question) -> Vec<(String, f32)> {
@@ -725,7 +716,36 @@ fn weighted_terms(q: &Question) -> Vec<(String, f32)> {
         .collect()
 }
 
-fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts: &QueryOptions, paths: &PathFilter, literals_first: bool) -> Result<Vec<Hit>> {
+/// One chunk of BM25's window: its raw score, which orders the window and
+/// is comparable across the two sides of a query over the work tree (both
+/// score with the statistics of the tree as a whole), and the weight the
+/// list re-ranks it by.
+pub struct Bm25Candidate {
+    raw: f32,
+    weight: f32,
+    hit: Hit,
+}
+
+impl Bm25Candidate {
+    pub fn hit_mut(&mut self) -> &mut Hit {
+        &mut self.hit
+    }
+}
+
+/// How many chunks, by raw BM25, a list of `limit` re-weights and cuts again.
+fn bm25_window_size(limit: usize) -> usize {
+    limit * 3 + 20
+}
+
+/// BM25's window on one index: the best raw scores, each with its weight;
+/// [`bm25_ranked`] turns the windows of one or more sides into a list.
+pub fn bm25_window(index: &KeywordIndex, q: &Question, opts: &QueryOptions) -> Result<Vec<Bm25Candidate>> {
+    let paths = PathFilter::new(opts)?;
+    let searcher = index.readers()?.0.searcher();
+    bm25_window_in(index, &searcher, q, opts, &paths)
+}
+
+fn bm25_window_in(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts: &QueryOptions, paths: &PathFilter) -> Result<Vec<Bm25Candidate>> {
     let cf = index.cf;
     let terms = weighted_terms(q);
     if terms.is_empty() {
@@ -750,13 +770,11 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
     }
     let main: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
     let query = with_filters(main, filters(searcher, cf.path, cf.language, cf.kind, opts, paths)?);
-    // Take more than asked, re-weight by kind, cut again.
-    let window = opts.limit * 3 + 20;
-    let top = index.top_docs(searcher, query.as_ref(), window, "key")?;
+    let top = index.top_docs(searcher, query.as_ref(), bm25_window_size(opts.limit), "key")?;
     // An issue report says "test" of the failing test it shows.
     let test_weight = if q.about_tests() { 1.0 } else { TEST_WEIGHT };
-    let mut hits = Vec::with_capacity(top.len());
-    for (score, addr) in top {
+    let mut window = Vec::with_capacity(top.len());
+    for (raw, addr) in top {
         let doc = index.doc(searcher, addr)?;
         let kind = get_str(&doc, cf.kind).unwrap_or_default();
         let id = get_str(&doc, cf.id).unwrap_or_default();
@@ -770,57 +788,77 @@ fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
         // A minified bundle's line holds every word of any question.
         let import_w = if is_minified(&content) { MINIFIED_WEIGHT * import_w } else { import_w };
         let weight = import_w * kind_w * if is_test_code(&path, symbol.as_deref()) { test_weight } else { 1.0 };
-        hits.push((
-            score * weight,
-            crate::stores::keyword::key_of(&id),
-            Hit {
-                tie: crate::stores::keyword::key_of(&id),
-                rank: 0,
-                path,
-                start_line: get_u64(&doc, cf.start_line) as usize,
-                end_line: get_u64(&doc, cf.end_line) as usize,
-                symbol,
-                kind,
-                language: get_str(&doc, cf.language).unwrap_or_default(),
-                score: 0.0,
-                content,
-                signals: Signals::default(),
-                source: Default::default(),
-                chunk_id: Some(id.clone()),
-            },
-        ));
+        let hit = Hit {
+            tie: crate::stores::keyword::key_of(&id),
+            rank: 0,
+            path,
+            start_line: get_u64(&doc, cf.start_line) as usize,
+            end_line: get_u64(&doc, cf.end_line) as usize,
+            symbol,
+            kind,
+            language: get_str(&doc, cf.language).unwrap_or_default(),
+            score: 0.0,
+            content,
+            signals: Signals::default(),
+            source: Default::default(),
+            chunk_id: Some(id),
+        };
+        window.push(Bm25Candidate { raw, weight, hit });
     }
-    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
-    // Chunks holding a literal of a question as written come first (a
-    // document's literals are weaker evidence: the hybrid fusion weighs them).
-    let literals = if document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &q.literals, false, opts, paths)? };
+    Ok(window)
+}
+
+/// The BM25 list of the windows of one or more sides (a side's alone, or
+/// the index's and the work tree's): the best window of them all by raw
+/// score, as one index would have taken it, re-weighted; best first, not cut
+/// to a limit. Each hit's `score` is its weighted score.
+pub fn bm25_ranked(mut candidates: Vec<Bm25Candidate>, limit: usize) -> Vec<Hit> {
+    candidates.sort_by(|a, b| b.raw.total_cmp(&a.raw).then(b.hit.tie.cmp(&a.hit.tie)));
+    candidates.truncate(bm25_window_size(limit));
+    let mut hits: Vec<Hit> = candidates
+        .into_iter()
+        .map(|c| {
+            let mut h = c.hit;
+            h.score = c.raw * c.weight;
+            h
+        })
+        .collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.tie.cmp(&a.tie)));
+    hits
+}
+
+/// Keyword mode's list: chunks holding a literal of the question as written
+/// first, scored above the best BM25 hit (1 without one) and marked as exact
+/// matches; then the BM25 list ([`bm25_ranked`]) less those; `limit` of them.
+pub fn keyword_list(mut bm25: Vec<Hit>, literals: Vec<Hit>, limit: usize) -> Vec<Hit> {
     if !literals.is_empty() {
-        // Scored above the best other hit (1 without one); marked as exact
-        // matches, so that lists of two indexes merge as one (`query::layered`).
-        hits.retain(|(_, _, h)| !literals.iter().any(|l| l.chunk_id == h.chunk_id));
-        let top = hits.first().map_or(1.0, |h| h.0);
-        let mut first: Vec<(f32, u64, Hit)> = literals
+        bm25.retain(|h| !literals.iter().any(|l| l.chunk_id == h.chunk_id));
+        let top = bm25.first().map_or(1.0, |h| h.score);
+        let mut first: Vec<Hit> = literals
             .into_iter()
             .enumerate()
             .map(|(i, mut h)| {
                 h.signals.exact = Some(i + 1);
-                (top + h.score, 0, h)
+                h.score += top;
+                h
             })
             .collect();
-        first.append(&mut hits);
-        hits = first;
+        first.append(&mut bm25);
+        bm25 = first;
     }
-    Ok(hits
-        .into_iter()
-        .take(opts.limit)
-        .enumerate()
-        .map(|(i, (score, _, mut h))| {
-            h.rank = i + 1;
-            h.score = score;
-            h.signals.bm25 = Some(i + 1);
-            h
-        })
-        .collect())
+    bm25.truncate(limit);
+    for (i, h) in bm25.iter_mut().enumerate() {
+        h.rank = i + 1;
+        h.signals.bm25 = Some(i + 1);
+    }
+    bm25
+}
+
+fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts: &QueryOptions, paths: &PathFilter, literals_first: bool) -> Result<Vec<Hit>> {
+    let bm25 = bm25_ranked(bm25_window_in(index, searcher, q, opts, paths)?, opts.limit);
+    // A document's literals are weaker evidence: the hybrid fusion weighs them.
+    let literals = if q.document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &q.literals, false, opts, paths)? };
+    Ok(keyword_list(bm25, literals, opts.limit))
 }
 
 /// Symbol lookup keeping only name matches (score ≥ [`SYMBOL_NAME_MATCH`]):
