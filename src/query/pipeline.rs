@@ -7,7 +7,7 @@
 //! [`Chunks`].
 
 use super::engine::HybridOptions;
-use super::files::{apply_priors, chunks_by_file, lift_mentioned, rank_files, FileHit, Mentions, CHUNKS_PER_FILE};
+use super::files::{apply_priors, chunks_by_file, grouped_by_file, lift_mentioned, rank_files, FileHit, Mentions, CHUNKS_PER_FILE};
 use super::fusion::{dedup_overlaps, mmr};
 use super::question::Question;
 use super::retrievers::{Hit, Mode, QueryOptions, Result};
@@ -48,6 +48,9 @@ pub(crate) fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut
             add_mentioned_files(source, &mut results, mentions)?;
         } else {
             lift_mentioned(&mut results, mentions);
+            if q.document {
+                results = grouped_by_file(results);
+            }
         }
         if let Some(lambda) = opts.diversity {
             source.fill_content(&mut results)?;
