@@ -90,14 +90,32 @@ fn edits_new_files_and_deletions_answer_from_the_work_tree() {
 #[test]
 fn the_analysed_layer_is_kept_for_the_next_query_and_rebuilt_when_damaged() {
     let repo = indexed_repo();
-    repo.write("src/alpha.py", "def alpha_parser(text):\n    return text.split(':')\n\n\ndef gamma_tokenizer(text):\n    return text.split()\n");
+    repo.write("src/alpha.py", "def alpha_parser(text):\n    return gamma_tokenizer(text)\n\n\ndef gamma_tokenizer(text):\n    return text.split()\n");
     repo.write("src/delta.py", "def delta_scheduler(jobs):\n    return sorted(jobs)\n");
     let kept = repo.default_index_dir().join("worktree-layer");
-    let answers = |repo: &TestRepo| -> Vec<Value> { ["gamma_tokenizer", "delta scheduler jobs", "alpha header"].iter().flat_map(|q| results(&repo.query(q, &[]))).collect() };
+    let answers = |repo: &TestRepo| -> Vec<Value> {
+        let mut all: Vec<Value> = ["gamma_tokenizer", "delta scheduler jobs", "alpha header"].iter().flat_map(|q| results(&repo.query(q, &[]))).collect();
+        all.extend(results(&repo.query("who calls gamma_tokenizer", &["--mode", "graph", "--relation", "callers"])));
+        all
+    };
     let first = answers(&repo);
+    assert!(first.iter().any(|r| r["symbol"] == "alpha_parser" && r["source"] == "worktree"), "{first:?}");
     let key = std::fs::read_to_string(kept.join("key")).expect("the layer is kept");
+    // The layer's graph is kept with it.
+    let graph_files = |kept: &std::path::Path| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(kept).expect("kept").flatten().map(|e| e.path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("graph-"))).collect()
+    };
+    assert_eq!(graph_files(&kept).len(), 1);
     assert_eq!(answers(&repo), first, "the kept layer answers as the one built");
     assert_eq!(std::fs::read_to_string(kept.join("key")).expect("key"), key, "and is not written again");
+    // A damaged graph is made again.
+    for path in graph_files(&kept) {
+        let mut bytes = std::fs::read(&path).expect("read");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        std::fs::write(&path, bytes).expect("damage");
+    }
+    assert_eq!(answers(&repo), first, "a damaged kept graph is made again");
     // An edit: another layer, kept in place of the last.
     repo.write("src/delta.py", "def delta_scheduler(jobs):\n    return sorted(jobs, reverse=True)\n");
     let edited = answers(&repo);

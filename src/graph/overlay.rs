@@ -15,6 +15,7 @@ use super::db::{edge_targets, entry, IndexKeys, OutEdges, Snapshot, AT_INTO, LOO
 use super::{FileFacts, Result};
 
 /// What an update changes in the store, as reads see it.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Overlay {
     /// The changed files' facts after the update (`None`: the file is gone).
     pub(super) facts: BTreeMap<String, Option<FileFacts>>,

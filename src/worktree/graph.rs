@@ -20,6 +20,21 @@ impl Layer {
 }
 
 fn overlay(layer: &Layer, index_dir: &Path) -> Result<Option<Overlay>, String> {
+    // Kept with the layer by the last process that needed it: the update
+    // reads the records of every file the layer's names touch (~90 ms on
+    // `large` for 20 files), opening it is a read.
+    if let Some(kept) = layer.kept.as_ref().and_then(|key| super::saved::graph(index_dir, key, &layer.base, &layer.hidden)) {
+        return Ok(Some(kept));
+    }
+    let made = made(layer, index_dir)?;
+    if let (Some(overlay), Some(key)) = (&made, &layer.kept) {
+        // Not kept only costs the next process the update again.
+        let _ = super::saved::keep_graph(index_dir, key, &layer.base, &layer.hidden, overlay);
+    }
+    Ok(made)
+}
+
+fn made(layer: &Layer, index_dir: &Path) -> Result<Option<Overlay>, String> {
     // Every hidden path leaves the index's graph (a file left out of the
     // layer is not indexed either: binary, too large); those with content come back.
     let removed: BTreeSet<String> = layer.hidden.iter().cloned().collect();

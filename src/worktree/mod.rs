@@ -106,6 +106,9 @@ pub struct Layer {
     vectors: std::sync::OnceLock<std::result::Result<Arc<crate::stores::vector::memory::MemoryStore>, String>>,
     /// Why the layer could not be kept for the next process ([`saved`]), if it could not.
     not_kept: Option<String>,
+    /// The key the layer is kept under beside the index (opened from there or
+    /// written there), for its graph to be kept with it.
+    kept: Option<saved::Key>,
     /// The layer's code graph once a question needed it ([`graph`]).
     graph: std::sync::OnceLock<std::result::Result<Option<Arc<crate::graph::Overlay>>, String>>,
     /// Milliseconds spent: comparing with the index, then analysing.
@@ -252,6 +255,7 @@ fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions
     let key = saved::Key::of(&opts.chunk, changes.files.iter().filter_map(|(p, _, c)| c.as_ref().map(|(_, id)| (p.as_str(), id))));
     let opened = kept_in.and_then(|dir| saved::open(dir, &key, keyword, Arc::clone(&hidden)));
     let mut kept = None;
+    let was_kept = opened.is_some();
     let (layer_keyword, analysed) = match opened {
         Some(found) => found,
         None => {
@@ -283,6 +287,7 @@ fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions
         texts,
         vectors: Default::default(),
         graph: Default::default(),
+        kept: (was_kept || matches!(kept, Some(Ok(())))).then_some(key),
         not_kept: kept.and_then(Result::err),
         took_ms: (changes.took_ms, crate::progress::millis(started)),
     })

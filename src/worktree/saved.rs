@@ -15,7 +15,7 @@
 //! git-rag's version, the index's analysis configuration, each analysed
 //! file's path and blob id — so a kept layer is the layer built anew.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -113,6 +113,48 @@ pub(super) fn keep(index_dir: &Path, key: &Key, keyword: &KeywordIndex, analysed
         let _ = std::fs::remove_dir_all(&fresh);
     }
     written
+}
+
+/// The file in the kept layer's folder holding its graph over the index at
+/// `base` with `hidden` left out of it: named by all three (the key names
+/// the files with content, not the deleted ones), so another layer or an
+/// index that moved finds none.
+fn graph_file(index_dir: &Path, key: &Key, base: &str, hidden: &BTreeSet<String>) -> PathBuf {
+    let mut h = blake3::Hasher::new();
+    h.update(key.text().as_bytes());
+    h.update(base.as_bytes());
+    for path in hidden {
+        h.update(&[0]);
+        h.update(path.as_bytes());
+    }
+    index_dir.join(DIR).join(format!("graph-{}.bin", &h.finalize().to_hex()[..32]))
+}
+
+/// The kept graph overlay of the layer of `key` over the index at `base`
+/// (`None`: none is kept, or it is damaged: its checksum comes first).
+pub(super) fn graph(index_dir: &Path, key: &Key, base: &str, hidden: &BTreeSet<String>) -> Option<crate::graph::Overlay> {
+    let bytes = std::fs::read(graph_file(index_dir, key, base, hidden)).ok()?;
+    let (sum, packed) = bytes.split_at_checked(32)?;
+    if blake3::hash(packed).as_bytes() != sum {
+        return None;
+    }
+    let plain = lz4_flex::decompress_size_prepended(packed).ok()?;
+    bincode::serde::decode_from_slice(&plain, bincode::config::standard()).ok().map(|(o, _)| o)
+}
+
+/// Keeps a layer's graph overlay beside its kept files (written aside, then moved in place).
+pub(super) fn keep_graph(index_dir: &Path, key: &Key, base: &str, hidden: &BTreeSet<String>, overlay: &crate::graph::Overlay) -> Result<(), String> {
+    let path = graph_file(index_dir, key, base, hidden);
+    let plain = bincode::serde::encode_to_vec(overlay, bincode::config::standard()).map_err(|e| e.to_string())?;
+    let packed = lz4_flex::compress_prepend_size(&plain);
+    let mut bytes = blake3::hash(&packed).as_bytes().to_vec();
+    bytes.extend_from_slice(&packed);
+    let fresh = path.with_extension(format!("{}.new", std::process::id()));
+    let written = std::fs::write(&fresh, &bytes).and_then(|()| std::fs::rename(&fresh, &path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&fresh);
+    }
+    written.map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Folders a process killed while keeping a layer left behind (another
