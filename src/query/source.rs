@@ -167,9 +167,13 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
         (Some(ask), true) => Some(source.related(q, ask, Walk { neighbours: false, with_subject: false, depth: opts.depth }, list_opts)),
         _ => None,
     };
-    let usages = (analysis.intent == Intent::Identifier).then(|| usages(source, q, list_opts));
     if graph.is_some() {
         answer.timings.insert("graph", millis(t));
+    }
+    let t = Instant::now();
+    let usages = (analysis.intent == Intent::Identifier).then(|| usages(source, q, list_opts));
+    if usages.is_some() {
+        answer.timings.insert("usages", millis(t));
     }
     let t = Instant::now();
     let dense = dense.map(|d| d.wait(Some(opts.timeout.saturating_sub(started.elapsed()))));
