@@ -26,7 +26,7 @@ fn overlay(layer: &Layer, index_dir: &Path) -> Result<Option<Overlay>, String> {
     if let Some(kept) = layer.kept.as_ref().and_then(|key| super::saved::graph(index_dir, key, &layer.base, &layer.hidden)) {
         return Ok(Some(kept));
     }
-    let made = made(layer, index_dir)?;
+    let made = by_update(layer, index_dir)?;
     if let (Some(overlay), Some(key)) = (&made, &layer.kept) {
         // Not kept only costs the next process the update again.
         let _ = super::saved::keep_graph(index_dir, key, &layer.base, &layer.hidden, overlay);
@@ -34,7 +34,7 @@ fn overlay(layer: &Layer, index_dir: &Path) -> Result<Option<Overlay>, String> {
     Ok(made)
 }
 
-fn made(layer: &Layer, index_dir: &Path) -> Result<Option<Overlay>, String> {
+fn by_update(layer: &Layer, index_dir: &Path) -> Result<Option<Overlay>, String> {
     // Every hidden path leaves the index's graph (a file left out of the
     // layer is not indexed either: binary, too large); those with content come back.
     let removed: BTreeSet<String> = layer.hidden.iter().cloned().collect();

@@ -2,7 +2,9 @@
 //! (`<index>/worktree-layer/`). A `git rag query` is a process of its own:
 //! analysing the same 20 edited files again for every query was ~80 ms of a
 //! ~140 ms query on `large`. Kept: the layer's key, its files' analyses and
-//! its keyword index (tantivy's files).
+//! its keyword index (tantivy's files); and, once a question needed it, its
+//! graph overlay (`graph-<hash>.bin`), which depends on the indexed commit
+//! and the deleted paths too, and is named by them.
 //!
 //! A layer of the same key is opened instead of built; its statistics come
 //! from the index beneath at query time, as a built one's do. A layer of
