@@ -509,9 +509,19 @@ fn scored(response: qdrant_client::qdrant::QueryResponse) -> Vec<ScoredHit> {
 fn retryable(e: &qdrant_client::QdrantError) -> bool {
     match e {
         // gRPC codes Unknown, DeadlineExceeded, ResourceExhausted, Aborted, Unavailable.
-        qdrant_client::QdrantError::ResponseError { status } => matches!(status.code() as i32, 2 | 4 | 8 | 10 | 14),
+        qdrant_client::QdrantError::ResponseError { status } => {
+            matches!(status.code() as i32, 2 | 4 | 8 | 10 | 14) || (status.code() as i32 == 13 && shards_not_ready(status.message()))
+        }
         _ => false,
     }
+}
+
+/// Qdrant's answer about a collection another client has just created and
+/// whose shards are not loaded yet ("Service internal error: 0 of 0 read
+/// operations failed"): it passes once they are (seen with two indexers
+/// creating the shared vector cache at once).
+fn shards_not_ready(message: &str) -> bool {
+    message.contains("0 of 0 read operations failed")
 }
 
 /// Keeps the first line of a gRPC error: tonic appends metadata dumps.
