@@ -231,6 +231,36 @@ fn a_looked_up_name_brings_its_callers_but_not_its_tests() {
 }
 
 #[test]
+fn a_concept_question_brings_what_its_best_candidates_call() {
+    // Three thin entry points say what the question says; the work is done by
+    // a helper none of its words name, and a test calls it too.
+    let repo = TestRepo::new();
+    let entry = |shell: &str| format!("def gen_{shell}_completion(out):\n    \"\"\"Write the {shell} completion script for the command.\"\"\"\n    return render_template(out, \"{shell}\")\n\n\n");
+    let mut cli = String::from("from shells.render import render_template\n\n\n");
+    for shell in ["bash", "zsh", "fish"] {
+        cli.push_str(&entry(shell));
+    }
+    repo.write("shells/cli.py", &cli);
+    repo.write("shells/render.py", "def render_template(out, flavour):\n    body = TEMPLATES[flavour].format(name=out.name)\n    out.write(body)\n    return len(body)\n\n\nTEMPLATES = {}\n");
+    repo.write("shells/other.py", "def parse_words(line):\n    return line.split()\n");
+    repo.write("tests/test_render.py", "from shells.render import render_template\n\n\ndef test_render():\n    assert render_template(None, 'bash')\n");
+    repo.commit("base");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("how are the completion scripts for bash, zsh and fish generated", &[]);
+    assert_eq!(v["analysis"]["intent"], "concept", "{v}");
+    assert!(v["retrievers"].as_array().is_some_and(|r| r.iter().any(|x| x == "callees")), "{v}");
+    let results = v["results"].as_array().expect("results");
+    // Called by all three entry points: the first of the list (no BM25 list has it).
+    let helper = results.iter().find(|r| r["symbol"] == "render_template").expect("the helper is among the results");
+    assert_eq!(helper["signals"]["callees"], 1, "{v}");
+    assert!(helper["signals"]["bm25"].is_null(), "{v}");
+    assert!(results.iter().all(|r| r["symbol"] != "parse_words"), "{v}");
+    // Keyword mode alone has no such list.
+    let v = repo.query("how are the completion scripts for bash, zsh and fish generated", &["--mode", "keyword"]);
+    assert!(v["results"].as_array().expect("results").iter().all(|r| r["symbol"] != "render_template"), "{v}");
+}
+
+#[test]
 fn patterns_of_a_repo_with_known_conventions() {
     let repo = repo();
     repo.rag_ok(&["index", "-q", "--no-semantic"]);

@@ -59,6 +59,7 @@ pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32) -> Vec<Hit> {
                 Retriever::Patterns => &mut s.patterns,
                 Retriever::Exact => &mut s.exact,
                 Retriever::Feedback => &mut s.feedback,
+                Retriever::Callees => &mut s.callees,
                 Retriever::Rerank => continue,
             };
             *slot = Some(rank);

@@ -102,6 +102,11 @@ impl Source for Local<'_> {
         super::graph_answers::graph_list(nb, &self.keyword, ask, walk, opts).map_err(Unavailable::failed)
     }
 
+    fn callees(&self, seeds: &[Hit], opts: &QueryOptions) -> std::result::Result<Vec<Hit>, Unavailable> {
+        let nb = question(self.engine, self.layer.map(|l| l.as_ref()))?;
+        super::graph_answers::callee_votes(nb, &self.keyword, seeds, opts).map_err(Unavailable::failed)
+    }
+
     fn dense_ready(&self) -> std::result::Result<(), Option<String>> {
         let e = self.engine;
         match (&e.state.semantic, &e.semantic) {

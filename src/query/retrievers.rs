@@ -55,6 +55,8 @@ pub enum Retriever {
     /// BM25 of a concept question with the names of the definitions
     /// nearest in meaning added (pseudo-relevance feedback).
     Feedback,
+    /// What a concept question's best candidates call, most called first.
+    Callees,
     Rerank,
 }
 
@@ -68,6 +70,7 @@ impl Retriever {
             Retriever::Patterns => "patterns",
             Retriever::Exact => "exact",
             Retriever::Feedback => "feedback",
+            Retriever::Callees => "callees",
             Retriever::Rerank => "rerank",
         }
     }
@@ -150,6 +153,9 @@ pub struct Signals {
     /// Rank in BM25 of the question with the names dense search found nearest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feedback: Option<usize>,
+    /// Rank among what a concept question's best candidates call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callees: Option<usize>,
 }
 
 /// Where a result comes from.

@@ -196,6 +196,12 @@ impl Source for Server {
         Ok((graph_list(&self.store, ask, &vector, &filter, opts.limit).map_err(Unavailable::failed)?, Vec::new()))
     }
 
+    fn callees(&self, _seeds: &[Hit], _opts: &QueryOptions) -> Result<Vec<Hit>, Unavailable> {
+        // The server's graph answers go by name (payload `calls`); the
+        // resolved call graph this list walks is the local index's.
+        Ok(Vec::new())
+    }
+
     fn dense_ready(&self) -> Result<(), Option<String>> {
         Ok(())
     }
