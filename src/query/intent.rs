@@ -182,6 +182,10 @@ fn wants_patterns(lower: &str) -> bool {
     cues.iter().any(|c| lower.contains(c)) || (lower.starts_with("how do") && (lower.contains(" we ") || lower.contains(" you ")))
 }
 
+/// Content words a graph question's subject may take when no word of it
+/// looks like code: one names its subject in a few words.
+const MAX_WORDS_OF_UNNAMED_SUBJECT: usize = 4;
+
 /// Finds a relation phrase and the subject it is about.
 pub fn graph_ask(text: &str) -> Option<GraphAsk> {
     let lower = text.to_lowercase();
@@ -255,7 +259,14 @@ pub fn graph_ask(text: &str) -> Option<GraphAsk> {
         }
     }
     if subject.is_empty() {
-        // No code-shaped word: every content word may name the subject.
+        // No code-shaped word: every content word may name the subject — as
+        // long as they are few ("what does the router's handle function
+        // depend on"). A sentence that only says "used by" or "invoked" on
+        // its way ("where the before-run, success, error and settled
+        // callbacks of a mutation are invoked") asks about behaviour.
+        if context.len() > MAX_WORDS_OF_UNNAMED_SUBJECT {
+            return None;
+        }
         subject = context.clone();
     }
     if subject.is_empty() {
@@ -283,6 +294,8 @@ mod tests {
         assert_eq!(rel("subclasses of BaseAdapter").map(|r| r.0), Some(Relation::Implementers));
         assert_eq!(rel("what classes extend HTTPAdapter").map(|r| r.0), Some(Relation::Implementers));
         assert_eq!(rel("how the session extends the request").map(|r| r.0), None, "not a question about subtypes");
+        assert_eq!(rel("where the before-run, success, error and settled callbacks of a mutation are invoked"), None, "a behaviour, no subject named");
+        assert_eq!(rel("which response methods use the private sendfile helper").map(|r| r.0), Some(Relation::Callers));
         assert_eq!(rel("what does HTTPAdapter.send depend on").unwrap().0, Relation::Callees);
         assert_eq!(rel("which methods depend on replaceData").unwrap().0, Relation::Callers);
         assert_eq!(rel("where is extract_cookies_to_jar used").unwrap().0, Relation::Callers);
