@@ -16,6 +16,7 @@ pub mod intent;
 mod layered;
 mod literals;
 mod local;
+mod parts;
 mod pattern_hits;
 mod pipeline;
 mod pieces;

@@ -1,5 +1,6 @@
 //! What every source's answer goes through once its retrievers have run:
-//! file priors, overlap removal, the files the query names, diversity,
+//! file priors, overlap removal, the files the query names, each listed
+//! item's answer near the top, diversity,
 //! `--min-score`, parent expansion, the file ranking (`--files`) and the
 //! final cut. The local index and a Qdrant server alone ([`super::server_only`])
 //! differ in how they find candidates, not in what is made of them, so this
@@ -50,6 +51,8 @@ pub(crate) fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut
             lift_mentioned(&mut results, mentions);
             if q.document {
                 results = grouped_by_file(results);
+            } else if !q.parts.is_empty() {
+                results = super::parts::covering(results, &q.parts);
             }
         }
         if let Some(lambda) = opts.diversity {

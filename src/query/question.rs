@@ -48,6 +48,9 @@ pub struct Question {
     /// A document's prose: its text outside code fences (the words that
     /// say what is wrong; pasted code and logs are long and mostly incidental).
     pub prose: Option<String>,
+    /// The items of a list the question holds (`url, headers, body and
+    /// cookies`), each as its stemmed words; none for a document.
+    pub parts: Vec<Vec<String>>,
 }
 
 impl Question {
@@ -66,7 +69,8 @@ impl Question {
         let literals = literals::extract(text, document);
         let analysis = intent::classify(text, document, signals, &literals);
         let prose = document.then(|| signals::split_fences(text).0);
-        Question { asked: asked.to_string(), text: text.to_string(), document, analysis, literals, words: words(text), about: About::of(text, document), prose }
+        let parts = if document { Vec::new() } else { super::parts::enumerated(text) };
+        Question { asked: asked.to_string(), text: text.to_string(), document, analysis, literals, words: words(text), about: About::of(text, document), prose, parts }
     }
 
     /// What the dense retriever embeds: a document's prose (the model reads

@@ -1,0 +1,137 @@
+//! Questions that list what they ask about ("… prepare a request: url,
+//! headers, body, auth and cookies"; "completion scripts for bash, zsh,
+//! fish and powershell") want every item answered, not the item whose words
+//! the retrievers weigh most ten times over. [`enumerated`] reads the list's
+//! items from a question; [`covering`] lifts, for each item, the best
+//! candidate whose name says it to just below the first result.
+
+use std::collections::HashSet;
+
+use super::retrievers::Hit;
+use crate::stores::keyword::analyze;
+
+/// Candidates an item's answer is looked for among (the fused list's head:
+/// deeper ones are rarely about the question at all).
+const POOL: usize = 40;
+
+/// Words that never name an item.
+const FILLER: &[&str] = &[
+    "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "how", "are", "is", "do", "does", "its", "it", "their", "this", "that", "these",
+    "those", "every", "each", "all", "by", "from", "with", "when", "where", "what", "which", "then", "both", "through", "into", "out", "up", "via",
+    "be", "get", "gets", "got",
+];
+
+/// The items of the list a question holds — at least three, written
+/// `a, b, c and d` (or `or`, with or without the last comma), after a colon
+/// when there is one — each as its stemmed content words. The first and last
+/// items are cut to as many words as the longest middle one (the sentence
+/// runs into them). Empty when the question lists nothing.
+pub(crate) fn enumerated(text: &str) -> Vec<Vec<String>> {
+    let list = text.split_once(':').map_or(text, |(_, after)| after);
+    let segments: Vec<&str> = list.split(',').map(str::trim).collect();
+    let Some((&last, head)) = segments.split_last() else { return Vec::new() };
+    let Some((&first, middle)) = head.split_first() else { return Vec::new() };
+    let mut middle: Vec<&str> = middle.to_vec();
+    let final_item = if let Some(rest) = last.strip_prefix("and ").or_else(|| last.strip_prefix("or ")) {
+        rest
+    } else {
+        let at = [" and ", " or "].iter().filter_map(|c| last.find(c).map(|i| (i, c.len()))).min();
+        let Some((i, len)) = at else { return Vec::new() };
+        middle.push(&last[..i]);
+        &last[i + len..]
+    };
+    if middle.is_empty() {
+        return Vec::new();
+    }
+    let middle: Vec<Vec<&str>> = middle.iter().map(|m| content_words(m)).collect();
+    let width = middle.iter().map(Vec::len).max().unwrap_or(1).max(1);
+    let first = content_words(first);
+    let first = first[first.len().saturating_sub(width)..].to_vec();
+    let final_words: Vec<&str> = content_words(final_item).into_iter().take(width).collect();
+    let items: Vec<Vec<String>> = std::iter::once(first).chain(middle).chain(std::iter::once(final_words)).map(|words| analyze(&words.join(" "))).filter(|terms| !terms.is_empty()).collect();
+    if items.len() < 3 {
+        return Vec::new();
+    }
+    items
+}
+
+fn content_words(text: &str) -> Vec<&str> {
+    text.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty() && !FILLER.contains(&w.to_lowercase().as_str()))
+        .collect()
+}
+
+/// `hits` with, for each item, the best-ranked of the first [`POOL`] whose
+/// name holds most of the item's words (one at least) moved up to follow the
+/// first result, in the items' order; the rest keep theirs. Measured on the
+/// dev kit and the Rust/Go corpora (hybrid nDCG@10): multi-part questions
+/// 0.539 -> 0.556, concept questions unchanged (0.622 -> 0.621), all 273
+/// queries 0.753 -> 0.754.
+pub(crate) fn covering(hits: Vec<Hit>, items: &[Vec<String>]) -> Vec<Hit> {
+    let pool = hits.len().min(POOL);
+    let names: Vec<HashSet<String>> = hits[..pool].iter().map(|h| h.symbol.as_deref().map(|s| analyze(s).into_iter().collect()).unwrap_or_default()).collect();
+    let mut chosen: Vec<usize> = Vec::new();
+    for item in items {
+        let best = (0..pool)
+            .filter(|i| !chosen.contains(i))
+            .filter_map(|i| {
+                let said = item.iter().filter(|t| names[i].contains(*t)).count();
+                (said > 0).then_some((said as f32 / item.len() as f32, i))
+            })
+            // Most of the item's words, then the better ranked.
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+        if let Some((_, i)) = best {
+            chosen.push(i);
+        }
+    }
+    if chosen.is_empty() {
+        return hits;
+    }
+    let mut order: Vec<usize> = vec![0];
+    order.extend(chosen.iter().copied().filter(|&i| i != 0));
+    let lifted: HashSet<usize> = order.iter().copied().collect();
+    order.extend((0..hits.len()).filter(|i| !lifted.contains(i)));
+    let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_items_of_a_list_are_read() {
+        let items = enumerated("all the steps that prepare a request before it is sent: url, headers, body, auth and cookies");
+        assert_eq!(items, [["url"], ["header"], ["bodi"], ["auth"], ["cooki"]].map(|i| i.map(String::from).to_vec()));
+        let items = enumerated("how are the completion scripts for bash, zsh, fish and powershell generated");
+        assert_eq!(items.len(), 4);
+        assert_eq!(items[3], ["powershel"]);
+        // Two-word items: the sentence around the first and last is cut off.
+        let items = enumerated("full lifecycle of running a command: locating the subcommand, parsing options, validating arguments and running the hooks");
+        assert_eq!(items.len(), 4);
+        assert_eq!(items[0], ["locat", "subcommand"]);
+        assert_eq!(items[3], ["run", "hook"]);
+        // The last comma before "and".
+        assert_eq!(enumerated("picking it up from the environment, parsing it, and connecting through it").len(), 3);
+        for none in ["exception types for connect and read timeouts", "retry, then give up", "where is parse_header_links defined", "a, b"] {
+            assert!(enumerated(none).is_empty(), "{none}");
+        }
+    }
+
+    fn hit(symbol: &str) -> Hit {
+        Hit { path: "a.py".into(), start_line: 1, end_line: 2, symbol: Some(symbol.into()), ..Default::default() }
+    }
+
+    #[test]
+    fn each_item_gets_its_best_named_candidate_near_the_top() {
+        let hits: Vec<Hit> = ["prepare", "send", "Request", "prepare_auth", "merge", "prepare_url", "prepare_body", "noise"].map(hit).to_vec();
+        let items = enumerated("prepare a request: url, body and auth");
+        let order: Vec<String> = covering(hits, &items).into_iter().filter_map(|h| h.symbol).collect();
+        assert_eq!(order, ["prepare", "prepare_url", "prepare_body", "prepare_auth", "send", "Request", "merge", "noise"]);
+        // Nothing named after an item: the order stays.
+        let hits: Vec<Hit> = ["x", "y"].map(hit).to_vec();
+        let order: Vec<String> = covering(hits, &items).into_iter().filter_map(|h| h.symbol).collect();
+        assert_eq!(order, ["x", "y"]);
+    }
+}
