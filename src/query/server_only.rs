@@ -198,8 +198,9 @@ impl Source for Server {
 
     fn callees(&self, _seeds: &[Hit], _opts: &QueryOptions) -> Result<Vec<Hit>, Unavailable> {
         // The server's graph answers go by name (payload `calls`); the
-        // resolved call graph this list walks is the local index's.
-        Ok(Vec::new())
+        // resolved call graph this list walks is the local index's. Said in
+        // the answer's fallbacks, not left out silently.
+        Err(Unavailable::NeedsLocalIndex { what: "the `callees` list" })
     }
 
     fn dense_ready(&self) -> Result<(), Option<String>> {

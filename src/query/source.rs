@@ -81,8 +81,8 @@ pub(super) trait Source: Chunks {
     fn literals(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>>;
     /// What a graph question relates its subject to, and the subjects' names.
     fn related(&self, q: &Question, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> std::result::Result<(Vec<Hit>, Vec<String>), Unavailable>;
-    /// What the candidates `seeds` call, most called first (none from a
-    /// source without the resolved call graph).
+    /// What the candidates `seeds` call, most called first (unavailable
+    /// from a source without the resolved call graph).
     fn callees(&self, seeds: &[Hit], opts: &QueryOptions) -> std::result::Result<Vec<Hit>, Unavailable>;
     /// Whether a dense retriever can run: `Err(Some(why))` to report it
     /// missing, `Err(None)` when it is off by the user's choice.
