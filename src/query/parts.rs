@@ -2,17 +2,34 @@
 //! headers, body, auth and cookies"; "completion scripts for bash, zsh,
 //! fish and powershell") want every item answered, not the item whose words
 //! the retrievers weigh most ten times over. [`enumerated`] reads the list's
-//! items from a question; [`covering`] lifts, for each item, the best
-//! candidate whose name says it to just below the first result.
+//! items (and what the question asks of each) from a question; [`covering`]
+//! lifts, for each item, the best candidate whose name says it to just below
+//! the first result.
 
 use std::collections::HashSet;
 
-use super::retrievers::Hit;
+use super::retrievers::{is_stopword, Hit};
 use crate::stores::keyword::analyze;
+
+/// The list a question holds: its items, and what it asks of every one
+/// ("how do the markdown, man page and yaml generators **build the see-also
+/// section**"), each as stemmed words.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    pub items: Vec<Vec<String>>,
+    /// The question's other content words.
+    pub topic: Vec<String>,
+}
+
+impl Listing {
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
 
 /// Candidates an item's answer is looked for among (the fused list's head:
 /// deeper ones are rarely about the question at all).
-const POOL: usize = 40;
+pub(crate) const POOL: usize = 40;
 
 /// Words that never name an item.
 const FILLER: &[&str] = &[
@@ -26,7 +43,22 @@ const FILLER: &[&str] = &[
 /// when there is one — each as its stemmed content words. The first and last
 /// items are cut to as many words as the longest middle one (the sentence
 /// runs into them). Empty when the question lists nothing.
-pub(crate) fn enumerated(text: &str) -> Vec<Vec<String>> {
+pub(crate) fn enumerated(text: &str) -> Listing {
+    let items = items(text);
+    if items.is_empty() {
+        return Listing::default();
+    }
+    let words: Vec<&str> = content_words(text).into_iter().filter(|w| !is_stopword(&w.to_lowercase())).collect();
+    let mut topic: Vec<String> = Vec::new();
+    for t in analyze(&words.join(" ")) {
+        if !items.iter().any(|i| i.contains(&t)) && !topic.contains(&t) {
+            topic.push(t);
+        }
+    }
+    Listing { items, topic }
+}
+
+fn items(text: &str) -> Vec<Vec<String>> {
     let list = text.split_once(':').map_or(text, |(_, after)| after);
     let segments: Vec<&str> = list.split(',').map(str::trim).collect();
     let Some((&last, head)) = segments.split_last() else { return Vec::new() };
@@ -62,26 +94,31 @@ fn content_words(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// `hits` with, for each item, the best-ranked of the first [`POOL`] whose
-/// name holds most of the item's words (one at least) moved up to follow the
-/// first result, in the items' order; the rest keep theirs. Measured on the
-/// dev kit and the Rust/Go corpora (hybrid nDCG@10): multi-part questions
-/// 0.539 -> 0.556, concept questions unchanged (0.622 -> 0.621), all 273
-/// queries 0.753 -> 0.754.
-pub(crate) fn covering(hits: Vec<Hit>, items: &[Vec<String>]) -> Vec<Hit> {
+/// `hits` with, for each item, the candidate among the first [`POOL`] whose
+/// name holds most of the item's words (one at least), and of those the one
+/// whose text holds most of the topic (the item's implementation, not a
+/// wrapper or a sibling named after it), then the better ranked, moved up to
+/// follow the first result, in the items' order; the rest keep theirs. `hits`
+/// carry their content. Measured on the dev kit and the Rust/Go corpora
+/// (hybrid nDCG@10): the lift took multi-part questions 0.539 -> 0.556, the
+/// topic 0.556 -> 0.577 (concept 0.621 -> 0.619, all 273 0.754 -> 0.756).
+pub(crate) fn covering(hits: Vec<Hit>, listing: &Listing) -> Vec<Hit> {
     let pool = hits.len().min(POOL);
     let names: Vec<HashSet<String>> = hits[..pool].iter().map(|h| h.symbol.as_deref().map(|s| analyze(s).into_iter().collect()).unwrap_or_default()).collect();
+    let contents: Vec<&str> = hits[..pool].iter().map(|h| h.content.as_str()).collect();
+    let on_topic = topic_weights(&contents, &listing.topic);
     let mut chosen: Vec<usize> = Vec::new();
-    for item in items {
+    for item in &listing.items {
         let best = (0..pool)
             .filter(|i| !chosen.contains(i))
             .filter_map(|i| {
                 let said = item.iter().filter(|t| names[i].contains(*t)).count();
-                (said > 0).then_some((said as f32 / item.len() as f32, i))
+                (said > 0).then_some((said as f32 / item.len() as f32, on_topic[i], i))
             })
-            // Most of the item's words, then the better ranked.
-            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-        if let Some((_, i)) = best {
+            // Most of the item's words, then the most of the topic, then the better ranked.
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).then(b.2.cmp(&a.2)))
+            .map(|(_, _, i)| i);
+        if let Some(i) = best {
             chosen.push(i);
         }
     }
@@ -96,24 +133,49 @@ pub(crate) fn covering(hits: Vec<Hit>, items: &[Vec<String>]) -> Vec<Hit> {
     order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
+/// How much of the topic each chunk's text holds: a topic word counts up to
+/// its weight, by `tf / (tf + 1)` (a body about it beats a wrapper naming it
+/// once), weighted by how few of the chunks hold it (BM25's idf over the
+/// pool: "request" in every chunk of an HTTP client says nothing).
+fn topic_weights(contents: &[&str], topic: &[String]) -> Vec<f32> {
+    if topic.is_empty() {
+        return vec![0.0; contents.len()];
+    }
+    let counts: Vec<Vec<f32>> = contents
+        .iter()
+        .map(|c| {
+            let terms = analyze(c);
+            topic.iter().map(|t| terms.iter().filter(|x| *x == t).count() as f32).collect()
+        })
+        .collect();
+    let n = contents.len() as f32;
+    let idf: Vec<f32> = (0..topic.len())
+        .map(|j| {
+            let df = counts.iter().filter(|c| c[j] > 0.0).count() as f32;
+            ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+        })
+        .collect();
+    counts.iter().map(|c| c.iter().zip(&idf).map(|(tf, w)| w * tf / (tf + 1.0)).sum()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_items_of_a_list_are_read() {
-        let items = enumerated("all the steps that prepare a request before it is sent: url, headers, body, auth and cookies");
-        assert_eq!(items, [["url"], ["header"], ["bodi"], ["auth"], ["cooki"]].map(|i| i.map(String::from).to_vec()));
-        let items = enumerated("how are the completion scripts for bash, zsh, fish and powershell generated");
-        assert_eq!(items.len(), 4);
-        assert_eq!(items[3], ["powershel"]);
+        let items = &enumerated("all the steps that prepare a request before it is sent: url, headers, body, auth and cookies");
+        assert_eq!(items.items, [["url"], ["header"], ["bodi"], ["auth"], ["cooki"]].map(|i| i.map(String::from).to_vec()));
+        let items = &enumerated("how are the completion scripts for bash, zsh, fish and powershell generated");
+        assert_eq!(items.items.len(), 4);
+        assert_eq!(items.items[3], ["powershel"]);
         // Two-word items: the sentence around the first and last is cut off.
-        let items = enumerated("full lifecycle of running a command: locating the subcommand, parsing options, validating arguments and running the hooks");
-        assert_eq!(items.len(), 4);
-        assert_eq!(items[0], ["locat", "subcommand"]);
-        assert_eq!(items[3], ["run", "hook"]);
+        let items = &enumerated("full lifecycle of running a command: locating the subcommand, parsing options, validating arguments and running the hooks");
+        assert_eq!(items.items.len(), 4);
+        assert_eq!(items.items[0], ["locat", "subcommand"]);
+        assert_eq!(items.items[3], ["run", "hook"]);
         // The last comma before "and".
-        assert_eq!(enumerated("picking it up from the environment, parsing it, and connecting through it").len(), 3);
+        assert_eq!(enumerated("picking it up from the environment, parsing it, and connecting through it").items.len(), 3);
         for none in ["exception types for connect and read timeouts", "retry, then give up", "where is parse_header_links defined", "a, b"] {
             assert!(enumerated(none).is_empty(), "{none}");
         }
@@ -126,12 +188,30 @@ mod tests {
     #[test]
     fn each_item_gets_its_best_named_candidate_near_the_top() {
         let hits: Vec<Hit> = ["prepare", "send", "Request", "prepare_auth", "merge", "prepare_url", "prepare_body", "noise"].map(hit).to_vec();
-        let items = enumerated("prepare a request: url, body and auth");
-        let order: Vec<String> = covering(hits, &items).into_iter().filter_map(|h| h.symbol).collect();
+        let items = &enumerated("prepare a request: url, body and auth");
+        let order: Vec<String> = covering(hits, items).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["prepare", "prepare_url", "prepare_body", "prepare_auth", "send", "Request", "merge", "noise"]);
         // Nothing named after an item: the order stays.
         let hits: Vec<Hit> = ["x", "y"].map(hit).to_vec();
-        let order: Vec<String> = covering(hits, &items).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = covering(hits, items).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["x", "y"]);
+    }
+
+    #[test]
+    fn of_the_candidates_an_item_names_the_one_on_the_topic_is_lifted() {
+        let listing = enumerated("how do the markdown, man page and yaml generators build the see-also section");
+        assert_eq!(listing.items.len(), 3);
+        assert!(listing.topic.contains(&"see".to_string()) && listing.topic.contains(&"section".to_string()), "{:?}", listing.topic);
+        let with = |symbol: &str, content: &str| Hit { content: content.into(), ..hit(symbol) };
+        let hits = vec![
+            with("GenManTree", "func GenManTree(cmd *Command, dir string) error { return GenManTreeFromOpts(cmd, opts) }"),
+            with("GenMarkdownTree", "func GenMarkdownTree(cmd *Command, dir string) error { for _, c := range cmd.Commands() { GenMarkdownTree(c, dir) } }"),
+            with("GenYamlTree", "func GenYamlTree(cmd *Command, dir string) error { return GenYamlTreeCustom(cmd, dir) }"),
+            with("GenMarkdownCustom", "func GenMarkdownCustom(cmd *Command, w io.Writer) error { buf.WriteString(\"### SEE ALSO\\n\") // the see also section }"),
+            with("genMan", "func genMan(cmd *Command) []byte { buf.WriteString(\"# SEE ALSO\\n\") }"),
+        ];
+        let order: Vec<String> = covering(hits, &listing).into_iter().filter_map(|h| h.symbol).collect();
+        // markdown and man page: the bodies that write the section; yaml: the only one named.
+        assert_eq!(order, ["GenManTree", "GenMarkdownCustom", "genMan", "GenYamlTree", "GenMarkdownTree"]);
     }
 }

@@ -52,6 +52,8 @@ pub(crate) fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut
             if q.document {
                 results = grouped_by_file(results);
             } else if !q.parts.is_empty() {
+                let pool = results.len().min(super::parts::POOL);
+                source.fill_content(&mut results[..pool])?;
                 results = super::parts::covering(results, &q.parts);
             }
         }

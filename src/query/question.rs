@@ -50,7 +50,7 @@ pub struct Question {
     pub prose: Option<String>,
     /// The items of a list the question holds (`url, headers, body and
     /// cookies`), each as its stemmed words; none for a document.
-    pub parts: Vec<Vec<String>>,
+    pub parts: super::parts::Listing,
 }
 
 impl Question {
@@ -69,7 +69,7 @@ impl Question {
         let literals = literals::extract(text, document);
         let analysis = intent::classify(text, document, signals, &literals);
         let prose = document.then(|| signals::split_fences(text).0);
-        let parts = if document { Vec::new() } else { super::parts::enumerated(text) };
+        let parts = if document { Default::default() } else { super::parts::enumerated(text) };
         Question { asked: asked.to_string(), text: text.to_string(), document, analysis, literals, words: words(text), about: About::of(text, document), prose, parts }
     }
 
