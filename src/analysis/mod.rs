@@ -7,7 +7,8 @@
 /// 2: Rust, Go, Java, C, C++, C#, Ruby and Lua parsed through tags queries.
 /// 3: Python and the JavaScript family too.
 /// 4: a named JS function handed to a call at module level is a definition.
-pub const VERSION: u32 = 4;
+/// 5: a `/** … */` doc comment a blank line above a definition is its doc.
+pub const VERSION: u32 = 5;
 
 pub mod chunk;
 pub mod lang;

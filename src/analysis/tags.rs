@@ -612,7 +612,11 @@ impl Extracted<'_> {
             }
             let end = c.end_position();
             let end_row = if end.column == 0 && end.row > c.start_position().row { end.row - 1 } else { end.row };
-            if end_row + 1 != expected_row && end_row != expected_row {
+            // A block doc comment (`/** … */`: JSDoc, Javadoc, Doxygen) is
+            // written for the next definition even with a blank line between
+            // (Express's style); a line comment so set apart is not its doc.
+            let gap = if first.is_none() && self.is_block_doc(c) { 2 } else { 1 };
+            if end_row + gap < expected_row || end_row > expected_row {
                 break;
             }
             if is_comment {
@@ -627,6 +631,11 @@ impl Extracted<'_> {
         let text: Vec<String> = comments.iter().map(|c| self.text(*c)).collect();
         let doc = parse::clean_comment(&text.join("\n"));
         (Some(doc).filter(|d| !d.is_empty()), Some((first.start_byte(), first.start_position().row + 1)))
+    }
+
+    /// A `/** … */` comment.
+    fn is_block_doc(&self, comment: Node) -> bool {
+        self.src.get(comment.start_byte()..comment.end_byte()).is_some_and(|t| t.starts_with(b"/**") && t.ends_with(b"*/") && !t.starts_with(b"/**/"))
     }
 
     /// The declaration up to its body, on one line, from its keyword
@@ -726,6 +735,16 @@ mod tests {
         let imports: Vec<(String, Vec<String>)> = parsed.imports.iter().map(|i| (i.module.clone(), i.names.clone())).collect();
         assert!(imports.contains(&("crate::a".to_string(), vec!["B".to_string(), "D".to_string()])), "{imports:?}");
         assert!(imports.iter().any(|(m, _)| m == "tests"), "{imports:?}");
+    }
+
+    #[test]
+    fn a_block_doc_comment_a_blank_line_above_is_the_definitions_doc() {
+        let src = "/**\n * Append a header value.\n */\n\nres.append = function append(field, val) {\n  return this.set(field, val);\n};\n\n// A note, not a doc.\n\nfunction g() {}\n/** Two lines\n    above. */\n\n\nfunction h() {}\n";
+        let parsed = parse(Language::JavaScript, src.as_bytes()).unwrap();
+        let doc = |q: &str| parsed.symbols.iter().find(|s| s.qualified_name == q).map(|s| (s.doc.clone(), s.doc_start.map(|(_, l)| l)));
+        assert_eq!(doc("res.append"), Some((Some("Append a header value.".to_string()), Some(1))), "the chunk starts at the doc comment");
+        assert_eq!(doc("g"), Some((None, None)));
+        assert_eq!(doc("h"), Some((None, None)));
     }
 
     #[test]
