@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::priors::{self, About};
-use super::retrievers::Hit;
+use super::retrievers::{is_test_code, Hit};
 use super::signals::Signals;
 
 /// Chunks of a file that count towards its score, best first; the next
@@ -182,7 +182,8 @@ impl Mentions {
 /// Weighs each fused result by its file's role (see [`priors`]), re-sorting.
 pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
     for h in hits.iter_mut() {
-        h.score *= priors::weight(priors::role(&h.path), about, document);
+        let test_code = is_test_code(&h.path, h.symbol.as_deref());
+        h.score *= priors::weight(priors::role(&h.path), about, document) * priors::behaviour_weight(&h.kind, test_code, about);
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.rank.cmp(&b.rank)));
 }

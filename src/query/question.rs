@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::intent::{self, Analysis};
+use super::intent::{self, Analysis, Intent};
 use super::literals::{self, Literal};
 use super::priors::About;
 use super::signals;
@@ -70,7 +70,9 @@ impl Question {
         let analysis = intent::classify(text, document, signals, &literals);
         let prose = document.then(|| signals::split_fences(text).0);
         let parts = if document { Default::default() } else { super::parts::enumerated(text) };
-        Question { asked: asked.to_string(), text: text.to_string(), document, analysis, literals, words: words(text), about: About::of(text, document), prose, parts }
+        let mut about = About::of(text, document);
+        about.behaviour = !document && matches!(analysis.intent, Intent::Concept | Intent::Mixed);
+        Question { asked: asked.to_string(), text: text.to_string(), document, analysis, literals, words: words(text), about, prose, parts }
     }
 
     /// What the dense retriever embeds: a document's prose (the model reads
