@@ -97,9 +97,20 @@ pub struct About {
     pub ci: bool,
     pub config: bool,
     pub vendored: bool,
-    /// A question in words about what code does (a concept or mixed
-    /// question, not a document): see [`behaviour_weight`].
-    pub behaviour: bool,
+    /// What the question looks for, as far as [`behaviour_weight`] cares.
+    pub looks_for: LooksFor,
+}
+
+/// What a short question looks for (a document or a graph question: [`LooksFor::Anything`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LooksFor {
+    #[default]
+    Anything,
+    /// A name's definition ("where is ExecuteC defined").
+    Definition,
+    /// What code does, in words or terms ("drop the oldest page once …",
+    /// "NETRC environment variable").
+    Behaviour,
 }
 
 impl About {
@@ -161,19 +172,22 @@ pub fn weight(role: Role, about: &About, document: bool) -> f32 {
 /// question about behaviour.
 const DESCRIBES_WEIGHT: f32 = 0.5;
 
-/// The weight of a result of `kind` against a question about behaviour
-/// ("drop the oldest page once the maximum is exceeded"): test code (unless
-/// the question asks about tests) and declarations of types (interfaces,
-/// type aliases) share its words without doing what it asks; on the dev kit
-/// and the Rust/Go corpora they were 0 of 207 and 2 of 135 relevant results
-/// of concept questions' first 20. Measured (hybrid nDCG@10): concept
-/// questions 0.634 -> 0.652, multi-part 0.607 -> 0.614, keyword 0.854 ->
-/// 0.861, all 273 queries 0.768 -> 0.777.
+/// The weight of a result of `kind` against what the question looks for.
+/// Test code (unless the question asks about tests) shares the words of a
+/// question about behaviour and the names of a lookup without doing or
+/// defining what is asked; declarations of types (interfaces, type aliases)
+/// share a behaviour's words without doing it, but may be the definition a
+/// name asks for. Of the first 20 results on the dev kit and the Rust/Go
+/// corpora, test code was 0 of 207 relevant ones for concept questions and
+/// 0 of 103 for keyword ones, types 2 of 135 and 0 of 59. Measured (hybrid
+/// nDCG@10): concept questions 0.634 -> 0.652, multi-part 0.607 -> 0.614,
+/// keyword 0.854 -> 0.875, symbol 0.950 -> 0.951, all 273 queries 0.768 -> 0.780.
 pub fn behaviour_weight(kind: &str, test_code: bool, about: &About) -> f32 {
-    if !about.behaviour {
-        return 1.0;
-    }
-    let describes = (test_code && !about.tests) || matches!(kind, "interface" | "type");
+    let describes = match about.looks_for {
+        LooksFor::Anything => false,
+        LooksFor::Definition => test_code && !about.tests,
+        LooksFor::Behaviour => (test_code && !about.tests) || matches!(kind, "interface" | "type"),
+    };
     if describes {
         DESCRIBES_WEIGHT
     } else {
@@ -227,18 +241,23 @@ mod tests {
     }
 
     #[test]
-    fn a_question_about_behaviour_weighs_tests_and_type_declarations_less() {
+    fn what_a_question_looks_for_weighs_tests_and_type_declarations() {
         let about = |q: &str| crate::query::question::Question::new(q).about;
         let concept = about("drop the oldest page once the maximum number of stored pages is exceeded");
-        assert!(concept.behaviour);
+        assert_eq!(concept.looks_for, LooksFor::Behaviour);
         assert_eq!(behaviour_weight("function", false, &concept), 1.0);
         assert!(behaviour_weight("function", true, &concept) < 1.0);
         assert!(behaviour_weight("interface", false, &concept) < 1.0);
         // Asked about tests: tests count in full.
         let tests = about("test that a mistyped subcommand prints an error with close matches");
         assert_eq!(behaviour_weight("function", true, &tests), 1.0);
-        // A name, a literal or an issue report: types and tests may be what is asked for.
-        for q in ["ShellCompDirective", "\"required flag(s) not set\"", "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    f()\nValueError: bad value\n\nThe loader fails on empty input since 2.1 and I expected an empty list instead of an error here."] {
+        // A name: its definition may be a type, not a test.
+        let lookup = about("where is ShellCompDirective defined");
+        assert_eq!(lookup.looks_for, LooksFor::Definition);
+        assert_eq!(behaviour_weight("type", false, &lookup), 1.0);
+        assert!(behaviour_weight("function", true, &lookup) < 1.0);
+        // A graph question or an issue report: anything may be what is asked for.
+        for q in ["who calls findSuggestions", "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    f()\nValueError: bad value\n\nThe loader fails on empty input since 2.1 and I expected an empty list instead of an error here."] {
             let a = about(q);
             assert_eq!(behaviour_weight("interface", true, &a), 1.0, "{q}");
         }

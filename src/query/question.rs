@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::intent::{self, Analysis, Intent};
 use super::literals::{self, Literal};
-use super::priors::About;
+use super::priors::{About, LooksFor};
 use super::signals;
 
 /// A document with less prose than this is embedded whole (a bare traceback).
@@ -71,7 +71,11 @@ impl Question {
         let prose = document.then(|| signals::split_fences(text).0);
         let parts = if document { Default::default() } else { super::parts::enumerated(text) };
         let mut about = About::of(text, document);
-        about.behaviour = !document && matches!(analysis.intent, Intent::Concept | Intent::Mixed);
+        about.looks_for = match analysis.intent {
+            Intent::Concept | Intent::Mixed | Intent::Keyword => LooksFor::Behaviour,
+            Intent::Identifier => LooksFor::Definition,
+            Intent::Graph | Intent::Document => LooksFor::Anything,
+        };
         Question { asked: asked.to_string(), text: text.to_string(), document, analysis, literals, words: words(text), about, prose, parts }
     }
 
