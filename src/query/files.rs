@@ -183,7 +183,7 @@ impl Mentions {
 pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
     for h in hits.iter_mut() {
         let test_code = is_test_code(&h.path, h.symbol.as_deref());
-        h.score *= priors::weight(priors::role(&h.path), about, document) * priors::behaviour_weight(&h.kind, test_code, about);
+        h.score *= priors::weight(priors::role(&h.path), about, document) * priors::behaviour_weight(&h.kind, &h.language, test_code, about);
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.rank.cmp(&b.rank)));
 }
