@@ -179,7 +179,9 @@ impl Mentions {
     }
 }
 
-/// Weighs each fused result by its file's role (see [`priors`]), re-sorting.
+/// Weighs each fused result by its file's role and, against what a short
+/// question looks for, by whether it is test code or a type declaration
+/// (see [`priors`]), re-sorting.
 pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
     for h in hits.iter_mut() {
         let test_code = is_test_code(&h.path, h.symbol.as_deref());

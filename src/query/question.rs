@@ -49,7 +49,8 @@ pub struct Question {
     /// say what is wrong; pasted code and logs are long and mostly incidental).
     pub prose: Option<String>,
     /// The items of a list the question holds (`url, headers, body and
-    /// cookies`), each as its stemmed words; none for a document.
+    /// cookies`) and what it asks of every item, as stemmed words; none for
+    /// a document.
     pub parts: super::parts::Listing,
 }
 
