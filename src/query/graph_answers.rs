@@ -50,7 +50,10 @@ pub(super) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
     let graph = nb.graph();
     let names: Vec<String> = subjects.iter().map(|ix| describe(graph, *ix)).collect();
     let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(graph, *s)).collect();
-    // Nearest first. Callers: the subject's own file first, then by place.
+    // Nearest first, test code after the code it tests (a Rust module's
+    // `mod tests` in the subject's own file too: ureq's "callers of
+    // PoolKey::from_parts" 0.618 -> 1.000). Callers: the subject's own file
+    // first, then by place.
     // Callees: the bigger first, wherever they are; what a function does is
     // in the callees that do work, not in its accessors and one-line
     // wrappers (graph questions on the dev kit, ureq and cobra: nDCG@10
@@ -63,7 +66,11 @@ pub(super) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
             true => (false, node.end_line.saturating_sub(node.start_line)),
             false => (!subject_paths.contains(&p), 0),
         };
-        (*depth, elsewhere, search::is_test_path(&p), std::cmp::Reverse(size), p, node.start_line)
+        let test = match &node.key {
+            NodeKey::Symbol { qualified_name, .. } => search::is_test_code(&p, Some(qualified_name)),
+            _ => search::is_test_path(&p),
+        };
+        (*depth, test, elsewhere, std::cmp::Reverse(size), p, node.start_line)
     });
     let mut order: Vec<petgraph::stable_graph::NodeIndex> = Vec::new();
     let first_depth_end = reached.iter().position(|(_, d)| *d > 1).unwrap_or(reached.len());

@@ -224,7 +224,7 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
     }
     if analysis.intent == Intent::Concept {
         let t = Instant::now();
-        let seeds: Vec<Hit> = fuse(&lists, RRF_K).into_iter().take(CALLEE_SEEDS).collect();
+        let seeds: Vec<Hit> = fuse(&lists, RRF_K, None).into_iter().take(CALLEE_SEEDS).collect();
         match source.callees(&seeds, list_opts) {
             Ok(hits) if !hits.is_empty() => lists.push((Retriever::Callees, CALLEE_WEIGHT, hits)),
             Ok(_) => {}
@@ -233,7 +233,8 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
         answer.timings.insert(Retriever::Callees.as_str(), millis(t));
     }
     answer.retrievers = lists.iter().map(|(n, _, _)| *n).collect();
-    Ok(fuse(&lists, RRF_K))
+    let answering = (analysis.intent == Intent::Graph).then_some(Retriever::Graph);
+    Ok(fuse(&lists, RRF_K, answering))
 }
 
 /// A concept question's best candidates (fused from every other list) whose
