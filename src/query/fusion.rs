@@ -86,6 +86,18 @@ pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Option<Retriev
         .collect()
 }
 
+/// Two dense lists of one question (its text and its title), fused by rank
+/// with equal weight: their similarities come from different vectors and
+/// do not compare. Scores are the fused ones.
+pub(super) fn fuse_dense(text: Vec<Hit>, title: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    let mut out = fuse(&[(Retriever::Dense, 1.0, text), (Retriever::Dense, 1.0, title)], RRF_K, None);
+    out.truncate(limit);
+    for h in &mut out {
+        h.signals.dense = Some(h.rank);
+    }
+    out
+}
+
 /// Outlines (file, class) elide their members' bodies, so they do not repeat
 /// the members' lines.
 pub(super) fn is_outline(kind: &str) -> bool {

@@ -137,9 +137,8 @@ impl Source for Local<'_> {
 
 /// The dense retriever on the engine's store: the question embedded, the
 /// nearest chunks (less those whose vectors lag the index) and, when asked,
-/// the nearest patterns. With the work tree laid over the index, the
-/// layer's paths answer from the layer's vectors: both sides' hits merge by
-/// similarity (the same measure on both).
+/// the nearest patterns. A document's title is searched apart and the two
+/// lists fused by rank ([`Question::dense_title`]).
 fn dense_search(engine: &Engine, layer: Option<&Layer>, q: &Question, opts: &QueryOptions, patterns: bool) -> DenseOutcome {
     let mut timings = Timings::new();
     let (d, fresh) = engine.dense_fresh()?;
@@ -147,27 +146,40 @@ fn dense_search(engine: &Engine, layer: Option<&Layer>, q: &Question, opts: &Que
         timings.insert("model_load", d.opened_ms.0);
         timings.insert("store_open", d.opened_ms.1);
     }
+    let dims = engine.state.semantic.as_ref().map_or(0, |s| s.dims);
     let t = Instant::now();
-    let vector = d.embedder.embed_query_for(q.dense_text(), engine.state.semantic.as_ref().map_or(0, |s| s.dims)).map_err(Unavailable::failed)?;
+    let vector = d.embedder.embed_query_for(q.dense_text(), dims).map_err(Unavailable::failed)?;
+    let title = q.dense_title().map(|t| d.embedder.embed_query_for(t, dims)).transpose().map_err(Unavailable::failed)?;
     timings.insert("embed_query", millis(t));
     let t = Instant::now();
-    let mut hits = search::semantic_search(d.store.as_ref(), &vector, q, opts, engine.state.files.keys()).map_err(Unavailable::failed)?.results;
-    engine.drop_stale(&mut hits);
+    let mut hits = nearest(engine, &d, layer, &vector, q, opts, &mut timings)?;
+    if let Some(title) = &title {
+        let by_title = nearest(engine, &d, layer, title, q, opts, &mut timings)?;
+        hits = super::fusion::fuse_dense(hits, by_title, opts.limit);
+    }
     let patterns = if patterns { pattern_dense(d.store.as_ref(), &vector, opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
     timings.insert("vector_search", millis(t));
-    if let Some(layer) = layer.filter(|l| l.has_content()) {
-        let t = Instant::now();
-        let sources = VectorSources { cache: d.store.as_ref(), embedder: &d.embedder, index_dir: &engine.dir, memo: &engine.layers };
-        let store = layer.vectors(&sources).map_err(Unavailable::Failed)?;
-        let own = QueryOptions { hide: Default::default(), ..opts.clone() };
-        let mut from_layer = search::semantic_search(store.as_ref(), &vector, q, &own, layer.content_paths()).map_err(Unavailable::failed)?.results;
-        for h in &mut from_layer {
-            h.source = Origin::Worktree;
-        }
-        hits = by_similarity(hits, from_layer, opts.limit);
-        timings.insert("worktree_vectors", millis(t));
-    }
     Ok((hits, patterns, timings))
+}
+
+/// The chunks nearest `vector`, less those whose vectors lag the index.
+/// With the work tree laid over the index, the layer's paths answer from
+/// the layer's vectors: both sides' hits merge by similarity (the same
+/// measure on both).
+fn nearest(engine: &Engine, d: &super::engine::Dense, layer: Option<&Layer>, vector: &[f32], q: &Question, opts: &QueryOptions, timings: &mut Timings) -> std::result::Result<Vec<Hit>, Unavailable> {
+    let mut hits = search::semantic_search(d.store.as_ref(), vector, q, opts, engine.state.files.keys()).map_err(Unavailable::failed)?.results;
+    engine.drop_stale(&mut hits);
+    let Some(layer) = layer.filter(|l| l.has_content()) else { return Ok(hits) };
+    let t = Instant::now();
+    let sources = VectorSources { cache: d.store.as_ref(), embedder: &d.embedder, index_dir: &engine.dir, memo: &engine.layers };
+    let store = layer.vectors(&sources).map_err(Unavailable::Failed)?;
+    let own = QueryOptions { hide: Default::default(), ..opts.clone() };
+    let mut from_layer = search::semantic_search(store.as_ref(), vector, q, &own, layer.content_paths()).map_err(Unavailable::failed)?.results;
+    for h in &mut from_layer {
+        h.source = Origin::Worktree;
+    }
+    *timings.entry("worktree_vectors").or_default() += millis(t);
+    Ok(by_similarity(hits, from_layer, opts.limit))
 }
 
 /// A graph question's view: the index's graph with the layer's over it.

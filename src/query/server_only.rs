@@ -87,20 +87,26 @@ impl Server {
         &self.index
     }
 
-    /// The question embedded with the configured model.
+    /// The question (`dense_text`) embedded with the configured model; the
+    /// last one is kept (the name and literal lookups rank by it too).
     fn vector(&self, q: &Question) -> Result<Arc<Vec<f32>>, Unavailable> {
         let text = q.dense_text();
         if let Some((_, v)) = self.vector.lock().map_err(|_| Unavailable::Poisoned)?.as_ref().filter(|(t, _)| t == text) {
             return Ok(Arc::clone(v));
         }
+        let v = Arc::new(self.embed(text)?);
+        *self.vector.lock().map_err(|_| Unavailable::Poisoned)? = Some((text.to_string(), Arc::clone(&v)));
+        Ok(v)
+    }
+
+    /// `text` embedded with the configured model (loaded once).
+    fn embed(&self, text: &str) -> Result<Vec<f32>, Unavailable> {
         let embedder = self
             .embedder
             .get_or_init(|| Embedder::open(&self.model, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() }).map(Arc::new).map_err(|e| e.to_string()))
             .clone()
             .map_err(Unavailable::ModelLoad)?;
-        let v = Arc::new(embedder.embed_query_for(text, self.store.dims()).map_err(Unavailable::failed)?);
-        *self.vector.lock().map_err(|_| Unavailable::Poisoned)? = Some((text.to_string(), Arc::clone(&v)));
-        Ok(v)
+        embedder.embed_query_for(text, self.store.dims()).map_err(Unavailable::failed)
     }
 
     /// The payload filter of the options (`None`: no path can match).
@@ -212,9 +218,15 @@ impl Source for Server {
             let mut timings = Timings::new();
             let t = Instant::now();
             let vector = self.vector(q)?;
+            let title = q.dense_title().map(|t| self.embed(t)).transpose()?;
             timings.insert("embed_query", millis(t));
             let t = Instant::now();
-            let hits = retrievers::semantic_search(&self.store, &vector, q, opts, self.index.files.keys()).map_err(Unavailable::failed)?.results;
+            let nearest = |v: &[f32]| retrievers::semantic_search(&self.store, v, q, opts, self.index.files.keys()).map(|a| a.results).map_err(Unavailable::failed);
+            let mut hits = nearest(&vector)?;
+            if let Some(title) = &title {
+                // A document's title is searched apart ([`Question::dense_title`]).
+                hits = super::fusion::fuse_dense(hits, nearest(title)?, opts.limit);
+            }
             let patterns = if patterns { pattern_dense(&self.store, &vector, opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
             timings.insert("vector_search", millis(t));
             Ok((hits, patterns, timings))

@@ -193,6 +193,19 @@ pub fn extract(text: &str) -> Signals {
     s
 }
 
+/// A document's first line when it reads as its title: more lines follow,
+/// it is outside a fence, and it is a sentence (three words or more, most
+/// of them words of letters), not a frame, a prompt or a log line.
+pub(crate) fn title(text: &str) -> Option<&str> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next()?;
+    lines.next()?;
+    let words: Vec<&str> = first.split_whitespace().collect();
+    let wordy = words.iter().filter(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).chars().all(char::is_alphabetic)).count();
+    let log_like = first.starts_with("```") || first.starts_with("Traceback") || first.starts_with("File \"") || first.starts_with(['$', '>', '#', '[', '{', '<']);
+    (words.len() >= 3 && wordy * 2 > words.len() && !log_like).then_some(first)
+}
+
 /// The text outside and inside Markdown code fences.
 pub(crate) fn split_fences(text: &str) -> (String, String) {
     let (mut prose, mut fenced) = (String::new(), String::new());
@@ -212,6 +225,15 @@ pub(crate) fn split_fences(text: &str) -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_has_a_title_when_its_first_line_reads_as_one() {
+        assert_eq!(title("Flask routes to return domain/sub-domains information\nCurrently when …"), Some("Flask routes to return domain/sub-domains information"));
+        assert_eq!(title("Traceback (most recent call last):\n  File \"a.py\", line 3, in f"), None);
+        assert_eq!(title("$ flask routes --all\nEndpoint  Methods  Rule"), None);
+        assert_eq!(title("2024-01-01 12:00:01 ERROR x.y.z 500\nmore"), None);
+        assert_eq!(title("One line only, however long it is"), None);
+    }
 
     #[test]
     fn short_questions_are_not_documents() {
