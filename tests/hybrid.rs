@@ -231,6 +231,37 @@ fn a_looked_up_name_brings_its_callers_but_not_its_tests() {
 }
 
 #[test]
+fn the_steps_of_the_best_candidate_follow_it() {
+    // The best candidate drives the process the question asks about; its
+    // steps say little of it in words (BM25 ranks them after eight hooks that
+    // do), and hooks' helpers fill the first places of the `callees` list.
+    let repo = TestRepo::new();
+    repo.write(
+        "web/sessions.py",
+        "def follow_redirects(resp, send):\n    \"\"\"Redirects are followed here, from start to finish: each redirect response leads to the next request.\"\"\"\n    while resp.status in (301, 302, 303, 307, 308):\n        url = next_location(resp)\n        strip_credentials(resp, url)\n        pick_method(resp)\n        resp = send(resp.request, url)\n    return resp\n\n\n\
+         def next_location(resp):\n    # The redirect target.\n    return resp.headers[\"location\"]\n\n\n\
+         def strip_credentials(resp, url):\n    # A redirect to another host must not carry the credentials.\n    if resp.request.host != url.host:\n        resp.request.headers.pop(\"Authorization\", None)\n\n\n\
+         def pick_method(resp):\n    # A 303 redirect turns the method into GET.\n    if resp.status == 303:\n        resp.request.method = \"GET\"\n",
+    );
+    let mut hooks = String::from("def audit(resp):\n    return resp\n\n\n");
+    for k in 1..=8 {
+        let body: String = (0..20).map(|i| format!("    total += {i} * len(resp.history)\n")).collect();
+        hooks.push_str(&format!("def tally_{k}(resp):\n    total = 0\n{body}    return total\n\n\n"));
+        hooks.push_str(&format!("def on_redirect_{k}(resp):\n    \"\"\"Called when redirects are followed.\"\"\"\n    audit(resp)\n    return tally_{k}(resp)\n\n\n"));
+    }
+    repo.write("web/hooks.py", &hooks);
+    repo.commit("base");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("how are redirects followed from start to finish", &[]);
+    assert_eq!(v["analysis"]["intent"], "concept", "{v}");
+    let top: Vec<&str> = v["results"].as_array().expect("results").iter().take(4).filter_map(|r| r["symbol"].as_str()).collect();
+    assert_eq!(top[0], "follow_redirects", "{v}");
+    let mut steps = top[1..].to_vec();
+    steps.sort_unstable();
+    assert_eq!(steps, ["next_location", "pick_method", "strip_credentials"], "{v}");
+}
+
+#[test]
 fn a_concept_question_brings_what_its_best_candidates_call() {
     // Three thin entry points say what the question says; the work is done by
     // a helper none of its words name, and a test calls it too.
