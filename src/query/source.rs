@@ -265,7 +265,7 @@ const CALLEE_WEIGHT: f32 = 0.5;
 /// the Rust/Go corpora (hybrid nDCG@10, weight 1.0): concept 0.653 ->
 /// 0.656, multi-part 0.619 -> 0.631. Weights 0.3 / 0.5 / 2.0 gained less;
 /// the driver sought among the best two or five, or a pool of 20: less, or
-/// a loss (a best-five driver on every concept question: 0.645 -> 0.640).
+/// a loss (a best-five driver: concept and multi-part together 0.646 -> 0.640).
 fn steps_of_the_best(source: &dyn Source, fused: &[Hit], opts: &QueryOptions) -> std::result::Result<Option<Vec<Hit>>, Unavailable> {
     let Some(best) = fused.first() else { return Ok(None) };
     let pool: std::collections::HashMap<String, usize> = fused.iter().take(STEPS_POOL).enumerate().skip(1).map(|(i, h)| (super::fusion::hit_key(h), i)).collect();
