@@ -51,7 +51,14 @@ pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Option<Retriev
             let bonus = if rank == 1 { 1.0 + TOP_RANK_BONUS } else { 1.0 };
             let k = if Some(*name) == answer { ANSWER_K } else { k };
             let contribution = weight * bonus / (k + rank as f32);
-            let entry = fused.entry(hit_key(h)).or_insert_with(|| (0.0, -1.0, h.clone()));
+            // Signals are ranks in these lists only: a list's hits may carry
+            // their retriever's own (BM25 of the expanded question marks its
+            // `bm25` rank), which would claim a list the result is not in.
+            let entry = fused.entry(hit_key(h)).or_insert_with(|| {
+                let mut first = h.clone();
+                first.signals = Default::default();
+                (0.0, -1.0, first)
+            });
             entry.0 += contribution;
             if contribution > entry.1 {
                 let signals = entry.2.signals.clone();
@@ -209,6 +216,16 @@ mod tests {
         let sure = vec![hit("s.py", 1, 5, "function", "s"), hit("t.py", 1, 5, "function", "t")];
         let fused = fuse(&[(Retriever::Bm25, 1.0, sure), (Retriever::Dense, 0.3, vec![hit("t.py", 1, 5, "function", "t")])], RRF_K, None);
         assert_eq!(fused[0].path, "s.py");
+    }
+
+    #[test]
+    fn signals_name_only_the_lists_a_result_is_in() {
+        // BM25 of an expanded question marks its hits' `bm25` rank itself.
+        let mut expanded = hit("a.py", 1, 5, "function", "x");
+        expanded.signals.bm25 = Some(2);
+        let fused = fuse(&[(Retriever::Feedback, 1.0, vec![hit("b.py", 1, 5, "function", "y"), expanded]), (Retriever::Bm25, 1.0, vec![hit("c.py", 1, 5, "function", "z")])], RRF_K, None);
+        let a = fused.iter().find(|h| h.path == "a.py").unwrap();
+        assert_eq!((a.signals.feedback, a.signals.bm25), (Some(2), None));
     }
 
     #[test]
