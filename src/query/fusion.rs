@@ -48,9 +48,8 @@ pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Option<Retriev
             if rank > depth {
                 break;
             }
-            let bonus = if rank == 1 { 1.0 + TOP_RANK_BONUS } else { 1.0 };
             let k = if Some(*name) == answer { ANSWER_K } else { k };
-            let contribution = weight * bonus / (k + rank as f32);
+            let contribution = credit(*weight, rank, k);
             // Signals are ranks in these lists only: a list's hits may carry
             // their retriever's own (BM25 of the expanded question marks its
             // `bm25` rank), which would claim a list the result is not in.
@@ -91,6 +90,12 @@ pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Option<Retriev
             h
         })
         .collect()
+}
+
+/// What a list of weight `weight` adds to its result at `rank` (from 1).
+pub fn credit(weight: f32, rank: usize, k: f32) -> f32 {
+    let bonus = if rank == 1 { 1.0 + TOP_RANK_BONUS } else { 1.0 };
+    weight * bonus / (k + rank as f32)
 }
 
 /// Two dense lists of one question (its text and its title), fused by rank

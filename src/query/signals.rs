@@ -59,13 +59,20 @@ fn environment_line() -> &'static Regex {
     re(&R, r"^\s*(?:[-*]\s+)?[A-Za-z][\w.\- ]{0,40}?\s*(?::|==|>=|<=|~=)\s*(?:None|unknown|v?\d+(?:\.\w+)*)\S*(?:\s.*)?$")
 }
 
+fn package_table_line() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    // `pip list` / `conda list` columns: `attrs      19.1.0   <location>`,
+    // their `Package   Version` header and `-----  -----` rule.
+    re(&R, r"^\s*(?:[A-Za-z][\w.\-\[\]]{0,60}\s{2,}v?\d+(?:\.\w+)+\S*(?:\s.*)?|Package\s+Version\b.*|#\s*Name\s+Version\b.*|-{3,}(?:\s+-{3,})+\s*)$")
+}
+
 /// `text` without the lines that list an environment (`numpy: 1.18.5`,
-/// `pip freeze` output): issue templates ask for them, and their package
-/// names say nothing about where the problem is.
+/// `pip freeze` or `pip list` output): issue templates ask for them, and
+/// their package names say nothing about where the problem is.
 pub fn without_environment(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
-        if !environment_line().is_match(line) {
+        if !environment_line().is_match(line) && !package_table_line().is_match(line) {
             out.push_str(line);
             out.push('\n');
         }
@@ -268,6 +275,8 @@ mod tests {
         let text = "ds.update loses chunks\n```\ncommit: None\npython: 3.8.3 (default, Jul  2 2020)\nnumpy: 1.18.5\nattrs==19.3.0\n- pytest 5.4\nds.update(x)\n```\nsize = 10\nsee note: it fails";
         let kept = without_environment(text);
         assert_eq!(kept, "ds.update loses chunks\n```\n- pytest 5.4\nds.update(x)\n```\nsize = 10\nsee note: it fails\n");
+        let pip_list = "xfail ignored\n```\n$ pip list\nPackage   Version  Location\n--------- -------- --------\nattrs     19.1.0\npytest    6.0.0rc2 /src/pytest\nx = f(a,  1.5)\n```";
+        assert_eq!(without_environment(pip_list), "xfail ignored\n```\n$ pip list\nx = f(a,  1.5)\n```\n");
     }
 
     #[test]
