@@ -21,6 +21,8 @@ const WHOLE_QUERY_WORDS: usize = 12;
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     Quoted,
+    /// A document's `> quoted` line: a message the reporter saw.
+    BlockQuote,
     CodeSpan,
     OptionName,
     WholeQuery,
@@ -107,6 +109,27 @@ fn has_punctuation(s: &str) -> bool {
     s.chars().any(|c| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '$'))
 }
 
+/// A quoted line longer than this is cut to its sentences that fit.
+const MAX_QUOTE: usize = 200;
+
+/// `text` cut to its first sentences within `max` bytes (a message's
+/// sentences are often separate strings in code), or at a word when the
+/// first sentence alone is longer.
+fn sentences_within(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &text[..cut];
+    match head.rfind(". ") {
+        Some(i) => &text[..=i],
+        None => head.rfind(' ').map_or(head, |i| &text[..i]),
+    }
+}
+
 /// The literals of `text`; `document` for an issue report or a log (not tried whole).
 pub fn extract(text: &str, document: bool) -> Vec<Literal> {
     let mut out: Vec<Literal> = Vec::new();
@@ -128,6 +151,15 @@ pub fn extract(text: &str, document: bool) -> Vec<Literal> {
     quoted.extend(delimited(text, '\'', '\'', 2, 120, true));
     for q in quoted {
         add(&mut out, q, Source::Quoted);
+    }
+    if document {
+        // Markdown quotes what the reporter saw (an error, a warning) as
+        // `> ` lines; `>>>` is a Python prompt, not a quote.
+        for line in text.lines() {
+            if let Some(quoted) = line.trim_start().strip_prefix('>').filter(|q| !q.starts_with('>')) {
+                add(&mut out, sentences_within(quoted.trim(), MAX_QUOTE), Source::BlockQuote);
+            }
+        }
     }
     for span in delimited(text, '`', '`', 2, 200, false) {
         if has_punctuation(span) {
@@ -209,6 +241,13 @@ mod tests {
         assert_eq!(texts("Missing queryFn", false), ["Missing queryFn", "queryFn"]);
         assert_eq!(texts("“curly quotes” and 'single ones', not don't or it's", false), ["curly quotes", "single ones"]);
         assert_eq!(texts("x--y and --a-b_c- too", false), ["--a-b_c"]);
+    }
+
+    #[test]
+    fn a_document_quotes_what_its_reporter_saw() {
+        let issue = "skip at module level fails\nThis issues this error:\n\n>Using pytest.skip outside of a test is not allowed. To decorate a test function, use the @pytest.mark.skip or @pytest.mark.skipif decorators instead, and to skip a module use `pytestmark = pytest.mark.{skip,skipif}`.\n\n```python\n>>> skip(msg=\"no\")\n```\n> see\n";
+        assert_eq!(texts(issue, true), ["Using pytest.skip outside of a test is not allowed."]);
+        assert_eq!(sentences_within("one two three", 8), "one two");
     }
 
     #[test]
