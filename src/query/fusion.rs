@@ -205,6 +205,19 @@ mod tests {
     }
 
     #[test]
+    fn a_list_credit_is_what_it_added() {
+        let bm25 = vec![hit("a.py", 1, 5, "function", "x"), hit("b.py", 1, 5, "function", "y"), hit("c.py", 1, 5, "function", "z")];
+        let dense = vec![hit("c.py", 1, 5, "function", "z"), hit("a.py", 1, 5, "function", "x")];
+        let both = fuse(&[(Retriever::Bm25, 1.0, bm25.clone()), (Retriever::Dense, 0.5, dense)], RRF_K, None);
+        let alone = fuse(&[(Retriever::Bm25, 1.0, bm25)], RRF_K, None);
+        for h in &both {
+            let without = h.score - h.signals.dense.map_or(0.0, |rank| credit(0.5, rank, RRF_K));
+            let want = alone.iter().find(|a| a.path == h.path).map(|a| a.score);
+            assert!(want.is_some_and(|w| (w - without).abs() < 1e-6), "{}: {without} vs {want:?}", h.path);
+        }
+    }
+
+    #[test]
     fn rrf_adds_weighted_ranks_and_keeps_signals() {
         let a = vec![hit("a.py", 1, 5, "function", "x"), hit("b.py", 1, 5, "function", "y")];
         let b = vec![hit("b.py", 1, 5, "function", "y"), hit("c.py", 1, 5, "function", "z")];
