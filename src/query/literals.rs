@@ -29,12 +29,24 @@ pub enum Source {
     /// One token that is not a plain word; looked for only as a string in
     /// code, and only when no symbol has that name.
     Token,
+    /// The subcommand of a command line a document shows (`$ flask routes`):
+    /// command-line frameworks define it as a string (`command("routes")`,
+    /// `Use: "routes"`); looked for as a [`Source::Token`] is.
+    Subcommand,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Literal {
     pub text: String,
     pub source: Source,
+}
+
+impl Literal {
+    /// A value the code spells as a string, looked for only as one (and
+    /// left to the symbol lookup when a definition has that name).
+    pub fn is_a_string_value(&self) -> bool {
+        matches!(self.source, Source::Token | Source::Subcommand)
+    }
 }
 
 /// Spans between `open` and `close` on one line, `min..=max` characters
@@ -130,6 +142,17 @@ fn sentences_within(text: &str, max: usize) -> &str {
     }
 }
 
+/// The subcommand of a shell prompt line (`$ flask routes --all`:
+/// `routes`): the first argument, when it is a plain lowercase word (not an
+/// option, a path or a file).
+fn subcommand(line: &str) -> Option<&str> {
+    let mut words = line.trim_start().strip_prefix("$ ")?.split_whitespace();
+    let program = words.next()?;
+    let sub = words.next()?;
+    let plain = |w: &str| w.starts_with(|c: char| c.is_ascii_lowercase()) && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    (plain(program) && plain(sub) && sub.len() >= 3).then_some(sub)
+}
+
 /// The literals of `text`; `document` for an issue report or a log (not tried whole).
 pub fn extract(text: &str, document: bool) -> Vec<Literal> {
     let mut out: Vec<Literal> = Vec::new();
@@ -141,7 +164,7 @@ pub fn extract(text: &str, document: bool) -> Vec<Literal> {
         // In a document, quotes pair up across pasted code (`"a", "b"` holds
         // `, `) and spans hold commands and paths: only a message reads as a
         // literal there, and option names.
-        if document && source != Source::OptionName && !message_like(t) {
+        if document && !matches!(source, Source::OptionName | Source::Subcommand) && !message_like(t) {
             return;
         }
         out.push(Literal { text: t.to_string(), source });
@@ -153,6 +176,11 @@ pub fn extract(text: &str, document: bool) -> Vec<Literal> {
         add(&mut out, q, Source::Quoted);
     }
     if document {
+        for line in text.lines() {
+            if let Some(sub) = subcommand(line) {
+                add(&mut out, sub, Source::Subcommand);
+            }
+        }
         // Markdown quotes what the reporter saw (an error, a warning) as
         // `> ` lines; `>>>` is a Python prompt, not a quote.
         for line in text.lines() {
@@ -204,7 +232,7 @@ pub fn variants(literal: &Literal, document: bool) -> Vec<String> {
         let bare = literal.text.trim_start_matches('-');
         return vec![format!("\"{bare}\""), format!("'{bare}'"), literal.text.clone()];
     }
-    if literal.source == Source::Token {
+    if literal.is_a_string_value() {
         let t = &literal.text;
         return vec![format!("\"{t}\""), format!("'{t}'")];
     }
@@ -248,6 +276,19 @@ mod tests {
         let issue = "skip at module level fails\nThis issues this error:\n\n>Using pytest.skip outside of a test is not allowed. To decorate a test function, use the @pytest.mark.skip or @pytest.mark.skipif decorators instead, and to skip a module use `pytestmark = pytest.mark.{skip,skipif}`.\n\n```python\n>>> skip(msg=\"no\")\n```\n> see\n";
         assert_eq!(texts(issue, true), ["Using pytest.skip outside of a test is not allowed."]);
         assert_eq!(sentences_within("one two three", 8), "one two");
+    }
+
+    #[test]
+    fn a_command_line_names_its_subcommand() {
+        assert_eq!(subcommand("$ flask routes --all"), Some("routes"));
+        assert_eq!(subcommand("  $ git-rag index"), Some("index"));
+        for none in ["$ pytest -rsx test_foo.py", "$ python script.py", "$ ls", "flask routes", "$ echo 'x' > a", "$ pip ls"] {
+            assert_eq!(subcommand(none), None, "{none}");
+        }
+        let issue = "routes should show subdomains\nWith blueprints on subdomains:\n```\n$ flask routes\nEndpoint  Methods  Rule\n```";
+        let found = extract(issue, true);
+        assert_eq!(found, [Literal { text: "routes".into(), source: Source::Subcommand }]);
+        assert_eq!(variants(&found[0], true), ["\"routes\"", "'routes'"]);
     }
 
     #[test]

@@ -611,10 +611,10 @@ fn literal_hits(
     for literal in literals {
         // The first form of the literal that some chunks hold; every form of
         // an option name.
-        let every_form = matches!(literal.source, super::literals::Source::OptionName | super::literals::Source::Token);
+        let every_form = literal.source == super::literals::Source::OptionName || literal.is_a_string_value();
         // A token that names a symbol is the symbol lookup's to answer: a
         // registry or an `__all__` list quoting the name is not its definition.
-        if literal.source == super::literals::Source::Token && names_a_symbol(index, searcher, &literal.text)? {
+        if literal.is_a_string_value() && names_a_symbol(index, searcher, &literal.text)? {
             continue;
         }
         let mut top: Vec<(f32, u64, tantivy::DocAddress)> = Vec::new();

@@ -279,12 +279,11 @@ const LITERAL_SCAN: usize = 200;
 /// Chunks holding a literal of the query as written (a quoted message, an
 /// option name, a short query whole), nearest in meaning first.
 fn literal_list(store: &ServerStore, literals: &[super::literals::Literal], vector: &[f32], filter: &Filter, limit: usize) -> retrievers::Result<Vec<Hit>> {
-    use super::literals::Source;
     use super::priors::{role, Role};
     let mut hits: Vec<ScoredHit> = Vec::new();
     for literal in literals.iter().take(MAX_LITERALS) {
         // A token that names a definition is the symbol retriever's.
-        if literal.source == Source::Token && !store.search(Collection::Symbols, vector, &filter.clone().any_of("name_lower", vec![literal.text.to_lowercase()]), 1)?.is_empty() {
+        if literal.is_a_string_value() && !store.search(Collection::Symbols, vector, &filter.clone().any_of("name_lower", vec![literal.text.to_lowercase()]), 1)?.is_empty() {
             continue;
         }
         let found = store.search_containing(Collection::Semantic, vector, filter, "content", &literal.text, LITERAL_SCAN + 1)?;
