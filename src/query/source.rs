@@ -19,6 +19,7 @@ use super::files::Mentions;
 use super::fusion::{fuse, RRF_K};
 use super::graph_answers::identifier_subjects;
 use super::intent::{GraphAsk, Intent, Relation};
+use super::literals::{Literal, Source as LiteralSource};
 use super::pipeline::Chunks;
 use super::question::Question;
 use super::retrievers::{Hit, Mode, QueryOptions, Response, Retriever};
@@ -358,12 +359,23 @@ fn keyword_lists(source: &dyn Source, q: &Question, mentions: &Mentions, list_op
     }
     if !analysis.literals.is_empty() {
         let t = Instant::now();
-        let hits = source.literals(q, list_opts)?;
-        timings.insert(Retriever::Exact.as_str(), millis(t));
-        if !hits.is_empty() {
-            let weight = if analysis.intent == Intent::Document { EXACT_DOCUMENT_WEIGHT } else { EXACT_WEIGHT };
-            lists.push((Retriever::Exact, weight, hits));
+        // A document's quotes may pair up across pasted code and weigh less;
+        // its `> quoted` lines are what the reporter saw, meant as written
+        // like a short question's literals.
+        let (seen, rest): (Vec<Literal>, Vec<Literal>) = analysis.literals.iter().cloned().partition(|l| l.source == LiteralSource::BlockQuote);
+        let document_weight = if analysis.intent == Intent::Document { EXACT_DOCUMENT_WEIGHT } else { EXACT_WEIGHT };
+        for (literals, weight) in [(seen, EXACT_WEIGHT), (rest, document_weight)] {
+            if literals.is_empty() {
+                continue;
+            }
+            let mut asked = q.clone();
+            asked.analysis.literals = literals;
+            let hits = source.literals(&asked, list_opts)?;
+            if !hits.is_empty() {
+                lists.push((Retriever::Exact, weight, hits));
+            }
         }
+        timings.insert(Retriever::Exact.as_str(), millis(t));
     }
     Ok(lists)
 }
