@@ -228,6 +228,10 @@ fn a_token_guards_every_endpoint_but_health_and_other_addresses_need_one() {
     let body = json!({"query": "session"}).to_string();
     let (s, v) = http.post_raw("/v1/codebase/search", &body, &[]);
     assert_eq!(s, 401, "{v}");
+    // Refused before its body was read: the connection is closed, and said
+    // so, or a client would send its next request on it.
+    let refused = http.agent.post(&format!("{}/v1/codebase/search", http.base)).header("Content-Type", "application/json").send(&body).expect("POST answered");
+    assert_eq!(refused.headers().get("connection").and_then(|v| v.to_str().ok()), Some("close"));
     assert_eq!(http.post_raw("/v1/codebase/search", &body, &[("Authorization", "Bearer s3cret-tokeN")]).0, 401);
     assert_eq!(http.post_raw("/v1/codebase/search", &body, &[("Authorization", "Bearer s3cret")]).0, 401);
     assert_eq!(http.post_raw("/mcp", &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string(), &[]).0, 401);

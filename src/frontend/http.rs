@@ -139,6 +139,15 @@ fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], json!({"error": message.into()}).to_string()).into_response()
 }
 
+/// A request refused before its body was read: the connection is closed
+/// after the answer (the unread body would be taken for the next request),
+/// and said so, so that a client does not send its next request on it.
+fn refused(status: StatusCode, message: impl Into<String>) -> Response {
+    let mut r = error(status, message);
+    r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
 fn ok_json(value: &Value) -> Response {
     (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], value.to_string()).into_response()
 }
@@ -147,29 +156,29 @@ fn ok_json(value: &Value) -> Response {
 async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     if app.loopback && !headers.get(header::HOST).and_then(|h| h.to_str().ok()).is_some_and(is_loopback_host) {
-        return error(StatusCode::FORBIDDEN, "the Host header must name the loopback address this server listens on (DNS rebinding protection)");
+        return refused(StatusCode::FORBIDDEN, "the Host header must name the loopback address this server listens on (DNS rebinding protection)");
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
         if !origin_allowed(origin, &app.allow_origins) {
-            return error(StatusCode::FORBIDDEN, format!("origin `{origin}` may not call this server (rag.http.allowOrigin lists others)"));
+            return refused(StatusCode::FORBIDDEN, format!("origin `{origin}` may not call this server (rag.http.allowOrigin lists others)"));
         }
     }
     // Refused from its length, before it is read (a body without one is cut at the limit as it is read).
     let length = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     if length.is_some_and(|n| n > app.max_body as u64) {
-        return error(StatusCode::PAYLOAD_TOO_LARGE, format!("the body is over {} bytes", app.max_body));
+        return refused(StatusCode::PAYLOAD_TOO_LARGE, format!("the body is over {} bytes", app.max_body));
     }
     let path = req.uri().path().to_string();
     if let (Some(token), false) = (&app.token, path == "/health") {
         if !bearer_matches(headers, token) {
-            let mut r = error(StatusCode::UNAUTHORIZED, "a bearer token is required (Authorization: Bearer <rag.http.token>)");
+            let mut r = refused(StatusCode::UNAUTHORIZED, "a bearer token is required (Authorization: Bearer <rag.http.token>)");
             r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return r;
         }
     }
     let Ok(_permit) = app.permits.clone().try_acquire_owned() else {
-        let mut r = error(StatusCode::SERVICE_UNAVAILABLE, "too many requests in flight; try again");
+        let mut r = refused(StatusCode::SERVICE_UNAVAILABLE, "too many requests in flight; try again");
         r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         return r;
     };
