@@ -124,5 +124,5 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// A full sync of `docs`.
 fn changes<'a>(docs: &[git_rag::semantic::docs::Doc], model_id: &'a str) -> git_rag::semantic::sync::Changes<'a> {
-    git_rag::semantic::sync::Changes { full: true, cleared: &[], docs: docs.to_vec(), patterns: Vec::new(), model_id }
+    git_rag::semantic::sync::Changes { full: true, cleared: &[], docs: docs.to_vec(), patterns: Vec::new(), model_id, pending: None }
 }

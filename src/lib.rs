@@ -4,8 +4,8 @@
 //! binary: CLI, MCP server, hooks runner) parse their input, call what this
 //! facade exports, and render. Progress and notices reach the caller through
 //! a [`Progress`] sink it passes in. See `ARCHITECTURE.md` for the code map
-//! and the dependency direction:
-//! analysis ← stores ← semantic ← {index, query} ← frontends.
+//! and the dependency direction (bottom up): analysis ← stores ← graph,
+//! semantic ← index ← worktree ← query ← ask ← frontends.
 //!
 //! Public modules are reusable building blocks with their own API (chunking,
 //! embedding, the vector stores, git access); everything else is private and
@@ -38,15 +38,16 @@ pub use index::gc::server::{gc_server, ServerGcReport};
 pub use index::gc::{gc, GcReport};
 pub use index::{run as index, IndexError, IndexOptions, Outcome as IndexOutcome, Report as IndexReport, SemanticOptions};
 pub use progress::{Progress, RunSize, Silent, Step};
+pub use query::answer::{Answer, FileChunk, FileHit, Hit, Origin, QueryError, Response};
 pub use query::context::Context;
-pub use query::engine::{Answer, Engine, HybridOptions, SemanticSetup, DEFAULT_WINDOW};
-pub use query::files::{FileChunk, FileHit};
-pub use query::intent::Relation;
-pub use query::retrievers::{Hit, Mode, Origin, QueryOptions, Response, SYMBOL_NAME_MATCH};
+pub use query::options::{HybridOptions, Mode, QueryOptions, DEFAULT_WINDOW};
+pub use query::question::intent::Relation;
+pub use query::retrieve::keyword::SYMBOL_NAME_MATCH;
+pub use query::sources::engine::{Engine, SemanticSetup};
+pub use query::sources::server::{Server as QueryServer, ServerQueryError};
+pub use query::sources::warm::{WarmEngine, WarmStatus};
 pub use worktree::{scan as scan_worktree, Change as WorktreeChange, Layer, LayerFile, LayerOptions, Watch, WorktreeError};
-pub use query::server_only::{Server as QueryServer, ServerQueryError};
-pub use query::warm::{WarmEngine, WarmStatus};
-pub use query::{indexed_state, index_notices, open_engine, run as query, short, Target as QueryTarget, Output as QueryOutput, Outcome as QueryOutcome, QueryError, Request as QueryRequest};
+pub use query::{indexed_state, index_notices, open_engine, run as query, short, Target as QueryTarget, Output as QueryOutput, Outcome as QueryOutcome, Request as QueryRequest};
 pub use settings::{collection_prefix, Overrides, SettingsError, Workspace};
 pub use status::{collect as collect_status, SkippedFile, Status, StatusError, WorktreeStatus};
 pub use semantic::dump::dump_vectors;

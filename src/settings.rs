@@ -123,8 +123,8 @@ impl Workspace {
     }
 
     /// What queries need to open the semantic layer; `None` when it is turned off.
-    pub fn semantic_setup(&self, wait: Duration, one_shot: bool) -> Option<crate::query::engine::SemanticSetup> {
-        self.semantic.then(|| crate::query::engine::SemanticSetup { backend: self.backend.clone(), model: self.model.clone(), wait, one_shot })
+    pub fn semantic_setup(&self, wait: Duration, one_shot: bool) -> Option<crate::query::sources::engine::SemanticSetup> {
+        self.semantic.then(|| crate::query::sources::engine::SemanticSetup { backend: self.backend.clone(), model: self.model.clone(), wait, one_shot })
     }
 }
 

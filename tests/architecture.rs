@@ -129,3 +129,129 @@ fn no_library_function_is_longer_than_100_lines() {
     assert!(measured > 300, "measured only {measured} functions: the scanner is broken");
     assert!(long.is_empty(), "split these functions (at most 100 lines each):\n{}", long.join("\n"));
 }
+
+/// The layers of `src/query/`, bottom up (ARCHITECTURE.md, "Dependency
+/// direction"): a module uses the layers before its own, never one after.
+const QUERY_LAYERS: &[&str] = &["question", "answer", "options", "retrieve", "rank", "sources", "context"];
+
+/// Each module of `src/query/` (its path below `query`, `[]` for `mod.rs`) and its file.
+fn query_modules() -> Vec<(Vec<String>, PathBuf)> {
+    let root = src().join("query");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(&root).expect("under query").with_extension("");
+            let mut parts: Vec<String> = rel.iter().map(|c| c.to_string_lossy().into_owned()).collect();
+            if parts.last().is_some_and(|p| p == "mod") {
+                parts.pop();
+            }
+            (parts, f)
+        })
+        .collect()
+}
+
+/// A file's code before its test module, comments left out.
+fn code_before_tests(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).expect("read");
+    let lines: Vec<&str> = text.lines().collect();
+    let end = (0..lines.len()).find(|&i| lines[i].starts_with("#[cfg(test)]") && lines.get(i + 1).is_some_and(|n| n.starts_with("mod "))).unwrap_or(lines.len());
+    lines[..end].iter().map(|l| l.split("//").next().unwrap_or("").to_string()).collect()
+}
+
+/// The modules of `src/query/` each module refers to: `crate::query::a::b`,
+/// `super::x` (resolved) and, from a folder's `mod.rs`, its own submodules.
+fn query_imports() -> Vec<(Vec<String>, Vec<Vec<String>>)> {
+    let modules = query_modules();
+    let known: std::collections::HashSet<Vec<String>> = modules.iter().map(|(m, _)| m.clone()).collect();
+    let longest_known = |mut p: Vec<String>, floor: usize| {
+        while p.len() > floor && !known.contains(&p) {
+            p.pop();
+        }
+        p
+    };
+    let absolute = regex::Regex::new(r"crate::query::((?:\w+::)*\w+)").expect("regex");
+    let relative = regex::Regex::new(r"\b((?:super::)+)((?:\w+::)*\w+)").expect("regex");
+    let mut out = Vec::new();
+    for (module, file) in &modules {
+        if module.is_empty() {
+            continue; // query/mod.rs: the top, `run`
+        }
+        let is_folder = file.ends_with("mod.rs");
+        let children: Vec<String> = if is_folder { known.iter().filter(|k| k.len() == module.len() + 1 && k.starts_with(module)).map(|k| k[module.len()].clone()).collect() } else { Vec::new() };
+        let mut targets: Vec<Vec<String>> = Vec::new();
+        for line in code_before_tests(file) {
+            for c in absolute.captures_iter(&line) {
+                targets.push(longest_known(c[1].split("::").map(str::to_string).collect(), 0));
+            }
+            for c in relative.captures_iter(&line) {
+                let mut base: Vec<String> = module[..module.len() - 1].to_vec();
+                for _ in 1..c[1].matches("super::").count() {
+                    base.pop();
+                }
+                let floor = base.len();
+                base.extend(c[2].split("::").map(str::to_string));
+                targets.push(longest_known(base, floor));
+            }
+            for child in &children {
+                let used = line.split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == ':')).any(|w| w.starts_with(&format!("{child}::")));
+                if used || line.trim_start().starts_with(&format!("use {child}")) {
+                    let mut t = module.clone();
+                    t.push(child.clone());
+                    targets.push(t);
+                }
+            }
+        }
+        targets.retain(|t| t != module);
+        targets.sort();
+        targets.dedup();
+        out.push((module.clone(), targets));
+    }
+    assert!(out.len() > 20, "found only {} query modules", out.len());
+    out
+}
+
+#[test]
+fn the_query_layers_import_only_downwards_and_without_circles() {
+    let imports = query_imports();
+    let layer = |m: &[String]| m.first().and_then(|top| QUERY_LAYERS.iter().position(|l| l == top));
+    let mut problems = Vec::new();
+    for (module, targets) in &imports {
+        let Some(own) = layer(module) else {
+            problems.push(format!("query/{} is in no layer (add it to QUERY_LAYERS and ARCHITECTURE.md)", module.join("/")));
+            continue;
+        };
+        for t in targets {
+            match layer(t) {
+                None => problems.push(format!("query/{} uses query/{} (the top, or no layer)", module.join("/"), t.join("/"))),
+                Some(l) if l > own => problems.push(format!("query/{} uses query/{}, a layer above it", module.join("/"), t.join("/"))),
+                _ => {}
+            }
+        }
+    }
+    // Circles: a depth-first walk that meets a module still on its path.
+    let graph: std::collections::HashMap<&Vec<String>, &Vec<Vec<String>>> = imports.iter().map(|(m, t)| (m, t)).collect();
+    fn walk<'a>(m: &'a Vec<String>, graph: &std::collections::HashMap<&'a Vec<String>, &'a Vec<Vec<String>>>, path: &mut Vec<&'a Vec<String>>, done: &mut std::collections::HashSet<&'a Vec<String>>, found: &mut Vec<String>) {
+        if let Some(at) = path.iter().position(|p| *p == m) {
+            let circle: Vec<String> = path[at..].iter().chain(std::iter::once(&m)).map(|p| p.join("/")).collect();
+            found.push(format!("circle: {}", circle.join(" -> ")));
+            return;
+        }
+        if !done.insert(m) {
+            return;
+        }
+        path.push(m);
+        if let Some(targets) = graph.get(m) {
+            for t in targets.iter() {
+                walk(t, graph, path, done, found);
+            }
+        }
+        path.pop();
+    }
+    let mut done = std::collections::HashSet::new();
+    for (m, _) in &imports {
+        walk(m, &graph, &mut Vec::new(), &mut done, &mut problems);
+    }
+    assert!(problems.is_empty(), "src/query/ must stay layered ({}):\n{}", QUERY_LAYERS.join(" < "), problems.join("\n"));
+}

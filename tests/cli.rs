@@ -154,6 +154,13 @@ fn exclude_and_min_score_filter_every_mode() {
     assert!(paths(&["--exclude", "**"]).is_empty());
     let out = rag_env(repo.path(), &["query", "x", "--exclude", "a[b"], &[]);
     assert!(!out.status.success() && stderr(&out).contains("a[b"), "{}", stderr(&out));
+    // An unknown --kind is an error that lists the kinds, in every mode; a known one in any case filters.
+    for mode in ["hybrid", "keyword", "symbol"] {
+        let out = rag_env(repo.path(), &["query", "persist_cookies", "--mode", mode, "--kind", "fucntion"], &[]);
+        assert!(!out.status.success(), "{mode}");
+        assert!(stderr(&out).contains("fucntion") && stderr(&out).contains("method") && stderr(&out).contains("const"), "{mode}: {}", stderr(&out));
+    }
+    assert!(!paths(&["--mode", "symbol", "--kind", "Function"]).is_empty());
 
     // --min-score keeps what scores at least that, on the score it reports.
     let scores = |extra: &[&str]| -> Vec<f64> {

@@ -91,12 +91,12 @@ fn a_server_killed_mid_run_leaves_a_degraded_index_the_next_run_completes() {
     let repo = TestRepo::new();
     repo.git(&["config", "rag.qdrantPrefix", "git_rag_faults"]);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    repo.write("src/fusion.rs", std::fs::read(root.join("src/query/fusion.rs")).expect("source"));
+    repo.write("src/fusion.rs", std::fs::read(root.join("src/query/rank/fusion.rs")).expect("source"));
     repo.commit("one");
     json_ok(repo.path(), &["index", "--json", "-q"], &env);
 
     // Enough new text that the run is still embedding when the server dies.
-    for f in ["src/semantic/api.rs", "src/index/paths.rs", "src/query/intent.rs", "src/query/priors.rs", "src/settings.rs", "scripts/embed-server.py"] {
+    for f in ["src/semantic/api.rs", "src/index/paths.rs", "src/query/question/intent.rs", "src/query/question/about.rs", "src/query/rank/priors.rs", "src/settings.rs", "scripts/embed-server.py"] {
         repo.write(f, std::fs::read(root.join(f)).expect("source"));
     }
     repo.commit("two");

@@ -14,8 +14,9 @@ use serde_json::{json, Value};
 fn origin() -> TestRepo {
     let repo = TestRepo::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for f in ["src/semantic/api.rs", "src/index/paths.rs", "scripts/embed-server.py", "src/query/fusion.rs"] {
-        repo.write(f, std::fs::read(root.join(f)).expect("source file"));
+    // (where the test repository has it, where this project keeps it)
+    for (f, from) in [("src/semantic/api.rs", "src/semantic/api.rs"), ("src/index/paths.rs", "src/index/paths.rs"), ("scripts/embed-server.py", "scripts/embed-server.py"), ("src/query/fusion.rs", "src/query/rank/fusion.rs")] {
+        repo.write(f, std::fs::read(root.join(from)).expect("source file"));
     }
     repo.commit("code");
     repo

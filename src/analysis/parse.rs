@@ -31,6 +31,18 @@ pub enum SymbolKind {
 }
 
 impl SymbolKind {
+    pub const ALL: [SymbolKind; 9] = [
+        SymbolKind::Function,
+        SymbolKind::Method,
+        SymbolKind::Class,
+        SymbolKind::Interface,
+        SymbolKind::Type,
+        SymbolKind::Enum,
+        SymbolKind::Variable,
+        SymbolKind::Const,
+        SymbolKind::Module,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             SymbolKind::Function => "function",

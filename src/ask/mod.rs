@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use crate::git::Repo;
 use crate::query::context::{count_tokens, Placed};
-use crate::query::engine::{Engine, HybridOptions};
+use crate::query::options::HybridOptions;
+use crate::query::sources::engine::Engine;
 use crate::query::{Output, QueryError, Request};
 use crate::semantic::rerank::RerankerSource;
 pub use chat::{ChatClient, ChatError, ChatOptions, Message};

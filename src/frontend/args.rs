@@ -147,6 +147,10 @@ pub enum Command {
         /// Tokens the context may use (cl100k_base).
         #[arg(long, default_value_t = 8000)]
         budget: usize,
+        /// JSON: each result carries the ranking stage's features (the data
+        /// `scripts/fit-ranking.py` fits the stage's weights on).
+        #[arg(long, hide = true)]
+        explain_ranking: bool,
     },
     /// Answer a question with your LLM (an OpenAI-compatible chat endpoint:
     /// `git config rag.chat.url`, `rag.chat.model`), citing the code it read

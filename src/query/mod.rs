@@ -1,62 +1,45 @@
-//! Answering queries: query analysis (intent), the single retrievers, the
-//! hybrid engine (fusion, graph answers), and the context assembler.
+//! Answering queries. The modules are layers, bottom up; each imports only
+//! the layers before it (`tests/architecture.rs` holds this):
+//!
+//! 1. [`question`] reads the question once: intent, literals, document
+//!    signals, listed items, the files it names, what it is about.
+//! 2. [`answer`] is what a query returns (the JSON contract) and its errors;
+//!    [`options`] is what a query asks for.
+//! 3. [`retrieve`]: the retrievers, and the `Source` trait a place to
+//!    search implements.
+//! 4. [`rank`]: the one ranking stage (which lists run, fusion, priors,
+//!    files, reranking).
+//! 5. [`sources`]: the places searched (the local index and its work-tree
+//!    layer, its graph, a Qdrant server alone, a warm engine).
+//! 6. [`context`]: a token-budgeted context from an answer.
 //!
 //! [`run`] is the one entry point the frontends share: the CLI's
 //! `git rag query` (on the local index, or a Qdrant server's alone) and
 //! every MCP tool call it with the same [`Request`], so they answer alike
-//! (rerank, expand, diversity and context included). Every source goes
-//! through one pipeline ([`source`]).
+//! (rerank, expand, diversity and context included).
 
+pub mod answer;
 pub mod context;
-pub mod engine;
-pub mod files;
-mod fusion;
-mod graph_answers;
-pub mod intent;
-mod layered;
-mod literals;
-mod local;
-mod parts;
-mod pattern_hits;
-mod pipeline;
-mod pieces;
-mod priors;
+pub mod options;
 pub mod question;
-pub mod retrievers;
-pub mod server_only;
-pub mod signals;
-mod source;
-pub mod warm;
+pub mod rank;
+pub mod retrieve;
+pub mod sources;
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::progress::millis;
 use crate::git::{BlobReader, Repo};
+use crate::progress::millis;
 use crate::semantic::rerank::{Reranker, RerankerSource};
 use crate::stores::state::{IndexState, STATE_FILE};
 use crate::worktree::LayerOptions;
-use engine::{Answer, Engine, HybridOptions, SemanticSetup};
-use retrievers::Mode;
-
-#[derive(Debug, thiserror::Error)]
-pub enum QueryError {
-    #[error(transparent)]
-    State(#[from] crate::stores::state::StateError),
-    #[error(transparent)]
-    Engine(#[from] engine::HybridError),
-    #[error(transparent)]
-    Git(#[from] crate::git::GitError),
-    #[error("there is no index yet at {dir}; call the `index` tool (or run `git rag index`)")]
-    NoIndex { dir: String },
-    #[error("the engine lock is poisoned (a previous query panicked)")]
-    Poisoned,
-    #[error("the index at {dir} has no semantic layer (it was built without an embedding model); run `git rag model install`, then `git rag index`")]
-    NoSemanticLayer { dir: String },
-}
-
-pub type Result<T> = std::result::Result<T, QueryError>;
+use answer::{Answer, Retriever};
+pub use answer::{QueryError, QueryResult as Result};
+use options::{HybridOptions, Mode};
+use sources::engine::{Engine, SemanticSetup};
+use sources::{local, server};
 
 /// One query: what to search, and what to make of the results.
 #[derive(Debug, Clone)]
@@ -120,11 +103,12 @@ pub fn index_notices(repo: &Repo, state: &IndexState) -> Vec<String> {
 #[derive(Clone, Copy)]
 pub enum Target<'a> {
     Local(&'a Arc<Engine>),
-    Server(&'a server_only::Server),
+    Server(&'a server::Server),
 }
 
 /// Answers `req` from `target`: search, rerank, and (when asked) the context.
 pub fn run(target: Target, repo: &Repo, reranker: &RerankerSource, req: &Request) -> Result<Outcome> {
+    req.search.query.validate().map_err(answer::HybridError::from)?;
     let mut notices = Vec::new();
     if let (Mode::Semantic, Target::Local(engine)) = (req.search.query.mode, target) {
         if engine.state().semantic.is_none() {
@@ -151,12 +135,12 @@ pub fn run(target: Target, repo: &Repo, reranker: &RerankerSource, req: &Request
             }
             (answer, layer)
         }
-        Target::Server(server) => (source::answer(server, &req.text, &req.search)?, None),
+        Target::Server(server) => (rank::hybrid::answer(server, &req.text, &req.search)?, None),
     };
     if let Some(r) = reranker {
         let t = Instant::now();
-        match r.and_then(|r| r.rerank(&req.text, &mut answer.response.results, 20)) {
-            Ok(()) => answer.retrievers.push(retrievers::Retriever::Rerank),
+        match r.and_then(|r| rank::rerank::rerank(&r, &req.text, &mut answer.response.results, 20)) {
+            Ok(()) => answer.retrievers.push(Retriever::Rerank),
             Err(e) => answer.fallbacks.push(format!("rerank: {e}")),
         }
         answer.timings.insert("rerank", millis(t));
@@ -171,8 +155,8 @@ pub fn run(target: Target, repo: &Repo, reranker: &RerankerSource, req: &Request
         Some(budget) => {
             let reader = BlobReader::new(repo);
             let pieces = match target {
-                Target::Local(engine) => pieces::context_pieces(&local::LocalTexts { engine, layer: layer.as_deref(), reader }, &answer)?,
-                Target::Server(server) => pieces::context_pieces(&server_only::ServerTexts { server, reader }, &answer)?,
+                Target::Local(engine) => context::pieces::context_pieces(&local::LocalTexts { engine, layer: layer.as_deref(), reader }, &answer)?,
+                Target::Server(server) => context::pieces::context_pieces(&server::ServerTexts { server, reader }, &answer)?,
             };
             Output::Context(Box::new(context::assemble(&req.text, pieces, &context::ContextOptions { budget })))
         }

@@ -17,7 +17,6 @@ use ort::session::Session;
 use ort::value::Tensor;
 use tokenizers::{Tokenizer, TruncationParams};
 
-use crate::query::retrievers::Hit;
 pub use super::rerank_api::{ApiReranker, RerankApi, RerankApiOptions};
 
 #[derive(Debug, thiserror::Error)]
@@ -86,47 +85,20 @@ impl Reranker {
         }
     }
 
-    /// Reorders the first `top` hits by the reranker's scores (a hit it left
-    /// unscored goes after the scored ones, in its fused order); the rest
-    /// keep their order. On an error the hits are left as they were.
-    pub fn rerank(&self, query: &str, hits: &mut [Hit], top: usize) -> Result<(), RerankError> {
-        let n = hits.len().min(top);
-        let passages: Vec<String> = hits[..n].iter().map(passage).collect();
-        let scores = self.score(query, &passages)?;
-        let mut order: Vec<usize> = (0..n).collect();
+    /// The passages by relevance to `query`, best first, each with its
+    /// score: a passage the reranker left unscored goes after the scored
+    /// ones, in its given order.
+    pub fn order(&self, query: &str, passages: &[String]) -> Result<Vec<(usize, Option<f32>)>, RerankError> {
+        let scores = self.score(query, passages)?;
+        let mut order: Vec<usize> = (0..passages.len()).collect();
         order.sort_by(|&a, &b| match (scores[a], scores[b]) {
             (Some(x), Some(y)) => y.total_cmp(&x).then(a.cmp(&b)),
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,
             (None, None) => a.cmp(&b),
         });
-        let reordered: Vec<Hit> = order.iter().map(|&i| hits[i].clone()).collect();
-        for (i, (slot, (mut h, &oi))) in hits[..n].iter_mut().zip(reordered.into_iter().zip(&order)).enumerate() {
-            if let Some(s) = scores[oi] {
-                h.score = s;
-            }
-            h.rank = i + 1;
-            *slot = h;
-        }
-        Ok(())
+        Ok(order.into_iter().map(|i| (i, scores[i])).collect())
     }
-}
-
-/// Longest passage sent to a reranker, in characters (a cross-encoder reads
-/// 512 tokens; an endpoint need not be sent more).
-const MAX_PASSAGE_CHARS: usize = 4000;
-
-/// What a reranker reads of a hit: its path and symbol, then its text.
-fn passage(h: &Hit) -> String {
-    let head = match &h.symbol {
-        Some(s) => format!("{}: {s}", h.path),
-        None => h.path.clone(),
-    };
-    let body = match h.content.char_indices().nth(MAX_PASSAGE_CHARS) {
-        Some((i, _)) => &h.content[..i],
-        None => &h.content,
-    };
-    format!("{head}\n{body}")
 }
 
 /// Where a local cross-encoder is looked for.

@@ -12,7 +12,7 @@
 //! - document: an issue report, a pasted error or log (long, several lines,
 //!   code fences, tracebacks): its relation and convention words are
 //!   incidental, so it never asks the graph or the patterns; the code it
-//!   names ([`super::signals`]) goes to symbol lookup.
+//!   names ([`super::document`]) goes to symbol lookup.
 
 use serde::Serialize;
 
@@ -72,7 +72,7 @@ pub struct Analysis {
     pub wants_patterns: bool,
     /// What a document-like query names (paths, frames, identifiers).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub signals: Option<super::signals::Signals>,
+    pub signals: Option<super::document::Signals>,
     /// Text the query means as written (quoted, option names, a short
     /// query whole), matched by phrase.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -112,15 +112,11 @@ pub fn looks_like_code(raw: &str) -> bool {
 }
 
 /// Classifies a query and sets retriever weights (tests; the engine reads
-/// [`super::question::Question::analysis`]).
-#[cfg(test)]
-pub fn analyze(text: &str) -> Analysis {
-    super::question::Question::new(text).analysis
-}
+/// [`super::Question::analysis`]).
 
 /// Classifies a query and sets retriever weights. `document`, `signals`
-/// and `literals` are the question's, read once ([`super::question`]).
-pub(super) fn classify(text: &str, document: bool, signals: Option<super::signals::Signals>, literals: &[super::literals::Literal]) -> Analysis {
+/// and `literals` are the question's, read once ([`super`]).
+pub fn classify(text: &str, document: bool, signals: Option<super::document::Signals>, literals: &[super::literals::Literal]) -> Analysis {
     let lower = text.to_lowercase();
     let raw_words: Vec<&str> = text.split_whitespace().collect();
     let code_words = raw_words.iter().filter(|w| looks_like_code(w)).count();
@@ -275,9 +271,27 @@ pub fn graph_ask(text: &str) -> Option<GraphAsk> {
     Some(GraphAsk { relation, subject, context })
 }
 
+/// Code-shaped words of a query, as graph subjects when no relation was asked.
+pub fn identifier_subjects(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = text
+        .split_whitespace()
+        .filter(|w| looks_like_code(w))
+        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.')).split('(').next().unwrap_or("").to_string())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if out.is_empty() {
+        out = text.split_whitespace().map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_')).to_string()).filter(|w| w.len() > 2).collect();
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn analyze(text: &str) -> Analysis {
+        crate::query::question::Question::new(text).analysis
+    }
 
     fn rel(q: &str) -> Option<(Relation, Vec<String>)> {
         graph_ask(q).map(|a| (a.relation, a.subject))

@@ -40,6 +40,8 @@
 //! (at least [`MIN_LINES`]); the citation always names exactly the lines
 //! shown, and the heading says which part of the candidate they are.
 
+pub mod pieces;
+
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -126,7 +128,7 @@ impl Default for ContextOptions {
 impl Piece {
     /// A piece of `section` showing `range` (first line, last line, text) of
     /// the hit's file, named like the hit.
-    pub fn of_hit(section: Section, h: &crate::query::retrievers::Hit, range: (usize, usize, String), note: Option<String>) -> Piece {
+    pub fn of_hit(section: Section, h: &crate::query::answer::Hit, range: (usize, usize, String), note: Option<String>) -> Piece {
         Piece {
             section,
             path: h.path.clone(),

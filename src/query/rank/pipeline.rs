@@ -2,31 +2,22 @@
 //! file priors, overlap removal, the files the query names, each listed
 //! item's answer near the top, diversity,
 //! `--min-score`, parent expansion, the file ranking (`--files`) and the
-//! final cut. The local index and a Qdrant server alone ([`super::server_only`])
+//! final cut. The local index and a Qdrant server alone (`crate::query::sources::server`)
 //! differ in how they find candidates, not in what is made of them, so this
 //! is written once. A source answers the few questions it needs through
 //! [`Chunks`].
 
-use super::engine::HybridOptions;
-use super::files::{apply_priors, chunks_by_file, grouped_by_file, lift_mentioned, rank_files, FileHit, Mentions, CHUNKS_PER_FILE};
+use super::files::{apply_priors, chunks_by_file, grouped_by_file, lift_mentioned, rank_files, CHUNKS_PER_FILE};
 use super::fusion::{credit, dedup_overlaps, mmr, RRF_K};
-use super::question::Question;
-use super::retrievers::{Hit, Mode, QueryOptions, Result};
-
-/// What the shared stage asks of a source beyond its candidate lists.
-pub(crate) trait Chunks {
-    /// Reads the content of the hits that came without it.
-    fn fill_content(&self, hits: &mut [Hit]) -> Result<()>;
-    /// The outline of a file the query names that no retriever found, if the
-    /// source has one.
-    fn file_hit(&self, path: &str) -> Result<Option<Hit>>;
-    /// The definition enclosing a hit (for `--expand-parent`), if the source knows it.
-    fn parent(&self, hit: &Hit) -> Result<Option<Hit>>;
-}
+use crate::query::answer::{FileHit, Hit, SearchResult as Result};
+use crate::query::options::{HybridOptions, Mode, QueryOptions};
+use crate::query::question::mentions::Mentions;
+use crate::query::question::Question;
+use crate::query::retrieve::Chunks;
 
 /// Options for the lists a source's retrievers return: `window` candidates
 /// each in hybrid mode, enough chunks per file with `--files`.
-pub(crate) fn list_options(opts: &HybridOptions) -> QueryOptions {
+pub fn list_options(opts: &HybridOptions) -> QueryOptions {
     let limit = opts.query.limit;
     let mut list = opts.query.clone();
     list.limit = match opts.query.mode {
@@ -40,7 +31,7 @@ pub(crate) fn list_options(opts: &HybridOptions) -> QueryOptions {
 
 /// The answer's results (and files, with `--files`) from a source's
 /// ranked candidates: fused ones in hybrid mode, one retriever's otherwise.
-pub(crate) fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut results: Vec<Hit>, opts: &HybridOptions) -> Result<(Vec<Hit>, Option<Vec<FileHit>>)> {
+pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut results: Vec<Hit>, opts: &HybridOptions) -> Result<(Vec<Hit>, Option<Vec<FileHit>>)> {
     let limit = opts.query.limit;
     if opts.query.mode == Mode::Hybrid {
         apply_priors(&mut results, &q.about, q.document);
@@ -59,9 +50,12 @@ pub(crate) fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut
                 let dense = q.analysis.weights.dense;
                 results = grouped_by_file(results, |h| h.score - h.signals.dense.map_or(0.0, |rank| credit(dense, rank, RRF_K)));
             } else if !q.parts.is_empty() {
-                let pool = results.len().min(super::parts::POOL);
+                let pool = results.len().min(super::listed::POOL);
                 source.fill_content(&mut results[..pool])?;
-                results = super::parts::covering(results, &q.parts);
+                results = super::listed::covering(results, &q.parts);
+            }
+            if !q.document {
+                results = super::stage::rerank(results, q, &super::weights::WEIGHTS, opts.explain);
             }
         }
         if let Some(lambda) = opts.diversity {

@@ -4,12 +4,19 @@
 //! may be identifiers are decided here, in one place, so that two
 //! retrievers cannot read the same text two ways.
 
+pub mod about;
+pub mod document;
+pub mod intent;
+pub mod literals;
+pub mod mentions;
+pub mod parts;
+pub mod words;
+
 use serde::Serialize;
 
-use super::intent::{self, Analysis, Intent};
-use super::literals::{self, Literal};
-use super::priors::{About, LooksFor};
-use super::signals;
+use about::{About, LooksFor};
+use intent::{Analysis, Intent};
+use literals::Literal;
 
 /// A document with less prose than this is embedded whole (a bare traceback).
 const MIN_DENSE_PROSE_WORDS: usize = 8;
@@ -29,10 +36,10 @@ pub struct Question {
     /// The text as asked.
     pub asked: String,
     /// The text the retrievers read: as asked, but a document's
-    /// environment listing left out ([`signals::without_environment`]).
+    /// environment listing left out ([`document::without_environment`]).
     pub text: String,
     /// Long, several lines, fences or frames: an issue report or a pasted
-    /// error, whose words are mostly incidental ([`signals::is_document`]).
+    /// error, whose words are mostly incidental ([`document::is_document`]).
     pub document: bool,
     /// Intent, retriever weights, graph ask, the document's signals.
     pub analysis: Analysis,
@@ -51,7 +58,7 @@ pub struct Question {
     /// The items of a list the question holds (`url, headers, body and
     /// cookies`) and what it asks of every item, as stemmed words; none for
     /// a document.
-    pub parts: super::parts::Listing,
+    pub parts: parts::Listing,
     /// A document's title: its first line, when that reads as a sentence
     /// above the rest (an issue's summary, not a log line or a frame).
     pub title: Option<String>,
@@ -60,21 +67,21 @@ pub struct Question {
 impl Question {
     pub fn new(asked: &str) -> Question {
         let text = asked;
-        let document = signals::is_document(text);
+        let document = document::is_document(text);
         // The environment an issue template asks for names packages, not code.
         let stripped;
         let text = if document {
-            stripped = signals::without_environment(text);
+            stripped = document::without_environment(text);
             stripped.as_str()
         } else {
             text
         };
-        let signals = document.then(|| signals::extract(text));
+        let signals = document.then(|| document::extract(text));
         let literals = literals::extract(text, document);
         let analysis = intent::classify(text, document, signals, &literals);
-        let prose = document.then(|| signals::split_fences(text).0);
-        let title = if document { signals::title(text).map(str::to_string) } else { None };
-        let parts = if document { Default::default() } else { super::parts::enumerated(text) };
+        let prose = document.then(|| document::split_fences(text).0);
+        let title = if document { document::title(text).map(str::to_string) } else { None };
+        let parts = if document { Default::default() } else { parts::enumerated(text) };
         let mut about = About::of(text, document);
         about.looks_for = match analysis.intent {
             Intent::Concept | Intent::Mixed | Intent::Keyword => LooksFor::Behaviour,
@@ -131,7 +138,7 @@ fn words(text: &str) -> Vec<Word> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::intent::Intent;
+    use crate::query::question::intent::Intent;
 
     #[test]
     fn code_words_are_told_from_english() {

@@ -11,19 +11,19 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use super::engine::{Timings, Unavailable};
-use super::files::Mentions;
-use super::pattern_hits::{pattern_dense, pattern_from_payload, pattern_hit};
-use super::question::Question;
-use super::retrievers::{self, Hit, Mode, QueryOptions};
-use super::source::{Dense, Source, Walk};
+use crate::query::answer::{Hit, Result as HybridResult, SearchResult, Timings, Unavailable};
+use crate::query::options::{Mode, QueryOptions};
+use crate::query::question::mentions::Mentions;
+use crate::query::question::Question;
+use crate::query::retrieve::patterns::{pattern_dense, pattern_from_payload, pattern_hit};
+use crate::query::retrieve::{dense, Chunks, Dense, Source, Texts, Walk};
 use crate::progress::millis;
 use crate::semantic::docs::bm25_query;
 use crate::semantic::embed::{self, EmbedOptions, Embedder, ModelSource};
 use crate::stores::server_state::{load_state, ServerStateError};
 use crate::stores::vector::server::{ServerOptions, ServerStore};
 use crate::stores::vector::{Collection, Filter, ScoredHit, VectorStore};
-use super::intent::{GraphAsk, Relation};
+use crate::query::question::intent::{GraphAsk, Relation};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServerQueryError {
@@ -110,20 +110,20 @@ impl Server {
     }
 
     /// The payload filter of the options (`None`: no path can match).
-    fn filter(&self, opts: &QueryOptions) -> retrievers::Result<Option<Filter>> {
-        retrievers::payload_filter(opts, self.index.files.keys())
+    fn filter(&self, opts: &QueryOptions) -> SearchResult<Option<Filter>> {
+        dense::payload_filter(opts, self.index.files.keys())
     }
 
     /// The hit of the SEMANTIC or FILES point `id`, if the server holds it.
-    fn point_hit(&self, collection: Collection, id: u64) -> retrievers::Result<Option<Hit>> {
+    fn point_hit(&self, collection: Collection, id: u64) -> SearchResult<Option<Hit>> {
         let Some(record) = self.store.retrieve(collection, &[id], false)?.into_iter().next() else { return Ok(None) };
         let Some(chunk_id) = record.payload.get("chunk_id").and_then(|v| v.as_str()).map(str::to_string) else { return Ok(None) };
-        Ok(retrievers::dense_hits(&self.store, vec![(chunk_id, 0.0, record.payload)])?.into_iter().next())
+        Ok(dense::dense_hits(&self.store, vec![(chunk_id, 0.0, record.payload)])?.into_iter().next())
     }
 
     /// Conventions by the server's BM25 over their descriptions, each with
     /// its first example's lines (the example's text as the hit's content).
-    pub(super) fn conventions(&self, text: &str, limit: usize) -> retrievers::Result<Vec<(Hit, String)>> {
+    pub(crate) fn conventions(&self, text: &str, limit: usize) -> SearchResult<Vec<(Hit, String)>> {
         let mut out = Vec::new();
         for (i, hit) in self.store.sparse_search(Collection::Patterns, &bm25_query(text), &Filter::default(), limit)?.into_iter().enumerate() {
             let Some(p) = pattern_from_payload(&hit.payload).and_then(|m| serde_json::from_value::<crate::analysis::patterns::Pattern>(serde_json::Value::Object(m)).ok()) else { continue };
@@ -140,22 +140,22 @@ impl Server {
 /// server recorded; a file the clone lacks stands for itself by the chunk
 /// text the server stores) and conventions, for a context. The call graph
 /// only a local index has.
-pub(super) struct ServerTexts<'a> {
+pub(crate) struct ServerTexts<'a> {
     pub server: &'a Server,
     pub reader: crate::git::BlobReader,
 }
 
-impl super::pieces::Texts for ServerTexts<'_> {
+impl Texts for ServerTexts<'_> {
     fn file_text(&self, path: &str) -> Option<String> {
         let id = gix::ObjectId::from_hex(self.server.index.files.get(path)?.as_bytes()).ok()?;
         self.reader.read(&id).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
-    fn graph(&self) -> Option<super::engine::Result<crate::graph::Neighbourhood<'_>>> {
+    fn graph(&self) -> Option<HybridResult<crate::graph::Neighbourhood<'_>>> {
         None
     }
 
-    fn conventions(&self, query: &str) -> super::engine::Result<Vec<(Hit, String)>> {
+    fn conventions(&self, query: &str) -> HybridResult<Vec<(Hit, String)>> {
         Ok(self.server.conventions(query, 4)?)
     }
 }
@@ -169,25 +169,25 @@ impl Source for Server {
         Mentions::new(q.analysis.signals.as_ref(), self.index.files.keys())
     }
 
-    fn single(&self, q: &Question, opts: &QueryOptions) -> super::engine::Result<Vec<Hit>> {
+    fn single(&self, q: &Question, opts: &QueryOptions) -> HybridResult<Vec<Hit>> {
         match opts.mode {
             Mode::Symbol => self.names(q, &Mentions::default(), opts),
             _ => self.bm25(q, opts),
         }
     }
 
-    fn bm25(&self, q: &Question, opts: &QueryOptions) -> super::engine::Result<Vec<Hit>> {
+    fn bm25(&self, q: &Question, opts: &QueryOptions) -> HybridResult<Vec<Hit>> {
         let Some(filter) = self.filter(opts)? else { return Ok(Vec::new()) };
         Ok(sparse_list(&self.store, &q.text, &filter, opts.limit)?)
     }
 
-    fn names(&self, q: &Question, _mentions: &Mentions, opts: &QueryOptions) -> super::engine::Result<Vec<Hit>> {
+    fn names(&self, q: &Question, _mentions: &Mentions, opts: &QueryOptions) -> HybridResult<Vec<Hit>> {
         let Some(filter) = self.filter(opts)? else { return Ok(Vec::new()) };
         let vector = self.vector(q)?;
         Ok(name_list(&self.store, &q.text, &vector, &filter, opts)?)
     }
 
-    fn literals(&self, q: &Question, opts: &QueryOptions) -> super::engine::Result<Vec<Hit>> {
+    fn literals(&self, q: &Question, opts: &QueryOptions) -> HybridResult<Vec<Hit>> {
         let Some(filter) = self.filter(opts)? else { return Ok(Vec::new()) };
         let vector = self.vector(q)?;
         Ok(literal_list(&self.store, &q.analysis.literals, &vector, &filter, opts.limit)?)
@@ -221,11 +221,11 @@ impl Source for Server {
             let title = q.dense_title().map(|t| self.embed(t)).transpose()?;
             timings.insert("embed_query", millis(t));
             let t = Instant::now();
-            let nearest = |v: &[f32]| retrievers::semantic_search(&self.store, v, q, opts, self.index.files.keys()).map(|a| a.results).map_err(Unavailable::failed);
+            let nearest = |v: &[f32]| dense::semantic_search(&self.store, v, q, opts, self.index.files.keys()).map(|a| a.results).map_err(Unavailable::failed);
             let mut hits = nearest(&vector)?;
             if let Some(title) = &title {
                 // A document's title is searched apart ([`Question::dense_title`]).
-                hits = super::fusion::fuse_dense(hits, nearest(title)?, opts.limit);
+                hits = crate::query::rank::fusion::fuse_dense(hits, nearest(title)?, opts.limit);
             }
             let patterns = if patterns { pattern_dense(&self.store, &vector, opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
             timings.insert("vector_search", millis(t));
@@ -234,22 +234,22 @@ impl Source for Server {
         Dense::Done(search())
     }
 
-    fn patterns_by_words(&self, q: &Question, limit: usize) -> super::engine::Result<Vec<Hit>> {
+    fn patterns_by_words(&self, q: &Question, limit: usize) -> HybridResult<Vec<Hit>> {
         Ok(self.conventions(&q.text, limit)?.into_iter().map(|(h, _)| h).collect())
     }
 }
 
-impl super::pipeline::Chunks for Server {
-    fn fill_content(&self, _hits: &mut [Hit]) -> retrievers::Result<()> {
+impl Chunks for Server {
+    fn fill_content(&self, _hits: &mut [Hit]) -> SearchResult<()> {
         // Hits carry their content (from the payload).
         Ok(())
     }
 
-    fn file_hit(&self, path: &str) -> retrievers::Result<Option<Hit>> {
+    fn file_hit(&self, path: &str) -> SearchResult<Option<Hit>> {
         self.point_hit(Collection::Files, crate::stores::vector::point_id_of(&[path]))
     }
 
-    fn parent(&self, hit: &Hit) -> retrievers::Result<Option<Hit>> {
+    fn parent(&self, hit: &Hit) -> SearchResult<Option<Hit>> {
         let Some(id) = hit.chunk_id.as_deref().and_then(crate::stores::state::ChunkId::parse) else { return Ok(None) };
         let Some(record) = self.store.retrieve(Collection::Semantic, &[crate::stores::vector::point_id(id.0)], false)?.into_iter().next() else { return Ok(None) };
         match record.payload.get("parent_id").and_then(|v| v.as_str()).and_then(crate::stores::state::ChunkId::parse) {
@@ -260,13 +260,13 @@ impl super::pipeline::Chunks for Server {
 }
 
 /// Chunks by the server's BM25 vectors (SEMANTIC holds every chunk's text).
-fn sparse_list(store: &ServerStore, text: &str, filter: &crate::stores::vector::Filter, limit: usize) -> retrievers::Result<Vec<Hit>> {
+fn sparse_list(store: &ServerStore, text: &str, filter: &crate::stores::vector::Filter, limit: usize) -> SearchResult<Vec<Hit>> {
     let hits = store.sparse_search(Collection::Semantic, &bm25_query(text), filter, limit)?;
     let ranked = hits
         .into_iter()
         .filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload)))
         .collect();
-    retrievers::dense_hits(store, ranked)
+    dense::dense_hits(store, ranked)
 }
 
 /// Most literals of a query matched.
@@ -278,8 +278,8 @@ const LITERAL_SCAN: usize = 200;
 
 /// Chunks holding a literal of the query as written (a quoted message, an
 /// option name, a short query whole), nearest in meaning first.
-fn literal_list(store: &ServerStore, literals: &[super::literals::Literal], vector: &[f32], filter: &Filter, limit: usize) -> retrievers::Result<Vec<Hit>> {
-    use super::priors::{role, Role};
+fn literal_list(store: &ServerStore, literals: &[crate::query::question::literals::Literal], vector: &[f32], filter: &Filter, limit: usize) -> SearchResult<Vec<Hit>> {
+    use crate::query::question::about::{role, Role};
     let mut hits: Vec<ScoredHit> = Vec::new();
     for literal in literals.iter().take(MAX_LITERALS) {
         // A token that names a definition is the symbol retriever's.
@@ -299,7 +299,7 @@ fn literal_list(store: &ServerStore, literals: &[super::literals::Literal], vect
         .into_iter()
         .filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload)))
         .collect();
-    retrievers::dense_hits(store, ranked)
+    dense::dense_hits(store, ranked)
 }
 
 /// A graph question answered by name, without the resolved graph: the
@@ -307,7 +307,7 @@ fn literal_list(store: &ServerStore, literals: &[super::literals::Literal], vect
 /// definition has), then those whose calls name it (callers), those it
 /// calls (callees) or those that extend it (implementers). Imports need the
 /// local graph (module paths are resolved there): nothing.
-fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filter, limit: usize) -> retrievers::Result<Vec<Hit>> {
+fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filter, limit: usize) -> SearchResult<Vec<Hit>> {
     let mut subject: Vec<ScoredHit> = Vec::new();
     let mut name = String::new();
     for word in ask.subject.iter().take(4) {
@@ -351,13 +351,13 @@ fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filt
     let subject_ids: BTreeSet<u64> = subject.iter().map(|h| h.id).collect();
     hits.retain(|h| !subject_ids.contains(&h.id));
     // Tests last, as in the local graph answers.
-    hits.sort_by_key(|h| h.payload.get("path").and_then(|v| v.as_str()).is_some_and(super::retrievers::is_test_path));
+    hits.sort_by_key(|h| h.payload.get("path").and_then(|v| v.as_str()).is_some_and(crate::analysis::lang::is_test_path));
     symbol_hits(store, hits)
 }
 
 /// Hits of SYMBOLS points, each standing for its chunk (a definition
 /// without one stands for its own lines), in their order.
-fn symbol_hits(store: &ServerStore, hits: Vec<ScoredHit>) -> retrievers::Result<Vec<Hit>> {
+fn symbol_hits(store: &ServerStore, hits: Vec<ScoredHit>) -> SearchResult<Vec<Hit>> {
     let ranked = hits
         .into_iter()
         .map(|h| {
@@ -366,7 +366,7 @@ fn symbol_hits(store: &ServerStore, hits: Vec<ScoredHit>) -> retrievers::Result<
             (id, h.score, h.payload)
         })
         .collect();
-    retrievers::dense_hits(store, ranked)
+    dense::dense_hits(store, ranked)
 }
 
 /// Most names looked up per query.
@@ -374,12 +374,12 @@ const MAX_NAMES: usize = 64;
 
 /// Definitions whose name (any case) is a word of the query, nearest in
 /// meaning first; each stands for its chunk.
-fn name_list(store: &ServerStore, text: &str, vector: &[f32], filter: &crate::stores::vector::Filter, opts: &retrievers::QueryOptions) -> retrievers::Result<Vec<Hit>> {
+fn name_list(store: &ServerStore, text: &str, vector: &[f32], filter: &crate::stores::vector::Filter, opts: &QueryOptions) -> SearchResult<Vec<Hit>> {
     let names: BTreeSet<String> = text
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))
         .map(str::to_lowercase)
-        .filter(|w| !retrievers::is_stopword(w))
+        .filter(|w| !crate::query::question::words::is_stopword(w))
         .take(MAX_NAMES)
         .collect();
     if names.is_empty() {

@@ -7,14 +7,15 @@
 //! Results, content, outlines and parents come from the side that holds
 //! the path.
 
-use super::pipeline::Chunks;
-use super::question::Question;
-use super::retrievers::{self as search, Hit, Origin, QueryOptions, Result};
+use crate::query::answer::{Hit, Origin, SearchResult as Result};
+use crate::query::options::QueryOptions;
+use crate::query::question::Question;
+use crate::query::retrieve::{keyword, Chunks};
 use crate::stores::keyword::KeywordIndex;
 use crate::worktree::Layer;
 
 /// The keyword index of the indexed commit, with the work tree over it.
-pub(super) struct Keyword<'a> {
+pub(crate) struct Keyword<'a> {
     pub base: &'a KeywordIndex,
     pub layer: Option<&'a Layer>,
 }
@@ -56,33 +57,33 @@ impl Keyword<'_> {
     /// the tree's own window leaves out.
     pub fn bm25(&self, q: &Question, opts: &QueryOptions, literals_first: bool) -> Result<Vec<Hit>> {
         let index = self.layer.map_or(self.base, |l| &l.beneath);
-        let mut window = search::bm25_window(index, q, opts)?;
+        let mut window = keyword::bm25_window(index, q, opts)?;
         if let Some(layer) = self.layer.filter(|l| !l.files.is_empty()) {
             let mut own = opts.clone();
             own.hide = Default::default();
-            let mut from_layer = search::bm25_window(&layer.keyword, q, &own)?;
+            let mut from_layer = keyword::bm25_window(&layer.keyword, q, &own)?;
             for c in &mut from_layer {
                 c.hit_mut().source = Origin::Worktree;
             }
             window.append(&mut from_layer);
         }
-        let bm25 = search::bm25_ranked(window, opts.limit);
+        let bm25 = keyword::bm25_ranked(window, opts.limit);
         // A document's literals are weaker evidence: the hybrid fusion weighs them.
         let literals = match literals_first && !q.document {
-            true => self.list(opts, |index, o| search::literal_matches(index, &q.literals, false, o))?,
+            true => self.list(opts, |index, o| keyword::literal_matches(index, &q.literals, false, o))?,
             false => Vec::new(),
         };
-        Ok(search::keyword_list(bm25, literals, opts.limit))
+        Ok(keyword::keyword_list(bm25, literals, opts.limit))
     }
 
     /// The hit of a symbol's definition, from the side that holds its path.
     pub fn symbol_hit(&self, path: &str, qualified: &str) -> Result<Option<Hit>> {
         match self.layer.filter(|l| l.hides(path)) {
-            Some(layer) => Ok(search::symbol_hit(&layer.keyword, path, qualified)?.map(|mut h| {
+            Some(layer) => Ok(keyword::symbol_hit(&layer.keyword, path, qualified)?.map(|mut h| {
                 h.source = Origin::Worktree;
                 h
             })),
-            None => search::symbol_hit(self.base, path, qualified),
+            None => keyword::symbol_hit(self.base, path, qualified),
         }
     }
 
@@ -143,9 +144,9 @@ impl Chunks for Keyword<'_> {
             order.push(worktree);
             if worktree { layer.push(h.clone()) } else { base.push(h.clone()) }
         }
-        search::fill_content(self.base, &mut base)?;
+        keyword::fill_content(self.base, &mut base)?;
         if let Some(l) = self.layer {
-            search::fill_content(&l.keyword, &mut layer)?;
+            keyword::fill_content(&l.keyword, &mut layer)?;
         }
         let (mut base, mut layer) = (base.into_iter(), layer.into_iter());
         for (h, worktree) in hits.iter_mut().zip(order) {
@@ -158,19 +159,19 @@ impl Chunks for Keyword<'_> {
 
     fn file_hit(&self, path: &str) -> Result<Option<Hit>> {
         match self.layer.filter(|l| l.hides(path)) {
-            Some(layer) => Ok(search::file_hit(&layer.keyword, path)?.map(|mut h| {
+            Some(layer) => Ok(keyword::file_hit(&layer.keyword, path)?.map(|mut h| {
                 h.source = Origin::Worktree;
                 h
             })),
-            None => search::file_hit(self.base, path),
+            None => keyword::file_hit(self.base, path),
         }
     }
 
     fn parent(&self, hit: &Hit) -> Result<Option<Hit>> {
         let Some(id) = &hit.chunk_id else { return Ok(None) };
         let side = self.side(hit);
-        let parent = match search::chunk_hit(side, id)? {
-            Some((_, Some(parent))) => search::chunk_hit(side, &parent)?.map(|(p, _)| p),
+        let parent = match keyword::chunk_hit(side, id)? {
+            Some((_, Some(parent))) => keyword::chunk_hit(side, &parent)?.map(|(p, _)| p),
             _ => None,
         };
         Ok(parent.map(|mut p| {

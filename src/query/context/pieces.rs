@@ -6,22 +6,9 @@ use std::collections::{HashMap, HashSet};
 
 use petgraph::Direction;
 
-use super::engine::{Answer, Result};
-use super::retrievers::Hit;
+use crate::query::answer::{Answer, Hit, Result};
+use crate::query::retrieve::Texts;
 use crate::graph::{EdgeKind, Neighbourhood, NodeData, NodeKey};
-
-/// What the context assembler reads besides the answer, from the answer's source.
-pub(super) trait Texts {
-    /// The text of `path` as the source holds it (the indexed blob, or the
-    /// work tree's file where the layer holds it): every citation is verbatim.
-    fn file_text(&self, path: &str) -> Option<String>;
-    /// A question's view of the code graph (the definitions code relies on,
-    /// each file's neighbours), if the source has one.
-    fn graph(&self) -> Option<Result<Neighbourhood<'_>>>;
-    /// The project's conventions that match the query (or the most common
-    /// ones), each with its note; a hit's content is the example's text.
-    fn conventions(&self, query: &str) -> Result<Vec<(Hit, String)>>;
-}
 
 /// Lines `start..=end` (1-based) of a text, clamped to it; `None` when empty.
 pub(crate) fn lines_of(text: &str, start: usize, end: usize) -> Option<(usize, usize, String)> {
@@ -128,8 +115,8 @@ fn signature_lines(text: &str, start: usize, end: usize) -> Option<(usize, usize
 /// project's conventions that match the query. Text is read from the
 /// source ([`Texts::file_text`]); a hit whose file cannot be read there
 /// stands for itself (its own content).
-pub(super) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<crate::query::context::Piece>> {
-    use crate::query::context::{Piece, Section};
+pub(crate) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<super::Piece>> {
+    use super::{Piece, Section};
     let mut files: HashMap<String, Option<String>> = HashMap::new();
     let mut text_of = |path: &str| -> Option<String> { files.entry(path.to_string()).or_insert_with(|| source.file_text(path)).clone() };
     let mut pieces = Vec::new();
@@ -166,6 +153,7 @@ pub(super) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<
             let language = crate::analysis::lang::Language::from_path(path).name().to_string();
             let h = Hit {
                 tie: 0,
+                features: None,
                 rank: 0,
                 path: path.clone(),
                 start_line: node.start_line,

@@ -3,14 +3,14 @@
 
 use std::collections::HashSet;
 
-use super::fusion::token_set;
-use super::retrievers::{self as search, Hit};
+use crate::query::answer::Hit;
 use crate::stores::vector::{Collection, Filter, VectorStore};
 
-pub(super) fn pattern_hit(p: &crate::analysis::patterns::Pattern, rank: usize) -> Option<Hit> {
+pub fn pattern_hit(p: &crate::analysis::patterns::Pattern, rank: usize) -> Option<Hit> {
     let ex = p.examples.first()?;
     Some(Hit {
         tie: 0,
+        features: None,
         rank,
         path: ex.path.clone(),
         start_line: ex.start_line,
@@ -20,7 +20,7 @@ pub(super) fn pattern_hit(p: &crate::analysis::patterns::Pattern, rank: usize) -
         language: ex.language.clone(),
         score: 0.0,
         content: format!("{} (used {} times in {} files)\n{}", p.description, p.count, p.files, ex.snippet),
-        signals: search::Signals { patterns: Some(rank), ..Default::default() },
+        signals: crate::query::answer::Signals { patterns: Some(rank), ..Default::default() },
         source: Default::default(),
         chunk_id: Some(format!("pattern:{}", p.key)),
     })
@@ -42,7 +42,7 @@ pub fn pattern_keyword(patterns: &[crate::analysis::patterns::Pattern], text: &s
     scored.into_iter().take(limit).enumerate().filter_map(|(i, (_, p))| pattern_hit(p, i + 1)).collect()
 }
 
-pub(super) fn pattern_dense(store: &dyn VectorStore, vector: &[f32], limit: usize) -> std::result::Result<Vec<Hit>, crate::stores::vector::StoreError> {
+pub fn pattern_dense(store: &dyn VectorStore, vector: &[f32], limit: usize) -> std::result::Result<Vec<Hit>, crate::stores::vector::StoreError> {
     let hits = store.search(Collection::Patterns, vector, &Filter::default(), limit)?;
     Ok(hits
         .into_iter()
@@ -54,10 +54,15 @@ pub(super) fn pattern_dense(store: &dyn VectorStore, vector: &[f32], limit: usiz
         .collect())
 }
 
-pub(super) fn pattern_from_payload(p: &serde_json::Map<String, serde_json::Value>) -> Option<serde_json::Map<String, serde_json::Value>> {
+pub fn pattern_from_payload(p: &serde_json::Map<String, serde_json::Value>) -> Option<serde_json::Map<String, serde_json::Value>> {
     let mut m = serde_json::Map::new();
     for k in ["key", "category", "description", "count", "files", "examples"] {
         m.insert(k.to_string(), p.get(k)?.clone());
     }
     Some(m)
+}
+
+/// The code terms of a text, as a set (how alike two texts are).
+pub fn token_set(text: &str) -> HashSet<String> {
+    crate::stores::keyword::code_terms(text).into_iter().map(|t| t.text).collect()
 }

@@ -5,21 +5,22 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::engine::{Engine, Result, Timings, Unavailable};
-use super::files::Mentions;
-use super::intent::GraphAsk;
+use super::engine::Engine;
 use super::layered::Keyword;
-use super::pattern_hits::{pattern_dense, pattern_keyword};
-use super::pipeline::Chunks;
-use super::question::Question;
-use super::retrievers::{self as search, Hit, Mode, Origin, QueryOptions};
-use super::source::{Dense, DenseOutcome, Source, Walk};
+use crate::query::answer::{Answer, Hit, Origin, Result, SearchResult, Timings, Unavailable};
+use crate::query::options::{HybridOptions, Mode, QueryOptions};
+use crate::query::question::document::Signals;
+use crate::query::question::intent::{GraphAsk, Intent};
+use crate::query::question::mentions::Mentions;
+use crate::query::question::Question;
+use crate::query::retrieve::patterns::{pattern_dense, pattern_hit, pattern_keyword};
+use crate::query::retrieve::{dense, keyword, Chunks, Dense, DenseOutcome, Source, Texts, Walk};
 use crate::progress::millis;
 use crate::worktree::dense::VectorSources;
 use crate::worktree::{Change, Layer};
 
 /// An engine's index with the work tree (if any) over it.
-pub(super) struct Local<'a> {
+pub(crate) struct Local<'a> {
     engine: &'a Arc<Engine>,
     keyword: Keyword<'a>,
     layer: Option<&'a Arc<Layer>>,
@@ -32,12 +33,12 @@ impl<'a> Local<'a> {
 
     /// Definitions a document names, surest name first: each name's best
     /// few matches, interleaved so one common name cannot fill the list.
-    fn signal_symbols(&self, signals: &super::signals::Signals, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>> {
+    fn signal_symbols(&self, signals: &Signals, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>> {
         const PER_NAME: usize = 3;
         let mut per_name = Vec::new();
         for id in &signals.identifiers {
             let words = Question::new(&id.name).words;
-            let mut hits = self.keyword.list(opts, |index, o| search::symbol_name_matches(index, &words, o))?;
+            let mut hits = self.keyword.list(opts, |index, o| keyword::symbol_name_matches(index, &words, o))?;
             // A stack frame names its file: its definition there first.
             hits.sort_by(|a, b| mentions.of(&b.path).total_cmp(&mentions.of(&a.path)));
             hits.truncate(PER_NAME);
@@ -58,6 +59,21 @@ impl<'a> Local<'a> {
     }
 }
 
+/// How a query is answered from the open index: its retrievers over the
+/// index (and the work tree laid over it), ranked by the one stage.
+impl Engine {
+    /// Answers a query in the mode asked for, from the indexed commit.
+    pub fn search(self: &Arc<Self>, text: &str, opts: &HybridOptions) -> Result<Answer> {
+        self.search_over(text, opts, None)
+    }
+
+    /// Answers a query from the indexed commit with `layer` (the work tree)
+    /// over it: the layer's paths answer from the layer alone.
+    pub fn search_over(self: &Arc<Self>, text: &str, opts: &HybridOptions, layer: Option<&Arc<Layer>>) -> Result<Answer> {
+        crate::query::rank::hybrid::answer(&Local::new(self, layer), text, opts)
+    }
+}
+
 impl Source for Local<'_> {
     fn hidden(&self) -> Arc<std::collections::BTreeSet<String>> {
         self.keyword.layer.map(|l| Arc::clone(&l.hidden)).unwrap_or_default()
@@ -71,7 +87,7 @@ impl Source for Local<'_> {
 
     fn single(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
         match opts.mode {
-            Mode::Symbol => Ok(self.keyword.list(opts, |index, o| Ok(search::search(index, q, o)?.results))?),
+            Mode::Symbol => Ok(self.keyword.list(opts, |index, o| Ok(keyword::search(index, q, o)?.results))?),
             _ => Ok(self.keyword.bm25(q, opts, true)?),
         }
     }
@@ -88,23 +104,23 @@ impl Source for Local<'_> {
         match &q.analysis.signals {
             // A document names its code among many words: look the names up one by one.
             Some(signals) => self.signal_symbols(signals, mentions, &o),
-            None => Ok(self.keyword.list(&o, |index, o| search::symbol_name_matches(index, &q.words, o))?),
+            None => Ok(self.keyword.list(&o, |index, o| keyword::symbol_name_matches(index, &q.words, o))?),
         }
     }
 
     fn literals(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
-        let document = q.analysis.intent == super::intent::Intent::Document;
-        Ok(self.keyword.list(opts, |index, o| search::literal_matches(index, &q.analysis.literals, document, o))?)
+        let document = q.analysis.intent == Intent::Document;
+        Ok(self.keyword.list(opts, |index, o| keyword::literal_matches(index, &q.analysis.literals, document, o))?)
     }
 
     fn related(&self, _q: &Question, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> std::result::Result<(Vec<Hit>, Vec<String>), Unavailable> {
         let nb = question(self.engine, self.layer.map(|l| l.as_ref()))?;
-        super::graph_answers::graph_list(nb, &self.keyword, ask, walk, opts).map_err(Unavailable::failed)
+        super::graph::graph_list(nb, &self.keyword, ask, walk, opts).map_err(Unavailable::failed)
     }
 
     fn callees(&self, seeds: &[Hit], opts: &QueryOptions) -> std::result::Result<Vec<Hit>, Unavailable> {
         let nb = question(self.engine, self.layer.map(|l| l.as_ref()))?;
-        super::graph_answers::callee_votes(nb, &self.keyword, seeds, opts).map_err(Unavailable::failed)
+        super::graph::callee_votes(nb, &self.keyword, seeds, opts).map_err(Unavailable::failed)
     }
 
     fn dense_ready(&self) -> std::result::Result<(), Option<String>> {
@@ -155,7 +171,7 @@ fn dense_search(engine: &Engine, layer: Option<&Layer>, q: &Question, opts: &Que
     let mut hits = nearest(engine, &d, layer, &vector, q, opts, &mut timings)?;
     if let Some(title) = &title {
         let by_title = nearest(engine, &d, layer, title, q, opts, &mut timings)?;
-        hits = super::fusion::fuse_dense(hits, by_title, opts.limit);
+        hits = crate::query::rank::fusion::fuse_dense(hits, by_title, opts.limit);
     }
     let patterns = if patterns { pattern_dense(d.store.as_ref(), &vector, opts.limit.min(10)).unwrap_or_default() } else { Vec::new() };
     timings.insert("vector_search", millis(t));
@@ -167,14 +183,14 @@ fn dense_search(engine: &Engine, layer: Option<&Layer>, q: &Question, opts: &Que
 /// the layer's vectors: both sides' hits merge by similarity (the same
 /// measure on both).
 fn nearest(engine: &Engine, d: &super::engine::Dense, layer: Option<&Layer>, vector: &[f32], q: &Question, opts: &QueryOptions, timings: &mut Timings) -> std::result::Result<Vec<Hit>, Unavailable> {
-    let mut hits = search::semantic_search(d.store.as_ref(), vector, q, opts, engine.state.files.keys()).map_err(Unavailable::failed)?.results;
+    let mut hits = dense::semantic_search(d.store.as_ref(), vector, q, opts, engine.state.files.keys()).map_err(Unavailable::failed)?.results;
     engine.drop_stale(&mut hits);
     let Some(layer) = layer.filter(|l| l.has_content()) else { return Ok(hits) };
     let t = Instant::now();
     let sources = VectorSources { cache: d.store.as_ref(), embedder: &d.embedder, index_dir: &engine.dir, memo: &engine.layers };
     let store = layer.vectors(&sources).map_err(Unavailable::Failed)?;
     let own = QueryOptions { hide: Default::default(), ..opts.clone() };
-    let mut from_layer = search::semantic_search(store.as_ref(), vector, q, &own, layer.content_paths()).map_err(Unavailable::failed)?.results;
+    let mut from_layer = dense::semantic_search(store.as_ref(), vector, q, &own, layer.content_paths()).map_err(Unavailable::failed)?.results;
     for h in &mut from_layer {
         h.source = Origin::Worktree;
     }
@@ -201,28 +217,28 @@ fn by_similarity(base: Vec<Hit>, layer: Vec<Hit>, limit: usize) -> Vec<Hit> {
 }
 
 impl Chunks for Local<'_> {
-    fn fill_content(&self, hits: &mut [Hit]) -> search::Result<()> {
+    fn fill_content(&self, hits: &mut [Hit]) -> SearchResult<()> {
         self.keyword.fill_content(hits)
     }
 
-    fn file_hit(&self, path: &str) -> search::Result<Option<Hit>> {
+    fn file_hit(&self, path: &str) -> SearchResult<Option<Hit>> {
         self.keyword.file_hit(path)
     }
 
-    fn parent(&self, hit: &Hit) -> search::Result<Option<Hit>> {
+    fn parent(&self, hit: &Hit) -> SearchResult<Option<Hit>> {
         self.keyword.parent(hit)
     }
 }
 
 /// The local index's files (the work tree's where the layer holds them),
 /// graph and patterns, for a context.
-pub(super) struct LocalTexts<'a> {
+pub(crate) struct LocalTexts<'a> {
     pub engine: &'a Engine,
     pub layer: Option<&'a Layer>,
     pub reader: crate::git::BlobReader,
 }
 
-impl super::pieces::Texts for LocalTexts<'_> {
+impl Texts for LocalTexts<'_> {
     fn file_text(&self, path: &str) -> Option<String> {
         if let Some(layer) = self.layer.filter(|l| l.hides(path)) {
             return layer.text(path).map(str::to_string);
@@ -243,7 +259,7 @@ impl super::pieces::Texts for LocalTexts<'_> {
         let patterns = self.engine.patterns();
         let mut hits = pattern_keyword(patterns, query, 4);
         if hits.is_empty() {
-            hits = patterns.iter().take(3).enumerate().filter_map(|(i, p)| super::pattern_hits::pattern_hit(p, i + 1)).collect();
+            hits = patterns.iter().take(3).enumerate().filter_map(|(i, p)| pattern_hit(p, i + 1)).collect();
         }
         Ok(hits
             .into_iter()

@@ -3,7 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::retrievers::{Hit, Retriever};
+use crate::query::answer::{Hit, Retriever};
+use crate::query::retrieve::patterns::token_set;
 
 /// RRF's k: ranks deep in a list still count, but the top dominates.
 pub const RRF_K: f32 = 60.0;
@@ -23,7 +24,7 @@ pub const ANSWER_K: f32 = 20.0;
 /// The shortest list a retriever contributes, however light its weight.
 const MIN_LIST: usize = 10;
 
-pub(super) fn hit_key(h: &Hit) -> String {
+pub fn hit_key(h: &Hit) -> String {
     h.chunk_id.clone().unwrap_or_else(|| format!("{}:{}-{}", h.path, h.start_line, h.end_line))
 }
 
@@ -101,7 +102,7 @@ pub fn credit(weight: f32, rank: usize, k: f32) -> f32 {
 /// Two dense lists of one question (its text and its title), fused by rank
 /// with equal weight: their similarities come from different vectors and
 /// do not compare. Scores are the fused ones.
-pub(super) fn fuse_dense(text: Vec<Hit>, title: Vec<Hit>, limit: usize) -> Vec<Hit> {
+pub fn fuse_dense(text: Vec<Hit>, title: Vec<Hit>, limit: usize) -> Vec<Hit> {
     let mut out = fuse(&[(Retriever::Dense, 1.0, text), (Retriever::Dense, 1.0, title)], RRF_K, None);
     out.truncate(limit);
     for h in &mut out {
@@ -112,7 +113,7 @@ pub(super) fn fuse_dense(text: Vec<Hit>, title: Vec<Hit>, limit: usize) -> Vec<H
 
 /// Outlines (file, class) elide their members' bodies, so they do not repeat
 /// the members' lines.
-pub(super) fn is_outline(kind: &str) -> bool {
+pub fn is_outline(kind: &str) -> bool {
     matches!(kind, "file" | "class" | "interface" | "enum" | "module" | "pattern")
 }
 
@@ -139,10 +140,6 @@ pub fn dedup_overlaps(hits: Vec<Hit>) -> Vec<Hit> {
         }
     }
     kept
-}
-
-pub(super) fn token_set(text: &str) -> HashSet<String> {
-    crate::stores::keyword::code_terms(text).into_iter().map(|t| t.text).collect()
 }
 
 /// Maximal Marginal Relevance over the fused list: each pick trades its
@@ -184,11 +181,12 @@ pub fn mmr(hits: Vec<Hit>, lambda: f32, limit: usize) -> Vec<Hit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::retrievers::Signals;
+    use crate::query::answer::Signals;
 
     fn hit(path: &str, s: usize, e: usize, kind: &str, id: &str) -> Hit {
         Hit {
             tie: 0,
+            features: None,
             rank: 0,
             path: path.into(),
             start_line: s,

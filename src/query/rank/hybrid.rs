@@ -1,7 +1,7 @@
 //! One query pipeline over sources. A [`Source`] is where a query's
 //! candidates come from: the local index with the work tree laid over it
-//! ([`super::local::Local`]) or a Qdrant server's collections alone
-//! ([`super::server_only::Server`]). [`answer`] decides which retrievers
+//! (`crate::query::sources::local::Local`) or a Qdrant server's collections alone
+//! (`crate::query::sources::server::Server`). [`answer`] decides which retrievers
 //! the mode and the question call for, runs them on the source (dense on
 //! its own thread, beside the others), fuses their lists and sends the
 //! result through the shared stage ([`super::pipeline::finish`]).
@@ -11,92 +11,28 @@
 //! priors, `--files`, parents and diversity are written once, here and in
 //! the pipeline.
 
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use super::engine::{Answer, HybridError, HybridOptions, Result, Timings, Unavailable, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT};
-use super::files::Mentions;
 use super::fusion::{fuse, RRF_K};
-use super::graph_answers::identifier_subjects;
-use super::intent::{GraphAsk, Intent, Relation};
-use super::literals::{Literal, Source as LiteralSource};
-use super::pipeline::Chunks;
-use super::question::Question;
-use super::retrievers::{Hit, Mode, QueryOptions, Response, Retriever};
+use crate::analysis::lang::is_test_path;
+use crate::query::answer::{Answer, HybridError, Hit, Response, Result, Retriever, Timings, Unavailable};
+use crate::query::options::{HybridOptions, Mode, QueryOptions};
+use crate::query::question::intent::{identifier_subjects, GraphAsk, Intent, Relation};
+use crate::query::question::literals::{Literal, Source as LiteralSource};
+use crate::query::question::mentions::Mentions;
+use crate::query::question::Question;
+use crate::query::retrieve::{Source, Walk};
 use crate::progress::millis;
 
-/// The dense retriever's answer: chunk hits, the patterns nearest in
-/// meaning (when asked), timings; or why it could not answer.
-pub(super) type DenseOutcome = std::result::Result<(Vec<Hit>, Vec<Hit>, Timings), Unavailable>;
-
-/// A dense search under way (on its own thread) or already answered.
-pub(super) enum Dense {
-    Running(Receiver<DenseOutcome>),
-    Done(DenseOutcome),
-}
-
-impl Dense {
-    /// Its answer, waiting at most `timeout` (`None`: as long as it takes).
-    fn wait(self, timeout: Option<Duration>) -> DenseOutcome {
-        let rx = match self {
-            Dense::Done(outcome) => return outcome,
-            Dense::Running(rx) => rx,
-        };
-        match timeout {
-            None => rx.recv().map_err(|_| Unavailable::Gone)?,
-            Some(left) => match rx.recv_timeout(left) {
-                Ok(outcome) => outcome,
-                Err(RecvTimeoutError::Timeout) => Err(Unavailable::TimedOut(left.as_secs_f64())),
-                Err(RecvTimeoutError::Disconnected) => Err(Unavailable::Gone),
-            },
-        }
-    }
-}
-
-/// How a graph question is walked.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Walk {
-    /// No relation asked: callers and callees both.
-    pub neighbours: bool,
-    /// The subject itself among the results (graph mode); hybrid gets it
-    /// from the other retrievers.
-    pub with_subject: bool,
-    pub depth: usize,
-}
-
-/// What a source's retrievers find. Each list is best first, `opts.limit`
-/// long at most; a source leaves out the paths `opts.hide` names.
-pub(super) trait Source: Chunks {
-    /// Paths whose chunks the source leaves out of every list (the work
-    /// tree holds another version of them, or none).
-    fn hidden(&self) -> std::sync::Arc<std::collections::BTreeSet<String>>;
-    /// The files a question names (a path, a stack frame) among the source's.
-    fn mentions(&self, q: &Question) -> Mentions;
-    /// Keyword or symbol mode alone: that retriever's own list.
-    fn single(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>>;
-    /// Hybrid's BM25 list.
-    fn bm25(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>>;
-    /// Hybrid's name list: definitions whose name the question says.
-    fn names(&self, q: &Question, mentions: &Mentions, opts: &QueryOptions) -> Result<Vec<Hit>>;
-    /// Chunks holding a literal of the question as written.
-    fn literals(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>>;
-    /// What a graph question relates its subject to, and the subjects' names.
-    fn related(&self, q: &Question, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> std::result::Result<(Vec<Hit>, Vec<String>), Unavailable>;
-    /// What the candidates `seeds` call, most called first (unavailable
-    /// from a source without the resolved call graph).
-    fn callees(&self, seeds: &[Hit], opts: &QueryOptions) -> std::result::Result<Vec<Hit>, Unavailable>;
-    /// Whether a dense retriever can run: `Err(Some(why))` to report it
-    /// missing, `Err(None)` when it is off by the user's choice.
-    fn dense_ready(&self) -> std::result::Result<(), Option<String>>;
-    /// Starts the dense retriever (and the patterns nearest in meaning when
-    /// `patterns`), to run beside the others.
-    fn start_dense(&self, q: &Question, opts: &QueryOptions, patterns: bool) -> Dense;
-    /// Conventions whose description shares the question's words (without vectors).
-    fn patterns_by_words(&self, q: &Question, limit: usize) -> Result<Vec<Hit>>;
-}
+/// The weight of chunks holding a literal of the query as written: a
+/// verbatim match outranks what every other retriever agrees on.
+const EXACT_WEIGHT: f32 = 3.0;
+/// An issue report quotes messages it saw, some of which the code formats
+/// from parts: one list among the others.
+const EXACT_DOCUMENT_WEIGHT: f32 = 1.0;
 
 /// Answers `text` from `source` in the mode `opts` asks for.
-pub(super) fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<Answer> {
+pub fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<Answer> {
     let started = Instant::now();
     let q = question(text, opts);
     let mut answer = Answer {
@@ -145,7 +81,7 @@ pub(super) fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> R
 fn question(text: &str, opts: &HybridOptions) -> Question {
     let mut q = Question::new(text);
     if let Some(r) = opts.relation {
-        let ask = super::intent::graph_ask(text).unwrap_or(GraphAsk { relation: r, subject: identifier_subjects(text), context: Vec::new() });
+        let ask = crate::query::question::intent::graph_ask(text).unwrap_or(GraphAsk { relation: r, subject: identifier_subjects(text), context: Vec::new() });
         q.analysis.graph = Some(GraphAsk { relation: r, ..ask });
     }
     q
@@ -320,7 +256,7 @@ const USAGE_WEIGHT: f32 = 0.3;
 fn usages(source: &dyn Source, q: &Question, opts: &QueryOptions) -> std::result::Result<Vec<Hit>, Unavailable> {
     let ask = GraphAsk { relation: Relation::Callers, subject: identifier_subjects(&q.text), context: Vec::new() };
     let mut hits = source.related(q, &ask, Walk { neighbours: false, with_subject: false, depth: 1 }, opts)?.0;
-    hits.retain(|h| !super::retrievers::is_test_path(&h.path));
+    hits.retain(|h| !is_test_path(&h.path));
     hits.truncate(USAGE_DEPTH);
     Ok(hits)
 }

@@ -8,11 +8,11 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
-use super::priors::{self, About};
-use super::retrievers::{is_test_code, Hit};
-use super::signals::Signals;
+use super::priors;
+use crate::analysis::lang::is_test_code;
+use crate::query::answer::{FileChunk, FileHit, Hit};
+use crate::query::question::about::{role, About};
+use crate::query::question::mentions::Mentions;
 
 /// Chunks of a file that count towards its score, best first; the next
 /// ones are worth so little that they only break ties.
@@ -24,160 +24,6 @@ pub const CHUNKS_PER_FILE: usize = 3;
 /// best file's own evidence.
 const MENTION_WEIGHT: f32 = 1.0;
 
-/// One file to open, with its best chunks.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct FileHit {
-    pub rank: usize,
-    pub path: String,
-    pub language: String,
-    pub score: f32,
-    /// The query names this file (a path or a stack frame).
-    pub mentioned: bool,
-    /// Its best chunks, best first: where to look in it.
-    pub chunks: Vec<FileChunk>,
-}
-
-/// A chunk of a [`FileHit`]: its lines and what it defines.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct FileChunk {
-    pub start_line: usize,
-    pub end_line: usize,
-    pub symbol: Option<String>,
-    pub kind: String,
-    pub score: f32,
-}
-
-/// How many trailing components `path` (indexed, `/`-separated) and
-/// `mentioned` (as written: absolute, relative, Windows) share.
-fn shared_tail(path: &str, mentioned: &str) -> usize {
-    let mentioned = mentioned.trim_start_matches("./");
-    path.rsplit('/').zip(mentioned.rsplit(['/', '\\'])).take_while(|(a, b)| a == b).count()
-}
-
-/// How surely a mention names `path`: a stack frame's absolute path
-/// (`/usr/lib/python3/site-packages/_pytest/main.py`) and a written
-/// `_pytest/main.py` share a directory and the name with `src/_pytest/main.py`;
-/// a bare `main.py` shares only the name, weaker evidence.
-pub fn mention_strength(path: &str, mentioned: &str) -> f32 {
-    match shared_tail(path, mentioned) {
-        0 => 0.0,
-        1 if path.contains('/') => 0.5,
-        _ => 1.0,
-    }
-}
-
-/// A name more indexed files share than this says nothing about which one
-/// the query means (`conf.py`, `__init__.py`).
-const MAX_NAMESAKES: usize = 3;
-/// Stack frames in the repository, innermost first, count this much less
-/// each (the innermost is where the error was raised), down to the floor.
-const FRAME_DECAY: f32 = 0.2;
-const FRAME_FLOOR: f32 = 0.4;
-/// A dotted module name (`sphinx.ext.napoleon`) names its file less surely
-/// than a path.
-const MODULE_STRENGTH: f32 = 0.5;
-
-/// The indexed files a query names (its paths, stack frames and dotted
-/// module names), each with how surely: a mention several files match
-/// equally is split between them, and of a stack trace's files the
-/// innermost counts most.
-#[derive(Debug, Clone, Default)]
-pub struct Mentions {
-    strength: HashMap<String, f32>,
-}
-
-impl Mentions {
-    pub fn new<'a>(signals: Option<&Signals>, indexed: impl Iterator<Item = &'a String>) -> Mentions {
-        let mut m = Mentions::default();
-        let Some(signals) = signals else { return m };
-        let indexed: Vec<&String> = indexed.collect();
-        for written in signals.paths.iter().filter(|p| !signals.frames.iter().any(|f| &f.path == *p)) {
-            m.add(&indexed, written, 1.0);
-        }
-        // Frames in the repository, innermost first.
-        let mut frames: Vec<&super::signals::Frame> = signals.frames.iter().collect();
-        frames.sort_by_key(|f| f.depth);
-        let mut in_repo = 0;
-        for f in frames {
-            let weight = (1.0 - FRAME_DECAY * in_repo as f32).max(FRAME_FLOOR);
-            if m.add(&indexed, &f.path, weight) {
-                in_repo += 1;
-            }
-        }
-        for id in &signals.identifiers {
-            if id.name.contains('.') {
-                m.add_module(&indexed, &id.name);
-            }
-        }
-        m
-    }
-
-    /// Credits the indexed files that best match `written` (the most
-    /// trailing components) with `weight`; whether any did.
-    fn add(&mut self, indexed: &[&String], written: &str, weight: f32) -> bool {
-        let mut best = 0;
-        let mut matches: Vec<&String> = Vec::new();
-        for p in indexed {
-            let k = shared_tail(p, written);
-            if k > best {
-                best = k;
-                matches.clear();
-            }
-            if k > 0 && k == best {
-                matches.push(p);
-            }
-        }
-        if matches.is_empty() || matches.len() > MAX_NAMESAKES {
-            return false;
-        }
-        let n = matches.len() as f32;
-        for p in matches {
-            let s = weight * mention_strength(p, written) / n;
-            let e = self.strength.entry(p.clone()).or_insert(0.0);
-            *e = e.max(s);
-        }
-        true
-    }
-
-    /// `a.b.c` (or its longest prefix that is a module): `a/b/c.py`,
-    /// `a/b/c/__init__.py` and the like.
-    fn add_module(&mut self, indexed: &[&String], dotted: &str) {
-        let parts: Vec<&str> = dotted.split('.').collect();
-        for n in (2..=parts.len()).rev() {
-            let base = parts[..n].join("/");
-            let found: Vec<&String> = indexed
-                .iter()
-                .copied()
-                .filter(|p| {
-                    let stem = p.rsplit_once('.').map_or(p.as_str(), |(s, _)| s);
-                    let stem = stem.strip_suffix("/__init__").or_else(|| stem.strip_suffix("/mod")).or_else(|| stem.strip_suffix("/index")).unwrap_or(stem);
-                    stem == base || stem.ends_with(&format!("/{base}"))
-                })
-                .collect();
-            if !found.is_empty() {
-                if found.len() <= MAX_NAMESAKES {
-                    for p in &found {
-                        let e = self.strength.entry((*p).clone()).or_insert(0.0);
-                        *e = e.max(MODULE_STRENGTH / found.len() as f32);
-                    }
-                }
-                return;
-            }
-        }
-    }
-
-    /// How surely the query names `path` (0 when it does not).
-    pub fn of(&self, path: &str) -> f32 {
-        self.strength.get(path).copied().unwrap_or(0.0)
-    }
-
-    /// The named files, in path order.
-    pub fn paths(&self) -> Vec<&String> {
-        let mut out: Vec<&String> = self.strength.keys().collect();
-        out.sort();
-        out
-    }
-}
 
 /// Weighs each fused result by its file's role and, against what a short
 /// question looks for, by whether it is test code or a type declaration
@@ -185,7 +31,7 @@ impl Mentions {
 pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
     for h in hits.iter_mut() {
         let test_code = is_test_code(&h.path, h.symbol.as_deref());
-        h.score *= priors::weight(priors::role(&h.path), about, document) * priors::behaviour_weight(&h.kind, &h.language, test_code, about);
+        h.score *= priors::weight(role(&h.path), about, document) * priors::behaviour_weight(&h.kind, &h.language, test_code, about);
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.rank.cmp(&b.rank)));
 }
@@ -197,7 +43,7 @@ const LIFTED_PER_FILE: usize = 2;
 /// Lifts the best chunks of the files the query names by the best result's
 /// score times how surely it names them, re-sorting.
 pub fn lift_mentioned(hits: &mut [Hit], mentions: &Mentions) {
-    if mentions.strength.is_empty() {
+    if mentions.is_empty() {
         return;
     }
     let best = hits.iter().map(|h| h.score).fold(0.0, f32::max);
@@ -313,11 +159,14 @@ pub fn grouped_by_file(hits: Vec<Hit>, place: impl Fn(&Hit) -> f32) -> Vec<Hit> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::retrievers::Signals as Ranks;
+    use crate::query::answer::Signals as Ranks;
+    use crate::query::question::document::Signals;
+    use crate::query::question::mentions::{mention_strength, MODULE_STRENGTH};
 
     fn hit(path: &str, start: usize, score: f32) -> Hit {
         Hit {
             tie: 0,
+            features: None,
             rank: 0,
             path: path.into(),
             start_line: start,
@@ -380,7 +229,7 @@ mod tests {
 
     #[test]
     fn the_innermost_frame_in_the_repository_counts_most() {
-        use crate::query::signals::extract;
+        use crate::query::question::document::extract;
         let indexed: Vec<String> = ["src/_pytest/main.py", "src/_pytest/runner.py", "src/_pytest/_io/saferepr.py", "testing/main.py"].iter().map(|s| s.to_string()).collect();
         let s = extract(
             "Traceback (most recent call last):\n  File \"/usr/lib/site-packages/_pytest/main.py\", line 1, in wrap\n  \
@@ -397,7 +246,7 @@ mod tests {
     #[test]
     fn a_dotted_module_names_its_file() {
         let indexed: Vec<String> = ["sphinx/ext/napoleon/__init__.py", "sphinx/ext/napoleon/docstring.py", "sphinx/ext/todo.py"].iter().map(|s| s.to_string()).collect();
-        let s = Signals { identifiers: vec![crate::query::signals::Identifier { name: "sphinx.ext.napoleon".into(), confidence: 0.9 }], ..Signals::default() };
+        let s = Signals { identifiers: vec![crate::query::question::document::Identifier { name: "sphinx.ext.napoleon".into(), confidence: 0.9 }], ..Signals::default() };
         let m = Mentions::new(Some(&s), indexed.iter());
         assert_eq!(m.of("sphinx/ext/napoleon/__init__.py"), MODULE_STRENGTH);
         assert_eq!(m.of("sphinx/ext/todo.py"), 0.0);

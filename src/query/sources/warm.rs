@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use super::engine::{Engine, SemanticSetup};
-use super::{QueryError, Result};
+use crate::query::answer::{QueryError, QueryResult as Result};
 use crate::stores::state::{IndexState, STATE_FILE};
 use crate::stores::vector::Backend;
 

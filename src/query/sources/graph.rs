@@ -6,19 +6,18 @@ use std::collections::{HashMap, HashSet};
 use petgraph::stable_graph::NodeIndex;
 use petgraph::Direction;
 
-use super::engine::Result;
 use super::layered::Keyword;
-use super::pipeline::Chunks;
-use super::source::Walk;
-use super::intent::{GraphAsk, Relation};
-use super::retrievers::{self as search, Hit, QueryOptions};
+use crate::query::answer::{Hit, Result};
+use crate::query::options::{PathFilter, QueryOptions};
+use crate::query::question::intent::{GraphAsk, Relation};
+use crate::query::retrieve::{Chunks, Walk};
 use crate::graph::{EdgeKind, Graph, Neighbourhood, NodeKey};
 
 /// A graph question's answer from `nb` (the index's graph, with the work
 /// tree's over it when `keyword` has a layer): the subjects it names, what
 /// the relation reaches from them (nearest first) as hits of `keyword`'s
 /// side that holds each path, and the subjects' names.
-pub(super) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
+pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
     let Walk { neighbours, with_subject, depth } = walk;
     let subjects = pick_subjects(&mut nb, ask)?;
     let depth = depth.max(1);
@@ -67,8 +66,8 @@ pub(super) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
             false => (!subject_paths.contains(&p), 0),
         };
         let test = match &node.key {
-            NodeKey::Symbol { qualified_name, .. } => search::is_test_code(&p, Some(qualified_name)),
-            _ => search::is_test_path(&p),
+            NodeKey::Symbol { qualified_name, .. } => crate::analysis::lang::is_test_code(&p, Some(qualified_name)),
+            _ => crate::analysis::lang::is_test_path(&p),
         };
         (*depth, test, elsewhere, std::cmp::Reverse(size), p, node.start_line)
     });
@@ -79,7 +78,7 @@ pub(super) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
         order.extend(subjects.iter().copied());
     }
     order.extend(reached[first_depth_end..].iter().map(|(n, _)| *n));
-    let paths = search::PathFilter::new(opts)?;
+    let paths = PathFilter::new(opts)?;
     let mut seen = HashSet::new();
     let mut hits = Vec::new();
     for ix in order {
@@ -181,32 +180,18 @@ fn is_type_like(kind: &str) -> bool {
     matches!(kind, "class" | "interface" | "enum" | "type" | "module")
 }
 
-/// Code-shaped words of a query, as graph subjects when no relation was asked.
-pub(super) fn identifier_subjects(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = text
-        .split_whitespace()
-        .filter(|w| crate::query::intent::looks_like_code(w))
-        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.')).split('(').next().unwrap_or("").to_string())
-        .filter(|w| !w.is_empty())
-        .collect();
-    if out.is_empty() {
-        out = text.split_whitespace().map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_')).to_string()).filter(|w| w.len() > 2).collect();
-    }
-    out
-}
-
-pub(super) fn node_path(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> Option<String> {
+pub(crate) fn node_path(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> Option<String> {
     match &graph.graph[ix].key {
         NodeKey::File(p) | NodeKey::Symbol { path: p, .. } => Some(p.clone()),
         _ => None,
     }
 }
 
-pub(super) fn file_of(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> Option<petgraph::stable_graph::NodeIndex> {
+pub(crate) fn file_of(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> Option<petgraph::stable_graph::NodeIndex> {
     graph.node(&NodeKey::File(node_path(graph, ix)?))
 }
 
-pub(super) fn describe(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> String {
+pub(crate) fn describe(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> String {
     match &graph.graph[ix].key {
         NodeKey::File(p) => p.clone(),
         NodeKey::Symbol { path, qualified_name } => format!("{qualified_name} ({path}:{})", graph.graph[ix].start_line),
@@ -245,7 +230,7 @@ pub fn pick_subjects(nb: &mut Neighbourhood, ask: &GraphAsk) -> crate::graph::Re
                     score += 1.0;
                 }
             }
-            if search::is_test_path(path) {
+            if crate::analysis::lang::is_test_path(path) {
                 score -= 1.0;
             }
             let fits = match ask.relation {
@@ -277,7 +262,7 @@ const CALLEE_DEPTH: usize = 20;
 /// `GenZshCompletionFile`, …) that the question's words match, while the
 /// definition that does the work (`genZshComp`) is named in none of them:
 /// what several candidates call is where they meet. Tests are left out.
-pub(super) fn callee_votes(mut nb: Neighbourhood, keyword: &Keyword, seeds: &[Hit], opts: &QueryOptions) -> Result<Vec<Hit>> {
+pub(crate) fn callee_votes(mut nb: Neighbourhood, keyword: &Keyword, seeds: &[Hit], opts: &QueryOptions) -> Result<Vec<Hit>> {
     // Node -> how many seeds call it.
     let mut votes: HashMap<NodeIndex, usize> = HashMap::new();
     for seed in seeds {
@@ -304,7 +289,7 @@ pub(super) fn callee_votes(mut nb: Neighbourhood, keyword: &Keyword, seeds: &[Hi
             break;
         }
         let NodeKey::Symbol { path, qualified_name } = &graph.graph[ix].key else { continue };
-        if search::is_test_path(path) {
+        if crate::analysis::lang::is_test_path(path) {
             continue;
         }
         if let Some(mut hit) = keyword.symbol_hit(path, qualified_name)? {

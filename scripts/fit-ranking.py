@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""Fit the ranking stage's weights (src/query/rank/weights.rs) on the dev data.
+
+The stage (src/query/rank/stage.rs) re-scores the fused candidates of a short
+question with one linear function of a few features per candidate. This script
+collects those features (`git rag query --json -n 40 --explain-ranking`) for
+every question of the development sets, fits one weight row per question class
+(identifier, keyword, concept) by coordinate ascent on nDCG@10, and reports
+every figure leave-one-repository-out: each repository is scored with weights
+fitted on the others only.
+
+Data (all of it, every time; built by the eval scripts, see their READMEs):
+  - semble's development split: ../shared/eval/semble (run.py's checkouts and
+    indexes under $SEMBLE_EVAL_WORK, labels from the benchmark snapshot);
+  - the dev kit: ../shared/eval/queries/<corpus>.jsonl over corpora built by
+    corpus.py, each indexed with vectors and without.
+The SWE-bench split holds issue reports, which the stage leaves alone.
+
+  scripts/fit-ranking.py collect --out /tmp/rank-data.jsonl [--semble-label L] [--kit-index PATTERN]
+  scripts/fit-ranking.py fit /tmp/rank-data.jsonl [--write]
+
+`fit --write` rewrites src/query/rank/weights.rs with a header naming the data
+and the commit it was fitted on; rerunning it on the same data reproduces it.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import importlib.util
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STAGE = ROOT / "src/query/rank/stage.rs"
+WEIGHTS = ROOT / "src/query/rank/weights.rs"
+CLASSES = ["identifier", "keyword", "concept"]
+CLASS_OF = {"identifier": 0, "keyword": 1, "concept": 2, "mixed": 2}
+# FIT_ONE_ROW=1: one weight row shared by every class (fewer parameters).
+if os.environ.get("FIT_ONE_ROW"):
+    CLASS_OF = {k: 0 for k in CLASS_OF}
+KIT = ["requests", "express", "query-core", "ureq", "cobra"]
+POOL = 40
+K = 10
+
+
+def feature_names() -> list[str]:
+    text = STAGE.read_text()
+    block = re.search(r"pub const FEATURES: \[&str; \d+\] = \[(.*?)\];", text, re.S)
+    if not block:
+        sys.exit(f"cannot read FEATURES from {STAGE}")
+    return re.findall(r'"(\w+)"', block.group(1))
+
+
+def load_module(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ---------------------------------------------------------------- collect
+
+def query(binary: str, cwd: Path, index: Path, text: str) -> dict | None:
+    env = dict(os.environ, GIT_RAG_DIR=str(index))
+    cmd = [binary, "query", text, "--json", "-n", str(POOL), "--mode", "hybrid", "--explain-ranking", "--timeout", "30"]
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        print(f"  query failed in {cwd}: {p.stderr.strip()[-200:]}", file=sys.stderr)
+        return None
+    d = json.loads(p.stdout)
+    return {
+        "intent": d.get("analysis", {}).get("intent"),
+        "results": [{"path": r["path"], "start_line": int(r["start_line"]), "end_line": int(r["end_line"]), "features": r.get("features")} for r in d.get("results", [])],
+    }
+
+
+def semble_items(args) -> list[dict]:
+    os.environ.setdefault("SEMBLE_EVAL_WORK", args.semble_work)
+    run = load_module("semble_run", Path(args.eval_dir) / "semble" / "run.py")
+    specs, ann = run.load_benchmark(run.DEFAULT_SEMBLE_GIT, run.DEFAULT_SEMBLE_REV)
+    items = []
+    for spec in specs:
+        name = spec["name"]
+        if name not in run.DEV_REPOS:
+            continue
+        work = Path(args.semble_work) / "repos" / name
+        index = Path(args.semble_work) / "index" / args.semble_label / name
+        if not (index / ".rag_index_state.json").exists():
+            print(f"[semble {name}] no index at {index}; run run.py first", file=sys.stderr)
+            continue
+        for t in run.tasks_for(spec, ann.get(name, [])):
+            items.append({"dataset": "semble", "group": name, "unit": name, "language": spec["language"], "category": t["category"],
+                          "query": t["query"], "root": spec.get("benchmark_root") or "", "targets": t["targets"], "cwd": str(work), "index": str(index)})
+    return items
+
+
+def kit_items(args) -> list[dict]:
+    items = []
+    for variant in ("novec", "vec"):
+        for corpus in KIT:
+            index = Path(args.kit_index.format(variant=variant, corpus=corpus))
+            if not (index / ".rag_index_state.json").exists():
+                print(f"[kit {variant} {corpus}] no index at {index}", file=sys.stderr)
+                continue
+            for line in open(Path(args.eval_dir) / "queries" / f"{corpus}.jsonl"):
+                q = json.loads(line)
+                items.append({"dataset": f"kit-{variant}", "group": corpus, "unit": f"{corpus}-{variant}", "category": q["type"], "query": q["query"],
+                              "gold": q["gold"], "cwd": str(Path(args.corpora) / corpus), "index": str(index)})
+    return items
+
+
+def collect(args) -> None:
+    items = semble_items(args) + kit_items(args)
+    print(f"{len(items)} questions", file=sys.stderr)
+
+    def one(item):
+        got = query(args.bin, Path(item["cwd"]), Path(item["index"]), item["query"])
+        return {**item, **got} if got else None
+
+    with open(args.out, "w") as out, concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for i, row in enumerate(pool.map(one, items)):
+            if row:
+                out.write(json.dumps(row) + "\n")
+            if i % 100 == 0:
+                print(f"  {i}/{len(items)}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- metrics (the eval kits' rules)
+
+def dcg(rels) -> float:
+    return sum(r / math.log2(i + 2) for i, r in enumerate(rels))
+
+
+def semble_path_matches(f: str, t: str) -> bool:
+    return f == t or f.endswith("/" + t) or t.endswith("/" + f)
+
+
+def prepare(row: dict, n_features: int):
+    """The row's candidates as (features, gain data); gains are read in any order by `score`."""
+    res = row["results"][:POOL]
+    feats = [r["features"] if r.get("features") else [0.0] * n_features for r in res]
+    if row["dataset"] == "semble":
+        root = row["root"]
+        covers = []
+        for r in res:
+            p = r["path"]
+            bp = p[len(root) + 1:] if root and p.startswith(root + "/") else p
+            mask = 0
+            for ti, t in enumerate(row["targets"]):
+                if semble_path_matches(bp, t["path"]) and (t["start_line"] is None or t["end_line"] is None or not (r["end_line"] < t["start_line"] or r["start_line"] > t["end_line"])):
+                    mask |= 1 << ti
+            covers.append(mask)
+        ideal = dcg([1] * min(K, len(row["targets"])))
+        return feats, ("semble", covers, ideal)
+    gold = row["gold"]
+    matches = []
+    for r in res:
+        m = []
+        for gi, g in enumerate(gold):
+            if r["path"] != g["path"] or r["end_line"] < g["start_line"] or r["start_line"] > g["end_line"]:
+                continue
+            gspan = g["end_line"] - g["start_line"] + 1
+            rspan = r["end_line"] - r["start_line"] + 1
+            if rspan > max(4 * gspan, gspan + 40):
+                continue
+            ov = min(r["end_line"], g["end_line"]) - max(r["start_line"], g["start_line"]) + 1
+            m.append(((g["grade"], ov, -gi), gi, g["grade"]))
+        m.sort(reverse=True)
+        matches.append(m)
+    ideal = sum((2 ** g - 1) / math.log2(i + 2) for i, g in enumerate(sorted((g["grade"] for g in gold), reverse=True)[:K]))
+    return feats, ("kit", matches, ideal)
+
+
+def ndcg(order, gains) -> float:
+    kind, data, ideal = gains
+    if ideal <= 0:
+        return 0.0
+    total = 0.0
+    if kind == "semble":
+        seen = 0
+        for pos, i in enumerate(order[:K]):
+            new = data[i] & ~seen
+            if new:
+                total += 1 / math.log2(pos + 2)
+                seen |= data[i]
+        return total / ideal
+    credited = set()
+    for pos, i in enumerate(order[:K]):
+        for _, gi, grade in data[i]:
+            if gi not in credited:
+                credited.add(gi)
+                total += (2 ** grade - 1) / math.log2(pos + 2)
+                break
+    return total / ideal
+
+
+# ---------------------------------------------------------------- fit
+
+class Data:
+    def __init__(self, rows, n_features):
+        self.rows = []
+        for row in rows:
+            cls = CLASS_OF.get(row.get("intent") or "")
+            feats, gains = prepare(row, n_features)
+            self.rows.append({"unit": row["unit"], "group": row["group"], "dataset": row["dataset"], "cls": cls, "feats": feats,
+                              "columns": [list(col) for col in zip(*feats)] if feats else [], "gains": gains,
+                              "language": row.get("language"), "category": row.get("category")})
+
+    @staticmethod
+    def raw_scores(r, weights) -> list[float]:
+        if r["cls"] is None:
+            return [-float(i) for i in range(len(r["feats"]))]
+        w = weights[r["cls"]]
+        return [sum(a * b for a, b in zip(f, w)) for f in r["feats"]]
+
+    @staticmethod
+    def ndcg_of(r, s) -> float:
+        order = sorted(range(len(s)), key=lambda i: (-s[i], i))
+        return ndcg(order, r["gains"])
+
+    def score_row(self, r, weights) -> float:
+        return self.ndcg_of(r, self.raw_scores(r, weights))
+
+    def scores(self, weights, subset=None):
+        """nDCG@10 of each row (in `subset`, or all) when its candidates are ordered by `weights`."""
+        return [self.score_row(r, weights) for r in (self.rows if subset is None else subset)]
+
+
+def objective_of(subset, per_row) -> float:
+    """The mean over the datasets of each dataset's mean over its units (repositories, corpora)."""
+    per_unit = defaultdict(list)
+    for r, s in zip(subset, per_row):
+        per_unit[(r["dataset"], r["unit"])].append(s)
+    per_dataset = defaultdict(list)
+    for (ds, _), xs in per_unit.items():
+        per_dataset[ds].append(sum(xs) / len(xs))
+    return sum(sum(v) / len(v) for v in per_dataset.values()) / len(per_dataset)
+
+
+STEPS = [0.5, 0.2, 0.1, 0.05, 0.02]
+# A step is taken only when it raises the objective by at least this much
+# (FIT_MIN_GAIN; 0.001 was tried: held-out scores fell below the fused order).
+MIN_GAIN = float(os.environ.get("FIT_MIN_GAIN", "0.00001"))
+
+
+def fit(data: Data, subset, n_features: int, passes: int = 3, min_gain: float = MIN_GAIN):
+    """Coordinate ascent from the identity (the fused order): each weight in
+    turn moves by the step that most raises the objective, until a pass
+    changes nothing. A change of one weight rescores only its class's rows,
+    by adding the step times that feature to their scores."""
+    weights = [[1.0] + [0.0] * (n_features - 1) for _ in CLASSES]
+    raw = [data.raw_scores(r, weights) for r in subset]
+    per_row = [data.ndcg_of(r, s) for r, s in zip(subset, raw)]
+    best = objective_of(subset, per_row)
+    for _ in range(passes):
+        improved = False
+        for c in range(len(CLASSES)):
+            idx = [i for i, r in enumerate(subset) if r["cls"] == c and r["feats"]]
+            if not idx:
+                continue
+            for j in range(1, n_features):
+                choice = None
+                for step in STEPS:
+                    for delta in (step, -step):
+                        rows = list(per_row)
+                        for i in idx:
+                            col = subset[i]["columns"][j]
+                            rows[i] = data.ndcg_of(subset[i], [a + delta * b for a, b in zip(raw[i], col)])
+                        val = objective_of(subset, rows)
+                        if val > best + min_gain and (choice is None or val > choice[0]):
+                            choice = (val, delta, rows)
+                if choice:
+                    best, delta, per_row = choice
+                    weights[c][j] = round(weights[c][j] + delta, 3)
+                    for i in idx:
+                        col = subset[i]["columns"][j]
+                        raw[i] = [a + delta * b for a, b in zip(raw[i], col)]
+                    improved = True
+        if not improved:
+            break
+    return weights, best
+
+
+def report(data: Data, weights, label: str) -> dict:
+    by = defaultdict(list)
+    for r, s in zip(data.rows, data.scores(weights)):
+        by[(r["dataset"], r["unit"])].append(s)
+    units = {k: sum(v) / len(v) for k, v in by.items()}
+    per_ds = defaultdict(list)
+    for (ds, _), v in units.items():
+        per_ds[ds].append(v)
+    out = {ds: sum(v) / len(v) for ds, v in per_ds.items()}
+    print(f"{label}: " + ", ".join(f"{ds} {v:.4f}" for ds, v in sorted(out.items())))
+    return out
+
+
+FOLD_DATA = None
+
+
+def fold(g):
+    """Weights fitted without group `g`, and `g`'s rows scored with them."""
+    data, n = FOLD_DATA
+    train = [r for r in data.rows if r["group"] != g]
+    w, _ = fit(data, train, n)
+    test = [r for r in data.rows if r["group"] == g]
+    return g, list(zip(test, data.scores(w, test)))
+
+
+def fit_command(args) -> None:
+    names = feature_names()
+    rows = [json.loads(l) for l in open(args.data)]
+    data = Data(rows, len(names))
+    identity = [[1.0] + [0.0] * (len(names) - 1) for _ in CLASSES]
+    report(data, identity, "as fused (identity)")
+    weights, _ = fit(data, data.rows, len(names))
+    insample = report(data, weights, "in-sample fit")
+    # Leave one repository out: a group (a semble repository, a kit corpus
+    # with and without vectors) is scored with weights fitted on the others.
+    groups = sorted({r["group"] for r in data.rows})
+    held = {}
+
+    global FOLD_DATA
+    FOLD_DATA = (data, len(names))
+    with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
+        for g, scored in pool.map(fold, groups):
+            for r, s in scored:
+                held.setdefault((r["dataset"], r["unit"]), []).append((r, s))
+    per_ds = defaultdict(list)
+    per_lang = defaultdict(list)
+    per_cat = defaultdict(lambda: defaultdict(list))
+    for (ds, unit), rs in held.items():
+        per_ds[ds].append(sum(s for _, s in rs) / len(rs))
+        if ds == "semble":
+            per_lang[rs[0][0]["language"]].append(sum(s for _, s in rs) / len(rs))
+            for r, s in rs:
+                per_cat[r["category"]][unit].append(s)
+    loo = {ds: sum(v) / len(v) for ds, v in per_ds.items()}
+    print("leave-one-repository-out: " + ", ".join(f"{ds} {v:.4f}" for ds, v in sorted(loo.items())))
+    print("  semble by language (LOO): " + ", ".join(f"{l} {sum(v) / len(v):.3f}" for l, v in sorted(per_lang.items())))
+    print("  semble by category (LOO): " + ", ".join(f"{c} {sum(sum(x) / len(x) for x in u.values()) / len(u):.3f}" for c, u in sorted(per_cat.items())))
+    print("weights:")
+    for c, w in zip(CLASSES, weights):
+        print(f"  {c}: " + ", ".join(f"{n}={v:g}" for n, v in zip(names, w) if v))
+    if args.write:
+        write_weights(weights, names, args.data, insample, loo)
+
+
+def write_weights(weights, names, data_path, insample, loo) -> None:
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    fmt = lambda ds: ", ".join(f"{k} {v:.3f}" for k, v in sorted(ds.items()))
+    rows = "\n".join("    [" + ", ".join(f"{v:.3f}" for v in w) + f"], // {c}" for c, w in zip(CLASSES, weights))
+    WEIGHTS.write_text(f"""//! The fitted ranking stage's weights ([`super::stage`]), one row per
+//! question class (identifier, keyword, concept), one column per feature
+//! ([`super::stage::FEATURES`]: {", ".join(names)}).
+//! Written by `scripts/fit-ranking.py fit --write`; do not edit by hand: rerun the script.
+//!
+//! Fitted at commit {commit} on {Path(data_path).name}: semble's development split
+//! (keyword layers) and the dev kit's five corpora (with and without vectors).
+//! nDCG@10 in-sample: {fmt(insample)};
+//! leave one repository out: {fmt(loo)}.
+
+use super::stage::Features;
+
+#[rustfmt::skip]
+pub const WEIGHTS: [Features; 3] = [
+{rows}
+];
+""")
+    print(f"wrote {WEIGHTS}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--out", required=True)
+    c.add_argument("--bin", default="git-rag")
+    c.add_argument("--eval-dir", default=str(ROOT.parent / "shared" / "eval"))
+    c.add_argument("--semble-work", default=os.environ.get("SEMBLE_EVAL_WORK", str(Path.home() / ".cache" / "semble-eval")))
+    c.add_argument("--semble-label", default="before", help="run.py's index label")
+    c.add_argument("--corpora", default=os.environ.get("CORPORA", "/tmp/corpora"))
+    c.add_argument("--kit-index", default="/tmp/kit-index/before-{variant}/{corpus}", help="index dir pattern with {variant} (vec/novec) and {corpus}")
+    c.add_argument("--jobs", type=int, default=2)
+    f = sub.add_parser("fit")
+    f.add_argument("data")
+    f.add_argument("--write", action="store_true")
+    f.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args()
+    collect(args) if args.cmd == "collect" else fit_command(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+//! The fitted ranking stage: the fused candidates of a short question (not
+//! an issue report, not `--files`), re-scored by one linear function of a
+//! few features each, with weights fitted on the dev data by
+//! `scripts/fit-ranking.py` ([`super::weights`]). The features are what
+//! peers' ranking looks at and fusion does not: a file's second and third
+//! chunk in the list, how many of a file's chunks are candidates, the
+//! question's words in the path, a definition named by the question, the
+//! kind of chunk, test and example code.
+//!
+//! Invariant: with the weight of `position` alone, the stage keeps the order
+//! it was given; every other weight is the fit's.
+
+use crate::analysis::lang::is_test_path;
+use crate::query::answer::Hit;
+use crate::query::question::about::{role, Role};
+use crate::query::question::intent::Intent;
+use crate::query::question::words::is_stopword;
+use crate::query::question::Question;
+
+/// Candidates the stage re-scores (the fused list's head); the rest follow.
+pub const POOL: usize = 40;
+
+/// The features, in the order of every weight table.
+pub const FEATURES: [&str; 19] = [
+    "position",
+    "score",
+    "bm25",
+    "symbol",
+    "dense",
+    "exact",
+    "graph",
+    "other_lists",
+    "second_of_file",
+    "third_of_file",
+    "file_support",
+    "path_words",
+    "stem_words",
+    "symbol_word",
+    "outline",
+    "prose",
+    "type_decl",
+    "test",
+    "aside",
+];
+
+pub type Features = [f32; FEATURES.len()];
+
+/// Which weights a question's candidates get; `None`: the stage leaves the
+/// order alone (an issue report keeps its grouped form; a graph question is
+/// answered by its walk).
+pub fn class_of(q: &Question) -> Option<usize> {
+    match q.analysis.intent {
+        Intent::Identifier => Some(0),
+        Intent::Keyword => Some(1),
+        Intent::Concept | Intent::Mixed => Some(2),
+        Intent::Graph | Intent::Document => None,
+    }
+}
+
+/// The question's content words, lowercase: what a path or a name may say.
+fn content_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        let w = w.to_lowercase();
+        if w.chars().count() >= 3 && !is_stopword(&w) && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+fn reciprocal(rank: Option<usize>) -> f32 {
+    rank.map_or(0.0, |r| 1.0 / r.max(1) as f32)
+}
+
+/// A path's file name without its extension(s), lowercase.
+fn stem(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split('.').next().unwrap_or(name).to_lowercase()
+}
+
+/// Code that shows or adapts the code rather than being it: examples,
+/// demos, compatibility shims, TypeScript declaration files, vendored code.
+fn aside(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    lower.ends_with(".d.ts")
+        || role(path) == Role::Vendored
+        || lower.split('/').rev().skip(1).any(|dir| matches!(dir, "example" | "examples" | "demo" | "demos" | "sample" | "samples" | "compat" | "benchmark" | "benchmarks" | "bench"))
+}
+
+/// The features of each candidate of `pool`, in its order.
+pub fn features(pool: &[Hit], q: &Question) -> Vec<Features> {
+    let words = content_words(&q.text);
+    let top = pool.iter().map(|h| h.score).fold(0.0f32, f32::max);
+    let mut out = Vec::with_capacity(pool.len());
+    for (i, h) in pool.iter().enumerate() {
+        let before = pool[..i].iter().filter(|o| o.path == h.path).count();
+        let same_file = pool.iter().filter(|o| o.path == h.path).count();
+        let path = h.path.to_lowercase();
+        let file_stem = stem(&h.path);
+        let share = |hay: &str| if words.is_empty() { 0.0 } else { words.iter().filter(|w| hay.contains(w.as_str())).count() as f32 / words.len() as f32 };
+        let name = h.symbol.as_deref().map(|s| s.rsplit(['.', ':', '\\', '/', '#']).next().unwrap_or(s).to_lowercase());
+        let s = &h.signals;
+        let other = [s.feedback, s.callees, s.patterns].into_iter().flatten().min();
+        out.push([
+            1.0 / (i + 1) as f32,
+            if top > 0.0 { h.score / top } else { 0.0 },
+            reciprocal(s.bm25),
+            reciprocal(s.symbol),
+            reciprocal(s.dense),
+            reciprocal(s.exact),
+            reciprocal(s.graph),
+            reciprocal(other),
+            f32::from(u8::from(before == 1)),
+            f32::from(u8::from(before >= 2)),
+            (same_file - 1).min(4) as f32 / 4.0,
+            share(&path),
+            share(&file_stem),
+            f32::from(u8::from(name.is_some_and(|n| words.contains(&n)))),
+            f32::from(u8::from(matches!(h.kind.as_str(), "file" | "fallback" | "module"))),
+            f32::from(u8::from(matches!(h.kind.as_str(), "section" | "text" | "window"))),
+            f32::from(u8::from(matches!(h.kind.as_str(), "class" | "interface" | "enum" | "type"))),
+            f32::from(u8::from(is_test_path(&h.path))),
+            f32::from(u8::from(aside(&h.path))),
+        ]);
+    }
+    out
+}
+
+/// The candidates in the order of their fitted scores (ties: the order they
+/// came in); `explain` keeps each candidate's features on it.
+pub fn rerank(mut hits: Vec<Hit>, q: &Question, weights: &[Features], explain: bool) -> Vec<Hit> {
+    let Some(class) = class_of(q) else { return hits };
+    let Some(w) = weights.get(class) else { return hits };
+    let n = hits.len().min(POOL);
+    let feats = features(&hits[..n], q);
+    let mut scored: Vec<(f32, usize)> = feats.iter().enumerate().map(|(i, f)| (f.iter().zip(w).map(|(a, b)| a * b).sum(), i)).collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let rest = hits.split_off(n);
+    let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
+    let mut out: Vec<Hit> = Vec::with_capacity(n + rest.len());
+    for (_, i) in scored {
+        if let Some(mut h) = slots[i].take() {
+            if explain {
+                h.features = Some(feats[i].to_vec());
+            }
+            out.push(h);
+        }
+    }
+    out.extend(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(path: &str, symbol: &str, score: f32) -> Hit {
+        Hit { path: path.into(), symbol: Some(symbol.into()), kind: "function".into(), score, ..Hit::default() }
+    }
+
+    #[test]
+    fn the_position_weight_alone_keeps_the_order() {
+        let q = Question::new("where is the session cookie jar merged");
+        let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
+        let mut w = [0.0; FEATURES.len()];
+        w[0] = 1.0;
+        let order: Vec<String> = rerank(hits, &q, &[w; 3], false).into_iter().filter_map(|h| h.symbol).collect();
+        assert_eq!(order, ["x", "y", "merge"]);
+    }
+
+    #[test]
+    fn features_read_files_paths_and_names() {
+        let q = Question::new("how is the cookie jar merged");
+        let pool = vec![hit("src/cookies.py", "merge_cookies", 1.0), hit("src/cookies.py", "jar", 0.5), hit("tests/test_cookies.py", "test_jar", 0.25)];
+        let f = features(&pool, &q);
+        let at = |name: &str| FEATURES.iter().position(|n| *n == name).expect("feature");
+        assert_eq!(f[0][at("score")], 1.0);
+        assert_eq!(f[1][at("second_of_file")], 1.0);
+        assert_eq!(f[0][at("second_of_file")], 0.0);
+        assert_eq!(f[0][at("file_support")], 0.25);
+        assert_eq!(f[1][at("symbol_word")], 1.0);
+        assert_eq!(f[0][at("symbol_word")], 0.0);
+        assert!(f[0][at("path_words")] > 0.0 && f[0][at("stem_words")] > 0.0);
+        assert_eq!(f[2][at("test")], 1.0);
+        assert!(aside("docs/examples/app.js") && aside("types/index.d.ts") && !aside("src/example.py"));
+    }
+
+    #[test]
+    fn an_issue_report_keeps_its_order() {
+        let q = Question::new("Traceback (most recent call last):\n  File \"src/a.py\", line 3, in f\n    g()\nValueError: bad value\n\nThe function f fails when called with an empty list, which worked before the last release of the package.");
+        assert!(class_of(&q).is_none());
+    }
+}
