@@ -11,6 +11,54 @@ fn string(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// `GIT_CONFIG_PARAMETERS`: the settings `git -c key=value` hands a git
+/// subcommand (`git -c rag.chat.url=… rag ask`), as `key=value` (a key
+/// alone: `key`, which git reads as true), in the order given. Git writes
+/// them shell-quoted: `'key'='value'`, or `'key=value'` before git 2.31.
+pub fn git_config_parameters() -> Vec<String> {
+    string("GIT_CONFIG_PARAMETERS").map(|s| parse_config_parameters(&s)).unwrap_or_default()
+}
+
+/// One single-quoted word of git's `sq_quote` at the start of `rest` (a
+/// quote inside is written `'\''`, a `!` `'\!'`); the word and what follows it.
+fn sq_word(rest: &str) -> Option<(String, &str)> {
+    let mut rest = rest.strip_prefix('\'')?;
+    let mut word = String::new();
+    loop {
+        let end = rest.find('\'')?;
+        word.push_str(&rest[..end]);
+        rest = &rest[end + 1..];
+        // `'\X'`: an escaped character between two quoted runs.
+        let mut chars = rest.chars();
+        match (chars.next(), chars.next(), chars.next()) {
+            (Some('\\'), Some(c), Some('\'')) => {
+                word.push(c);
+                rest = &rest[1 + c.len_utf8() + 1..];
+            }
+            _ => return Some((word, rest)),
+        }
+    }
+}
+
+fn parse_config_parameters(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let Some((key, after)) = sq_word(rest) else { break };
+        rest = after;
+        match rest.strip_prefix('=') {
+            Some(value) => {
+                let Some((value, after)) = sq_word(value) else { break };
+                out.push(format!("{key}={value}"));
+                rest = after;
+            }
+            None => out.push(key),
+        }
+        rest = rest.trim_start();
+    }
+    out
+}
+
 /// `GIT_RAG_DIR`: where the index lives.
 pub fn index_dir() -> Option<OsString> {
     var("GIT_RAG_DIR")
@@ -97,5 +145,23 @@ pub fn fault(name: &str) -> bool {
 pub fn failpoint(name: &str) {
     if var("GIT_RAG_FAILPOINT").is_some_and(|v| v == name) {
         std::process::abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_config_parameters as parse;
+
+    #[test]
+    fn git_c_settings_are_read_as_git_writes_them() {
+        // git >= 2.31: 'key'='value'; before: 'key=value'; a bare key; quotes and bangs escaped.
+        assert_eq!(parse("'rag.chat.url'='http://127.0.0.1:9/v1'"), ["rag.chat.url=http://127.0.0.1:9/v1"]);
+        assert_eq!(parse("'rag.semantic=false' 'core.abbrev'='7'"), ["rag.semantic=false", "core.abbrev=7"]);
+        assert_eq!(parse("'rag.semantic'"), ["rag.semantic"]);
+        assert_eq!(parse("'rag.chat.model'='it'\\''s a '\\!' model'"), ["rag.chat.model=it's a ! model"]);
+        assert_eq!(parse("'a.b'='x y' 'c.d'=''"), ["a.b=x y", "c.d="]);
+        assert!(parse("").is_empty());
+        // Malformed: what was read before it is kept.
+        assert_eq!(parse("'a.b'='1' broken"), ["a.b=1"]);
     }
 }

@@ -78,11 +78,22 @@ fn entry_kind(mode: gix::object::tree::EntryMode) -> Option<EntryKind> {
     }
 }
 
+/// How a repository is opened at a trust level: gix's defaults, with the
+/// settings of `git -c` (GIT_CONFIG_PARAMETERS) over its configuration.
+fn open_options(trust: gix::sec::Trust) -> gix::open::Options {
+    use gix::sec::trust::DefaultForLevel;
+    gix::open::Options::default_for_level(trust).cli_overrides(crate::env::git_config_parameters())
+}
+
 impl Repo {
     /// Finds the repository containing `path`.
+    /// Settings given on git's command line (`git -c key=value rag …`)
+    /// apply, as they do to every git subcommand.
     pub fn discover(path: &Path) -> Result<Repo> {
-        let repo = gix::discover(path).map_err(|e| GitError::NotARepo { path: path.to_path_buf(), message: e.to_string() })?;
-        Ok(Repo { repo: repo.into_sync() })
+        let mapping = gix::sec::trust::Mapping { full: open_options(gix::sec::Trust::Full), reduced: open_options(gix::sec::Trust::Reduced) };
+        let repo = gix::ThreadSafeRepository::discover_opts(path, Default::default(), mapping)
+            .map_err(|e| GitError::NotARepo { path: path.to_path_buf(), message: e.to_string() })?;
+        Ok(Repo { repo })
     }
 
     /// The same repository opened again, with a fresh view of the object
@@ -90,8 +101,8 @@ impl Repo {
     /// miss a pack another process (`git fetch`) has just written.
     pub fn reopened(&self) -> Result<Repo> {
         let dir = self.git_dir();
-        let repo = gix::open(&dir).map_err(|e| GitError::NotARepo { path: dir, message: e.to_string() })?;
-        Ok(Repo { repo: repo.into_sync() })
+        let repo = gix::ThreadSafeRepository::open_opts(&dir, open_options(gix::sec::Trust::Full)).map_err(|e| GitError::NotARepo { path: dir, message: e.to_string() })?;
+        Ok(Repo { repo })
     }
 
     pub fn local(&self) -> gix::Repository {

@@ -241,3 +241,33 @@ fn the_library_leaves_the_process_page_policy_alone() {
     use git_rag::RunSize::{Large, Small};
     assert_eq!(*sizes.0.lock().expect("lock"), [Large, Large, Small, Small], "the sizes reported");
 }
+
+#[test]
+fn settings_given_to_git_with_dash_c_reach_git_rag() {
+    let repo = small_repo();
+    let prefix = tempfile::tempdir().expect("tempdir");
+    let bin = prefix.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_git-rag"), bin.join("git-rag")).expect("symlink");
+    let git_c = |settings: &[&str], args: &[&str]| {
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+        let mut cmd = Command::new("git");
+        for s in settings {
+            cmd.args(["-c", s]);
+        }
+        test_git_env(cmd.arg("rag").args(args).current_dir(repo.path()).env("PATH", path));
+        cmd.env_remove("GIT_RAG_DIR").output().expect("git runs")
+    };
+    // An index directory given with -c is where the index goes and is read from.
+    let elsewhere = prefix.path().join("index with a 'quote'");
+    let setting = format!("rag.indexDir={}", elsewhere.display());
+    let out = git_c(&[&setting], &["index", "-q", "--no-semantic"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(elsewhere.join(".rag_index_state.json").exists(), "no index in {}", elsewhere.display());
+    let out = git_c(&[&setting], &["query", "persist cookies", "--json"]);
+    assert!(out.status.success() && stdout(&out).contains("persist_cookies"), "{}", stderr(&out));
+    // The chat endpoint of `ask`, given with -c, is the one asked (here: nobody listens).
+    let out = git_c(&[&setting, "rag.chat.url=http://127.0.0.1:9/v1"], &["ask", "how are cookies persisted?"]);
+    assert!(!out.status.success());
+    assert!(!stderr(&out).contains("no chat endpoint is configured") && stderr(&out).contains("127.0.0.1:9"), "{}", stderr(&out));
+}
