@@ -42,7 +42,7 @@ pub use query::answer::{Answer, FileChunk, FileHit, Hit, Origin, QueryError, Res
 pub use query::context::Context;
 pub use query::options::{HybridOptions, Mode, QueryOptions, DEFAULT_WINDOW};
 pub use query::question::intent::Relation;
-pub use query::retrieve::keyword::SYMBOL_NAME_MATCH;
+pub use query::retrieve::symbols::SYMBOL_NAME_MATCH;
 pub use query::sources::engine::{Engine, SemanticSetup};
 pub use query::sources::server::{Server as QueryServer, ServerQueryError};
 pub use query::sources::warm::{WarmEngine, WarmStatus};

@@ -7,19 +7,36 @@
 //! Invariant: sources differ in how a retriever finds its candidates, never
 //! in what is made of them.
 
+pub mod bm25;
 pub mod dense;
 pub mod keyword;
+pub mod literals;
 pub mod patterns;
+pub mod symbols;
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::graph::Neighbourhood;
-use crate::query::answer::{Hit, Result, SearchResult, Timings, Unavailable};
-use crate::query::options::QueryOptions;
+use crate::query::answer::{Hit, Response, Result, SearchResult, Timings, Unavailable};
+use crate::query::options::{Mode, PathFilter, QueryOptions};
 use crate::query::question::intent::GraphAsk;
 use crate::query::question::mentions::Mentions;
 use crate::query::question::Question;
+use crate::stores::keyword::KeywordIndex;
+
+/// Keyword or symbol mode alone: that retriever's list from the keyword index.
+pub fn search(index: &KeywordIndex, q: &Question, opts: &QueryOptions) -> SearchResult<Response> {
+    let started = Instant::now();
+    let paths = PathFilter::new(opts)?;
+    let (chunk_reader, symbol_reader) = index.readers()?;
+    let chunks = chunk_reader.searcher();
+    let results = match opts.mode {
+        Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => bm25::keyword_search(index, &chunks, q, opts, &paths, true)?,
+        Mode::Symbol => symbols::symbol_search(index, &symbol_reader.searcher(), &chunks, &q.words, opts, &paths, None)?,
+    };
+    Ok(Response { query: q.asked.clone(), took_ms: crate::progress::millis(started), results })
+}
 
 /// What the shared stage asks of a source beyond its candidate lists.
 pub trait Chunks {

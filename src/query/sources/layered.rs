@@ -10,7 +10,7 @@
 use crate::query::answer::{Hit, Origin, SearchResult as Result};
 use crate::query::options::QueryOptions;
 use crate::query::question::Question;
-use crate::query::retrieve::{keyword, Chunks};
+use crate::query::retrieve::{bm25, keyword, literals, symbols, Chunks};
 use crate::stores::keyword::KeywordIndex;
 use crate::worktree::Layer;
 
@@ -57,33 +57,33 @@ impl Keyword<'_> {
     /// the tree's own window leaves out.
     pub fn bm25(&self, q: &Question, opts: &QueryOptions, literals_first: bool) -> Result<Vec<Hit>> {
         let index = self.layer.map_or(self.base, |l| &l.beneath);
-        let mut window = keyword::bm25_window(index, q, opts)?;
+        let mut window = bm25::bm25_window(index, q, opts)?;
         if let Some(layer) = self.layer.filter(|l| !l.files.is_empty()) {
             let mut own = opts.clone();
             own.hide = Default::default();
-            let mut from_layer = keyword::bm25_window(&layer.keyword, q, &own)?;
+            let mut from_layer = bm25::bm25_window(&layer.keyword, q, &own)?;
             for c in &mut from_layer {
                 c.hit_mut().source = Origin::Worktree;
             }
             window.append(&mut from_layer);
         }
-        let bm25 = keyword::bm25_ranked(window, opts.limit);
+        let ranked = bm25::bm25_ranked(window, opts.limit);
         // A document's literals are weaker evidence: the hybrid fusion weighs them.
-        let literals = match literals_first && !q.document {
-            true => self.list(opts, |index, o| keyword::literal_matches(index, &q.literals, false, o))?,
+        let as_written = match literals_first && !q.document {
+            true => self.list(opts, |index, o| literals::literal_matches(index, &q.literals, false, o))?,
             false => Vec::new(),
         };
-        Ok(keyword::keyword_list(bm25, literals, opts.limit))
+        Ok(bm25::keyword_list(ranked, as_written, opts.limit))
     }
 
     /// The hit of a symbol's definition, from the side that holds its path.
     pub fn symbol_hit(&self, path: &str, qualified: &str) -> Result<Option<Hit>> {
         match self.layer.filter(|l| l.hides(path)) {
-            Some(layer) => Ok(keyword::symbol_hit(&layer.keyword, path, qualified)?.map(|mut h| {
+            Some(layer) => Ok(symbols::symbol_hit(&layer.keyword, path, qualified)?.map(|mut h| {
                 h.source = Origin::Worktree;
                 h
             })),
-            None => keyword::symbol_hit(self.base, path, qualified),
+            None => symbols::symbol_hit(self.base, path, qualified),
         }
     }
 

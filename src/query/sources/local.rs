@@ -14,7 +14,7 @@ use crate::query::question::intent::{GraphAsk, Intent};
 use crate::query::question::mentions::Mentions;
 use crate::query::question::Question;
 use crate::query::retrieve::patterns::{pattern_dense, pattern_hit, pattern_keyword};
-use crate::query::retrieve::{dense, keyword, Chunks, Dense, DenseOutcome, Source, Texts, Walk};
+use crate::query::retrieve::{dense, literals, symbols, Chunks, Dense, DenseOutcome, Source, Texts, Walk};
 use crate::progress::millis;
 use crate::worktree::dense::VectorSources;
 use crate::worktree::{Change, Layer};
@@ -38,7 +38,7 @@ impl<'a> Local<'a> {
         let mut per_name = Vec::new();
         for id in &signals.identifiers {
             let words = Question::new(&id.name).words;
-            let mut hits = self.keyword.list(opts, |index, o| keyword::symbol_name_matches(index, &words, o))?;
+            let mut hits = self.keyword.list(opts, |index, o| symbols::symbol_name_matches(index, &words, o))?;
             // A stack frame names its file: its definition there first.
             hits.sort_by(|a, b| mentions.of(&b.path).total_cmp(&mentions.of(&a.path)));
             hits.truncate(PER_NAME);
@@ -87,7 +87,7 @@ impl Source for Local<'_> {
 
     fn single(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
         match opts.mode {
-            Mode::Symbol => Ok(self.keyword.list(opts, |index, o| Ok(keyword::search(index, q, o)?.results))?),
+            Mode::Symbol => Ok(self.keyword.list(opts, |index, o| Ok(crate::query::retrieve::search(index, q, o)?.results))?),
             _ => Ok(self.keyword.bm25(q, opts, true)?),
         }
     }
@@ -104,13 +104,13 @@ impl Source for Local<'_> {
         match &q.analysis.signals {
             // A document names its code among many words: look the names up one by one.
             Some(signals) => self.signal_symbols(signals, mentions, &o),
-            None => Ok(self.keyword.list(&o, |index, o| keyword::symbol_name_matches(index, &q.words, o))?),
+            None => Ok(self.keyword.list(&o, |index, o| symbols::symbol_name_matches(index, &q.words, o))?),
         }
     }
 
     fn literals(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
         let document = q.analysis.intent == Intent::Document;
-        Ok(self.keyword.list(opts, |index, o| keyword::literal_matches(index, &q.analysis.literals, document, o))?)
+        Ok(self.keyword.list(opts, |index, o| literals::literal_matches(index, &q.analysis.literals, document, o))?)
     }
 
     fn related(&self, _q: &Question, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> std::result::Result<(Vec<Hit>, Vec<String>), Unavailable> {

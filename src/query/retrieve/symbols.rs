@@ -1,0 +1,150 @@
+//! The symbol retriever: exact, case-insensitive and prefix lookup of
+//! definitions by name.
+
+use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RegexQuery, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{Searcher, Term};
+
+use super::keyword::{chunk_content, filters, regex_escape, with_filters};
+use crate::query::answer::{Hit, SearchResult as Result, Signals};
+use crate::query::options::{PathFilter, QueryOptions};
+use crate::query::question::words::is_stopword;
+use crate::query::question::Word;
+use crate::stores::keyword::{analyze, get_str, get_u64, KeywordIndex};
+
+/// The least score of a symbol hit whose name (or its last segment) equals a
+/// query word; prefix and token matches score below it.
+pub const SYMBOL_NAME_MATCH: f32 = 30.0;
+
+/// Symbol lookup keeping only name matches (score ≥ [`SYMBOL_NAME_MATCH`]):
+/// the symbol list of hybrid retrieval. Looser matches are never read from
+/// the document store, and the hits' `content` is left empty when they have a
+/// chunk, for [`super::keyword::fill_content`] to read once the fusion has picked its results
+/// (reading every candidate's chunk is most of a lookup's cost on a big index).
+pub fn symbol_name_matches(index: &KeywordIndex, words: &[Word], opts: &QueryOptions) -> Result<Vec<Hit>> {
+    let paths = PathFilter::new(opts)?;
+    let (chunk_reader, symbol_reader) = index.readers()?;
+    symbol_search(index, &symbol_reader.searcher(), &chunk_reader.searcher(), words, opts, &paths, Some(SYMBOL_NAME_MATCH))
+}
+
+pub(super) fn symbol_search(
+    index: &KeywordIndex,
+    searcher: &Searcher,
+    chunks: &Searcher,
+    words: &[Word],
+    opts: &QueryOptions,
+    paths: &PathFilter,
+    min_score: Option<f32>,
+) -> Result<Vec<Hit>> {
+    let sf = index.sf;
+    let code_words: Vec<&String> = words.iter().filter(|w| w.looks_like_code).map(|w| &w.text).collect();
+    // Prefer words that look like code; otherwise every meaningful word.
+    let candidates: Vec<String> = if code_words.is_empty() {
+        words.iter().map(|w| w.text.clone()).filter(|w| !is_stopword(&w.to_lowercase())).collect()
+    } else {
+        code_words.into_iter().cloned().collect()
+    };
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    let konst = |q: Box<dyn Query>, score: f32| -> (Occur, Box<dyn Query>) { (Occur::Should, Box::new(ConstScoreQuery::new(q, score))) };
+    for c in &candidates {
+        let lc = c.to_lowercase();
+        let term = |f: Field, v: &str| Box::new(TermQuery::new(Term::from_field_text(f, v), IndexRecordOption::Basic)) as Box<dyn Query>;
+        clauses.push(konst(term(sf.qualified, c), 20.0));
+        clauses.push(konst(term(sf.qualified_lc, &lc), 100.0));
+        clauses.push(konst(term(sf.name_lc, &lc), 60.0));
+        if let Some(last) = lc.rsplit('.').next().filter(|l| *l != lc) {
+            clauses.push(konst(term(sf.name_lc, last), 30.0));
+        }
+        if lc.chars().count() >= 3 {
+            if let Ok(q) = RegexQuery::from_pattern(&format!("{}.*", regex_escape(&lc)), sf.name_lc) {
+                clauses.push(konst(Box::new(q), 20.0));
+            }
+        }
+        for t in analyze(c) {
+            let q = TermQuery::new(Term::from_field_text(sf.name_text, &t), IndexRecordOption::WithFreqs);
+            clauses.push((Occur::Should, Box::new(q)));
+        }
+    }
+    let main: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
+    let query = with_filters(main, filters(searcher, sf.path, sf.language, sf.kind, opts, paths)?);
+    let top = index.top_docs_keyed(searcher, query.as_ref(), opts.limit, "key")?;
+    let mut hits = Vec::with_capacity(top.len());
+    for (i, (score, tie, addr)) in top.into_iter().enumerate() {
+        if min_score.is_some_and(|m| score < m) {
+            break; // sorted by score: the rest are lower
+        }
+        let doc = index.doc(searcher, addr)?;
+        let start_line = get_u64(&doc, sf.start_line) as usize;
+        let end_line = get_u64(&doc, sf.end_line) as usize;
+        let chunk_id = get_str(&doc, sf.chunk_id);
+        let content = match &chunk_id {
+            // Name matches only (hybrid): the content is read for the results kept.
+            Some(_) if min_score.is_some() => Some(String::new()),
+            Some(id) => chunk_content(index, chunks, id, start_line, end_line)?,
+            None => None,
+        };
+        let content = content.unwrap_or_else(|| {
+            let sig = get_str(&doc, sf.signature).unwrap_or_default();
+            match get_str(&doc, sf.doc) {
+                Some(d) => format!("{sig}\n{d}"),
+                None => sig,
+            }
+        });
+        hits.push(Hit {
+            tie,
+            features: None,
+            rank: i + 1,
+            path: get_str(&doc, sf.path).unwrap_or_default(),
+            start_line,
+            end_line,
+            symbol: get_str(&doc, sf.qualified),
+            kind: get_str(&doc, sf.kind).unwrap_or_default(),
+            language: get_str(&doc, sf.language).unwrap_or_default(),
+            score,
+            content,
+            signals: Signals { symbol: Some(i + 1), ..Signals::default() },
+            source: Default::default(),
+            chunk_id,
+        });
+    }
+    Ok(hits)
+}
+
+/// The definition `qualified` in `path`, as a hit; its `content` (its lines,
+/// cut from its chunk) is left for [`super::keyword::fill_content`].
+pub fn symbol_hit(index: &KeywordIndex, path: &str, qualified: &str) -> Result<Option<Hit>> {
+    let (_, symbol_reader) = index.readers()?;
+    let symbols = symbol_reader.searcher();
+    let sf = index.sf;
+    let q = BooleanQuery::new(vec![
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(sf.qualified, qualified), IndexRecordOption::Basic)) as Box<dyn Query>),
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(sf.path, path), IndexRecordOption::Basic))),
+    ]);
+    let top = index.top_docs(&symbols, &q, 1, "key")?;
+    let Some((_, addr)) = top.first() else { return Ok(None) };
+    let doc = index.doc(&symbols, *addr)?;
+    let start_line = get_u64(&doc, sf.start_line) as usize;
+    let end_line = get_u64(&doc, sf.end_line) as usize;
+    let chunk_id = get_str(&doc, sf.chunk_id);
+    // The chunk's text is read by `fill_content` for the hits that are kept.
+    let content = if chunk_id.is_some() { String::new() } else { get_str(&doc, sf.signature).unwrap_or_default() };
+    Ok(Some(Hit {
+        tie: 0,
+        features: None,
+        rank: 0,
+        path: path.to_string(),
+        start_line,
+        end_line,
+        symbol: Some(qualified.to_string()),
+        kind: get_str(&doc, sf.kind).unwrap_or_default(),
+        language: get_str(&doc, sf.language).unwrap_or_default(),
+        score: 0.0,
+        content,
+        signals: Signals::default(),
+        source: Default::default(),
+        chunk_id,
+    }))
+}
