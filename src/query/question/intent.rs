@@ -146,7 +146,12 @@ pub fn classify(text: &str, document: bool, signals: Option<super::document::Sig
     let lookup_words = ["defined", "implemented", "implementation", "declared", "definition", "constructor", "class", "getter", "method", "function"];
     let content: Vec<&String> = ws.iter().filter(|w| !QUESTION_WORDS.contains(&w.as_str()) && !lookup_words.contains(&w.as_str()) && w.as_str() != "the").collect();
     let is_lookup = ws.iter().any(|w| lookup_words.contains(&w.as_str())) && content.len() == 1;
-    let intent = if (raw_words.len() <= 2 && code_words >= 1) || is_lookup {
+    // A bare word (`Session`, `Deserialize`, `formatter`) is a name looked
+    // up, as a code-shaped one is: its definition first, not the code that
+    // says the word most. Semble's dev split has 58 one-word questions, all
+    // symbol lookups; 30 of them were read as keywords.
+    let bare_name = raw_words.len() == 1 && text.trim().chars().all(|c| c.is_alphanumeric() || c == '_');
+    let intent = if (raw_words.len() <= 2 && code_words >= 1) || is_lookup || bare_name {
         Intent::Identifier
     } else if code_words >= 1 && (defined_question || raw_words.len() <= 3) {
         Intent::Identifier
@@ -331,6 +336,11 @@ mod tests {
         assert_eq!(analyze("proxy environment").intent, Intent::Keyword);
         assert_eq!(analyze("where is dehydrate implemented").intent, Intent::Identifier);
         assert_eq!(analyze("View constructor").intent, Intent::Identifier);
+        // A bare word is a name; a word with other marks in it is a keyword.
+        for name in ["Session", "Deserialize", "formatter"] {
+            assert_eq!(analyze(name).intent, Intent::Identifier, "{name}");
+        }
+        assert_eq!(analyze("--no-descriptions").intent, Intent::Keyword);
         assert_eq!(analyze("how does Session.send pick an adapter for the url").intent, Intent::Mixed);
         assert_eq!(analyze("what calls res.location").intent, Intent::Graph);
         assert!(analyze("how does this project log errors?").wants_patterns);
