@@ -40,6 +40,21 @@ fn assert_defines(rel: &str, language: Language, expected: &[(&str, &str)]) -> F
     fc
 }
 
+/// Asserts that `symbol` calls `callee` (the call as the extractor writes
+/// it); with overloads or clauses (a Haskell signature and its equations),
+/// any definition of that name.
+fn assert_calls(fc: &FileChunks, symbol: &str, callee: &str) {
+    let calls: Vec<&String> = fc.symbols.iter().filter(|s| s.qualified_name == symbol).flat_map(|s| &s.calls).collect();
+    assert!(calls.iter().any(|c| *c == callee), "{symbol} calls {callee}; calls: {calls:?}");
+}
+
+/// Asserts that the doc comment above `symbol` is joined to it.
+fn assert_doc(fc: &FileChunks, symbol: &str, starts_with: &str) {
+    let s = fc.symbols.iter().find(|s| s.qualified_name == symbol).unwrap_or_else(|| panic!("no {symbol}"));
+    let doc = s.doc.as_deref().unwrap_or_default();
+    assert!(doc.starts_with(starts_with), "{symbol}'s doc: {doc:?}");
+}
+
 #[test]
 fn rust_traits_impls_in_macros_and_modules() {
     let fc = assert_defines(
@@ -131,6 +146,148 @@ fn lua_module_functions_and_locals() {
     assert_defines("lua/stringio.lua", Language::Lua, &[]);
 }
 
+#[test]
+fn swift_protocols_extensions_and_inits() {
+    let fc = assert_defines(
+        "swift/SharedObject.swift",
+        Language::Swift,
+        &[
+            ("AnySharedObject", "interface"),
+            ("AnySharedObject.getDynamicType", "method"),
+            ("SharedObject", "class"),
+            ("SharedObject.init", "method"),
+            ("SharedObject.getJavaScriptObject", "method"),
+            ("SharedObject.emit", "method"),
+        ],
+    );
+    assert_doc(&fc, "SharedObject.sharedObjectWillRelease", "A function that will be called before the object is removed");
+    let fc = assert_defines(
+        "swift/Record.swift",
+        Language::Swift,
+        &[("Record", "interface"), ("Record.Dict", "type"), ("Record.toDictionary", "method"), ("Record.update", "method"), ("fieldsOf", "function")],
+    );
+    assert_calls(&fc, "fieldsOf", "Mirror");
+    assert_doc(&fc, "Record", "A protocol that allows initializing the object with a dictionary");
+}
+
+#[test]
+fn php_classes_traits_and_functions_in_guards() {
+    let fc = assert_defines(
+        "php/Js.php",
+        Language::Php,
+        &[("Illuminate\\Support", "module"), ("Js", "class"), ("Js::REQUIRED_FLAGS", "const"), ("Js::__construct", "method"), ("Js::from", "method")],
+    );
+    let js = fc.symbols.iter().find(|s| s.qualified_name == "Js").expect("class Js");
+    assert!(js.bases.iter().any(|b| b == "Htmlable"), "{:?}", js.bases);
+    assert_calls(&fc, "Js::__toString", "$this.toHtml");
+    assert_doc(&fc, "Js::from", "Create a new JavaScript string from the given data");
+    assert!(fc.imports.iter().any(|i| i.module == "Illuminate\\Contracts\\Support\\Arrayable"), "{:?}", fc.imports);
+    let fc = assert_defines("php/functions.php", Language::Php, &[("defer", "function"), ("php_binary", "function"), ("now", "function")]);
+    assert_calls(&fc, "now", "Date.now");
+    assert_doc(&fc, "defer", "Defer execution of the given callback");
+}
+
+#[test]
+fn kotlin_companions_extensions_and_properties() {
+    let fc = assert_defines(
+        "kotlin/CdpNetworkTypes.kt",
+        Language::Kotlin,
+        &[("Headers", "type"), ("ResourceType", "enum"), ("ResourceType.fromMimeType", "method"), ("JsonSerializable", "interface"), ("ConnectTiming", "class")],
+    );
+    assert_calls(&fc, "ResourceType.fromMimeType", "mimeType.startsWith");
+    let fc = assert_defines(
+        "kotlin/CodedException.kt",
+        Language::Kotlin,
+        &[("CodedException", "class"), ("CodedException.inferCode", "method"), ("Throwable.toCodedException", "method"), ("errorCodeOf", "function")],
+    );
+    assert_calls(&fc, "errorCodeOf", "CodedException.inferCode");
+    assert_doc(&fc, "CodedException", "A class for errors specifying its `code`");
+}
+
+#[test]
+fn scala_objects_traits_cases_and_imports() {
+    let fc = assert_defines(
+        "scala/CursorOp.scala",
+        Language::Scala,
+        &[("CursorOp", "class"), ("CursorOp", "module"), ("CursorOp.requiresObject", "method"), ("CursorOp.DownField", "class"), ("CursorOp.opsToPath", "function")],
+    );
+    assert_calls(&fc, "CursorOp.opsToPath", "history.foldRight");
+    assert_doc(&fc, "CursorOp.requiresObject", "Does this operation require the current focus");
+    let fc = assert_defines("scala/DerivesSuite.scala", Language::Scala, &[("DerivesSuite.Vegetable", "enum"), ("DerivesSuite.Foo", "interface")]);
+    // A dotted path is one module: `import io.circe.syntax._`, not its last segment.
+    assert!(fc.imports.iter().any(|i| i.module.starts_with("io.circe.")), "{:?}", fc.imports);
+}
+
+#[test]
+fn haskell_types_classes_instances_and_haddock() {
+    let fc = assert_defines(
+        "haskell/Concurrent.hs",
+        Language::Haskell,
+        &[("Lock", "class"), ("Once", "class"), ("Barrier", "class"), ("newLock", "function"), ("withLock", "function")],
+    );
+    assert_calls(&fc, "newLock", "newMVar");
+    assert_doc(&fc, "newLock", "Create a new 'Lock'.");
+    assert!(fc.imports.iter().any(|i| i.module == "Data.Tuple.Extra"), "{:?}", fc.imports);
+    let fc = assert_defines("haskell/Class.hs", Language::Haskell, &[("Default", "interface"), ("Default.def", "method"), ("Int.def", "method")]);
+    assert_doc(&fc, "Default", "A class for types with a default value.");
+}
+
+#[test]
+fn zig_containers_type_functions_and_tests() {
+    let fc = assert_defines(
+        "zig/epoch.zig",
+        Language::Zig,
+        &[("Month", "enum"), ("Month.numeric", "method"), ("EpochSeconds", "class"), ("EpochSeconds.getEpochDay", "method"), ("isLeapYear", "function"), ("epoch decoding", "function")],
+    );
+    assert_calls(&fc, "getDaysInYear", "isLeapYear");
+    assert_doc(&fc, "EpochSeconds", "seconds since epoch Jan 1, 1970 at 12:00 AM");
+    let fc = assert_defines("zig/memory_pool.zig", Language::Zig, &[("Extra", "class"), ("Extra.create", "method"), ("Options", "class")]);
+    assert_calls(&fc, "Extra.create", "pool.allocNew");
+}
+
+#[test]
+fn bash_functions_sources_and_commands() {
+    let fc = assert_defines(
+        "bash/common.bash",
+        Language::Bash,
+        &[("bats_version_lt", "function"), ("bats_require_minimum_version", "function"), ("bats_binary_search", "function")],
+    );
+    assert_calls(&fc, "bats_require_minimum_version", "bats_version_lt");
+    assert_doc(&fc, "bats_version_lt", "compares two versions. Return 0 when version1 < version2");
+    let fc = assert_defines("bash/semaphore.bash", Language::Bash, &[("bats_semaphore_setup", "function"), ("bats_semaphore_run", "function")]);
+    assert_calls(&fc, "bats_semaphore_run", "bats_semaphore_acquire_slot");
+    assert!(!fc.symbols.iter().any(|s| s.name == "BATS_SEMAPHORE_DIR"), "an `export` inside a function is not a definition");
+    // A script's settings are definitions: one per name of `export A=1 B=2`.
+    let fc = chunk_file("env.sh", b"#!/bin/sh\nexport A=1 B=2\nreadonly R=1\nf() {\n  local y=1\n}\n", &ChunkOptions::default());
+    let names: Vec<(&str, &str)> = fc.symbols.iter().map(|s| (s.qualified_name.as_str(), s.kind.as_str())).collect();
+    assert_eq!(names, [("A", "variable"), ("B", "variable"), ("R", "const"), ("f", "function")]);
+}
+
+#[test]
+fn elixir_modules_protocols_impls_and_attribute_docs() {
+    let fc = assert_defines(
+        "elixir/message.ex",
+        Language::Elixir,
+        &[
+            ("Phoenix.Socket.Message", "module"),
+            ("Phoenix.Socket.Message.from_map!", "function"),
+            ("Phoenix.Socket.Message.Inspect.inspect", "function"),
+            ("Phoenix.Socket.Reply", "module"),
+            ("Phoenix.Socket.Message.t", "type"),
+        ],
+    );
+    assert_calls(&fc, "Phoenix.Socket.Message.from_map!", "Map.fetch!");
+    assert_doc(&fc, "Phoenix.Socket.Message.from_map!", "Converts a map with string keys into a message struct.");
+    assert_doc(&fc, "Phoenix.Socket.Message", "Defines a message dispatched over transport to channels and vice-versa.");
+    let fc = assert_defines(
+        "elixir/param.ex",
+        Language::Elixir,
+        &[("Phoenix.Param", "interface"), ("Phoenix.Param.Atom", "module"), ("Phoenix.Param.Atom.to_param", "function"), ("Phoenix.Param.Any.to_param", "function")],
+    );
+    assert_calls(&fc, "Phoenix.Param.Atom.to_param", "Atom.to_string");
+    assert_doc(&fc, "Phoenix.Param", "A protocol that converts data structures into URL parameters.");
+}
+
 /// A real file with one syntax error: the definitions around the error are
 /// still found, and the whole file also gets a fallback chunk.
 #[test]
@@ -144,6 +301,14 @@ fn a_syntax_error_keeps_the_other_definitions() {
         ("csharp/broken.cs", Language::CSharp),
         ("ruby/broken.rb", Language::Ruby),
         ("lua/broken.lua", Language::Lua),
+        ("swift/broken.swift", Language::Swift),
+        ("php/broken.php", Language::Php),
+        ("kotlin/broken.kt", Language::Kotlin),
+        ("scala/broken.scala", Language::Scala),
+        ("haskell/broken.hs", Language::Haskell),
+        ("zig/broken.zig", Language::Zig),
+        ("bash/broken.sh", Language::Bash),
+        ("elixir/broken.ex", Language::Elixir),
     ] {
         let (_, fc) = chunked(rel);
         assert_eq!(fc.language, language);
@@ -160,4 +325,29 @@ fn conventions_on_real_files() {
     assert!(fc.patterns.iter().any(|p| p.key == "check:err != nil"), "{:?}", fc.patterns.iter().map(|p| &p.key).collect::<Vec<_>>());
     let (_, fc) = chunked("rust/rtls.rs");
     assert!(fc.patterns.iter().any(|p| p.key == "propagate:?"), "{:?}", fc.patterns.iter().map(|p| &p.key).collect::<Vec<_>>());
+}
+
+/// The README's language table names every parsed language with the
+/// extensions the language table gives it, and nothing else.
+#[test]
+fn the_readme_lists_the_languages_the_code_parses() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README.md");
+    let section = readme.split("## Languages").nth(1).expect("a Languages section").split("\n## ").next().unwrap_or_default();
+    let mut listed = Vec::new();
+    for row in section.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| language") && !l.starts_with("|--")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let (names, files) = (cells[1], cells[2]);
+        let extensions: Vec<&str> = files.split(['`', ' ', ',']).filter(|w| w.starts_with('.')).collect();
+        assert!(!extensions.is_empty(), "{row}: no extensions");
+        for ext in extensions {
+            let language = Language::from_path(&format!("x{ext}"));
+            assert!(language.grammar().is_some(), "{row}: {ext} is not parsed");
+            let shown = names.to_lowercase().replace("c#", "csharp").replace("c++", "cpp");
+            assert!(shown.split(", ").any(|n| n == language.name()), "{row}: {ext} is {}", language.name());
+            listed.push(language);
+        }
+    }
+    for language in Language::PARSED {
+        assert!(listed.contains(language), "the README's table does not list {}", language.name());
+    }
 }

@@ -146,7 +146,7 @@ pub struct FileChunks {
 
 /// Chunks one file. `data` is the blob; callers skip binary files first.
 pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
-    let language = Language::from_path(path);
+    let language = Language::detect(path, data);
     let mut builder = Builder::new(data, opts);
     let mut symbols = Vec::new();
     let mut imports = Vec::new();

@@ -1,9 +1,10 @@
 //! The language table: which files are parsed with which tree-sitter grammar.
 //!
-//! Adding a language means one entry in [`Language::from_path`], one in
+//! Adding a language means a variant listed in [`Language::ALL`], its
+//! extensions in [`Language::from_path`] (and interpreter in
+//! [`Language::from_shebang`]), its name, its grammar crate in
 //! [`Language::grammar`] and a query file in `queries/` (see `tags.rs` for
-//! the captures it uses). Python and the JavaScript family are still walked
-//! by hand in `parse.rs`.
+//! the captures it uses); `tests/languages.rs` then wants a real file of it.
 
 use std::path::Path;
 
@@ -22,6 +23,14 @@ pub enum Language {
     CSharp,
     Ruby,
     Lua,
+    Kotlin,
+    Swift,
+    Php,
+    Scala,
+    Bash,
+    Elixir,
+    Haskell,
+    Zig,
     Markdown,
     /// Any other text file: chunked by paragraphs.
     Text,
@@ -50,15 +59,60 @@ impl Language {
             "cs" => Language::CSharp,
             "rb" | "rake" | "gemspec" => Language::Ruby,
             "lua" => Language::Lua,
+            "kt" | "kts" => Language::Kotlin,
+            "swift" => Language::Swift,
+            "php" => Language::Php,
+            "scala" | "sc" => Language::Scala,
+            "sh" | "bash" => Language::Bash,
+            "ex" | "exs" => Language::Elixir,
+            "hs" => Language::Haskell,
+            "zig" => Language::Zig,
             "md" | "markdown" | "mdx" => Language::Markdown,
             _ => Language::Text,
         }
     }
 
+    /// The language of a file from its name, or for a script without an
+    /// extension (`bin/setup`, `hooks/pre-commit`), from its `#!` line.
+    pub fn detect(path: &str, data: &[u8]) -> Language {
+        match Language::from_path(path) {
+            Language::Text if !path.rsplit('/').next().unwrap_or(path).contains('.') => Language::from_shebang(data).unwrap_or(Language::Text),
+            language => language,
+        }
+    }
+
+    /// The interpreter a `#!` line names: `#!/bin/bash`, `#!/usr/bin/env
+    /// bash`, `#!/usr/bin/env -S python3 -u`, `#!/usr/bin/env elixir`.
+    pub fn from_shebang(data: &[u8]) -> Option<Language> {
+        let first = data.strip_prefix(b"#!")?.split(|&b| b == b'\n').next()?;
+        let line = std::str::from_utf8(first).ok()?;
+        let mut words = line.split_whitespace();
+        let mut program = words.next()?.rsplit('/').next()?;
+        if program == "env" {
+            program = words.find(|w| !w.starts_with('-'))?;
+        }
+        // `python3.12`, `bash5` name their language without the version.
+        let name = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        Some(match name {
+            "sh" | "bash" | "dash" | "ksh" | "zsh" => Language::Bash,
+            "python" | "pypy" => Language::Python,
+            "node" | "nodejs" | "deno" | "bun" => Language::JavaScript,
+            "ruby" => Language::Ruby,
+            "lua" | "luajit" => Language::Lua,
+            "php" => Language::Php,
+            "elixir" => Language::Elixir,
+            "runhaskell" | "runghc" => Language::Haskell,
+            "scala" => Language::Scala,
+            "kotlin" => Language::Kotlin,
+            "swift" => Language::Swift,
+            _ => return None,
+        })
+    }
+
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 14] = [
+    pub const ALL: [Language; 22] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -71,6 +125,14 @@ impl Language {
         Language::CSharp,
         Language::Ruby,
         Language::Lua,
+        Language::Kotlin,
+        Language::Swift,
+        Language::Php,
+        Language::Scala,
+        Language::Bash,
+        Language::Elixir,
+        Language::Haskell,
+        Language::Zig,
         Language::Markdown,
         Language::Text,
     ];
@@ -97,6 +159,14 @@ impl Language {
             Language::CSharp => "csharp",
             Language::Ruby => "ruby",
             Language::Lua => "lua",
+            Language::Kotlin => "kotlin",
+            Language::Swift => "swift",
+            Language::Php => "php",
+            Language::Scala => "scala",
+            Language::Bash => "bash",
+            Language::Elixir => "elixir",
+            Language::Haskell => "haskell",
+            Language::Zig => "zig",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }
@@ -117,6 +187,14 @@ impl Language {
             Language::CSharp => &["c#", "cs"],
             Language::Ruby => &["rb"],
             Language::Lua => &[],
+            Language::Kotlin => &["kt"],
+            Language::Swift => &[],
+            Language::Php => &[],
+            Language::Scala => &[],
+            Language::Bash => &["sh", "shell"],
+            Language::Elixir => &["ex"],
+            Language::Haskell => &["hs"],
+            Language::Zig => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
         }
@@ -142,6 +220,15 @@ impl Language {
             Language::CSharp => Some(tree_sitter_c_sharp::LANGUAGE.into()),
             Language::Ruby => Some(tree_sitter_ruby::LANGUAGE.into()),
             Language::Lua => Some(tree_sitter_lua::LANGUAGE.into()),
+            Language::Kotlin => Some(tree_sitter_kotlin_ng::LANGUAGE.into()),
+            Language::Swift => Some(tree_sitter_swift::LANGUAGE.into()),
+            // With the HTML around `<?php`: most PHP files open with it.
+            Language::Php => Some(tree_sitter_php::LANGUAGE_PHP.into()),
+            Language::Scala => Some(tree_sitter_scala::LANGUAGE.into()),
+            Language::Bash => Some(tree_sitter_bash::LANGUAGE.into()),
+            Language::Elixir => Some(tree_sitter_elixir::LANGUAGE.into()),
+            Language::Haskell => Some(tree_sitter_haskell::LANGUAGE.into()),
+            Language::Zig => Some(tree_sitter_zig::LANGUAGE.into()),
             Language::Markdown | Language::Text => None,
         }
     }
@@ -158,6 +245,14 @@ impl Language {
             Language::CSharp => Some(include_str!("queries/csharp.scm")),
             Language::Ruby => Some(include_str!("queries/ruby.scm")),
             Language::Lua => Some(include_str!("queries/lua.scm")),
+            Language::Kotlin => Some(include_str!("queries/kotlin.scm")),
+            Language::Swift => Some(include_str!("queries/swift.scm")),
+            Language::Php => Some(include_str!("queries/php.scm")),
+            Language::Scala => Some(include_str!("queries/scala.scm")),
+            Language::Bash => Some(include_str!("queries/bash.scm")),
+            Language::Elixir => Some(include_str!("queries/elixir.scm")),
+            Language::Haskell => Some(include_str!("queries/haskell.scm")),
+            Language::Zig => Some(include_str!("queries/zig.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx => {
@@ -179,14 +274,14 @@ impl Language {
     /// elsewhere (Ruby's `Class#method` is decided per definition).
     pub fn scope_separator(self) -> &'static str {
         match self {
-            Language::Rust | Language::Cpp | Language::Ruby => "::",
+            Language::Rust | Language::Cpp | Language::Ruby | Language::Php => "::",
             _ => ".",
         }
     }
 
     /// Every language with a grammar, for tests and benchmarks: [`Language::ALL`]
     /// lists them first, then Markdown and plain text.
-    pub const PARSED: &[Language] = Language::ALL.split_at(12).0;
+    pub const PARSED: &[Language] = Language::ALL.split_at(Language::ALL.len() - 2).0;
 
     /// JavaScript-family grammars share node kinds.
     pub fn is_js_family(self) -> bool {
@@ -248,12 +343,19 @@ pub fn looks_binary(data: &[u8]) -> bool {
 }
 
 /// Test code by each language's convention: `tests/` and `spec/` dirs,
-/// `test_x.py`, `x.test.ts`, `x_test.go` (any `_test`, `_tests`, `_spec`,
-/// `_unittest` stem), `XTest.java`, `XTests.cs`, `conftest.py`.
+/// `test_x.py`, `x.test.ts`, `x_test.go`, `x_test.exs` (any `_test`,
+/// `_tests`, `_spec`, `_unittest` stem), `XTest.java`, `XTests.cs`,
+/// `XTests.swift`, `XTest.php`, `XSpec.scala`, `XSuite.scala`, `XSpec.hs`,
+/// `x.bats`, `conftest.py`.
 pub fn is_test_path(path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
     let stem = file.split('.').next().unwrap_or(file);
-    if ["Test", "Tests"].iter().any(|t| stem.len() > t.len() && stem.ends_with(t)) && [".java", ".cs", ".kt"].iter().any(|e| file.ends_with(e)) {
+    let stem_ends = |suffixes: &[&str]| suffixes.iter().any(|t| stem.len() > t.len() && stem.ends_with(t));
+    let file_ends = |extensions: &[&str]| extensions.iter().any(|e| file.ends_with(e));
+    if stem_ends(&["Test", "Tests"]) && file_ends(&[".java", ".cs", ".kt", ".swift", ".php", ".scala"])
+        || stem_ends(&["Spec", "Suite"]) && file_ends(&[".scala", ".kt", ".hs", ".swift"])
+        || file.ends_with(".bats")
+    {
         return true;
     }
     let lower = path.to_ascii_lowercase();
@@ -295,6 +397,20 @@ mod tests {
         assert_eq!(Language::from_path("X.cs"), Language::CSharp);
         assert_eq!(Language::from_path("lib/x.rb"), Language::Ruby);
         assert_eq!(Language::from_path("init.lua"), Language::Lua);
+        for (path, language) in [
+            ("Job.kt", Language::Kotlin),
+            ("build.gradle.kts", Language::Kotlin),
+            ("Sources/App.swift", Language::Swift),
+            ("src/Collection.php", Language::Php),
+            ("Decoder.scala", Language::Scala),
+            ("install.sh", Language::Bash),
+            ("lib/router.ex", Language::Elixir),
+            ("mix.exs", Language::Elixir),
+            ("Main.hs", Language::Haskell),
+            ("build.zig", Language::Zig),
+        ] {
+            assert_eq!(Language::from_path(path), language, "{path}");
+        }
         for lang in Language::PARSED {
             assert!(lang.grammar().is_some(), "{lang:?}");
         }
@@ -309,6 +425,29 @@ mod tests {
             }
         }
         assert_eq!(Language::from_name("cobol"), None);
+    }
+
+    #[test]
+    fn scripts_without_an_extension_by_their_interpreter() {
+        assert_eq!(Language::detect("bin/setup", b"#!/usr/bin/env bash\nset -e\n"), Language::Bash);
+        assert_eq!(Language::detect("hooks/pre-commit", b"#!/bin/sh\n"), Language::Bash);
+        assert_eq!(Language::detect("tool", b"#!/usr/bin/env -S python3.12 -u\n"), Language::Python);
+        assert_eq!(Language::detect("serve", b"#!/usr/bin/env node\n"), Language::JavaScript);
+        assert_eq!(Language::detect("notes", b"plain words\n"), Language::Text);
+        assert_eq!(Language::detect("run", b"#!/usr/bin/env perl\n"), Language::Text, "a language without a grammar stays text");
+        // The name decides when there is one: a `.txt` with a `#!` line is text.
+        assert_eq!(Language::detect("example.txt", b"#!/bin/bash\n"), Language::Text);
+        assert_eq!(Language::detect("x.py", b"#!/bin/bash\n"), Language::Python);
+    }
+
+    #[test]
+    fn test_files_by_each_languages_convention() {
+        for path in ["src/FooTest.php", "Tests/AppTests/RouteTests.swift", "core/JobTest.kt", "src/test/DecoderSpec.scala", "DecoderSuite.scala", "test/router_test.exs", "test/ParserSpec.hs", "test/plugins.bats"] {
+            assert!(is_test_path(path), "{path}");
+        }
+        for path in ["src/Testing.php", "Sources/Spec.swift", "lib/router.ex", "src/Text/Pandoc.hs", "src/main.zig"] {
+            assert!(!is_test_path(path), "{path}");
+        }
     }
 
     #[test]

@@ -253,7 +253,13 @@ pub(crate) fn clean_comment(raw: &str) -> String {
         let l = l.trim_start_matches("/**").trim_start_matches("/*").trim_end_matches("*/");
         // `///` and `//!` (Rust), `--[[ ]]` and `--` (Lua), `#` (Python, Ruby).
         let l = l.trim_start_matches("///").trim_start_matches("//!").trim_start_matches("//");
-        let l = l.trim_start_matches("--[[").trim_end_matches("]]").trim_start_matches("--");
+        let l = l.trim_start_matches("--[[").trim_end_matches("]]");
+        // Haskell: `-- |`, `-- ^` and `{-| … -}` mark documentation (Haddock).
+        let l = match l.strip_prefix("--").or_else(|| l.strip_prefix("{-")) {
+            Some(rest) => rest.trim_start().trim_start_matches(['|', '^']),
+            None => l,
+        };
+        let l = l.trim_end_matches("-}");
         let l = l.trim_start_matches('#').trim_start_matches('*');
         let l = l.trim();
         if !l.is_empty() {

@@ -257,7 +257,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
             "import" => {
                 // One statement may import several modules (`import a, b`).
                 let Some(module) = module else { continue };
-                let module_text = unquote_path(&parse::node_text(source, module));
+                let module_text = unquote_path(&dotted_path_text(source, module));
                 let entry = imports
                     .entry((node.id(), module_text.clone()))
                     .or_insert_with(|| (node.start_position().row + 1, module.start_byte(), module_text, Vec::new()));
@@ -281,6 +281,21 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
     }
     let pattern_marks = finish_marks(query, marks);
     Matches { defs, calls, imports, pattern_marks, convention_nodes }
+}
+
+/// A module's text, with the segments written before it when the grammar
+/// gives each segment of a dotted path a node of its own (Scala's `import
+/// a.b.C` is `a`, `.`, `b`, `.`, `C`: captured `C`, read `a.b.C`).
+fn dotted_path_text(source: &[u8], module: Node) -> String {
+    let mut start = module;
+    while let Some(dot) = start.prev_sibling().filter(|n| !n.is_named() && n.kind() == ".") {
+        match dot.prev_sibling().filter(|n| n.kind() == module.kind()) {
+            Some(segment) => start = segment,
+            None => break,
+        }
+    }
+    let text = String::from_utf8_lossy(source.get(start.start_byte()..module.end_byte()).unwrap_or_default());
+    text.split_whitespace().collect()
 }
 
 /// The called expression as written, without whitespace; `None` when empty
@@ -372,7 +387,7 @@ fn pattern_mark(query: &Query, captures: &[tree_sitter::QueryCapture], source: &
     let mut end = construct.end_byte();
     if is_attribute(construct.kind()) {
         let mut next = construct.next_named_sibling();
-        while let Some(n) = next.filter(|n| is_attribute(n.kind()) || n.kind().contains("comment")) {
+        while let Some(n) = next.filter(|n| is_attribute(n.kind()) || is_comment(n.kind())) {
             next = n.next_named_sibling();
         }
         if let Some(def) = next {
@@ -454,7 +469,7 @@ impl Extracted<'_> {
             // Named as written: `exports.f = …` is `exports.f`, short name `f`.
             let written = match name_node.kind() {
                 // A quoted key is a name with its spaces (`{ 'space origin': … }`).
-                "string_fragment" => self.text(name_node),
+                "string_fragment" | "string_content" => self.text(name_node),
                 _ => self.text(name_node).split_whitespace().collect::<String>(),
             };
             if written.is_empty() {
@@ -606,7 +621,7 @@ impl Extracted<'_> {
         let mut expected_row = node.start_position().row;
         let mut cur = node.prev_sibling();
         while let Some(c) = cur {
-            let is_comment = c.kind().contains("comment");
+            let is_comment = is_comment(c.kind());
             if !is_comment && !is_attribute(c.kind()) {
                 break;
             }
@@ -673,8 +688,15 @@ fn leading_decorators(node: Node) -> Option<Node> {
     first
 }
 
+/// `comment`, `line_comment`, `multiline_comment`, … and Haskell's `haddock`.
+fn is_comment(kind: &str) -> bool {
+    kind.contains("comment") || kind == "haddock"
+}
+
 fn is_attribute(kind: &str) -> bool {
-    matches!(kind, "attribute_item" | "attribute_list" | "annotation" | "marker_annotation")
+    // Kotlin parses `@Suppress("x")` above a top-level `fun` as a statement of
+    // its own; Elixir's `@doc`/`@spec` above a `def` are unary operators.
+    matches!(kind, "attribute_item" | "attribute_list" | "annotation" | "marker_annotation" | "annotated_expression" | "unary_operator")
 }
 
 /// A scope written as a type: `*Server` → `Server`, `Foo<T>` → `Foo`,

@@ -271,17 +271,21 @@ pub(super) fn ref_name(raw: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(last_segment(&normalize_call(raw)).to_string())
 }
 
+/// How code names its own object or class: `self` (Python, Rust, Swift,
+/// Zig), `this`, `cls`, `super`, and PHP's `$this`, `static`, `parent`.
+const SELF_RECEIVERS: [&str; 7] = ["self", "this", "cls", "super", "$this", "static", "parent"];
+
 /// The member a reference names on the caller's own class or object
 /// (`self.x`, `this.x`, `cls.x`, `super().x` → `x`): the references that
 /// resolve through base classes (see [`Resolver::resolve`]).
 pub(super) fn self_member(raw: &str) -> Option<String> {
-    if !["self", "this", "cls", "super"].iter().any(|r| raw.contains(r)) {
+    if !SELF_RECEIVERS.iter().any(|r| raw.contains(r)) {
         return None;
     }
     let name = normalize_call(raw);
     let segs: Vec<&str> = name.split('.').filter(|s| !s.is_empty()).collect();
     match segs.as_slice() {
-        [receiver, member] if matches!(*receiver, "self" | "this" | "cls" | "super") => Some(member.to_string()),
+        [receiver, member] if SELF_RECEIVERS.contains(receiver) => Some(member.to_string()),
         _ => None,
     }
 }
@@ -321,12 +325,12 @@ pub(super) fn module_names(path: &str) -> Vec<String> {
 /// Every name segment of an import as written (`crate::a::b`, `x/y.h`,
 /// `a.b.C`), lowercased.
 pub(super) fn import_segments(module: &str) -> impl Iterator<Item = String> + '_ {
-    module.split(['/', '.', ':']).filter(|s| !s.is_empty()).map(str::to_lowercase)
+    module.split(['/', '.', ':', '\\']).filter(|s| !s.is_empty()).map(str::to_lowercase)
 }
 
 pub(super) fn import_stem(module: &str) -> String {
     let m = module.trim_end_matches('/');
-    let last = m.rsplit(['/', '.']).find(|s| !s.is_empty()).unwrap_or(m);
+    let last = m.rsplit(['/', '.', '\\']).find(|s| !s.is_empty()).unwrap_or(m);
     let last = if matches!(last, "js" | "ts" | "tsx" | "jsx" | "mjs" | "cjs") {
         m.trim_end_matches(&format!(".{last}")).rsplit(['/', '.']).find(|s| !s.is_empty()).unwrap_or(m)
     } else {
@@ -533,7 +537,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
         let segs: Vec<&str> = name.split('.').filter(|s| !s.is_empty()).collect();
         let last = *segs.last()?;
         let first = segs[0];
-        let receiver_is_self = segs.len() == 2 && matches!(first, "self" | "this" | "cls" | "super");
+        let receiver_is_self = segs.len() == 2 && SELF_RECEIVERS.contains(&first);
         let ancestors = ancestors(&caller.qualified_name);
 
         if receiver_is_self {

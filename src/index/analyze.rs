@@ -90,7 +90,7 @@ fn analyze_one<T, E>(
     if lang::looks_binary(&data) {
         return Ok(FileOutcome::Binary);
     }
-    if data.len() > chunk_opts.max_parse_bytes && lang::Language::from_path(&file.path).grammar().is_some() {
+    if data.len() > chunk_opts.max_parse_bytes && lang::Language::detect(&file.path, &data).grammar().is_some() {
         progress.note(&format!(
             "{}: {} bytes is over rag.maxFileBytes ({}): indexed as text windows, without symbols or graph edges (raise `git config rag.maxFileBytes` to parse it)",
             file.path,
