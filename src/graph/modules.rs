@@ -111,10 +111,60 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
             let (file, init) = (format!("{base}.lua"), format!("{base}/init.lua"));
             closest(tree.ending_with(&file).chain(tree.ending_with(&init)), from)
         }
-        Language::CSharp => None,
+        Language::Haskell => {
+            // `import Data.Map.Strict` → `Data/Map/Strict.hs` under any source root.
+            let file = format!("{}.hs", module.replace('.', "/"));
+            closest(tree.ending_with(&file), from)
+        }
+        Language::Php => match module.strip_suffix(".php") {
+            // `require __DIR__.'/x.php'` is relative to the file.
+            Some(_) => relative_or_anywhere(tree, dir, module, from),
+            // PSR-4: `use Illuminate\Support\Str` → `…/Illuminate/Support/Str.php`.
+            None => closest(tree.ending_with(&format!("{}.php", module.trim_start_matches('\\').replace('\\', "/"))), from),
+        },
+        Language::Elixir => {
+            // Mix's layout: `Phoenix.Router.Helpers` in `…/phoenix/router/helpers.ex`.
+            let file = format!("{}.ex", module.split('.').map(snake_case).collect::<Vec<_>>().join("/"));
+            closest(tree.ending_with(&file), from)
+        }
+        // `@import("x.zig")` and `source ./lib.sh` name a file relative to
+        // this one; `source "$ROOT/lib/x.bash"`, one under a root set at run time.
+        Language::Zig | Language::Bash if module.contains('.') => {
+            let rel: Vec<&str> = module.split('/').skip_while(|s| s.contains('$')).collect();
+            relative_or_anywhere(tree, dir, &rel.join("/"), from)
+        }
+        Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift => None,
         _ => return None,
     };
     Some(found)
+}
+
+/// `rel` from the directory `dir` when the repository has it, else the
+/// nearest file whose path ends with it.
+fn relative_or_anywhere(tree: &Tree, dir: &str, rel: &str, from: &str) -> Option<String> {
+    let joined = join(dir, rel);
+    if tree.contains(&joined) {
+        Some(joined)
+    } else {
+        closest(tree.ending_with(rel.trim_start_matches("../")), from)
+    }
+}
+
+/// `VerifiedRoutes` → `verified_routes`, `HTTPClient` → `http_client`.
+fn snake_case(segment: &str) -> String {
+    let chars: Vec<char> = segment.chars().collect();
+    let mut out = String::with_capacity(segment.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            let after_lower = chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit();
+            let before_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if after_lower || (before_lower && chars[i - 1].is_uppercase()) {
+                out.push('_');
+            }
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
 }
 
 fn is_go_source(p: &str) -> bool {
@@ -286,5 +336,34 @@ mod tests {
         assert_eq!(find(&f, "lib/a/b.rb", "../a").flatten().as_deref(), Some("lib/a.rb"));
         assert_eq!(find(&f, "x.lua", "m").flatten().as_deref(), Some("lua/m/init.lua"));
         assert_eq!(find(&f, "a.py", "m"), None);
+    }
+
+    #[test]
+    fn haskell_php_elixir_zig_bash() {
+        let f = facts(&[
+            "src/Text/Pandoc/Shared.hs",
+            "src/Illuminate/Support/Str.php",
+            "src/Illuminate/Support/helpers.php",
+            "lib/phoenix/router/helpers.ex",
+            "lib/phoenix/verified_routes.ex",
+            "src/offsets.zig",
+            "src/analysis/types.zig",
+            "lib/utilities.bash",
+            "install.sh",
+        ]);
+        let f = Tree::new(f.into_iter());
+        let found = |from: &str, module: &str| find(&f, from, module).flatten();
+        assert_eq!(found("src/Main.hs", "Text.Pandoc.Shared").as_deref(), Some("src/Text/Pandoc/Shared.hs"));
+        assert_eq!(found("src/Main.hs", "Data.Map"), None);
+        assert_eq!(found("src/Illuminate/Http/Request.php", "Illuminate\\Support\\Str").as_deref(), Some("src/Illuminate/Support/Str.php"));
+        assert_eq!(found("src/Illuminate/Support/Js.php", "helpers.php").as_deref(), Some("src/Illuminate/Support/helpers.php"));
+        assert_eq!(found("lib/phoenix.ex", "Phoenix.Router.Helpers").as_deref(), Some("lib/phoenix/router/helpers.ex"));
+        assert_eq!(found("lib/phoenix.ex", "Phoenix.VerifiedRoutes").as_deref(), Some("lib/phoenix/verified_routes.ex"));
+        assert_eq!(found("src/analysis/x.zig", "../offsets.zig").as_deref(), Some("src/offsets.zig"));
+        assert_eq!(found("src/analysis/x.zig", "types.zig").as_deref(), Some("src/analysis/types.zig"));
+        assert_eq!(found("src/main.zig", "std"), None);
+        assert_eq!(found("bash_it.sh", "lib/utilities.bash").as_deref(), Some("lib/utilities.bash"));
+        assert_eq!(found("bin/run.sh", "${BASH_IT}/lib/utilities.bash").as_deref(), Some("lib/utilities.bash"));
+        assert_eq!(snake_case("HTTPClient"), "http_client");
     }
 }

@@ -111,7 +111,8 @@ pub(super) struct References {
     /// `None` when imports are not redone (a scoped resolution).
     imports: Option<Vec<(String, NodeKey)>>,
     module_calls: Vec<(String, NodeKey)>,
-    /// Per symbol (its first definition): calls and bases.
+    /// Per symbol: the calls and bases of every definition of its name in
+    /// the file (overloads; a Haskell signature and its equations).
     symbols: Vec<(String, Vec<(EdgeKind, String, NodeKey)>)>,
 }
 
@@ -146,21 +147,22 @@ pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<Strin
     let mut module_calls: Vec<(String, NodeKey)> = f.module_calls.iter().filter(|r| in_scope(r)).map(|raw| (raw.clone(), target(&module, raw))).collect();
     module_calls.sort();
     module_calls.dedup();
-    let mut seen_symbols = HashSet::new();
-    let mut symbols = Vec::new();
+    let mut slot_of: HashMap<&str, usize> = HashMap::new();
+    let mut symbols: Vec<(String, Vec<(EdgeKind, String, NodeKey)>)> = Vec::new();
     for s in &f.symbols {
-        if !seen_symbols.insert(&s.qualified_name) {
-            continue;
-        }
-        let mut edges: Vec<(EdgeKind, String, NodeKey)> = Vec::new();
+        let slot = *slot_of.entry(&s.qualified_name).or_insert_with(|| {
+            symbols.push((s.qualified_name.clone(), Vec::new()));
+            symbols.len() - 1
+        });
         for (kind, raws) in [(EdgeKind::Calls, &s.calls), (EdgeKind::Inherits, &s.bases)] {
             for raw in raws.iter().filter(|r| in_scope(r)) {
-                edges.push((kind, raw.clone(), target(s, raw)));
+                symbols[slot].1.push((kind, raw.clone(), target(s, raw)));
             }
         }
+    }
+    for (_, edges) in &mut symbols {
         edges.sort();
         edges.dedup();
-        symbols.push((s.qualified_name.clone(), edges));
     }
     Some(References { imports, module_calls, symbols })
 }
@@ -595,11 +597,15 @@ impl<'l, 'a> Resolver<'l, 'a> {
             }
         }
         // A unique definition of that name anywhere (not the caller itself).
-        let defs: Vec<(&str, &str)> = self
+        let mut defs: Vec<(&str, &str)> = self
             .lookups
             .named(last)
             .map(|v| v.iter().copied().filter(|(p, q)| !(*p == path && *q == caller.qualified_name)).collect())
             .unwrap_or_default();
+        // Overloads, and a Haskell signature with its equations, are one
+        // name in one file: one definition to point at.
+        defs.sort_unstable();
+        defs.dedup();
         match defs.as_slice() {
             [(p, q)] => Some((p.to_string(), q.to_string())),
             [] => None,
