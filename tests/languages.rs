@@ -228,6 +228,9 @@ fn haskell_types_classes_instances_and_haddock() {
     assert_calls(&fc, "newLock", "newMVar");
     assert_doc(&fc, "newLock", "Create a new 'Lock'.");
     assert!(fc.imports.iter().any(|i| i.module == "Data.Tuple.Extra"), "{:?}", fc.imports);
+    // A signature and its equations are one function: one chunk.
+    let clauses: Vec<&str> = fc.chunks.iter().filter(|c| c.symbol.as_deref() == Some("newLock")).map(|c| c.content.as_str()).collect();
+    assert!(matches!(clauses.as_slice(), [one] if one.contains("newLock :: IO Lock") && one.contains("newMVar")), "{clauses:?}");
     let fc = assert_defines("haskell/Class.hs", Language::Haskell, &[("Default", "interface"), ("Default.def", "method"), ("Int.def", "method")]);
     assert_doc(&fc, "Default", "A class for types with a default value.");
 }
@@ -286,6 +289,10 @@ fn elixir_modules_protocols_impls_and_attribute_docs() {
     );
     assert_calls(&fc, "Phoenix.Param.Atom.to_param", "Atom.to_string");
     assert_doc(&fc, "Phoenix.Param", "A protocol that converts data structures into URL parameters.");
+    // A function's clauses share a chunk while they fit the budget.
+    let (_, fc) = chunked("elixir/broken.ex");
+    let camelize: Vec<(usize, usize)> = fc.chunks.iter().filter(|c| c.symbol.as_deref() == Some("Phoenix.Naming.camelize")).map(|c| (c.start_line, c.end_line)).collect();
+    assert!(matches!(camelize.as_slice(), [(start, end)] if *start <= 94 && *end >= 101), "{camelize:?}");
 }
 
 /// A real file with one syntax error: the definitions around the error are

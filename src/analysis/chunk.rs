@@ -276,14 +276,24 @@ impl<'a> Builder<'a> {
         let def_nodes = owned_in_order(root, parsed, &owned);
         #[cfg(debug_assertions)]
         assert!(def_nodes == every_owned_in_order(root, parsed, &owned), "the pruned walk missed a definition");
+        // The last definition's chunk, for clauses that continue it.
+        let mut last: Option<(usize, usize)> = None;
         for (node, d) in def_nodes {
             let sym = &parsed.symbols[d];
+            if let Some((prev, idx)) = last.filter(|_| parsed.language.defines_by_clauses()) {
+                if self.continues(&parsed.symbols[prev], sym, idx, node.end_byte()) {
+                    self.extend_to(idx, node.end_byte());
+                    chunk_of_symbol.insert(d, idx);
+                    continue;
+                }
+            }
             let parent = match sym.parent_index {
                 Some(p) => chunk_of_symbol.get(&p).copied().or(Some(file_idx)),
                 None => Some(file_idx),
             };
             let idx = self.definition(node, sym, d, parsed, &owned, parent);
             chunk_of_symbol.insert(d, idx);
+            last = Some((d, idx));
         }
         // Module-level code between definitions.
         let mut cursor = root.walk();
@@ -292,6 +302,28 @@ impl<'a> Builder<'a> {
         if parsed.has_errors {
             self.fallback(file_idx);
         }
+    }
+
+    /// Whether `next` is a further clause of the function `prev` whose
+    /// verbatim chunk is `idx` (a Haskell signature and its equations, an
+    /// Elixir function's heads): same name and scope, and the chunk grown to
+    /// `end` still within the budget.
+    fn continues(&self, prev: &Symbol, next: &Symbol, idx: usize, end: usize) -> bool {
+        let chunk = &self.chunks[idx];
+        prev.qualified_name == next.qualified_name
+            && prev.parent_index == next.parent_index
+            && !prev.kind.is_container()
+            && chunk.symbol.as_deref() == Some(prev.qualified_name.as_str())
+            && chunk.content == self.text(chunk.start_byte, chunk.end_byte)
+            && non_ws_len(&self.src[chunk.start_byte..end]) <= self.opts.budget
+    }
+
+    /// Grows a verbatim chunk to end at `end`.
+    fn extend_to(&mut self, idx: usize, end: usize) {
+        let start = self.chunks[idx].start_byte;
+        let (end_line, content) = (self.end_line_of(start, end), self.text(start, end));
+        let chunk = &mut self.chunks[idx];
+        (chunk.end_byte, chunk.end_line, chunk.content) = (end, end_line, content);
     }
 
     /// The file chunk: path, imports and an outline of the definitions.

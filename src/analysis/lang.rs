@@ -269,6 +269,13 @@ impl Language {
         matches!(self, Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx)
     }
 
+    /// Whether a function is written as several clauses, each its own node
+    /// (a Haskell signature and its equations, an Elixir function's heads):
+    /// consecutive clauses of one name share a chunk.
+    pub fn defines_by_clauses(self) -> bool {
+        matches!(self, Language::Haskell | Language::Elixir)
+    }
+
     /// How the language writes a member of a named scope in a qualified
     /// name: `Type::method` in Rust and C++, `pkg.Func` / `Type.Method`
     /// elsewhere (Ruby's `Class#method` is decided per definition).

@@ -5,7 +5,7 @@
 //! peers' ranking looks at and fusion does not: a file's second and third
 //! chunk in the list, how many of a file's chunks are candidates, the
 //! question's words in the path, a definition named by the question, the
-//! kind of chunk, test and example code.
+//! kind of chunk and how long it is, test and example code.
 //!
 //! Invariant: with the weight of `position` alone, the stage keeps the order
 //! it was given; every other weight is the fit's.
@@ -21,39 +21,38 @@ use crate::query::question::Question;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 19] = [
-    "position",
-    "score",
-    "bm25",
+pub const FEATURES: [&str; 20] = [
+    "position",       // 1/rank in the fused list (alone: the fused order)
+    "score",          // the fused score, over the best one's
+    "bm25",           // 1/rank in each retriever's list (0: not in it) ...
     "symbol",
     "dense",
     "exact",
     "graph",
-    "other_lists",
-    "second_of_file",
-    "third_of_file",
-    "file_support",
-    "path_words",
-    "stem_words",
-    "symbol_word",
-    "outline",
-    "prose",
-    "type_decl",
-    "test",
-    "aside",
+    "other_lists",    // ... and in the best of feedback, callees and patterns
+    "second_of_file", // the file's second chunk in the list
+    "third_of_file",  // its third or later
+    "file_support",   // how many of the file's chunks are candidates (up to 5)
+    "path_words",     // share of the question's words in the path
+    "stem_words",     // share of them in the file name
+    "symbol_word",    // the definition's own name is one of the words
+    "outline",        // a file outline or a whole module
+    "prose",          // a Markdown section, text, a line window
+    "type_decl",      // a class, interface, enum or type
+    "test",           // test code by its path
+    "aside",          // examples, demos, shims, vendored code, .d.ts
+    "span",           // how many lines the chunk shows (log scale)
 ];
 
 pub type Features = [f32; FEATURES.len()];
 
-/// Which weights a question's candidates get; `None`: the stage leaves the
-/// order alone (an issue report keeps its grouped form; a graph question is
-/// answered by its walk).
-pub fn class_of(q: &Question) -> Option<usize> {
+/// Whether the stage re-scores a question's candidates: every short
+/// question does; an issue report keeps its grouped form and a graph
+/// question is answered by its walk.
+pub fn applies(q: &Question) -> bool {
     match q.analysis.intent {
-        Intent::Identifier => Some(0),
-        Intent::Keyword => Some(1),
-        Intent::Concept | Intent::Mixed => Some(2),
-        Intent::Graph | Intent::Document => None,
+        Intent::Identifier | Intent::Keyword | Intent::Concept | Intent::Mixed => true,
+        Intent::Graph | Intent::Document => false,
     }
 }
 
@@ -86,6 +85,14 @@ fn aside(path: &str) -> bool {
     lower.ends_with(".d.ts")
         || role(path) == Role::Vendored
         || lower.split('/').rev().skip(1).any(|dir| matches!(dir, "example" | "examples" | "demo" | "demos" | "sample" | "samples" | "compat" | "benchmark" | "benchmarks" | "bench"))
+}
+
+/// How much code a chunk shows, from a one-line clause (0) to a section of
+/// 200 lines or more (1), on a log scale: BM25 favours short chunks that
+/// repeat a word; a question about a topic is answered by a section.
+fn span(h: &Hit) -> f32 {
+    let lines = h.end_line.saturating_sub(h.start_line) as f32;
+    (lines.ln_1p() / 200f32.ln_1p()).min(1.0)
 }
 
 /// The features of each candidate of `pool`, in its order.
@@ -122,6 +129,7 @@ pub fn features(pool: &[Hit], q: &Question) -> Vec<Features> {
             f32::from(u8::from(matches!(h.kind.as_str(), "class" | "interface" | "enum" | "type"))),
             f32::from(u8::from(is_test_path(&h.path))),
             f32::from(u8::from(aside(&h.path))),
+            span(h),
         ]);
     }
     out
@@ -129,9 +137,10 @@ pub fn features(pool: &[Hit], q: &Question) -> Vec<Features> {
 
 /// The candidates in the order of their fitted scores (ties: the order they
 /// came in); `explain` keeps each candidate's features on it.
-pub fn rerank(mut hits: Vec<Hit>, q: &Question, weights: &[Features], explain: bool) -> Vec<Hit> {
-    let Some(class) = class_of(q) else { return hits };
-    let Some(w) = weights.get(class) else { return hits };
+pub fn rerank(mut hits: Vec<Hit>, q: &Question, w: &Features, explain: bool) -> Vec<Hit> {
+    if !applies(q) {
+        return hits;
+    }
     let n = hits.len().min(POOL);
     let feats = features(&hits[..n], q);
     let mut scored: Vec<(f32, usize)> = feats.iter().enumerate().map(|(i, f)| (f.iter().zip(w).map(|(a, b)| a * b).sum(), i)).collect();
@@ -165,7 +174,7 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
         let mut w = [0.0; FEATURES.len()];
         w[0] = 1.0;
-        let order: Vec<String> = rerank(hits, &q, &[w; 3], false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits, &q, &w, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["x", "y", "merge"]);
     }
 
@@ -184,11 +193,15 @@ mod tests {
         assert!(f[0][at("path_words")] > 0.0 && f[0][at("stem_words")] > 0.0);
         assert_eq!(f[2][at("test")], 1.0);
         assert!(aside("docs/examples/app.js") && aside("types/index.d.ts") && !aside("src/example.py"));
+        let lines = |start, end| span(&Hit { start_line: start, end_line: end, ..Hit::default() });
+        assert_eq!(lines(7, 7), 0.0);
+        assert!(lines(1, 20) < lines(1, 60) && lines(1, 60) < 1.0);
+        assert_eq!(lines(1, 1334), 1.0);
     }
 
     #[test]
     fn an_issue_report_keeps_its_order() {
         let q = Question::new("Traceback (most recent call last):\n  File \"src/a.py\", line 3, in f\n    g()\nValueError: bad value\n\nThe function f fails when called with an empty list, which worked before the last release of the package.");
-        assert!(class_of(&q).is_none());
+        assert!(!applies(&q));
     }
 }
