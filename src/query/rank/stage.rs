@@ -37,7 +37,7 @@ pub const FEATURES: [&str; 20] = [
     "stem_words",     // share of them in the file name
     "symbol_word",    // the definition's own name is one of the words
     "outline",        // a file outline or a whole module
-    "prose",          // a Markdown section, text, a line window
+    "prose",          // a Markdown section or a paragraph of text
     "type_decl",      // a class, interface, enum or type
     "test",           // test code by its path
     "aside",          // examples, demos, shims, vendored code, .d.ts
@@ -125,7 +125,8 @@ pub fn features(pool: &[Hit], q: &Question) -> Vec<Features> {
             share(&file_stem),
             f32::from(u8::from(name.is_some_and(|n| words.contains(&n)))),
             f32::from(u8::from(matches!(h.kind.as_str(), "file" | "fallback" | "module"))),
-            f32::from(u8::from(matches!(h.kind.as_str(), "section" | "text" | "window"))),
+            // Not a line window: those are mostly code too big to parse.
+            f32::from(u8::from(matches!(h.kind.as_str(), "section" | "text"))),
             f32::from(u8::from(matches!(h.kind.as_str(), "class" | "interface" | "enum" | "type"))),
             f32::from(u8::from(is_test_path(&h.path))),
             f32::from(u8::from(aside(&h.path))),
@@ -136,7 +137,9 @@ pub fn features(pool: &[Hit], q: &Question) -> Vec<Features> {
 }
 
 /// The candidates in the order of their fitted scores (ties: the order they
-/// came in); `explain` keeps each candidate's features on it.
+/// came in); `explain` keeps each candidate's features on it. The scores
+/// reported stay the fused ones, handed out in the new order (the best to
+/// the first), so that they fall down the list and `--min-score` cuts it.
 pub fn rerank(mut hits: Vec<Hit>, q: &Question, w: &Features, explain: bool) -> Vec<Hit> {
     if !applies(q) {
         return hits;
@@ -146,13 +149,16 @@ pub fn rerank(mut hits: Vec<Hit>, q: &Question, w: &Features, explain: bool) -> 
     let mut scored: Vec<(f32, usize)> = feats.iter().enumerate().map(|(i, f)| (f.iter().zip(w).map(|(a, b)| a * b).sum(), i)).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let rest = hits.split_off(n);
+    let mut fused_scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
+    fused_scores.sort_by(|a, b| b.total_cmp(a));
     let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
     let mut out: Vec<Hit> = Vec::with_capacity(n + rest.len());
-    for (_, i) in scored {
+    for ((_, i), fused) in scored.into_iter().zip(fused_scores) {
         if let Some(mut h) = slots[i].take() {
             if explain {
                 h.features = Some(feats[i].to_vec());
             }
+            h.score = fused;
             out.push(h);
         }
     }
@@ -174,8 +180,13 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
         let mut w = [0.0; FEATURES.len()];
         w[0] = 1.0;
-        let order: Vec<String> = rerank(hits, &q, &w, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits.clone(), &q, &w, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["x", "y", "merge"]);
+        // Reordered, the scores still fall down the list.
+        w[0] = 0.0;
+        w[1] = 1.0;
+        let scored: Vec<(String, f32)> = rerank(hits, &q, &w, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
+        assert_eq!(scored, [("y".to_string(), 0.5), ("merge".to_string(), 0.2), ("x".to_string(), 0.1)]);
     }
 
     #[test]
