@@ -79,7 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
         // Pipeline: a fresh store, an empty cache.
         let dir = tempfile::tempdir()?;
-        let store = EdgeStore::open(&dir.path().join("qdrant"), embedder.manifest().dims, &model_id, Access::Write, Duration::ZERO)?;
+        let store = EdgeStore::open(&dir.path().join("qdrant"), &dir.path().join("vectors"), embedder.manifest().dims, &model_id, Access::Write, Duration::ZERO)?;
         let mut lazy = LazyEmbedder::from_loaded(Embedder::Onnx(OnnxEmbedder::load(&model_dir, EmbedOptions::default())?));
         let t = Instant::now();
         let report = git_rag::semantic::sync::sync(&store, &mut lazy, changes(&docs, &model_id), None, &git_rag::Silent)?;
@@ -98,7 +98,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if let Some(api) = &api {
             // The same texts through an OpenAI-compatible endpoint, same run.
             let dir = tempfile::tempdir()?;
-            let store = EdgeStore::open(&dir.path().join("qdrant"), embedder.manifest().dims, &api.model_id(), Access::Write, Duration::ZERO)?;
+            let store = EdgeStore::open(&dir.path().join("qdrant"), &dir.path().join("vectors"), embedder.manifest().dims, &api.model_id(), Access::Write, Duration::ZERO)?;
             let mut lazy = LazyEmbedder::from_loaded(Embedder::Api(ApiEmbedder::new(api.clone())));
             let report = git_rag::semantic::sync::sync(&store, &mut lazy, changes(&docs, &model_id), None, &git_rag::Silent)?;
             let rate = report.embedded as f64 / (report.timings["embed"] / 1000.0).max(1e-9);

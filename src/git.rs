@@ -114,6 +114,12 @@ impl Repo {
         self.repo.git_dir().to_path_buf()
     }
 
+    /// The directory every worktree of the repository shares (the main
+    /// worktree's git dir): objects, refs, and git-rag's vector cache.
+    pub fn common_dir(&self) -> PathBuf {
+        self.repo.to_thread_local().common_dir().to_path_buf()
+    }
+
     /// The work tree's root, `None` for a bare repository.
     pub fn workdir(&self) -> Option<PathBuf> {
         self.repo.work_dir().map(|p| p.to_path_buf())

@@ -85,7 +85,10 @@ impl Workspace {
         if let (Backend::Server(server), true) = (&backend, vector_cache_on_server(&repo)) {
             let write_back = config_bool(&repo, "rag.vectorCacheWrite").unwrap_or(false);
             shared_cache = Some(SharedCacheOptions { server: server.clone(), write_back });
-            backend = Backend::Embedded;
+            backend = Backend::embedded();
+        }
+        if let Backend::Embedded { vector_cache } = &mut backend {
+            *vector_cache = Some(vector_cache_dir(&repo, &index_dir));
         }
         Workspace {
             index_dir,
@@ -143,6 +146,21 @@ pub fn index_dir(repo: &Repo, cli: Option<&Path>) -> PathBuf {
         return PathBuf::from(dir);
     }
     repo.git_dir().join("rag")
+}
+
+/// Where the embedded store keeps its vector cache: `git config
+/// rag.vectorCacheDir`, else, for an index in its default place, git's
+/// common directory (`<common-dir>/rag-vectors`: one cache for every
+/// worktree of the repository, so a vector is computed once), else beside
+/// the index (an index placed elsewhere carries its vectors with it).
+pub fn vector_cache_dir(repo: &Repo, index_dir: &Path) -> PathBuf {
+    if let Some(dir) = config_string(repo, "rag.vectorCacheDir") {
+        return PathBuf::from(dir);
+    }
+    if index_dir == repo.git_dir().join("rag") {
+        return repo.common_dir().join("rag-vectors");
+    }
+    index_dir.join("vectors")
 }
 
 /// Chunking options, with `rag.chunkBudget`, `rag.maxFileBytes` and
@@ -270,7 +288,7 @@ pub fn backend(repo: &Repo, cli_url: Option<&str>) -> Backend {
         .or_else(crate::env::qdrant_url)
         .filter(|u| !u.is_empty())
         .or_else(|| config_string(repo, "rag.qdrantUrl"));
-    let Some(url) = url else { return Backend::Embedded };
+    let Some(url) = url else { return Backend::embedded() };
     Backend::Server(ServerOptions {
         url,
         api_key: crate::env::qdrant_api_key(),

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::common::{rag_env, stderr, stdout, test_git_env, TestRepo};
+use crate::common::{git_in, rag_env, stderr, stdout, test_git_env, TestRepo};
 use serde_json::Value;
 
 /// A repository with a few languages, indexed without vectors (fast).
@@ -270,4 +270,48 @@ fn settings_given_to_git_with_dash_c_reach_git_rag() {
     let out = git_c(&[&setting, "rag.chat.url=http://127.0.0.1:9/v1"], &["ask", "how are cookies persisted?"]);
     assert!(!out.status.success());
     assert!(!stderr(&out).contains("no chat endpoint is configured") && stderr(&out).contains("127.0.0.1:9"), "{}", stderr(&out));
+}
+
+/// Settings reach git-rag wherever git itself would read them: a file
+/// included by `includeIf "gitdir:…"` and `includeIf "onbranch:…"`, and a
+/// linked worktree's own config (`extensions.worktreeConfig`), which the
+/// main worktree does not see.
+#[test]
+fn settings_in_included_files_and_worktree_config_are_read_as_git_reads_them() {
+    let repo = small_repo();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let index_in = |dir: &std::path::Path| -> std::path::PathBuf {
+        let out = Command::new(env!("CARGO_BIN_EXE_git-rag")).args(["status", "--json"]).current_dir(dir).env_remove("GIT_RAG_DIR").output().expect("runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+        std::path::PathBuf::from(v["index_dir"].as_str().unwrap_or_else(|| panic!("no index_dir: {v}")))
+    };
+    let default = index_in(repo.path());
+
+    // includeIf gitdir: a file of settings for repositories under a folder.
+    let included = scratch.path().join("work.gitconfig");
+    let by_gitdir = scratch.path().join("by-gitdir");
+    std::fs::write(&included, format!("[rag]\n\tindexDir = {}\n", by_gitdir.display())).expect("write");
+    let gitdir = format!("includeIf.gitdir:{}/.path", repo.path().canonicalize().expect("path").display());
+    repo.git(&["config", &gitdir, included.to_str().expect("utf-8")]);
+    assert_eq!(index_in(repo.path()), by_gitdir);
+    repo.git(&["config", "--unset", &gitdir]);
+    assert_eq!(index_in(repo.path()), default);
+
+    // includeIf onbranch: only while that branch is checked out.
+    repo.git(&["config", "includeIf.onbranch:main.path", included.to_str().expect("utf-8")]);
+    assert_eq!(index_in(repo.path()), by_gitdir);
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    assert_eq!(index_in(repo.path()), default);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["config", "--unset", "includeIf.onbranch:main.path"]);
+
+    // A linked worktree's own settings.
+    let wt = scratch.path().join("wt");
+    repo.git(&["worktree", "add", "-q", "-b", "wt", wt.to_str().expect("utf-8")]);
+    let own = scratch.path().join("wt-index");
+    git_in(&wt, &["config", "extensions.worktreeConfig", "true"]);
+    git_in(&wt, &["config", "--worktree", "rag.indexDir", own.to_str().expect("utf-8")]);
+    assert_eq!(index_in(&wt), own, "the worktree's config.worktree is read");
+    assert_eq!(index_in(repo.path()), default, "and only in that worktree");
 }

@@ -106,12 +106,12 @@ fn embedded_store_meets_the_contract_and_survives_a_reopen() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path().join("qdrant");
     {
-        let store = EdgeStore::open(&d, 4, "test-model", Access::Write, Duration::ZERO).expect("open");
+        let store = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "test-model", Access::Write, Duration::ZERO).expect("open");
         contract(&store);
         store.upsert(Collection::Symbols, vec![point(8, [0.0, 0.0, 0.0, 1.0], "s.py", "function", "python")]).expect("upsert");
         store.commit(true).expect("commit");
     }
-    let store = EdgeStore::open(&d, 4, "test-model", Access::Read, Duration::ZERO).expect("reopen");
+    let store = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "test-model", Access::Read, Duration::ZERO).expect("reopen");
     assert_eq!(store.count(Collection::Symbols).expect("count"), 1, "points survive a reopen");
     assert_eq!(store.vectors(Collection::VectorCache, &[77]).expect("cache").len(), 1);
     assert!(store.upsert(Collection::Symbols, vec![]).is_err(), "a reader cannot write");

@@ -21,6 +21,7 @@ mod http_api;
 mod hybrid;
 mod incremental;
 mod languages;
+mod linked_worktrees;
 mod mcp;
 mod missing_objects;
 mod path_rules;

@@ -98,7 +98,7 @@ pub struct SemanticOptions {
 
 impl Default for SemanticOptions {
     fn default() -> Self {
-        SemanticOptions { enabled: true, model: ModelSource::default_onnx(), backend: Backend::Embedded, embed: EmbedOptions::default(), shared_cache: None }
+        SemanticOptions { enabled: true, model: ModelSource::default_onnx(), backend: Backend::embedded(), embed: EmbedOptions::default(), shared_cache: None }
     }
 }
 

@@ -42,7 +42,7 @@ pub fn dump_vectors(index_dir: &Path, backend: &Backend) -> Result<serde_json::V
             }
             Box::new(store)
         }
-        (None, Backend::Embedded) => return Err(DumpError::NoSemanticLayer),
+        (None, Backend::Embedded { .. }) => return Err(DumpError::NoSemanticLayer),
     };
     let mut out = serde_json::Map::new();
     for c in Collection::TREE {

@@ -301,7 +301,7 @@ mod tests {
         let mut ws = Workspace::resolve(git_rag::git::Repo::discover(dir.path()).expect("repo"), &Default::default());
         // Vectors in the index folder whatever QDRANT_URL says (the test
         // script sets it for the server tests): without an index, no server to ask.
-        ws.backend = git_rag::Backend::Embedded;
+        ws.backend = git_rag::Backend::embedded();
         let opts = ServeOptions { index_dir: dir.path().join("idx"), semantic: None, index: ws.index_options(Duration::from_secs(5)), timeout: Duration::from_secs(5) };
         (dir, Server::new(ws, opts))
     }

@@ -6,7 +6,9 @@
 //! indexed commit, plus the conventions' documents: derived again by chunking
 //! the files (the stores keep no texts), so the answer cannot drift from what
 //! an index run would embed. Caches of other models or sizes are referenced
-//! by nothing. The index lock is held throughout, so no run interleaves.
+//! by nothing. The cache is shared by the worktrees of a repository: the
+//! references of every index that wrote it count, each read under its own
+//! lock, so no run interleaves; when one cannot be read, nothing is deleted.
 //! Embedded store only: a server's cache is shared by every repository and
 //! branch on it, which one clone cannot see.
 
@@ -35,25 +37,46 @@ pub struct GcReport {
     pub applied: bool,
     /// Cached vectors of the index's model.
     pub cached: usize,
-    /// Of those, the ones the index references.
+    /// Of those, the ones an index that uses the cache references.
     pub referenced: usize,
     /// Cached vectors nothing references (deleted when `applied`).
     pub unreferenced: usize,
+    /// The other indexes sharing the cache (other worktrees) whose references
+    /// were counted.
+    pub other_indexes: Vec<PathBuf>,
     /// Caches of other models or sizes (removed whole when `applied`).
     pub other_caches: Vec<PathBuf>,
     /// Files whose blob could not be read: gc keeps everything then.
     pub unreadable: usize,
+    /// Why nothing was deleted although some vectors look unreferenced (an
+    /// index sharing the cache is busy or cannot be read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_because: Option<String>,
+}
+
+/// An index sharing the cache, as gc sees it.
+enum OtherIndex {
+    /// Its references, counted.
+    Counted { model: String },
+    /// Removed since it registered.
+    Gone,
+    /// Uses the cache but cannot be read now: keep everything.
+    Unknown(String),
 }
 
 /// Finds unreferenced cached vectors of the index in `index_dir` (embedded
-/// store); deletes them when `apply`.
+/// store) and of every other index sharing its cache (the repository's other
+/// worktrees); deletes them when `apply`.
 pub fn gc(repo: &Repo, index_dir: &Path, chunk: &crate::analysis::chunk::ChunkOptions, backend: &Backend, apply: bool, progress: &dyn Progress) -> Result<GcReport> {
-    if let Backend::Server(o) = backend {
-        return Err(IndexError::Gc(format!(
-            "the vector cache on the Qdrant server {} is shared by every repository and branch on it; gc works on an embedded store only",
-            o.url
-        )));
-    }
+    let cache_root = match backend {
+        Backend::Server(o) => {
+            return Err(IndexError::Gc(format!(
+                "the vector cache on the Qdrant server {} is shared by every repository and branch on it; gc works on an embedded store only",
+                o.url
+            )))
+        }
+        Backend::Embedded { .. } => backend.vector_cache_root(index_dir).unwrap_or_else(|| index_dir.join("vectors")),
+    };
     let _lock = IndexLock::acquire(index_dir, Duration::from_secs(10))?;
     let state = IndexState::load(&index_dir.join(STATE_FILE))?.ok_or_else(|| IndexError::Gc("no index here yet: nothing to collect".into()))?;
     if state.config_hash != super::config_hash(chunk) {
@@ -71,41 +94,109 @@ pub fn gc(repo: &Repo, index_dir: &Path, chunk: &crate::analysis::chunk::ChunkOp
         }
         return Ok(report);
     };
-    let (referenced, unreadable) = referenced_keys(repo, index_dir, &state, &sem.model, chunk, progress)?;
-    let store = EdgeStore::open(&qdrant, sem.dims, &sem.model, if apply { Access::Write } else { Access::Read }, Duration::from_secs(30))?;
+    let (mut referenced, unreadable) = referenced_keys(repo, index_dir, &state, &sem.model, chunk, progress)?;
+    let store = EdgeStore::open(&qdrant, &cache_root, sem.dims, &sem.model, if apply { Access::Write } else { Access::Read }, Duration::from_secs(30))?;
+    let cache = store.cache();
+
+    // Every other index that wrote this cache: its references count too.
+    let own = std::fs::canonicalize(index_dir).unwrap_or_else(|_| index_dir.to_path_buf());
+    let mut report = GcReport { unreadable, ..GcReport::default() };
+    let mut models_in_use = HashSet::from([cache_name(&sem.model, sem.dims)]);
+    let mut gone = Vec::new();
+    let mut _their_locks = Vec::new();
+    for other in cache.users().into_iter().filter(|u| *u != own) {
+        match other_references(repo, &other, chunk, progress, &mut referenced, &mut _their_locks) {
+            OtherIndex::Counted { model } => {
+                models_in_use.insert(model);
+                report.other_indexes.push(other);
+            }
+            OtherIndex::Gone => gone.push(other),
+            OtherIndex::Unknown(why) => {
+                report.kept_because.get_or_insert(format!("{}: {why}", other.display()));
+            }
+        }
+    }
     let cached: Vec<u64> = store.scroll_all(Collection::VectorCache, false)?.into_iter().map(|r| r.id).collect();
-    let unreferenced: Vec<u64> = cached.iter().copied().filter(|id| !referenced.contains(id)).collect();
+    let unreferenced: HashSet<u64> = cached.iter().copied().filter(|id| !referenced.contains(id)).collect();
     let current = store.cache_dir();
-    let other_caches: Vec<PathBuf> = std::fs::read_dir(&qdrant)
-        .map_err(|e| IndexError::Gc(format!("cannot list {}: {e}", qdrant.display())))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&format!("{}_", Collection::VectorCache.name()))) && *p != current)
-        .collect();
-    let mut report = GcReport {
-        applied: apply && unreadable == 0,
-        cached: cached.len(),
-        referenced: cached.len() - unreferenced.len(),
-        unreferenced: unreferenced.len(),
-        other_caches,
-        unreadable,
-    };
+    let mut other_caches: Vec<PathBuf> = Vec::new();
+    // Other models' caches under the shared root that no index uses now, and
+    // the cache shards of indexes made before the cache moved out.
+    if let Ok(entries) = std::fs::read_dir(&cache_root) {
+        other_caches.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir() && *p != current && !p.file_name().is_some_and(|n| models_in_use.contains(&*n.to_string_lossy()))));
+    }
+    if let Ok(entries) = std::fs::read_dir(&qdrant) {
+        other_caches.extend(
+            entries.flatten().map(|e| e.path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&format!("{}_", Collection::VectorCache.name())))),
+        );
+    }
+    other_caches.sort();
+    report.cached = cached.len();
+    report.referenced = cached.len() - unreferenced.len();
+    report.unreferenced = unreferenced.len();
+    report.other_caches = other_caches;
     if unreadable > 0 {
         // Their texts are unknown: their vectors may be among the "unreferenced".
         progress.note(&format!("{unreadable} indexed files could not be read; nothing is deleted"));
         return Ok(report);
     }
+    if let Some(why) = &report.kept_because {
+        progress.note(&format!("an index sharing the vector cache cannot be read ({why}); nothing is deleted"));
+        return Ok(report);
+    }
     if apply {
-        store.delete_ids(Collection::VectorCache, &unreferenced)?;
+        cache.remove(&unreferenced, Duration::from_secs(30))?;
+        cache.forget_users(&gone)?;
         store.commit(true)?;
         drop(store);
         for dir in &report.other_caches {
             std::fs::remove_dir_all(dir).map_err(|e| IndexError::Gc(format!("cannot remove {}: {e}", dir.display())))?;
         }
-    } else {
-        report.applied = false;
+        report.applied = true;
     }
     Ok(report)
+}
+
+/// The directory name of a model's cache ([`crate::stores::vector::cache::VectorCache`]).
+fn cache_name(model: &str, dims: usize) -> String {
+    format!("{}_{dims}", crate::stores::vector::sanitize(model))
+}
+
+/// Adds the references of another index sharing the cache (another
+/// worktree's), holding its lock (kept in `locks`) so that no run of it
+/// interleaves.
+fn other_references(
+    repo: &Repo,
+    dir: &Path,
+    chunk: &crate::analysis::chunk::ChunkOptions,
+    progress: &dyn Progress,
+    referenced: &mut HashSet<u64>,
+    locks: &mut Vec<IndexLock>,
+) -> OtherIndex {
+    if !dir.join(STATE_FILE).exists() {
+        return OtherIndex::Gone;
+    }
+    match IndexLock::acquire(dir, Duration::from_secs(10)) {
+        Ok(lock) => locks.push(lock),
+        Err(e) => return OtherIndex::Unknown(e.to_string()),
+    }
+    let state = match IndexState::load(&dir.join(STATE_FILE)) {
+        Ok(Some(state)) => state,
+        Ok(None) => return OtherIndex::Gone,
+        Err(e) => return OtherIndex::Unknown(e.to_string()),
+    };
+    let Some(sem) = state.semantic.as_ref() else { return OtherIndex::Counted { model: String::new() } };
+    if state.config_hash != super::config_hash(chunk) {
+        return OtherIndex::Unknown("its chunking options differ from this worktree's".into());
+    }
+    match referenced_keys(repo, dir, &state, &sem.model, chunk, progress) {
+        Ok((keys, 0)) => {
+            referenced.extend(keys);
+            OtherIndex::Counted { model: cache_name(&sem.model, sem.dims) }
+        }
+        Ok((_, unreadable)) => OtherIndex::Unknown(format!("{unreadable} of its files could not be read")),
+        Err(e) => OtherIndex::Unknown(e.to_string()),
+    }
 }
 
 /// The cache point ids of every document the index holds, and how many

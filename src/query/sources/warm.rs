@@ -72,7 +72,7 @@ pub struct WarmEngine {
 impl WarmEngine {
     pub fn new(index_dir: PathBuf, semantic: Option<SemanticSetup>) -> WarmEngine {
         let slot = Arc::new(Slot::default());
-        let watcher = matches!(semantic.as_ref().map(|s| &s.backend), Some(Backend::Embedded)).then(|| {
+        let watcher = matches!(semantic.as_ref().map(|s| &s.backend), Some(Backend::Embedded { .. })).then(|| {
             let slot = Arc::clone(&slot);
             let store_dir = index_dir.join("qdrant");
             std::thread::spawn(move || watch_writers(&slot, &store_dir))

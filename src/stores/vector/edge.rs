@@ -1,6 +1,10 @@
 //! The embedded backend: Qdrant's own engine in-process (`qdrant-edge`), one
 //! shard on disk per collection under `<index>/qdrant/`.
 //!
+//! The vector cache is not a shard: it is a [`VectorCache`] in its own
+//! directory (shared by the worktrees of a repository), which several
+//! processes read and write at once without this store's lock.
+//!
 //! Concurrency: the shards are created without a WAL, because an open WAL
 //! holds an exclusive lock that would stop a `git rag query` while
 //! `git rag index` runs (and two queries at once). Instead `store.lock` is a
@@ -25,6 +29,7 @@ use serde_json::{Map, Value};
 
 use crate::stores::fs::{FileLock, LockError, LockKind};
 
+use super::cache::VectorCache;
 use super::{Collection, Filter, Point, Record, Result, ScoredHit, StoreError, VectorStore, DENSE};
 
 pub const LOCK_FILE: &str = "store.lock";
@@ -51,13 +56,15 @@ pub struct EdgeStore {
     model: String,
     access: Access,
     shards: Mutex<HashMap<Collection, Arc<Shard>>>,
+    cache: VectorCache,
     _lock: FileLock,
 }
 
 impl EdgeStore {
     /// Opens (with `Access::Write`, creates) the store in `dir` for vectors of
-    /// `dims` dimensions from `model`, waiting up to `wait` for the lock.
-    pub fn open(dir: &Path, dims: usize, model: &str, access: Access, wait: Duration) -> Result<EdgeStore> {
+    /// `dims` dimensions from `model`, waiting up to `wait` for the lock; its
+    /// vector cache is under `cache_root`.
+    pub fn open(dir: &Path, cache_root: &Path, dims: usize, model: &str, access: Access, wait: Duration) -> Result<EdgeStore> {
         let place = dir.display().to_string();
         let engine = |message: String| StoreError::Engine { place: place.clone(), message };
         if access == Access::Write {
@@ -82,20 +89,50 @@ impl EdgeStore {
             LockError::Busy => StoreError::Busy { place: place.clone(), waited_ms: wait.as_millis() },
             LockError::Io(e) => engine(format!("cannot lock {}: {e}", lock_path.display())),
         })?;
-        Ok(EdgeStore { dir: dir.to_path_buf(), dims, model: model.to_string(), access, shards: Mutex::new(HashMap::new()), _lock: lock })
+        let cache = VectorCache::new(cache_root, model, dims);
+        let store = EdgeStore { dir: dir.to_path_buf(), dims, model: model.to_string(), access, shards: Mutex::new(HashMap::new()), cache, _lock: lock };
+        if access == Access::Write {
+            store.adopt_legacy_cache()?;
+            if let Some(index_dir) = dir.parent() {
+                store.cache.register_user(index_dir)?;
+            }
+        }
+        Ok(store)
     }
 
     /// Where this model's vector cache lives.
     pub fn cache_dir(&self) -> PathBuf {
-        self.shard_dir(Collection::VectorCache)
+        self.cache.dir().to_path_buf()
+    }
+
+    /// The vector cache itself.
+    pub fn cache(&self) -> &VectorCache {
+        &self.cache
     }
 
     fn shard_dir(&self, c: Collection) -> PathBuf {
-        match c {
-            // Per model and size: another model never meets these vectors.
-            Collection::VectorCache => self.dir.join(format!("{}_{}_{}", c.name(), super::sanitize(&self.model), self.dims)),
-            _ => self.dir.join(c.name()),
+        self.dir.join(c.name())
+    }
+
+    /// Where an index made before the cache moved out kept this model's
+    /// vectors: a shard beside the collections.
+    pub fn legacy_cache_dir(&self) -> PathBuf {
+        self.dir.join(format!("{}_{}_{}", Collection::VectorCache.name(), super::sanitize(&self.model), self.dims))
+    }
+
+    /// Moves the vectors of a pre-shared-cache index into the cache (once:
+    /// its shard is removed after), so upgrading embeds nothing again.
+    fn adopt_legacy_cache(&self) -> Result<()> {
+        let legacy = self.legacy_cache_dir();
+        if !legacy.join("edge_config.json").exists() {
+            return Ok(());
         }
+        let shard = Shard::open_or_create(&legacy, self.dims, Collection::VectorCache)?;
+        let points = shard.scroll_all(true)?.into_iter().filter_map(|r| r.vector.map(|v| (r.id, v)));
+        self.cache.add(points)?;
+        self.cache.flush()?;
+        drop(shard);
+        std::fs::remove_dir_all(&legacy).map_err(|e| self.err(&format!("cannot remove {}: {e}", legacy.display())))
     }
 
     /// The shard of a collection; `None` when reading one that was never written.
@@ -118,7 +155,7 @@ impl EdgeStore {
     fn load_shards(&self, collections: &[Collection]) -> Result<()> {
         let missing: Vec<Collection> = {
             let shards = self.shards.lock().map_err(|_| self.err("a previous store operation panicked"))?;
-            collections.iter().copied().filter(|c| !shards.contains_key(c)).collect()
+            collections.iter().copied().filter(|c| *c != Collection::VectorCache && !shards.contains_key(c)).collect()
         };
         let loaded: Vec<Result<Option<(Collection, Shard)>>> = std::thread::scope(|s| {
             let handles: Vec<_> = missing
@@ -174,6 +211,12 @@ impl VectorStore for EdgeStore {
     }
 
     fn upsert(&self, c: Collection, points: Vec<Point>) -> Result<()> {
+        if c == Collection::VectorCache {
+            if self.access != Access::Write {
+                return Err(self.err("opened to read, not to write"));
+            }
+            return self.cache.add(points.into_iter().map(|p| (p.id, p.vector)));
+        }
         self.writable(c)?.upsert(points)
     }
 
@@ -192,6 +235,12 @@ impl VectorStore for EdgeStore {
         if ids.is_empty() {
             return Ok(());
         }
+        if c == Collection::VectorCache {
+            if self.access != Access::Write {
+                return Err(self.err("opened to read, not to write"));
+            }
+            return self.cache.remove(&ids.iter().copied().collect(), Duration::from_secs(30)).map(|_| ());
+        }
         let shard = self.writable(c)?;
         for batch in ids.chunks(4096) {
             shard.delete_ids(batch)?;
@@ -202,6 +251,10 @@ impl VectorStore for EdgeStore {
     fn clear(&self, c: Collection) -> Result<()> {
         if self.access != Access::Write {
             return Err(self.err("opened to read, not to write"));
+        }
+        if c == Collection::VectorCache {
+            let all = self.cache.ids()?;
+            return self.delete_ids(c, &all);
         }
         {
             let mut shards = self.shards.lock().map_err(|_| self.err("a previous store operation panicked"))?;
@@ -218,6 +271,9 @@ impl VectorStore for EdgeStore {
     }
 
     fn search(&self, c: Collection, vector: &[f32], filter: &Filter, limit: usize) -> Result<Vec<ScoredHit>> {
+        if c == Collection::VectorCache {
+            return Err(self.err("the vector cache is read by id, not searched"));
+        }
         match self.shard(c)? {
             Some(s) => s.search(vector, filter, limit),
             None => Ok(Vec::new()),
@@ -225,6 +281,10 @@ impl VectorStore for EdgeStore {
     }
 
     fn retrieve(&self, c: Collection, ids: &[u64], with_vectors: bool) -> Result<Vec<Record>> {
+        if c == Collection::VectorCache {
+            let found = self.cache.get(ids)?;
+            return Ok(found.into_iter().map(|(id, v)| Record { id, vector: with_vectors.then_some(v), payload: Map::new() }).collect());
+        }
         match self.shard(c)? {
             Some(s) => s.retrieve(ids, with_vectors),
             None => Ok(Vec::new()),
@@ -232,6 +292,14 @@ impl VectorStore for EdgeStore {
     }
 
     fn scroll_all(&self, c: Collection, with_vectors: bool) -> Result<Vec<Record>> {
+        if c == Collection::VectorCache {
+            let records = if with_vectors {
+                self.cache.all()?.into_iter().map(|(id, v)| Record { id, vector: Some(v), payload: Map::new() }).collect()
+            } else {
+                self.cache.ids()?.into_iter().map(|id| Record { id, vector: None, payload: Map::new() }).collect()
+            };
+            return Ok(records);
+        }
         match self.shard(c)? {
             Some(s) => s.scroll_all(with_vectors),
             None => Ok(Vec::new()),
@@ -239,6 +307,9 @@ impl VectorStore for EdgeStore {
     }
 
     fn count(&self, c: Collection) -> Result<usize> {
+        if c == Collection::VectorCache {
+            return Ok(self.cache.ids()?.len());
+        }
         match self.shard(c)? {
             Some(s) => s.count(),
             None => Ok(0),
@@ -249,6 +320,8 @@ impl VectorStore for EdgeStore {
         if self.access != Access::Write {
             return Ok(());
         }
+        // The cache first: the collections may refer to its vectors.
+        self.cache.flush()?;
         let shards: Vec<Arc<Shard>> = self.shards.lock().map_err(|_| self.err("a previous store operation panicked"))?.values().cloned().collect();
         for s in shards {
             if optimize {
@@ -281,7 +354,7 @@ impl Shard {
             std::fs::create_dir_all(dir).map_err(|e| engine(&e))?;
             let mut config = EdgeConfigBuilder::new().vector(DENSE, EdgeVectorParamsBuilder::new(dims, Distance::Cosine).build()).wal_enabled(false);
             if c == Collection::VectorCache {
-                // Only read by id: no HNSW graph to build.
+                // (A legacy cache shard.) Only read by id: no HNSW graph to build.
                 config = config.optimizers(EdgeOptimizersConfig { indexing_threshold: Some(usize::MAX / 1024), ..Default::default() });
             }
             let shard = EdgeShard::new(dir, config.build()).map_err(|e| engine(&e))?;
@@ -449,20 +522,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().join("qdrant");
         {
-            let w = EdgeStore::open(&d, 4, "m", Access::Write, Duration::ZERO).unwrap();
+            let w = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Write, Duration::ZERO).unwrap();
             w.upsert(Collection::Semantic, vec![point(1, [1.0, 0.0, 0.0, 0.0], "a.py")]).unwrap();
-            let busy = EdgeStore::open(&d, 4, "m", Access::Read, Duration::from_millis(50)).err().map(|e| e.to_string()).unwrap_or_default();
+            let busy = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Read, Duration::from_millis(50)).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(busy.contains("busy"), "{busy}");
             w.commit(true).unwrap();
         }
-        let r1 = EdgeStore::open(&d, 4, "m", Access::Read, Duration::ZERO).unwrap();
-        let r2 = EdgeStore::open(&d, 4, "m", Access::Read, Duration::ZERO).unwrap();
+        let r1 = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Read, Duration::ZERO).unwrap();
+        let r2 = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Read, Duration::ZERO).unwrap();
         assert_eq!(r1.count(Collection::Semantic).unwrap(), 1);
         assert_eq!(r2.count(Collection::Semantic).unwrap(), 1, "two readers at once");
         assert_eq!(r1.count(Collection::Files).unwrap(), 0, "a collection never written reads as empty");
-        assert!(EdgeStore::open(&d, 4, "m", Access::Write, Duration::from_millis(50)).is_err(), "a writer waits for readers");
+        assert!(EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Write, Duration::from_millis(50)).is_err(), "a writer waits for readers");
         drop((r1, r2));
-        let err = EdgeStore::open(&d, 8, "m", Access::Read, Duration::ZERO).unwrap().count(Collection::Semantic).err().map(|e| e.to_string());
+        let err = EdgeStore::open(&d, &dir.path().join("vectors"), 8, "m", Access::Read, Duration::ZERO).unwrap().count(Collection::Semantic).err().map(|e| e.to_string());
         assert!(err.unwrap_or_default().contains("git rag index --full"));
     }
 }

@@ -16,6 +16,7 @@
 //! never pruned by file changes, and is what makes a rename, a revert or a
 //! branch switch embed nothing.
 
+pub mod cache;
 pub mod edge;
 pub mod memory;
 pub mod server;
@@ -214,8 +215,10 @@ pub fn branch_prefix(repo_prefix: &str, branch: &str) -> String {
 /// Which store holds the vectors.
 #[derive(Debug, Clone)]
 pub enum Backend {
-    /// Qdrant embedded, under `<index>/qdrant/`.
-    Embedded,
+    /// Qdrant embedded, under `<index>/qdrant/`, with its vector cache under
+    /// `vector_cache` (`None`: `<index>/vectors`). The worktrees of one
+    /// repository share one cache ([`crate::settings::vector_cache_dir`]).
+    Embedded { vector_cache: Option<std::path::PathBuf> },
     /// A Qdrant server.
     Server(server::ServerOptions),
 }
@@ -224,8 +227,22 @@ impl Backend {
     /// What the state file records; a different store means a full rebuild.
     pub fn identity(&self) -> String {
         match self {
-            Backend::Embedded => "embedded".to_string(),
+            Backend::Embedded { .. } => "embedded".to_string(),
             Backend::Server(o) => format!("server {} {}", o.url, o.prefix),
+        }
+    }
+
+    /// The embedded store with its cache beside the index.
+    pub fn embedded() -> Backend {
+        Backend::Embedded { vector_cache: None }
+    }
+
+    /// Where the embedded store of the index in `index_dir` keeps its vector
+    /// cache; `None` for a server.
+    pub fn vector_cache_root(&self, index_dir: &std::path::Path) -> Option<std::path::PathBuf> {
+        match self {
+            Backend::Embedded { vector_cache } => Some(vector_cache.clone().unwrap_or_else(|| index_dir.join("vectors"))),
+            Backend::Server(_) => None,
         }
     }
 
@@ -240,7 +257,10 @@ impl Backend {
         wait: std::time::Duration,
     ) -> Result<Box<dyn VectorStore>> {
         Ok(match self {
-            Backend::Embedded => Box::new(edge::EdgeStore::open(&index_dir.join("qdrant"), dims, model, access, wait)?),
+            Backend::Embedded { vector_cache } => {
+                let cache_root = vector_cache.clone().unwrap_or_else(|| index_dir.join("vectors"));
+                Box::new(edge::EdgeStore::open(&index_dir.join("qdrant"), &cache_root, dims, model, access, wait)?)
+            }
             Backend::Server(o) => Box::new(server::ServerStore::connect(o.clone(), dims, model)?),
         })
     }

@@ -1,0 +1,180 @@
+//! The worktrees of one repository share one vector cache (in git's common
+//! directory): a vector is computed once, whichever worktree needs it first;
+//! two worktrees index at the same moment without losing a vector or
+//! meeting a lock; `gc` in one keeps what the others reference; an index
+//! made before the cache was shared hands its vectors over on the next run.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::*;
+
+const FILES: &[(&str, &str)] = &[
+    ("app/sessions.py", "class SessionStore:\n    \"\"\"Keeps user sessions between runs.\"\"\"\n\n    def save_to_disk(self, path):\n        \"\"\"Write every session's cookies to a JSON file.\"\"\"\n        return path\n"),
+    ("app/retry.py", "def call_with_backoff(fn, attempts=5):\n    \"\"\"Call fn again after a failure, waiting twice as long each time.\"\"\"\n    return fn()\n"),
+    ("web/escape.js", "/** Replace the characters that have a meaning in HTML. */\nfunction escapeHtml(text) {\n  return text.replace(/&/g, '&amp;');\n}\n"),
+];
+
+fn repo() -> TestRepo {
+    let repo = TestRepo::new();
+    for (path, text) in FILES {
+        repo.write(path, text);
+    }
+    repo.commit("initial");
+    repo
+}
+
+fn index(dir: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["index", "--json", "-q"];
+    args.extend_from_slice(extra);
+    json_ok(dir, &args, &[])
+}
+
+fn embedded(report: &Value) -> u64 {
+    report["embedded"].as_u64().unwrap_or_else(|| panic!("no embedded count: {report}"))
+}
+
+/// `git worktree add -b <branch> <path>` of `repo`.
+fn add_worktree(repo: &TestRepo, scratch: &Path, name: &str) -> PathBuf {
+    let path = scratch.join(name);
+    repo.git(&["worktree", "add", "-q", "-b", name, path.to_str().expect("utf-8")]);
+    path
+}
+
+fn commit_file(dir: &Path, path: &str, text: &str) {
+    let p = dir.join(path);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+    git_in(dir, &["add", path]);
+    git_in(dir, &["commit", "-q", "-m", path]);
+}
+
+/// Answers without their scores' last digits (the same vectors give the same order).
+fn answers(dir: &Path) -> Vec<(String, u64)> {
+    let v = json_ok(dir, &["query", "write the sessions to a file", "--json", "-n", "5", "--at-commit"], &[]);
+    v["results"].as_array().expect("results").iter().map(|h| (h["path"].as_str().unwrap_or("").to_string(), h["start_line"].as_u64().unwrap_or(0))).collect()
+}
+
+#[test]
+fn a_linked_worktree_embeds_only_what_its_repository_never_embedded() {
+    if !model_ready() {
+        return;
+    }
+    let repo = repo();
+    let main = index(repo.path(), &[]);
+    assert!(embedded(&main) > 0, "{main}");
+    assert!(repo.path().join(".git/rag-vectors").is_dir(), "the cache lives in git's common directory");
+
+    // Same commit, another worktree: every vector is there already.
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let wt = add_worktree(&repo, scratch.path(), "feature");
+    let first = index(&wt, &[]);
+    assert_eq!(embedded(&first), 0, "{first}");
+    assert_eq!(first["files_indexed"], main["files_indexed"], "{first}");
+    assert_eq!(json_ok(&wt, &["dump-vectors"], &[]), json_ok(repo.path(), &["dump-vectors"], &[]), "the same vectors, the same store");
+    assert_eq!(answers(&wt), answers(repo.path()));
+
+    // A branch that moves on embeds only its own new texts, once for the repository.
+    let text = "def export_invoices_csv(invoices, path):\n    \"\"\"Write invoices to a CSV file.\"\"\"\n    return path\n";
+    commit_file(&wt, "app/export.py", text);
+    let moved = index(&wt, &[]);
+    assert!(embedded(&moved) > 0 && embedded(&moved) <= 4, "one small new file: {moved}");
+    repo.git(&["merge", "-q", "--ff-only", "feature"]);
+    let merged = index(repo.path(), &[]);
+    assert_eq!(embedded(&merged), 0, "the worktree embedded these already: {merged}");
+    // A rebuild from nothing embeds nothing either.
+    assert_eq!(embedded(&index(&wt, &["--full"])), 0);
+}
+
+#[test]
+fn two_worktrees_index_at_the_same_moment_and_lose_nothing() {
+    if !model_ready() {
+        return;
+    }
+    let repo = repo();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let a = add_worktree(&repo, scratch.path(), "a");
+    let b = add_worktree(&repo, scratch.path(), "b");
+    commit_file(&a, "a/ledger.py", "def close_the_ledger(month):\n    \"\"\"Close the books for a month.\"\"\"\n    return month\n");
+    commit_file(&b, "b/tides.py", "def tide_table(port):\n    \"\"\"High and low water times for a port.\"\"\"\n    return port\n");
+    let runs: Vec<std::process::Output> = std::thread::scope(|s| {
+        let handles: Vec<_> = [&a, &b].into_iter().map(|dir| s.spawn(move || rag_in(dir, &["index", "--json", "-q"]))).collect();
+        handles.into_iter().map(|h| h.join().expect("thread")).collect()
+    });
+    for out in &runs {
+        assert!(out.status.success(), "no lock error: {}", stderr(out));
+    }
+    // Everything both embedded is in the one cache: the main worktree, with
+    // both branches merged, embeds nothing.
+    repo.git(&["merge", "-q", "--no-edit", "a", "b"]);
+    let merged = index(repo.path(), &[]);
+    assert_eq!(embedded(&merged), 0, "{merged}");
+}
+
+#[test]
+fn gc_in_one_worktree_keeps_what_another_references() {
+    if !model_ready() {
+        return;
+    }
+    let repo = repo();
+    index(repo.path(), &[]);
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let wt = add_worktree(&repo, scratch.path(), "feature");
+    commit_file(&wt, "app/only_here.py", "def only_on_the_branch():\n    \"\"\"Exists on the feature branch only.\"\"\"\n    return 1\n");
+    index(&wt, &[]);
+    // Two edits in the main worktree leave the middle version unreferenced
+    // (the first is still the branch's).
+    for (round, doc) in ["Call fn once more after a failure.", "Call fn twice more after a failure."].iter().enumerate() {
+        repo.write("app/retry.py", format!("def call_with_backoff(fn):\n    \"\"\"{doc}\"\"\"\n    return fn()\n"));
+        repo.commit(&format!("edit {round}"));
+        index(repo.path(), &[]);
+    }
+
+    let done = json_ok(repo.path(), &["gc", "--yes", "--json"], &[]);
+    assert_eq!(done["applied"], true, "{done}");
+    assert!(done["unreferenced"].as_u64().unwrap_or(0) >= 1, "the middle retry.py: {done}");
+    assert_eq!(done["other_indexes"].as_array().map(Vec::len), Some(1), "the worktree's index was counted: {done}");
+    assert_eq!(embedded(&index(&wt, &["--full"])), 0, "the branch's vectors were kept");
+    assert_eq!(json_ok(repo.path(), &["gc", "--json"], &[])["unreferenced"], 0);
+
+    // A removed worktree is forgotten; what only it used goes at the next gc.
+    git_in(repo.path(), &["worktree", "remove", "--force", wt.to_str().expect("utf-8")]);
+    let after = json_ok(repo.path(), &["gc", "--yes", "--json"], &[]);
+    assert!(after["unreferenced"].as_u64().unwrap_or(0) >= 1, "{after}");
+    assert_eq!(after["other_indexes"].as_array().map(Vec::len), Some(0), "{after}");
+}
+
+#[test]
+fn an_index_from_before_the_shared_cache_hands_its_vectors_over() {
+    if !model_ready() {
+        return;
+    }
+    use git_rag::stores::vector::cache::VectorCache;
+    use git_rag::stores::vector::edge::Shard;
+    use git_rag::stores::vector::{Collection, Point};
+    let repo = repo();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let dir = scratch.path().join("idx");
+    let d = dir.to_str().expect("utf-8");
+    let first = index(repo.path(), &["--index-dir", d]);
+    assert!(embedded(&first) > 0);
+    // Put the vectors where an older git-rag kept them: a cache shard beside the collections.
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(".rag_index_state.json")).expect("state")).expect("json");
+    let (model, dims) = (state["semantic"]["model"].as_str().expect("model").to_string(), state["semantic"]["dims"].as_u64().expect("dims") as usize);
+    let cache = VectorCache::new(&dir.join("vectors"), &model, dims);
+    let vectors = cache.all().expect("cache");
+    assert!(!vectors.is_empty());
+    let legacy = dir.join("qdrant").join(format!("vector_cache_{}_{dims}", git_rag::stores::vector::sanitize(&model)));
+    {
+        let shard = Shard::open_or_create(&legacy, dims, Collection::VectorCache).expect("shard");
+        shard.upsert(vectors.iter().map(|(id, v)| Point { id: *id, vector: v.clone(), payload: Default::default(), text: None }).collect()).expect("upsert");
+        shard.flush().expect("flush");
+    }
+    std::fs::remove_dir_all(dir.join("vectors")).expect("rm");
+
+    let again = index(repo.path(), &["--index-dir", d, "--full"]);
+    assert_eq!(embedded(&again), 0, "the old cache's vectors were reused: {again}");
+    assert!(!legacy.exists(), "and the old cache removed");
+    assert_eq!(VectorCache::new(&dir.join("vectors"), &model, dims).all().expect("cache"), vectors);
+}
