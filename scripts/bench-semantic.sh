@@ -8,7 +8,9 @@
 #  3. five-file commits on the slice, end to end: ms per commit.
 #   scripts/bench-semantic.sh [COMMITS=5]
 # GIT_RAG_BIN_BEFORE=<binary> indexes the slice with that binary first, in the
-# same run (e.g. a build of the previous release, to compare embedding recipes).
+# same run (e.g. a build of the previous release, to compare embedding recipes);
+# GIT_RAG_MODEL_BEFORE=<model dir> does so with that model (e.g. the reference
+# graph, ~/.cache/git-rag/models/all-MiniLM-L6-v2, against the integer one).
 # GIT_RAG_BIN uses an existing binary (else a release build);
 # BENCH_PROFILE=dev runs the throughput bench from a dev build.
 set -euo pipefail
@@ -37,17 +39,17 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 - "$bin" "$CORPORA" "$work" "$commits" "${GIT_RAG_BIN_BEFORE:-}" <<'PY'
+python3 - "$bin" "$CORPORA" "$work" "$commits" "${GIT_RAG_BIN_BEFORE:-}" "${GIT_RAG_MODEL_BEFORE:-}" <<'PY'
 import json, os, statistics, subprocess, sys, time
-bin_, corpora, work, commits, before = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+bin_, corpora, work, commits, before, model_before = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
 env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
            GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
            GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid")
 
-def run(cmd, cwd):
+def run(cmd, cwd, extra_env=None):
     """Wall time, peak RSS (MB) and stdout of a command."""
     t0 = time.perf_counter()
-    p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, cwd=cwd, env=env,
+    p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, cwd=cwd, env=dict(env, **(extra_env or {})),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
     if p.returncode != 0:
@@ -59,9 +61,11 @@ def du(path):
     """Bytes allocated on disk (Qdrant maps large sparse files: their apparent size is not what they use)."""
     return sum(os.stat(os.path.join(d, f)).st_blocks * 512 for d, _, fs in os.walk(path) for f in fs) / 1e6
 
-def full_index(name, repo, binary=bin_):
+def full_index(name, repo, binary=bin_, model=None):
     idx = os.path.join(work, f"idx-{name}")
-    wall, rss, out = run([binary, "index", "--full", "-q", "--json", "--index-dir", idx], repo)
+    # A model directory as `git -c rag.model=DIR` would give it.
+    extra = {"GIT_CONFIG_PARAMETERS": f"'rag.model'='{model}'"} if model else None
+    wall, rss, out = run([binary, "index", "--full", "-q", "--json", "--index-dir", idx], repo, extra)
     rep = json.loads(out)
     pts = sum((rep.get("semantic") or {}).get("points", {}).values())
     print(f"FULL {name}: {rep['files_indexed']} files, {rep['chunks_total']} chunks, {pts} points, "
@@ -86,10 +90,10 @@ full_index("requests", os.path.join(corpora, "requests"))
 sys.path.insert(0, "scripts")
 from bench_slice import make_slice
 slice_ = make_slice(corpora, work, env)
-if before:
-    _, wall_before, tokens_before = full_index("large-slice-1000 (before)", slice_, before)
+if before or model_before:
+    _, wall_before, tokens_before = full_index("large-slice-1000 (before)", slice_, before or bin_, model_before or None)
 idx, wall_after, tokens_after = full_index("large-slice-1000", slice_)
-if before:
+if before or model_before:
     ratio = f"{tokens_after / tokens_before:.2f}x the tokens" if tokens_before and tokens_after else "tokens not reported by both"
     print(f"SLICE: every vector in {wall_after:.0f}s vs {wall_before:.0f}s before ({wall_after / wall_before:.2f}x the time, {ratio})", flush=True)
 

@@ -59,6 +59,13 @@ fn parse_config_parameters(text: &str) -> Vec<String> {
     out
 }
 
+/// `GIT_RAG_MODEL_GRAPH`: `reference` keeps the default model's reference
+/// graph at `git rag model install` (`integer`, the default, uses integer
+/// matrix multiplies where they agree with it).
+pub fn model_graph() -> Option<String> {
+    string("GIT_RAG_MODEL_GRAPH")
+}
+
 /// `GIT_RAG_DIR`: where the index lives.
 pub fn index_dir() -> Option<OsString> {
     var("GIT_RAG_DIR")

