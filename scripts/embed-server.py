@@ -42,6 +42,9 @@ class Model:
         self.manifest = json.loads((d / "manifest.json").read_text())
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = int(os.environ.get("EMBED_SERVER_THREADS", "0"))
+        if self.manifest.get("optimize") is False:
+            # As git-rag loads such a graph: its fusions would change its vectors.
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         self.session = ort.InferenceSession(str(d / self.manifest["onnx"]), opts, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
         self.tokenizer = Tokenizer.from_file(str(d / self.manifest["tokenizer"]))

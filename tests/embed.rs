@@ -163,9 +163,9 @@ fn the_integer_graph_agrees_with_the_reference_or_is_declined() {
     for (x, y) in a.embed_documents(&texts).expect("embed").iter().zip(b.embed_documents(&texts).expect("embed")) {
         assert!(cosine(x, &y) > 0.97, "{}", cosine(x, &y));
     }
-    // Integer kernels: the same vectors in a batch and alone.
+    // A scale per token: the same vector in a batch and alone.
     let alone = b.embed_documents(&texts[..1]).expect("embed");
-    assert_eq!(alone[0], b.embed_documents(&texts).expect("embed")[0]);
+    assert!(cosine(&alone[0], &b.embed_documents(&texts).expect("embed")[0]) > 0.99999);
 
     // Agreement that cannot be met: declined, and nothing is left behind.
     let strict = prepare_integer_graph(&reference, &integer, scratch.path(), Agreement { mean: 1.0, min: 1.0 }, &quiet).expect("prepare");

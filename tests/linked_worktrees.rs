@@ -131,7 +131,17 @@ fn gc_in_one_worktree_keeps_what_another_references() {
         index(repo.path(), &[]);
     }
 
+    // Another model's cache goes; whatever else is in the folder stays.
+    let root = repo.path().join(".git/rag-vectors");
+    let other = git_rag::stores::vector::cache::VectorCache::new(&root, "an-old-model", 4);
+    other.add([(7, vec![1.0, 0.0, 0.0, 0.0])]).expect("add");
+    other.flush().expect("flush");
+    std::fs::create_dir_all(root.join("notes_1")).expect("mkdir");
+    std::fs::write(root.join("notes_1/readme.txt"), "not a cache").expect("write");
+
     let done = json_ok(repo.path(), &["gc", "--yes", "--json"], &[]);
+    assert!(!other.dir().exists(), "{done}");
+    assert!(root.join("notes_1/readme.txt").exists(), "{done}");
     assert_eq!(done["applied"], true, "{done}");
     assert!(done["unreferenced"].as_u64().unwrap_or(0) >= 1, "the middle retry.py: {done}");
     assert_eq!(done["other_indexes"].as_array().map(Vec::len), Some(1), "the worktree's index was counted: {done}");

@@ -78,13 +78,18 @@ pub struct ModelManifest {
     /// sha256 of each file, as installed.
     #[serde(default)]
     pub sha256: std::collections::BTreeMap<String, String>,
-    /// The most texts one run of the graph may take. The integer graph
-    /// quantizes activations over the whole batch, so it takes one: a
-    /// text's vector must not depend on the texts embedded beside it
-    /// (incremental equals full). Sorted by length, one at a time costs
-    /// nothing there: no padding.
+    /// The most texts one run of the graph may take. A graph that
+    /// quantizes activations over the whole batch takes one, or a text's
+    /// vector would depend on the texts embedded beside it (incremental
+    /// equals full).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_batch: Option<usize>,
+    /// `false`: ONNX Runtime never optimizes this graph at load, whatever
+    /// the caller asks. The integer graph's fusions change its vectors
+    /// (cosine 0.998 at worst) and gain nothing measurable there; a query
+    /// process loads without them, so the index must too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimize: Option<bool>,
 }
 
 impl ModelManifest {
@@ -380,7 +385,7 @@ impl OnnxEmbedder {
         let env = environment(&runtime_library())?;
         let model_err = |message: String| EmbedError::Model { path: onnx.clone(), message };
         let mut builder = Session::builder(env).map_err(|e| model_err(e.to_string()))?;
-        if !opts.optimize_graph {
+        if !opts.optimize_graph || manifest.optimize == Some(false) {
             builder = builder
                 .with_optimization_level(ort::session::builder::GraphOptimizationLevel::Disable)
                 .map_err(|e| model_err(ort::Error::<()>::from(e).to_string()))?;

@@ -101,6 +101,7 @@ pub fn default_manifest() -> ModelManifest {
         license: Some("Apache-2.0".into()),
         sha256: Default::default(),
         max_batch: None,
+        optimize: None,
     }
 }
 
@@ -141,6 +142,9 @@ pub struct IntegerGraphReport {
 /// graph's this closely over [`agreement_texts`] (mean and worst cosine).
 pub const AGREEMENT_MEAN: f32 = 0.99;
 pub const AGREEMENT_MIN: f32 = 0.97;
+
+/// Which multiplies the integer graph computes in integers.
+const INTEGER_ACTIVATIONS: crate::semantic::integer_graph::Activations = crate::semantic::integer_graph::Activations::PerToken;
 
 /// `GIT_RAG_MODEL_GRAPH=reference` keeps the reference graph (a choice: the
 /// two give slightly different vectors, and changing embeds everything once).
@@ -253,7 +257,7 @@ pub fn prepare_integer_graph(reference_dir: &Path, integer_dir: &Path, cache: &P
     let reference = ModelManifest::load(reference_dir)?;
     let graph_path = reference_dir.join(&reference.onnx);
     let graph = std::fs::read(&graph_path).map_err(io("cannot read", &graph_path))?;
-    let (integer_graph, counts) = crate::semantic::integer_graph::rewrite(&graph)?;
+    let (integer_graph, counts) = crate::semantic::integer_graph::rewrite(&graph, INTEGER_ACTIVATIONS)?;
     report.integer_matmuls = counts.integer;
     report.float_matmuls = counts.float;
 
@@ -266,7 +270,10 @@ pub fn prepare_integer_graph(reference_dir: &Path, integer_dir: &Path, cache: &P
     manifest.id = format!("{}-matmul", reference.id);
     manifest.onnx = "model.onnx".into();
     manifest.sha256.clear();
-    manifest.max_batch = Some(1);
+    // Activations that share one scale over a padded batch would make a
+    // text's vector depend on its batch-mates: such a graph runs one text at a time.
+    manifest.optimize = Some(false);
+    manifest.max_batch = (INTEGER_ACTIVATIONS == crate::semantic::integer_graph::Activations::PerTensor).then_some(1);
     let relative = |file: &str| -> String {
         integer_dir.join(file).strip_prefix(cache).map(|p| p.display().to_string()).unwrap_or_else(|_| integer_dir.join(file).display().to_string())
     };

@@ -189,6 +189,10 @@ pub fn sync(
     }
     report.timings.insert("embed".into(), millis(t));
 
+    for notice in store.take_notices() {
+        progress.note(&notice);
+    }
+
     // Upsert the tree collections.
     let t = Instant::now();
     let mut by_collection: BTreeMap<Collection, Vec<Point>> = BTreeMap::new();

@@ -123,7 +123,9 @@ pub fn gc(repo: &Repo, index_dir: &Path, chunk: &crate::analysis::chunk::ChunkOp
     // Other models' caches under the shared root that no index uses now, and
     // the cache shards of indexes made before the cache moved out.
     if let Ok(entries) = std::fs::read_dir(&cache_root) {
-        other_caches.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir() && *p != current && !p.file_name().is_some_and(|n| models_in_use.contains(&*n.to_string_lossy()))));
+        other_caches.extend(entries.flatten().map(|e| e.path()).filter(|p| {
+            *p != current && is_model_cache(p) && !p.file_name().is_some_and(|n| models_in_use.contains(&*n.to_string_lossy()))
+        }));
     }
     if let Ok(entries) = std::fs::read_dir(&qdrant) {
         other_caches.extend(
@@ -155,6 +157,18 @@ pub fn gc(repo: &Repo, index_dir: &Path, chunk: &crate::analysis::chunk::ChunkOp
         report.applied = true;
     }
     Ok(report)
+}
+
+/// Whether `dir` is a model's vector cache (`<model>_<dims>` holding
+/// segments or its users list): nothing else under a configured cache
+/// directory is ever removed.
+fn is_model_cache(dir: &Path) -> bool {
+    let named = dir.file_name().and_then(|n| n.to_str()).and_then(|n| n.rsplit_once('_')).is_some_and(|(_, dims)| !dims.is_empty() && dims.bytes().all(|b| b.is_ascii_digit()));
+    let holds = std::fs::read_dir(dir).map(|entries| entries.flatten().all(|e| {
+        let name = e.file_name().to_string_lossy().to_string();
+        name.ends_with(".vec") || name == "users" || name == "compact.lock" || (name.starts_with('.') && name.ends_with(".tmp"))
+    }));
+    dir.is_dir() && named && holds.unwrap_or(false)
 }
 
 /// The directory name of a model's cache ([`crate::stores::vector::cache::VectorCache`]).

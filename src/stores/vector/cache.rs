@@ -49,6 +49,8 @@ pub struct VectorCache {
     dims: usize,
     /// Added since the last flush; also answered by lookups.
     pending: Mutex<HashMap<u64, Vec<f32>>>,
+    /// What the caller should be told (damaged segments skipped).
+    notices: Mutex<Vec<String>>,
 }
 
 /// One segment's ids, read and checked.
@@ -61,7 +63,12 @@ impl VectorCache {
     /// The cache of `model` at `dims` dimensions under `root` (created on
     /// the first flush).
     pub fn new(root: &Path, model: &str, dims: usize) -> VectorCache {
-        VectorCache { dir: root.join(format!("{}_{dims}", super::sanitize(model))), dims, pending: Mutex::new(HashMap::new()) }
+        VectorCache { dir: root.join(format!("{}_{dims}", super::sanitize(model))), dims, pending: Mutex::new(HashMap::new()), notices: Mutex::new(Vec::new()) }
+    }
+
+    /// What happened that the caller should report (and forget).
+    pub fn take_notices(&self) -> Vec<String> {
+        self.notices.lock().map(|mut n| std::mem::take(&mut *n)).unwrap_or_default()
     }
 
     /// Where this model's segments are.
@@ -333,7 +340,12 @@ impl VectorCache {
                 Ok(ids) => out.push(Segment { path: path.clone(), ids }),
                 Err(SegmentError::Gone) => return Err(StoreError::Engine { place: path.display().to_string(), message: GONE.into() }),
                 Err(SegmentError::Damaged(why)) => {
-                    eprintln!("warning: vector cache segment {} skipped ({why}); its vectors are embedded again when needed", path.display())
+                    let notice = format!("vector cache segment {} skipped ({why}); its vectors are embedded again when needed", path.display());
+                    if let Ok(mut notices) = self.notices.lock() {
+                        if !notices.contains(&notice) {
+                            notices.push(notice);
+                        }
+                    }
                 }
             }
         }
@@ -500,6 +512,8 @@ mod tests {
         std::fs::write(&paths[0], &bytes[..bytes.len() - 5]).unwrap();
         std::fs::write(cache.dir().join(".half-written.tmp"), b"GRAGVEC1").unwrap();
         assert_eq!(cache.get(&[1, 2]).unwrap().len(), 1, "one segment left to answer");
+        let notices = cache.take_notices();
+        assert!(notices.len() == 1 && notices[0].contains("skipped"), "{notices:?}");
         assert!(VectorCache::new(root.path(), "m", 8).get(&[1, 2]).unwrap().is_empty(), "another size never meets these vectors");
         assert!(VectorCache::new(root.path(), "m", 4).add([(5, vec![1.0])]).is_err(), "a vector of the wrong size is refused");
     }

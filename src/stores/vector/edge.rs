@@ -210,6 +210,10 @@ impl VectorStore for EdgeStore {
         self.dims
     }
 
+    fn take_notices(&self) -> Vec<String> {
+        self.cache.take_notices()
+    }
+
     fn upsert(&self, c: Collection, points: Vec<Point>) -> Result<()> {
         if c == Collection::VectorCache {
             if self.access != Access::Write {

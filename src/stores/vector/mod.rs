@@ -182,6 +182,12 @@ pub trait VectorStore: Send + Sync {
     fn vectors(&self, c: Collection, ids: &[u64]) -> Result<HashMap<u64, Vec<f32>>> {
         Ok(self.retrieve(c, ids, true)?.into_iter().filter_map(|r| r.vector.map(|v| (r.id, v))).collect())
     }
+
+    /// What the store has to tell the caller since it last asked (a damaged
+    /// cache segment skipped, …); the caller reports it.
+    fn take_notices(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// 64-bit point id from a 128-bit content id (chunk id, vector key).
