@@ -33,7 +33,12 @@ def default_model_dir():
     if not cache:
         xdg = os.environ.get("XDG_CACHE_HOME")
         cache = os.path.join(xdg, "git-rag") if xdg else os.path.expanduser("~/.cache/git-rag")
-    return os.path.join(cache, "models", "all-MiniLM-L6-v2")
+    # As git-rag picks it: the integer graph where `git rag model install` made one.
+    models = os.path.join(cache, "models")
+    integer = os.path.join(models, "all-MiniLM-L6-v2-int8")
+    if os.path.exists(os.path.join(integer, "manifest.json")):
+        return integer
+    return os.path.join(models, "all-MiniLM-L6-v2")
 
 
 class Model:

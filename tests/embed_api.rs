@@ -113,16 +113,17 @@ fn assert_same_vectors(a: &Path, b: &Path, tol: f32) {
     let (pa, pb) = (points(a), points(b));
     assert!(!pa.is_empty(), "no points in {}", a.display());
     assert_eq!(pa.keys().collect::<Vec<_>>(), pb.keys().collect::<Vec<_>>(), "different points");
-    let mut worst = 0f32;
+    let (mut worst, mut least_cosine, mut off) = (0f32, 1f32, 0);
     for (k, (payload, va)) in &pa {
         let (payload_b, vb) = &pb[k];
         assert_eq!(payload, payload_b, "payload of {k:?}");
         assert_eq!(va.len(), vb.len(), "dims of {k:?}");
-        for (x, y) in va.iter().zip(vb) {
-            worst = worst.max((x - y).abs());
-        }
+        let d = va.iter().zip(vb).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
+        worst = worst.max(d);
+        off += usize::from(d > tol);
+        least_cosine = least_cosine.min(git_rag::semantic::embed::cosine(va, vb));
     }
-    assert!(worst <= tol, "vectors differ by up to {worst} (> {tol})");
+    assert!(worst <= tol, "vectors differ by up to {worst} (> {tol}); {off} of {} points; least cosine {least_cosine}", pa.len());
     eprintln!("{} points, largest difference {worst:e}", pa.len());
 }
 
