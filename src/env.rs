@@ -59,9 +59,9 @@ fn parse_config_parameters(text: &str) -> Vec<String> {
     out
 }
 
-/// `GIT_RAG_MODEL_GRAPH`: `reference` keeps the default model's reference
-/// graph at `git rag model install` (`integer`, the default, uses integer
-/// matrix multiplies where they agree with it).
+/// `GIT_RAG_MODEL_GRAPH`: `integer` makes `git rag model install` build the
+/// default model's integer graph and use it where it agrees with the
+/// reference; `reference` (the default) keeps the reference graph.
 pub fn model_graph() -> Option<String> {
     string("GIT_RAG_MODEL_GRAPH")
 }
