@@ -9,9 +9,10 @@
 //! existing segment: it writes a new one beside them (temporary name, fsync,
 //! rename), so writers need no lock and a kill -9 leaves at most a stray
 //! temporary file. A reader lists the segments and looks its ids up in each.
-//! When segments pile up, one process (the holder of `compact.lock`) merges
-//! them into one, renames it into place, then removes what it merged; a
-//! reader that meets a segment removed under it lists again.
+//! When segments pile up, one process (the holder of `compact.lock`,
+//! exclusive) merges them into one, renames it into place, then removes
+//! what it merged; readers hold that lock shared, so nothing they listed
+//! vanishes while they read (a merge waits for them, or is left for later).
 //!
 //! Segment format (little endian): `GRAGVEC1`, dims u32, count u64, count
 //! sorted unique ids (u64), count × dims f32, then the blake3 of the ids
@@ -40,6 +41,8 @@ const COMPACT_LOCK: &str = "compact.lock";
 const USERS: &str = "users";
 /// Merge the segments when a flush leaves more than this many.
 const MAX_SEGMENTS: usize = 8;
+/// How long a reader waits for a merge to finish.
+const READ_WAIT: Duration = Duration::from_secs(120);
 /// A temporary file this old belongs to a writer that died.
 const STALE_TEMP: Duration = Duration::from_secs(3600);
 
@@ -352,9 +355,21 @@ impl VectorCache {
         Ok(out)
     }
 
-    /// Runs `f` over the current segments, listing again (a few times) when a
-    /// merge removed one under it.
+    /// Runs `f` over the current segments. Readers hold `compact.lock`
+    /// shared, and a merge removes segments only while it holds it
+    /// exclusively, so no segment vanishes under a reader. Where the lock
+    /// cannot be taken (a read-only cache), it lists again when a merge
+    /// removed one.
     fn with_segments<T>(&self, mut f: impl FnMut(&[Segment]) -> Result<T>) -> Result<T> {
+        if !self.dir.is_dir() {
+            return f(&[]);
+        }
+        let lock_path = self.dir.join(COMPACT_LOCK);
+        let _reading = match FileLock::acquire(&lock_path, LockKind::Shared, READ_WAIT, Duration::from_millis(5), || {}) {
+            Ok(lock) => Some(lock),
+            Err(LockError::Busy) => return Err(StoreError::Busy { place: self.dir.display().to_string(), waited_ms: READ_WAIT.as_millis() }),
+            Err(LockError::Io(_)) => None,
+        };
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -526,7 +541,7 @@ mod tests {
                 let root = root.path();
                 s.spawn(move || {
                     let cache = VectorCache::new(root, "m", 4);
-                    for round in 0..6u64 {
+                    for round in 0..20u64 {
                         let id = t * 100 + round;
                         cache.add([(id, v(id as f32))]).unwrap();
                         cache.flush().unwrap();
@@ -536,6 +551,6 @@ mod tests {
             }
         });
         let cache = VectorCache::new(root.path(), "m", 4);
-        assert_eq!(cache.ids().unwrap().len(), 24);
+        assert_eq!(cache.ids().unwrap().len(), 80);
     }
 }
