@@ -77,7 +77,10 @@ def query(binary: str, cwd: Path, index: Path, text: str) -> dict | None:
     d = json.loads(p.stdout)
     return {
         "intent": d.get("analysis", {}).get("intent"),
-        "results": [{"path": r["path"], "start_line": int(r["start_line"]), "end_line": int(r["end_line"]), "features": r.get("features")} for r in d.get("results", [])],
+        "results": [{"path": r["path"], "start_line": int(r["start_line"]), "end_line": int(r["end_line"]), "features": r.get("features"),
+                     # Its rank in the lists placed by the question's structure (stage.rs `placed_by_structure`).
+                     "structural": min((v for k in ("callees", "patterns") if (v := (r.get("signals") or {}).get(k)) is not None), default=None)}
+                    for r in d.get("results", [])],
     }
 
 
@@ -209,7 +212,10 @@ class Data:
         for row in rows:
             cls = CLASS_OF.get(row.get("intent") or "")
             feats, gains = prepare(row, n_features)
-            self.rows.append({"unit": row["unit"], "group": row["group"], "dataset": row["dataset"], "cls": cls, "feats": feats,
+            # Kept in place (stage.rs `placed_by_structure`): placed by the question's structure, in
+            # none of the lists that read its words (bm25 .. graph: features 2-6, their 1/rank).
+            kept = [r.get("structural") is not None and not any(f[2:7]) for r, f in zip(row["results"][:POOL], feats)]
+            self.rows.append({"unit": row["unit"], "group": row["group"], "dataset": row["dataset"], "cls": cls, "feats": feats, "kept": kept,
                               "columns": [list(col) for col in zip(*feats)] if feats else [], "gains": gains,
                               "language": row.get("language"), "category": row.get("category")})
 
@@ -222,7 +228,10 @@ class Data:
 
     @staticmethod
     def ndcg_of(r, s) -> float:
-        order = sorted(range(len(s)), key=lambda i: (-s[i], i))
+        """nDCG@10 of the candidates ordered by scores `s`, those kept in their places (as the stage does)."""
+        kept = r["kept"]
+        moved = iter(sorted((i for i in range(len(s)) if not kept[i]), key=lambda i: (-s[i], i)))
+        order = [i if kept[i] else next(moved) for i in range(len(s))]
         return ndcg(order, r["gains"])
 
     def score_row(self, r, weights) -> float:

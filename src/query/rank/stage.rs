@@ -136,24 +136,42 @@ pub fn features(pool: &[Hit], q: &Question) -> Vec<Features> {
     out
 }
 
+/// Whether fusion placed a candidate for the question's structure alone: a
+/// step of the process the best candidate drives (`callees`), a convention
+/// the question asks for (`patterns`), found by no list that reads the
+/// question's words or meaning. The stage keeps such a candidate where
+/// fusion put it: none of its features says why it is there, and the dev
+/// data asks for neither kind of answer. (Keeping every candidate those
+/// lists hold, or every one they rank better than the word lists do, held
+/// out worse: 2026-11-27, `docs/benchmarks.md`.)
+pub fn placed_by_structure(h: &Hit) -> bool {
+    let s = &h.signals;
+    (s.callees.is_some() || s.patterns.is_some()) && [s.bm25, s.dense, s.symbol, s.exact, s.graph].iter().all(Option::is_none)
+}
+
 /// The candidates in the order of their fitted scores (ties: the order they
-/// came in); `explain` keeps each candidate's features on it. The scores
-/// reported stay the fused ones, handed out in the new order (the best to
-/// the first), so that they fall down the list and `--min-score` cuts it.
+/// came in), those [`placed_by_structure`] kept in their places; `explain`
+/// keeps each candidate's features on it. The scores reported stay the fused
+/// ones, handed out in the new order (the best to the first), so that they
+/// fall down the list and `--min-score` cuts it.
 pub fn rerank(mut hits: Vec<Hit>, q: &Question, w: &Features, explain: bool) -> Vec<Hit> {
     if !applies(q) {
         return hits;
     }
     let n = hits.len().min(POOL);
     let feats = features(&hits[..n], q);
-    let mut scored: Vec<(f32, usize)> = feats.iter().enumerate().map(|(i, f)| (f.iter().zip(w).map(|(a, b)| a * b).sum(), i)).collect();
+    let kept: Vec<bool> = hits[..n].iter().map(placed_by_structure).collect();
+    let mut scored: Vec<(f32, usize)> = feats.iter().enumerate().filter(|(i, _)| !kept[*i]).map(|(i, f)| (f.iter().zip(w).map(|(a, b)| a * b).sum(), i)).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    // Kept candidates stay in their slots; the others fill the rest in order.
+    let mut reordered = scored.into_iter().map(|(_, i)| i);
+    let order: Vec<usize> = (0..n).filter_map(|slot| if kept[slot] { Some(slot) } else { reordered.next() }).collect();
     let rest = hits.split_off(n);
     let mut fused_scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
     fused_scores.sort_by(|a, b| b.total_cmp(a));
     let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
     let mut out: Vec<Hit> = Vec::with_capacity(n + rest.len());
-    for ((_, i), fused) in scored.into_iter().zip(fused_scores) {
+    for (i, fused) in order.into_iter().zip(fused_scores) {
         if let Some(mut h) = slots[i].take() {
             if explain {
                 h.features = Some(feats[i].to_vec());
@@ -208,6 +226,19 @@ mod tests {
         assert_eq!(lines(7, 7), 0.0);
         assert!(lines(1, 20) < lines(1, 60) && lines(1, 60) < 1.0);
         assert_eq!(lines(1, 1334), 1.0);
+    }
+
+    #[test]
+    fn a_candidate_placed_by_structure_keeps_its_place() {
+        let q = Question::new("how are redirects followed from start to finish");
+        let mut step = hit("web/a.py", "next_location", 0.4);
+        step.signals.callees = Some(1);
+        let hits = vec![hit("web/a.py", "follow", 0.9), step, hit("web/b.py", "x", 0.3), hit("web/c.py", "y", 0.2)];
+        // Weights that reverse the fused order move the others around it.
+        let mut w = [0.0; FEATURES.len()];
+        w[0] = -1.0;
+        let order: Vec<String> = rerank(hits, &q, &w, false).into_iter().filter_map(|h| h.symbol).collect();
+        assert_eq!(order, ["y", "next_location", "x", "follow"]);
     }
 
     #[test]
