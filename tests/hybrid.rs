@@ -154,6 +154,29 @@ fn graph_mode_answers_callers_callees_and_importers() {
 }
 
 #[test]
+fn components_scripts_are_in_the_graph() {
+    // A Vue and a Svelte component call a TypeScript helper; the Vue one
+    // imports the Svelte one.
+    let repo = TestRepo::new();
+    repo.write("src/format.ts", "export function formatPrice(cents: number): string {\n  return (cents / 100).toFixed(2)\n}\n");
+    repo.write(
+        "src/Cart.vue",
+        "<template>\n  <p>{{ total() }}</p>\n</template>\n\n<script setup lang=\"ts\">\nimport { formatPrice } from './format'\nimport Badge from './Badge.svelte'\n\nfunction total() {\n  return formatPrice(1250)\n}\n</script>\n",
+    );
+    repo.write("src/Badge.svelte", "<script>\n  import { formatPrice } from './format'\n  export let cents = 0\n  function label() {\n    return formatPrice(cents)\n  }\n</script>\n\n<span class=\"badge\">{label()}</span>\n");
+    repo.commit("components");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("formatPrice", &["--mode", "graph", "--relation", "callers"]);
+    let callers: Vec<(String, String)> = v["results"].as_array().expect("results").iter().map(|r| (r["path"].as_str().unwrap_or_default().to_string(), r["symbol"].as_str().unwrap_or_default().to_string())).collect();
+    assert!(callers.contains(&("src/Cart.vue".into(), "total".into())) && callers.contains(&("src/Badge.svelte".into(), "label".into())), "{v}");
+    let v = repo.query("what imports Badge.svelte", &["--mode", "graph"]);
+    assert!(v["results"].as_array().expect("results").iter().any(|r| r["path"] == "src/Cart.vue"), "{v}");
+    let v = repo.query("total", &["--mode", "symbol", "--lang", "vue"]);
+    assert_eq!(v["results"][0]["path"], "src/Cart.vue", "{v}");
+    assert_eq!((v["results"][0]["start_line"].as_u64(), v["results"][0]["language"].as_str()), (Some(9), Some("vue")), "{v}");
+}
+
+#[test]
 fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
     let repo = TestRepo::new();
     repo.write(

@@ -298,6 +298,30 @@ fn elixir_modules_protocols_impls_and_attribute_docs() {
 /// A real file with one syntax error: the definitions around the error are
 /// still found, and the whole file also gets a fallback chunk.
 #[test]
+fn vue_and_svelte_scripts_are_parsed_and_their_markup_kept() {
+    let fc = assert_defines(
+        "vue/VPLocalNavOutlineDropdown.vue",
+        Language::Vue,
+        &[("closeOnClickOutside", "function"), ("toggle", "function"), ("onItemClick", "function"), ("scrollToTop", "function")],
+    );
+    let toggle = fc.symbols.iter().find(|s| s.qualified_name == "toggle").expect("toggle");
+    assert_eq!((toggle.span.start_line, toggle.span.end_line), (42, 45), "lines of the file, not of the script");
+    assert_calls(&fc, "scrollToTop", "window.scrollTo");
+    assert!(fc.imports.iter().any(|i| i.module == "./VPDocOutlineItem.vue"), "{:?}", fc.imports);
+    // The template and the style are searchable, outside every definition.
+    let markup = |fc: &FileChunks, text: &str| fc.chunks.iter().any(|c| c.kind == ChunkKind::Code && c.content.contains(text));
+    assert!(markup(&fc, "Return to top") && markup(&fc, ".VPLocalNavOutlineDropdown"), "template and style chunks");
+    let fc = assert_defines("svelte/VirtualList.svelte", Language::Svelte, &[("refresh", "function"), ("handle_scroll", "function")]);
+    let refresh = fc.symbols.iter().find(|s| s.qualified_name == "refresh").expect("refresh");
+    assert_eq!(refresh.span.start_line, 35);
+    assert_calls(&fc, "refresh", "tick");
+    assert!(markup(&fc, "svelte-virtual-list-viewport"), "the markup");
+    // A component without a script is text.
+    let fc = chunk_file("Icon.svelte", b"<svg viewBox=\"0 0 8 8\"><path d=\"M0 0\"/></svg>\n", &ChunkOptions::default());
+    assert!(fc.symbols.is_empty() && fc.chunks.iter().all(|c| c.kind == ChunkKind::Text), "{:?}", fc.chunks);
+}
+
+#[test]
 fn a_syntax_error_keeps_the_other_definitions() {
     for (rel, language) in [
         ("rust/broken.rs", Language::Rust),

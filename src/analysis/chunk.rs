@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
+use crate::analysis::embedded;
 use crate::analysis::lang::Language;
 use crate::analysis::parse::{self, ParsedFile, Symbol, SymbolKind};
 
@@ -299,6 +300,17 @@ impl<'a> Builder<'a> {
         let mut cursor = root.walk();
         let top: Vec<Node> = root.named_children(&mut cursor).collect();
         self.merge_siblings(&top, parsed, &owned, ChunkKind::Code, None, Some(file_idx));
+        // A component's markup around its scripts (template, style).
+        if let Some(scripts) = embedded::code_ranges(parsed.language, self.src) {
+            let mut at = 0;
+            for script in scripts.iter().map(Some).chain([None]) {
+                let end = script.map_or(self.src.len(), |r| r.start);
+                if at < end {
+                    self.paragraphs(at, end, ChunkKind::Code, None);
+                }
+                at = script.map_or(at, |r| r.end);
+            }
+        }
         if parsed.has_errors {
             self.fallback(file_idx);
         }

@@ -31,6 +31,11 @@ pub enum Language {
     Elixir,
     Haskell,
     Zig,
+    /// A Vue single-file component: its `<script>` blocks parsed as
+    /// TypeScript (which reads JavaScript too), the markup as text.
+    Vue,
+    /// A Svelte component, the same way.
+    Svelte,
     Markdown,
     /// Any other text file: chunked by paragraphs.
     Text,
@@ -67,6 +72,8 @@ impl Language {
             "ex" | "exs" => Language::Elixir,
             "hs" => Language::Haskell,
             "zig" => Language::Zig,
+            "vue" => Language::Vue,
+            "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
             _ => Language::Text,
         }
@@ -112,7 +119,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 22] = [
+    pub const ALL: [Language; 24] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -133,6 +140,8 @@ impl Language {
         Language::Elixir,
         Language::Haskell,
         Language::Zig,
+        Language::Vue,
+        Language::Svelte,
         Language::Markdown,
         Language::Text,
     ];
@@ -167,6 +176,8 @@ impl Language {
             Language::Elixir => "elixir",
             Language::Haskell => "haskell",
             Language::Zig => "zig",
+            Language::Vue => "vue",
+            Language::Svelte => "svelte",
             Language::Markdown => "markdown",
             Language::Text => "text",
         }
@@ -195,6 +206,7 @@ impl Language {
             Language::Elixir => &["ex"],
             Language::Haskell => &["hs"],
             Language::Zig => &[],
+            Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
         }
@@ -229,6 +241,8 @@ impl Language {
             Language::Elixir => Some(tree_sitter_elixir::LANGUAGE.into()),
             Language::Haskell => Some(tree_sitter_haskell::LANGUAGE.into()),
             Language::Zig => Some(tree_sitter_zig::LANGUAGE.into()),
+            // Only the `<script>` blocks (`embedded::code_ranges`).
+            Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
         }
     }
@@ -255,7 +269,7 @@ impl Language {
             Language::Zig => Some(include_str!("queries/zig.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
-            Language::TypeScript | Language::Tsx => {
+            Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
                 Some(concat!(include_str!("queries/typescript.scm"), include_str!("queries/ecmascript.scm")))
             }
             Language::Markdown | Language::Text => None,
@@ -266,7 +280,7 @@ impl Language {
     /// object literal's methods (`const api = { get() {} }`). Elsewhere a
     /// type, constant or variable is one symbol with everything in it.
     pub fn values_hold_definitions(self) -> bool {
-        matches!(self, Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx)
+        matches!(self, Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte)
     }
 
     /// Whether a function is written as several clauses, each its own node
@@ -292,7 +306,7 @@ impl Language {
 
     /// JavaScript-family grammars share node kinds.
     pub fn is_js_family(self) -> bool {
-        matches!(self, Language::JavaScript | Language::TypeScript | Language::Tsx)
+        matches!(self, Language::JavaScript | Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte)
     }
 }
 

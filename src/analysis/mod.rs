@@ -8,9 +8,11 @@
 /// 3: Python and the JavaScript family too.
 /// 4: a named JS function handed to a call at module level is a definition.
 /// 5: a `/** … */` doc comment a blank line above a definition is its doc.
-pub const VERSION: u32 = 5;
+/// 6: Vue and Svelte components' `<script>` blocks parsed.
+pub const VERSION: u32 = 6;
 
 pub mod chunk;
+pub mod embedded;
 pub mod lang;
 pub mod parse;
 pub mod patterns;

@@ -38,6 +38,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
+use crate::analysis::embedded;
 use crate::analysis::lang::Language;
 use crate::analysis::parse::{self, Import, ParsedFile, PatternMark, Span, Symbol, SymbolKind};
 use crate::analysis::patterns;
@@ -109,12 +110,21 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
     thread_local! {
         static PARSER: std::cell::RefCell<Parser> = std::cell::RefCell::new(Parser::new());
     }
+    // A component's scripts only; none: the file is markup (text).
+    let ranges = match embedded::code_ranges(language, source) {
+        Some(ranges) if ranges.is_empty() => return None,
+        Some(ranges) => embedded::included(source, &ranges),
+        None => Vec::new(),
+    };
     let tree = PARSER.with_borrow_mut(|parser| {
         parser.set_language(&grammar).ok()?;
+        // Empty: the whole file (and what the next file starts from).
+        parser.set_included_ranges(&ranges).ok()?;
         let tree = parser.parse(source, None);
-        if tree.is_none() {
+        if tree.is_none() || !ranges.is_empty() {
             // Whatever a failed parse left behind must not start the next one.
             parser.reset();
+            parser.set_included_ranges(&[]).ok()?;
         }
         tree
     })?;

@@ -317,7 +317,8 @@ pub(super) fn module_stem(path: &str) -> String {
 /// directory by its `__init__.py` or `index` file, whose stem is the directory's.
 pub(super) fn module_names(path: &str) -> Vec<String> {
     let mut names = vec![module_stem(path)];
-    let file_based = matches!(Language::from_path(path), Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx);
+    let language = Language::from_path(path);
+    let file_based = language == Language::Python || language.is_js_family();
     if !file_based {
         names.extend(path.rsplit('/').nth(1).map(str::to_lowercase));
     }
@@ -333,7 +334,7 @@ pub(super) fn import_segments(module: &str) -> impl Iterator<Item = String> + '_
 pub(super) fn import_stem(module: &str) -> String {
     let m = module.trim_end_matches('/');
     let last = m.rsplit(['/', '.', '\\']).find(|s| !s.is_empty()).unwrap_or(m);
-    let last = if matches!(last, "js" | "ts" | "tsx" | "jsx" | "mjs" | "cjs") {
+    let last = if matches!(last, "js" | "ts" | "tsx" | "jsx" | "mjs" | "cjs" | "vue" | "svelte") {
         m.trim_end_matches(&format!(".{last}")).rsplit(['/', '.']).find(|s| !s.is_empty()).unwrap_or(m)
     } else {
         last

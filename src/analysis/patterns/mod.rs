@@ -130,7 +130,7 @@ pub fn mine(path: &str, parsed: &ParsedFile, source: &[u8]) -> Vec<PatternInstan
 /// [`TreeMarker`] from the nodes their queries capture as `@convention`;
 /// the other languages' queries mark conventions themselves.
 pub(crate) fn marked_from_tree(language: Language) -> bool {
-    matches!(language, Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx)
+    language == Language::Python || language.is_js_family()
 }
 
 /// Groups instances by key, keeps groups with `count >= min_count`, sorted
