@@ -177,6 +177,24 @@ fn components_scripts_are_in_the_graph() {
 }
 
 #[test]
+fn protobuf_messages_are_in_the_graph_where_they_are_used() {
+    let repo = TestRepo::new();
+    repo.write("proto/shop/v1/item.proto", "syntax = \"proto3\";\npackage shop.v1;\n\n// An item for sale.\nmessage Item {\n  string sku = 1;\n}\n");
+    repo.write(
+        "proto/shop/v1/store.proto",
+        "syntax = \"proto3\";\npackage shop.v1;\n\nimport \"shop/v1/item.proto\";\n\nmessage GetItemRequest {\n  string sku = 1;\n}\n\nservice Store {\n  rpc GetItem(GetItemRequest) returns (Item);\n}\n",
+    );
+    repo.commit("protos");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let users = symbols(&repo.query("Item", &["--mode", "graph", "--relation", "callers"]));
+    assert!(users.contains(&"Store.GetItem".to_string()), "{users:?}");
+    let v = repo.query("what imports item.proto", &["--mode", "graph"]);
+    assert!(v["results"].as_array().expect("results").iter().any(|r| r["path"] == "proto/shop/v1/store.proto"), "{v}");
+    let v = repo.query("GetItem", &["--mode", "symbol", "--lang", "proto"]);
+    assert_eq!((v["results"][0]["symbol"].as_str(), v["results"][0]["kind"].as_str()), (Some("Store.GetItem"), Some("method")), "{v}");
+}
+
+#[test]
 fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
     let repo = TestRepo::new();
     repo.write(

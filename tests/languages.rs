@@ -322,6 +322,25 @@ fn vue_and_svelte_scripts_are_parsed_and_their_markup_kept() {
 }
 
 #[test]
+fn protobuf_messages_services_rpcs_and_the_types_they_use() {
+    let fc = assert_defines(
+        "protobuf/library.proto",
+        Language::Protobuf,
+        &[("LibraryService", "interface"), ("LibraryService.GetBook", "method"), ("Book", "class"), ("GetBookRequest", "class")],
+    );
+    let get_book = fc.symbols.iter().find(|s| s.qualified_name == "LibraryService.GetBook").expect("GetBook");
+    assert_eq!(get_book.span.start_line, 103, "rpc GetBook(GetBookRequest) returns (Book)");
+    // An rpc uses its request and response; a message, the types of its fields.
+    assert_calls(&fc, "LibraryService.GetBook", "GetBookRequest");
+    assert_calls(&fc, "LibraryService.DeleteShelf", "google.protobuf.Empty");
+    assert_calls(&fc, "UpdateBookRequest", "Book");
+    assert_doc(&fc, "Book", "A single book in the library.");
+    assert!(fc.imports.iter().any(|i| i.module == "google/api/annotations.proto"), "{:?}", fc.imports);
+    let fc = assert_defines("protobuf/type.proto", Language::Protobuf, &[("Field", "class"), ("Field.Kind", "enum"), ("Field.Kind.TYPE_STRING", "const"), ("Enum", "class")]);
+    assert_calls(&fc, "Type", "Field");
+}
+
+#[test]
 fn a_syntax_error_keeps_the_other_definitions() {
     for (rel, language) in [
         ("rust/broken.rs", Language::Rust),

@@ -31,6 +31,7 @@ pub enum Language {
     Elixir,
     Haskell,
     Zig,
+    Protobuf,
     /// A Vue single-file component: its `<script>` blocks parsed as
     /// TypeScript (which reads JavaScript too), the markup as text.
     Vue,
@@ -72,6 +73,7 @@ impl Language {
             "ex" | "exs" => Language::Elixir,
             "hs" => Language::Haskell,
             "zig" => Language::Zig,
+            "proto" => Language::Protobuf,
             "vue" => Language::Vue,
             "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
@@ -119,7 +121,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 24] = [
+    pub const ALL: [Language; 25] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -140,6 +142,7 @@ impl Language {
         Language::Elixir,
         Language::Haskell,
         Language::Zig,
+        Language::Protobuf,
         Language::Vue,
         Language::Svelte,
         Language::Markdown,
@@ -176,6 +179,7 @@ impl Language {
             Language::Elixir => "elixir",
             Language::Haskell => "haskell",
             Language::Zig => "zig",
+            Language::Protobuf => "protobuf",
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Markdown => "markdown",
@@ -206,6 +210,7 @@ impl Language {
             Language::Elixir => &["ex"],
             Language::Haskell => &["hs"],
             Language::Zig => &[],
+            Language::Protobuf => &["proto"],
             Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
@@ -241,6 +246,7 @@ impl Language {
             Language::Elixir => Some(tree_sitter_elixir::LANGUAGE.into()),
             Language::Haskell => Some(tree_sitter_haskell::LANGUAGE.into()),
             Language::Zig => Some(tree_sitter_zig::LANGUAGE.into()),
+            Language::Protobuf => Some(tree_sitter_proto::LANGUAGE.into()),
             // Only the `<script>` blocks (`embedded::code_ranges`).
             Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
@@ -267,6 +273,7 @@ impl Language {
             Language::Elixir => Some(include_str!("queries/elixir.scm")),
             Language::Haskell => Some(include_str!("queries/haskell.scm")),
             Language::Zig => Some(include_str!("queries/zig.scm")),
+            Language::Protobuf => Some(include_str!("queries/protobuf.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {

@@ -133,6 +133,8 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
             let rel: Vec<&str> = module.split('/').skip_while(|s| s.contains('$')).collect();
             relative_or_anywhere(tree, dir, &rel.join("/"), from)
         }
+        // `import "a/b.proto"` names a file under an include root.
+        Language::Protobuf => closest(tree.ending_with(module), from),
         Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift => None,
         _ => return None,
     };
