@@ -2,7 +2,8 @@
 //! directory): a vector is computed once, whichever worktree needs it first;
 //! two worktrees index at the same moment without losing a vector or
 //! meeting a lock; `gc` in one keeps what the others reference; an index
-//! made before the cache was shared hands its vectors over on the next run.
+//! made before the cache was shared hands its vectors over on the next run;
+//! a new worktree's first index starts from the nearest index of another.
 
 use std::path::{Path, PathBuf};
 
@@ -66,12 +67,12 @@ fn a_linked_worktree_embeds_only_what_its_repository_never_embedded() {
     assert!(embedded(&main) > 0, "{main}");
     assert!(repo.path().join(".git/rag-vectors").is_dir(), "the cache lives in git's common directory");
 
-    // Same commit, another worktree: every vector is there already.
+    // Same commit, another worktree: the main worktree's index is copied,
+    // nothing is indexed or embedded.
     let scratch = tempfile::tempdir().expect("tempdir");
     let wt = add_worktree(&repo, scratch.path(), "feature");
     let first = index(&wt, &[]);
-    assert_eq!(embedded(&first), 0, "{first}");
-    assert_eq!(first["files_indexed"], main["files_indexed"], "{first}");
+    assert_eq!(first["mode"], "up_to_date", "{first}");
     assert_eq!(json_ok(&wt, &["dump-vectors"], &[]), json_ok(repo.path(), &["dump-vectors"], &[]), "the same vectors, the same store");
     assert_eq!(answers(&wt), answers(repo.path()));
 
@@ -187,4 +188,54 @@ fn an_index_from_before_the_shared_cache_hands_its_vectors_over() {
     assert_eq!(embedded(&again), 0, "the old cache's vectors were reused: {again}");
     assert!(!legacy.exists(), "and the old cache removed");
     assert_eq!(VectorCache::new(&dir.join("vectors"), &model, dims).all().expect("cache"), vectors);
+}
+
+#[test]
+fn a_new_worktree_starts_from_the_nearest_index_and_equals_a_full_one() {
+    let repo = repo();
+    index(repo.path(), &["--no-semantic"]);
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let wt = add_worktree(&repo, scratch.path(), "feature");
+    commit_file(&wt, "app/export.py", "from app.sessions import SessionStore\n\n\ndef export_sessions(path):\n    return SessionStore().save_to_disk(path)\n");
+    let first = index(&wt, &["--no-semantic"]);
+    assert_eq!((first["mode"].as_str(), first["full"].as_bool(), first["files_indexed"].as_u64()), (Some("indexed"), Some(false), Some(1)), "{first}");
+    let from = first["seeded_from"].as_str().unwrap_or_else(|| panic!("not seeded: {first}"));
+    assert!(Path::new(from).ends_with(".git/rag"), "from the main worktree's index: {first}");
+
+    // What a full rebuild of the same commit makes.
+    let full = scratch.path().join("full-index");
+    let d = full.to_str().expect("utf-8");
+    json_ok(&wt, &["index", "--json", "-q", "--no-semantic", "--full", "--index-dir", d], &[]);
+    let seeded = wt_git_dir(&wt).join("rag");
+    for (what, a, b) in [
+        ("state", git_rag::dump_state(&seeded).expect("state")["files"].to_string(), git_rag::dump_state(&full).expect("state")["files"].to_string()),
+        ("graph", stdout(&rag_in(&wt, &["dump-graph"])), stdout(&rag_in(&wt, &["dump-graph", "--index-dir", d]))),
+    ] {
+        assert_eq!(a, b, "{what} of the seeded index differs from a full one");
+    }
+    for q in ["who calls save_to_disk", "export sessions to a file", "SessionStore"] {
+        let run = |extra: &[&str]| {
+            let mut v = json_ok(&wt, &[&["query", q, "--json", "-n", "10", "--at-commit"][..], extra].concat(), &[]);
+            v.as_object_mut().map(|o| (o.remove("took_ms"), o.remove("timings")));
+            v
+        };
+        assert_eq!(run(&[]), run(&["--index-dir", d]), "{q}");
+    }
+    assert!(stdout(&rag_in(&wt, &["query", "who calls save_to_disk", "--mode", "graph"])).contains("export_sessions"));
+
+    // The main worktree's index was not touched, and a worktree with an
+    // interrupted run's journal is no seed.
+    let main_state = git_rag::dump_state(&repo.path().join(".git/rag")).expect("state");
+    assert!(main_state["files"].get("app/export.py").is_none());
+    std::fs::write(seeded.join(".rag_index_pending.json"), br#"{"target":"","full":true}"#).expect("journal");
+    std::fs::write(repo.path().join(".git/rag/.rag_index_pending.json"), br#"{"target":"","full":true}"#).expect("journal");
+    let other = add_worktree(&repo, scratch.path(), "other");
+    let cold = index(&other, &["--no-semantic"]);
+    assert!(cold["seeded_from"].is_null() && cold["full"] == true, "{cold}");
+}
+
+/// A linked worktree's own git directory (`<common>/worktrees/<name>`).
+fn wt_git_dir(wt: &Path) -> PathBuf {
+    let dir = git_in(wt, &["rev-parse", "--absolute-git-dir"]);
+    PathBuf::from(dir.trim())
 }

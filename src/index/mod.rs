@@ -17,6 +17,7 @@ pub mod ci;
 pub mod gc;
 pub mod paths;
 mod record;
+pub mod seed;
 
 use record::{LocalRecord, RunRecord};
 
@@ -147,6 +148,9 @@ pub struct Report {
     pub full: bool,
     /// Why a full rebuild happened, if it did.
     pub full_reason: Option<String>,
+    /// The other worktree's index this first run started from ([`seed`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seeded_from: Option<String>,
     pub files_indexed: usize,
     pub files_deleted: usize,
     pub bytes_indexed: u64,
@@ -207,8 +211,15 @@ pub fn run(repo: &Repo, index_dir: &Path, opts: &IndexOptions, progress: &dyn Pr
     let Some(target) = target else { return Ok(Outcome::Empty) };
     std::fs::create_dir_all(index_dir).map_err(|source| IndexError::IndexDir { path: index_dir.to_path_buf(), source })?;
     let _lock = IndexLock::acquire(index_dir, opts.lock_wait)?;
+    let seeded = if opts.full { None } else { seed::seed(repo, index_dir, &target, opts.lock_wait, progress) };
 
-    let result = run_locked(repo, index_dir, opts, target, started, progress);
+    let result = run_locked(repo, index_dir, opts, target, started, progress).map(|outcome| match outcome {
+        Outcome::Indexed(mut r) => {
+            r.seeded_from = seeded.map(|s| s.from.display().to_string());
+            Outcome::Indexed(r)
+        }
+        other => other,
+    });
     let last = match &result {
         Ok(Outcome::Indexed(r)) => Some(LastRun {
             finished_at: crate::stores::state::now_secs(),
@@ -360,6 +371,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         previous: run.previous.as_ref().and_then(|p| p.last_commit.clone()),
         full: run.plan.full,
         full_reason: run.plan.full_reason,
+        seeded_from: None,
         files_indexed,
         files_deleted,
         bytes_indexed: collected.bytes,
