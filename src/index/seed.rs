@@ -47,7 +47,10 @@ pub fn seed(repo: &Repo, index_dir: &Path, target: &ObjectId, lock_wait: Duratio
     }
     let (changed, from, commit) = best?;
     // The other index does not change while it is copied.
-    let _lock = IndexLock::acquire(&from, lock_wait).ok()?;
+    let Ok(_lock) = IndexLock::acquire(&from, lock_wait) else {
+        progress.note(&format!("the index of {} is busy (being indexed); indexing in full instead of starting from it", from.display()));
+        return None;
+    };
     if usable(repo, &from).as_deref() != Some(commit.as_str()) {
         return None;
     }
