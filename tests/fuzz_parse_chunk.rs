@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
 use proptest::prelude::*;
 
-const EXTENSIONS: &[&str] = &["py", "js", "ts", "tsx", "rs", "go", "java", "c", "h", "cpp", "cs", "rb", "lua", "kt", "swift", "php", "scala", "sh", "ex", "hs", "zig", "proto", "vue", "svelte", "md", "txt", "weird"];
+const EXTENSIONS: &[&str] = &["py", "js", "ts", "tsx", "rs", "go", "java", "c", "h", "cpp", "cs", "rb", "lua", "kt", "swift", "php", "scala", "sh", "ex", "hs", "zig", "proto", "erl", "vue", "svelte", "md", "txt", "weird"];
 
 const SEEDS: &[&str] = &[
     "import os\nfrom .x import y\n\n\nclass A(B):\n    \"\"\"Doc.\"\"\"\n\n    @property\n    def f(self, x):\n        try:\n            return g(x)\n        except ValueError as e:\n            log.error('bad %s', e)\n            raise\n\n\ndef h(*a, **k):\n    return [i for i in a]\n",

@@ -195,6 +195,24 @@ fn protobuf_messages_are_in_the_graph_where_they_are_used() {
 }
 
 #[test]
+fn erlang_calls_across_modules_are_in_the_graph() {
+    let repo = TestRepo::new();
+    repo.write("src/shop_price.erl", "-module(shop_price).\n-export([format/1]).\n\n%% Cents as a price text.\nformat(Cents) ->\n    io_lib:format(\"~.2f\", [Cents / 100]).\n");
+    repo.write(
+        "src/shop_cart.erl",
+        "-module(shop_cart).\n-export([total/1]).\n-include(\"shop.hrl\").\n\ntotal([]) -> shop_price:format(0);\ntotal(Items) -> shop_price:format(lists:sum(Items)).\n",
+    );
+    repo.write("src/shop.hrl", "-record(item, {sku, cents}).\n");
+    repo.commit("shop");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("format", &["--mode", "graph", "--relation", "callers"]);
+    let callers: Vec<(&str, &str)> = v["results"].as_array().expect("results").iter().map(|r| (r["path"].as_str().unwrap_or_default(), r["symbol"].as_str().unwrap_or_default())).collect();
+    assert!(callers.contains(&("src/shop_cart.erl", "total")), "{v}");
+    let v = repo.query("what imports shop.hrl", &["--mode", "graph"]);
+    assert!(v["results"].as_array().expect("results").iter().any(|r| r["path"] == "src/shop_cart.erl"), "{v}");
+}
+
+#[test]
 fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
     let repo = TestRepo::new();
     repo.write(

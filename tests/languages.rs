@@ -341,6 +341,20 @@ fn protobuf_messages_services_rpcs_and_the_types_they_use() {
 }
 
 #[test]
+fn erlang_clauses_types_records_and_macros() {
+    let fc = assert_defines("erlang/orddict.erl", Language::Erlang, &[("fetch", "function"), ("store", "function"), ("orddict", "type")]);
+    // The clauses of `fetch` (lines 80-81) are one chunk; the recursion is a call.
+    let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("fetch")).expect("fetch's chunk");
+    assert_eq!((chunk.start_line, chunk.end_line), (80, 81), "{chunk:?}");
+    assert_calls(&fc, "fetch", "fetch");
+    let fc = assert_defines("erlang/eunit_listener.erl", Language::Erlang, &[("state", "class"), ("NODEBUG", "const"), ("group", "function"), ("group_loop", "function")]);
+    assert_calls(&fc, "group", "group_loop");
+    assert_doc(&fc, "group", "collect group items in order until group is done");
+    assert!(fc.imports.iter().any(|i| i.module == "eunit.hrl"), "{:?}", fc.imports);
+    assert!(git_rag::analysis::lang::is_test_path("test/queue_SUITE.erl") && Language::from_shebang(b"#!/usr/bin/env escript\n") == Some(Language::Erlang));
+}
+
+#[test]
 fn a_syntax_error_keeps_the_other_definitions() {
     for (rel, language) in [
         ("rust/broken.rs", Language::Rust),

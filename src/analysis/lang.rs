@@ -32,6 +32,7 @@ pub enum Language {
     Haskell,
     Zig,
     Protobuf,
+    Erlang,
     /// A Vue single-file component: its `<script>` blocks parsed as
     /// TypeScript (which reads JavaScript too), the markup as text.
     Vue,
@@ -74,6 +75,7 @@ impl Language {
             "hs" => Language::Haskell,
             "zig" => Language::Zig,
             "proto" => Language::Protobuf,
+            "erl" | "hrl" => Language::Erlang,
             "vue" => Language::Vue,
             "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
@@ -110,6 +112,7 @@ impl Language {
             "lua" | "luajit" => Language::Lua,
             "php" => Language::Php,
             "elixir" => Language::Elixir,
+            "escript" => Language::Erlang,
             "runhaskell" | "runghc" => Language::Haskell,
             "scala" => Language::Scala,
             "kotlin" => Language::Kotlin,
@@ -121,7 +124,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 25] = [
+    pub const ALL: [Language; 26] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -143,6 +146,7 @@ impl Language {
         Language::Haskell,
         Language::Zig,
         Language::Protobuf,
+        Language::Erlang,
         Language::Vue,
         Language::Svelte,
         Language::Markdown,
@@ -180,6 +184,7 @@ impl Language {
             Language::Haskell => "haskell",
             Language::Zig => "zig",
             Language::Protobuf => "protobuf",
+            Language::Erlang => "erlang",
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Markdown => "markdown",
@@ -211,6 +216,7 @@ impl Language {
             Language::Haskell => &["hs"],
             Language::Zig => &[],
             Language::Protobuf => &["proto"],
+            Language::Erlang => &["erl"],
             Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
@@ -247,6 +253,7 @@ impl Language {
             Language::Haskell => Some(tree_sitter_haskell::LANGUAGE.into()),
             Language::Zig => Some(tree_sitter_zig::LANGUAGE.into()),
             Language::Protobuf => Some(tree_sitter_proto::LANGUAGE.into()),
+            Language::Erlang => Some(tree_sitter_erlang::LANGUAGE.into()),
             // Only the `<script>` blocks (`embedded::code_ranges`).
             Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
@@ -274,6 +281,7 @@ impl Language {
             Language::Haskell => Some(include_str!("queries/haskell.scm")),
             Language::Zig => Some(include_str!("queries/zig.scm")),
             Language::Protobuf => Some(include_str!("queries/protobuf.scm")),
+            Language::Erlang => Some(include_str!("queries/erlang.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
@@ -294,7 +302,7 @@ impl Language {
     /// (a Haskell signature and its equations, an Elixir function's heads):
     /// consecutive clauses of one name share a chunk.
     pub fn defines_by_clauses(self) -> bool {
-        matches!(self, Language::Haskell | Language::Elixir)
+        matches!(self, Language::Haskell | Language::Elixir | Language::Erlang)
     }
 
     /// How the language writes a member of a named scope in a qualified
@@ -383,6 +391,7 @@ pub fn is_test_path(path: &str) -> bool {
     if stem_ends(&["Test", "Tests"]) && file_ends(&[".java", ".cs", ".kt", ".swift", ".php", ".scala"])
         || stem_ends(&["Spec", "Suite"]) && file_ends(&[".scala", ".kt", ".hs", ".swift"])
         || file.ends_with(".bats")
+        || stem_ends(&["_SUITE"]) && file_ends(&[".erl"])
     {
         return true;
     }

@@ -8,7 +8,7 @@
 /// 3: Python and the JavaScript family too.
 /// 4: a named JS function handed to a call at module level is a definition.
 /// 5: a `/** … */` doc comment a blank line above a definition is its doc.
-/// 6: Vue and Svelte components' `<script>` blocks, and Protobuf, parsed.
+/// 6: Vue and Svelte components' `<script>` blocks, Protobuf and Erlang parsed.
 pub const VERSION: u32 = 6;
 
 pub mod chunk;

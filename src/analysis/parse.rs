@@ -250,6 +250,8 @@ pub(crate) fn clean_comment(raw: &str) -> String {
     let mut lines = Vec::new();
     for line in raw.lines() {
         let l = line.trim();
+        // Erlang: `%`, `%%`, `%%%` (no other language opens a comment so).
+        let l = l.trim_start_matches('%');
         let l = l.trim_start_matches("/**").trim_start_matches("/*").trim_end_matches("*/");
         // `///` and `//!` (Rust), `--[[ ]]` and `--` (Lua), `#` (Python, Ruby).
         let l = l.trim_start_matches("///").trim_start_matches("//!").trim_start_matches("//");

@@ -133,6 +133,10 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
             let rel: Vec<&str> = module.split('/').skip_while(|s| s.contains('$')).collect();
             relative_or_anywhere(tree, dir, &rel.join("/"), from)
         }
+        // `-include("x.hrl")` is relative to the file (or under an include
+        // folder); `-import(lists, …)` names the module `lists.erl`.
+        Language::Erlang if module.ends_with(".hrl") => relative_or_anywhere(tree, dir, module, from),
+        Language::Erlang => closest(tree.ending_with(&format!("{module}.erl")), from),
         // `import "a/b.proto"` names a file under an include root.
         Language::Protobuf => closest(tree.ending_with(module), from),
         Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift => None,
