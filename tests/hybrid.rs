@@ -120,6 +120,11 @@ fn repo() -> TestRepo {
     repo
 }
 
+/// (path, symbol) of each result.
+fn located(v: &Value) -> Vec<(&str, &str)> {
+    v["results"].as_array().map_or_else(Vec::new, |rs| rs.iter().map(|r| (r["path"].as_str().unwrap_or_default(), r["symbol"].as_str().unwrap_or_default())).collect())
+}
+
 fn symbols(v: &Value) -> Vec<String> {
     v["results"].as_array().expect("results").iter().filter_map(|r| r["symbol"].as_str().map(str::to_string)).collect()
 }
@@ -167,10 +172,9 @@ fn components_scripts_are_in_the_graph() {
     repo.commit("components");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     let v = repo.query("formatPrice", &["--mode", "graph", "--relation", "callers"]);
-    let callers: Vec<(String, String)> = v["results"].as_array().expect("results").iter().map(|r| (r["path"].as_str().unwrap_or_default().to_string(), r["symbol"].as_str().unwrap_or_default().to_string())).collect();
-    assert!(callers.contains(&("src/Cart.vue".into(), "total".into())) && callers.contains(&("src/Badge.svelte".into(), "label".into())), "{v}");
+    assert!(located(&v).contains(&("src/Cart.vue", "total")) && located(&v).contains(&("src/Badge.svelte", "label")), "{v}");
     let v = repo.query("what imports Badge.svelte", &["--mode", "graph"]);
-    assert!(v["results"].as_array().expect("results").iter().any(|r| r["path"] == "src/Cart.vue"), "{v}");
+    assert!(located(&v).iter().any(|r| r.0 == "src/Cart.vue"), "{v}");
     let v = repo.query("total", &["--mode", "symbol", "--lang", "vue"]);
     assert_eq!(v["results"][0]["path"], "src/Cart.vue", "{v}");
     assert_eq!((v["results"][0]["start_line"].as_u64(), v["results"][0]["language"].as_str()), (Some(9), Some("vue")), "{v}");
@@ -189,7 +193,7 @@ fn protobuf_messages_are_in_the_graph_where_they_are_used() {
     let users = symbols(&repo.query("Item", &["--mode", "graph", "--relation", "callers"]));
     assert!(users.contains(&"Store.GetItem".to_string()), "{users:?}");
     let v = repo.query("what imports item.proto", &["--mode", "graph"]);
-    assert!(v["results"].as_array().expect("results").iter().any(|r| r["path"] == "proto/shop/v1/store.proto"), "{v}");
+    assert!(located(&v).iter().any(|r| r.0 == "proto/shop/v1/store.proto"), "{v}");
     let v = repo.query("GetItem", &["--mode", "symbol", "--lang", "proto"]);
     assert_eq!((v["results"][0]["symbol"].as_str(), v["results"][0]["kind"].as_str()), (Some("Store.GetItem"), Some("method")), "{v}");
 }
@@ -206,10 +210,9 @@ fn erlang_calls_across_modules_are_in_the_graph() {
     repo.commit("shop");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     let v = repo.query("format", &["--mode", "graph", "--relation", "callers"]);
-    let callers: Vec<(&str, &str)> = v["results"].as_array().expect("results").iter().map(|r| (r["path"].as_str().unwrap_or_default(), r["symbol"].as_str().unwrap_or_default())).collect();
-    assert!(callers.contains(&("src/shop_cart.erl", "total")), "{v}");
+    assert!(located(&v).contains(&("src/shop_cart.erl", "total")), "{v}");
     let v = repo.query("what imports shop.hrl", &["--mode", "graph"]);
-    assert!(v["results"].as_array().expect("results").iter().any(|r| r["path"] == "src/shop_cart.erl"), "{v}");
+    assert!(located(&v).iter().any(|r| r.0 == "src/shop_cart.erl"), "{v}");
 }
 
 #[test]
