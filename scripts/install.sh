@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/toolchain.sh
-cargo install --locked --path .
+cargo install --locked --path frontend
 cargo_root="${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}"
 "$cargo_root/bin/git-rag" man --dir "$cargo_root/share/man/man1"
 "$cargo_root/bin/git-rag" model install

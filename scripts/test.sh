@@ -63,7 +63,7 @@ if ! "$venv/bin/python" -c 'import onnxruntime, tokenizers, numpy' 2>/dev/null; 
 fi
 export GIT_RAG_TEST_PYTHON="$venv/bin/python"
 
-# The server tests (tests/qdrant.rs: CI indexing, borrowed vectors, server
+# The server tests (ci_index, server*, store, team_cache: CI indexing, borrowed vectors, server
 # gc, a server killed mid-run) run against a real Qdrant server: started here
 # from the shared kit's qdrant/qdrant when it is there (or $GIT_RAG_TEST_QDRANT_BIN),
 # on loopback ports that are free, with storage in a temporary folder, and

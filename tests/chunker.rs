@@ -12,7 +12,7 @@ use git_rag::analysis::chunk::{self, Chunk, ChunkKind, ChunkOptions, FileChunks}
 use git_rag::analysis::lang::Language;
 use git_rag::analysis::parse::{Symbol, SymbolKind};
 
-const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/chunker");
+const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/chunker");
 
 /// Every fixture, with the language it must be detected as.
 const FIXTURES: &[(&str, Language)] = &[

@@ -19,7 +19,7 @@ fn shallow_clone(origin: &Path, branch: &str, into: &Path) -> PathBuf {
 
 /// `scripts/ci-index` in `dir`, as a CI job runs it; returns its JSON report.
 fn ci_index(dir: &Path, url: &str, branch: &str, extra: &[&str]) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ci-index");
+    let script = crate::common::root().join("scripts/ci-index");
     let out = Command::new("bash")
         .arg(script)
         .args(["--json", "-q"])

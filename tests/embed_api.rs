@@ -36,7 +36,7 @@ impl EmbedServer {
             eprintln!("skipped: GIT_RAG_TEST_PYTHON is not set (scripts/test.sh sets it)");
             return None;
         };
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/embed-server.py");
+        let script = crate::common::root().join("scripts/embed-server.py");
         let mut child = Command::new(python)
             .arg(script)
             .args(["--port", "0", "--served-name", "all-MiniLM-L6-v2"])
@@ -63,7 +63,7 @@ impl Drop for EmbedServer {
 /// A repository of real code: a few of this project's own files.
 fn code_repo() -> TestRepo {
     let repo = TestRepo::new();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::common::root();
     for f in ["src/semantic/api.rs", "src/settings.rs", "scripts/embed-server.py", "src/index/paths.rs"] {
         repo.write(f, std::fs::read(root.join(f)).expect("source file"));
     }
@@ -208,7 +208,7 @@ fn a_server_that_stops_mid_run_holds_back_only_the_vectors_and_the_rerun_equals_
     let first_commit = first["commit"].as_str().expect("commit").to_string();
 
     // A second commit whose vectors need many requests; the server answers two, then dies.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::common::root();
     for f in ["src/git.rs", "src/index/mod.rs"] {
         repo.write(f, std::fs::read(root.join(f)).expect("source"));
     }

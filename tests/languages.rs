@@ -7,7 +7,7 @@
 use git_rag::analysis::chunk::{chunk_file, ChunkKind, ChunkOptions, FileChunks};
 use git_rag::analysis::lang::Language;
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/languages");
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/languages");
 
 fn chunked(rel: &str) -> (Vec<u8>, FileChunks) {
     let data = std::fs::read(format!("{DIR}/{rel}")).unwrap_or_else(|e| panic!("fixture {rel}: {e}"));
@@ -395,7 +395,7 @@ fn conventions_on_real_files() {
 /// extensions the language table gives it, and nothing else.
 #[test]
 fn the_readme_lists_the_languages_the_code_parses() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README.md");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).expect("README.md");
     let section = readme.split("## Languages").nth(1).expect("a Languages section").split("\n## ").next().unwrap_or_default();
     let mut listed = Vec::new();
     for row in section.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| language") && !l.starts_with("|--")) {

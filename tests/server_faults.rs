@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -90,7 +90,7 @@ fn a_server_killed_mid_run_leaves_a_degraded_index_the_next_run_completes() {
 
     let repo = TestRepo::new();
     repo.git(&["config", "rag.qdrantPrefix", "git_rag_faults"]);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::common::root();
     repo.write("src/fusion.rs", std::fs::read(root.join("src/query/rank/fusion.rs")).expect("source"));
     repo.commit("one");
     json_ok(repo.path(), &["index", "--json", "-q"], &env);

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 /// A repository of real code: some of this project's own files.
 fn origin() -> TestRepo {
     let repo = TestRepo::new();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::common::root();
     // (where the test repository has it, where this project keeps it)
     for (f, from) in [("src/semantic/api.rs", "src/semantic/api.rs"), ("src/index/paths.rs", "src/index/paths.rs"), ("scripts/embed-server.py", "scripts/embed-server.py"), ("src/query/fusion.rs", "src/query/rank/fusion.rs")] {
         repo.write(f, std::fs::read(root.join(from)).expect("source file"));

@@ -1,7 +1,14 @@
-//! The integration tests that need no Qdrant server, in one binary (as
-//! ripgrep keeps them): every file named here is a module, and they share
-//! `common/`. One binary links tantivy, qdrant-edge, ort and gix once instead
-//! of once per file. The server tests are the `qdrant` binary (`qdrant.rs`).
+//! The integration tests, in one binary (as ripgrep keeps them): every file
+//! named here is a module, and they share `common/`. One binary links
+//! tantivy, qdrant-edge, ort and gix once instead of once per file.
+//!
+//! The server tests (`ci_index`, `server`, `server_faults`, `server_gc`,
+//! `store`, `team_cache`: CI indexing, borrowing the team's vectors, server
+//! gc, a server that dies mid-run, the server store's contract) run against a
+//! real Qdrant server: `scripts/test.sh` starts one from
+//! `../shared/qdrant/qdrant` and sets `QDRANT_URL` and
+//! `GIT_RAG_TEST_QDRANT_BIN`; without them they say "skipped", and under
+//! `CI=true` they fail instead (see `common::qdrant_url`).
 
 mod common;
 
@@ -9,6 +16,7 @@ mod architecture;
 mod ask;
 mod bad_input;
 mod chunker;
+mod ci_index;
 mod cli;
 mod embed;
 mod embed_api;
@@ -27,5 +35,10 @@ mod missing_objects;
 mod path_rules;
 mod rerank_api;
 mod semantic;
+mod server;
+mod server_faults;
+mod server_gc;
 mod state_schema;
+mod store;
+mod team_cache;
 mod worktree;

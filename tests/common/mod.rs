@@ -14,6 +14,12 @@ pub struct TestRepo {
     pub dir: tempfile::TempDir,
 }
 
+/// The repository's root: the tests are the `frontend` crate's, one folder
+/// below it, and read its scripts, fixtures and documents.
+pub fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
 /// A fixed identity and date and no user or system config, for any command
 /// that runs git (commits are then the same on every machine).
 pub fn test_git_env(cmd: &mut Command) -> &mut Command {

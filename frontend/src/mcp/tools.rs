@@ -1,7 +1,10 @@
-//! The MCP tools: each one's arguments are a typed struct, deserialized with
-//! serde (the error names the field) and described to clients by a JSON
-//! Schema that schemars generates from the same struct, so the two cannot
-//! drift apart. Each tool calls the library and returns its JSON.
+//! The tools, declared once in [`TOOLS`]: MCP lists and calls them from the
+//! table, and the HTTP API routes the ones with an [`Endpoint`] and describes
+//! them in its OpenAPI document from the same rows. Each tool's arguments are
+//! a typed struct, deserialized with serde (the error names the field) and
+//! described by a JSON Schema that schemars generates from the same struct,
+//! so the two cannot drift apart. Each tool calls the library and returns
+//! its JSON. Adding one: its arguments struct, its function, its row.
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -12,8 +15,135 @@ use super::{Server, ToolError, ToolResult};
 use crate::args::ModeArg;
 use git_rag::{HybridOptions, Language, Mode, QueryOptions, QueryOutput, QueryRequest, Relation};
 
+/// One tool: what MCP clients see, how it runs, and where HTTP serves it.
+pub struct Tool {
+    pub name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    /// Reads only (an MCP annotation); the one that is not updates the index.
+    read_only: bool,
+    /// The JSON Schema of its arguments.
+    pub schema: fn() -> Value,
+    run: fn(&Server, Map<String, Value>) -> ToolResult,
+    /// Served over HTTP too, at this endpoint.
+    pub http: Option<Endpoint>,
+}
+
+/// Where the HTTP API serves a tool.
+pub struct Endpoint {
+    pub path: &'static str,
+    /// GET takes no body (every argument keeps its default); POST takes the
+    /// tool's arguments as its JSON body.
+    pub get: bool,
+    pub summary: &'static str,
+    /// What a 200 answer holds.
+    pub answers: &'static str,
+    /// An index run: no deadline, and one at a time (another gets 409).
+    pub long_running: bool,
+}
+
 /// The tools, in the order `tools/list` gives them.
-pub const NAMES: &[&str] = &["search", "context", "symbols", "callers", "callees", "status", "index"];
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "search",
+        title: "Search the code",
+        description: "Hybrid code search over the repository (BM25, symbol names, embeddings and the call graph, fused). \
+             Returns ranked chunks with path, line range, symbol, kind, content and per-retriever signals.",
+        read_only: true,
+        schema: schema::<SearchArgs>,
+        run: |server, args| search(server, parse(args)?),
+        http: Some(Endpoint {
+            path: "/v1/codebase/search",
+            get: false,
+            summary: "ranked, cited chunks (the MCP `search` tool)",
+            answers: "the answer of `git rag query --json`",
+            long_running: false,
+        }),
+    },
+    Tool {
+        name: "context",
+        title: "Build a cited context",
+        description: "A token-budgeted Markdown context for a question: definitions, relevant code, file context and project \
+             patterns, each piece cited as path:start-end. Tokens counted with cl100k_base; the budget is never exceeded.",
+        read_only: true,
+        schema: schema::<ContextArgs>,
+        run: |server, args| context(server, parse(args)?),
+        http: Some(Endpoint {
+            path: "/v1/codebase/context",
+            get: false,
+            summary: "a token-budgeted, cited context (the MCP `context` tool)",
+            answers: "the answer of `git rag query --context --json`",
+            long_running: false,
+        }),
+    },
+    Tool {
+        name: "symbols",
+        title: "Find definitions",
+        description: "Definitions of a symbol by name (`Session`, `Session.send`, `parse_url`): path, lines, kind, signature and code.",
+        read_only: true,
+        schema: schema::<SymbolsArgs>,
+        run: |server, args| symbols(server, parse(args)?),
+        http: None,
+    },
+    Tool {
+        name: "callers",
+        title: "Who calls this",
+        description: "Functions and modules that call a symbol, from the code graph, up to `depth` hops.",
+        read_only: true,
+        schema: schema::<GraphArgs>,
+        run: |server, args| graph(server, parse(args)?, Relation::Callers),
+        http: None,
+    },
+    Tool {
+        name: "callees",
+        title: "What this calls",
+        description: "Functions a symbol calls, from the code graph, up to `depth` hops.",
+        read_only: true,
+        schema: schema::<GraphArgs>,
+        run: |server, args| graph(server, parse(args)?, Relation::Callees),
+        http: None,
+    },
+    Tool {
+        name: "status",
+        title: "Index status",
+        description: "Which commit the index is at, whether it is behind HEAD, whether a run is in progress, counts and the last run.",
+        read_only: true,
+        schema: schema::<StatusArgs>,
+        run: |server, args| status(server, parse(args)?),
+        http: Some(Endpoint {
+            path: "/v1/codebase/stats",
+            get: true,
+            summary: "what `git rag status --json` says, with the warm engine",
+            answers: "status",
+            long_running: false,
+        }),
+    },
+    Tool {
+        name: "index",
+        title: "Update the index",
+        description: "Bring the index to HEAD now (only what changed), or re-index one file or directory, or rebuild in full.",
+        read_only: false,
+        schema: schema::<IndexArgs>,
+        run: |server, args| index(server, parse(args)?),
+        http: Some(Endpoint {
+            path: "/v1/codebase/index",
+            get: false,
+            summary: "bring the index to HEAD (one run at a time)",
+            answers: "the run's outcome, as `git rag index --json`",
+            long_running: true,
+        }),
+    },
+];
+
+/// The tool named `name`.
+pub fn find(name: &str) -> Option<&'static Tool> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// The tools' names, in the table's order.
+pub fn names() -> Vec<&'static str> {
+    TOOLS.iter().map(|t| t.name).collect()
+}
 
 const MAX_LIMIT: u64 = 100;
 const MAX_DEPTH: u64 = 5;
@@ -33,7 +163,7 @@ fn default_budget() -> u64 {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SearchArgs {
+struct SearchArgs {
     /// Words, identifiers or a question.
     query: String,
     /// Most results to return.
@@ -66,7 +196,7 @@ pub struct SearchArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ContextArgs {
+struct ContextArgs {
     /// The question or task.
     query: String,
     /// Tokens the context may use.
@@ -81,7 +211,7 @@ pub struct ContextArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SymbolsArgs {
+struct SymbolsArgs {
     /// A symbol name, plain or qualified.
     name: String,
     /// Only this kind: function, method, class, interface, type, enum, variable, const.
@@ -94,7 +224,7 @@ pub struct SymbolsArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct GraphArgs {
+struct GraphArgs {
     /// The symbol's name.
     symbol: String,
     /// How many call hops to follow (1 = direct).
@@ -109,11 +239,11 @@ pub struct GraphArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct StatusArgs {}
+struct StatusArgs {}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct IndexArgs {
+struct IndexArgs {
     /// A file or directory (relative to the repository root) to index again even if unchanged.
     path: Option<String>,
     /// Rebuild everything.
@@ -149,15 +279,9 @@ fn non_empty(key: &str, s: String) -> Result<String, ToolError> {
 
 /// Runs tool `name` with its arguments.
 pub fn call(server: &Server, name: &str, args: Map<String, Value>) -> ToolResult {
-    match name {
-        "search" => search(server, parse(args)?),
-        "context" => context(server, parse(args)?),
-        "symbols" => symbols(server, parse(args)?),
-        "callers" => graph(server, parse(args)?, Relation::Callers),
-        "callees" => graph(server, parse(args)?, Relation::Callees),
-        "status" => status(server, parse(args)?),
-        "index" => index(server, parse(args)?),
-        other => Err(ToolError::invalid(format!("unknown tool `{other}`"))),
+    match find(name) {
+        Some(tool) => (tool.run)(server, args),
+        None => Err(ToolError::invalid(format!("unknown tool `{name}`; the tools are {}", names().join(", ")))),
     }
 }
 
@@ -269,7 +393,7 @@ fn index(server: &Server, a: IndexArgs) -> ToolResult {
 }
 
 /// The JSON Schema of a tool's arguments (an object schema, subschemas inline).
-pub fn schema<T: JsonSchema>() -> Value {
+fn schema<T: JsonSchema>() -> Value {
     let mut schema = schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| s.inline_subschemas = true)
         .into_generator()
@@ -283,53 +407,16 @@ pub fn schema<T: JsonSchema>() -> Value {
     schema
 }
 
-/// One tool's description for `tools/list`, its input schema generated from `T`.
-fn tool<T: JsonSchema>(name: &str, title: &str, description: &str, read_only: bool) -> Value {
-    let schema = schema::<T>();
-    let annotations = if read_only {
-        json!({"readOnlyHint": true, "openWorldHint": false})
-    } else {
-        json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
-    };
-    json!({"name": name, "title": title, "description": description, "inputSchema": schema, "annotations": annotations})
-}
-
-/// The `tools/list` answer.
+/// The `tools/list` answer: each tool's description, its input schema
+/// generated from its arguments' struct.
 pub fn list() -> Value {
-    json!([
-        tool::<SearchArgs>(
-            "search",
-            "Search the code",
-            "Hybrid code search over the repository (BM25, symbol names, embeddings and the call graph, fused). \
-             Returns ranked chunks with path, line range, symbol, kind, content and per-retriever signals.",
-            true,
-        ),
-        tool::<ContextArgs>(
-            "context",
-            "Build a cited context",
-            "A token-budgeted Markdown context for a question: definitions, relevant code, file context and project \
-             patterns, each piece cited as path:start-end. Tokens counted with cl100k_base; the budget is never exceeded.",
-            true,
-        ),
-        tool::<SymbolsArgs>(
-            "symbols",
-            "Find definitions",
-            "Definitions of a symbol by name (`Session`, `Session.send`, `parse_url`): path, lines, kind, signature and code.",
-            true,
-        ),
-        tool::<GraphArgs>("callers", "Who calls this", "Functions and modules that call a symbol, from the code graph, up to `depth` hops.", true),
-        tool::<GraphArgs>("callees", "What this calls", "Functions a symbol calls, from the code graph, up to `depth` hops.", true),
-        tool::<StatusArgs>(
-            "status",
-            "Index status",
-            "Which commit the index is at, whether it is behind HEAD, whether a run is in progress, counts and the last run.",
-            true,
-        ),
-        tool::<IndexArgs>(
-            "index",
-            "Update the index",
-            "Bring the index to HEAD now (only what changed), or re-index one file or directory, or rebuild in full.",
-            false,
-        ),
-    ])
+    let described = TOOLS.iter().map(|t| {
+        let annotations = if t.read_only {
+            json!({"readOnlyHint": true, "openWorldHint": false})
+        } else {
+            json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+        };
+        json!({"name": t.name, "title": t.title, "description": t.description, "inputSchema": (t.schema)(), "annotations": annotations})
+    });
+    Value::Array(described.collect())
 }

@@ -103,18 +103,27 @@ pub fn serve(server: mcp::Server, opts: HttpOptions) -> Result<()> {
 }
 
 fn router(app: Arc<App>, max_body: usize) -> Router {
-    Router::new()
-        .route("/health", get(health))
-        .route("/openapi.json", get(openapi))
-        .route("/v1/codebase/search", post(search))
-        .route("/v1/codebase/context", post(context))
-        .route("/v1/codebase/index", post(index))
-        .route("/v1/codebase/stats", get(stats))
+    let mut router = Router::new().route("/health", get(health)).route("/openapi.json", get(openapi));
+    // The tools' endpoints, from the tools' table.
+    for tool in tools::TOOLS {
+        let Some(endpoint) = &tool.http else { continue };
+        router = if endpoint.get {
+            router.route(endpoint.path, get(move |State(app): State<Arc<App>>| run_tool(app, tool, Bytes::new())))
+        } else {
+            router.route(endpoint.path, post(move |State(app): State<Arc<App>>, body: Bytes| run_tool(app, tool, body)))
+        };
+    }
+    router
         .route("/mcp", post(mcp_post).get(mcp_no_stream).delete(mcp_no_stream))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such endpoint; see /openapi.json") })
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .layer(DefaultBodyLimit::max(max_body))
         .with_state(app)
+}
+
+/// The tool an endpoint serves, if `path` is one.
+fn endpoint_at(path: &str) -> Option<&'static tools::Endpoint> {
+    tools::TOOLS.iter().filter_map(|t| t.http.as_ref()).find(|e| e.path == path)
 }
 
 async fn shutdown() {
@@ -182,7 +191,7 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
         r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         return r;
     };
-    if path == "/v1/codebase/index" {
+    if endpoint_at(&path).is_some_and(|e| e.long_running) {
         return next.run(req).await;
     }
     match tokio::time::timeout(app.timeout, next.run(req)).await {
@@ -239,7 +248,7 @@ fn object(body: &Bytes) -> Result<Map<String, Value>, String> {
 /// An MCP tool run for an endpoint: 200 with its JSON, 400 when the
 /// arguments were at fault, 422 when they were fine but there is no answer
 /// (no index yet, no such symbol).
-async fn tool(app: Arc<App>, name: &'static str, body: Bytes) -> Response {
+async fn call_tool(app: Arc<App>, name: &'static str, body: Bytes) -> Response {
     let args = match object(&body) {
         Ok(a) => a,
         Err(why) => return error(StatusCode::BAD_REQUEST, why),
@@ -260,19 +269,11 @@ async fn tool(app: Arc<App>, name: &'static str, body: Bytes) -> Response {
     }
 }
 
-async fn search(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    tool(app, "search", body).await
-}
-
-async fn context(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    tool(app, "context", body).await
-}
-
-async fn stats(State(app): State<Arc<App>>) -> Response {
-    tool(app, "status", Bytes::new()).await
-}
-
-async fn index(State(app): State<Arc<App>>, body: Bytes) -> Response {
+/// A tool's endpoint; a long-running one (an index run) one at a time.
+async fn run_tool(app: Arc<App>, tool: &'static tools::Tool, body: Bytes) -> Response {
+    if !tool.http.as_ref().is_some_and(|e| e.long_running) {
+        return call_tool(app, tool.name, body).await;
+    }
     if app.indexing.swap(true, Ordering::SeqCst) {
         return error(StatusCode::CONFLICT, "an index run started through this server is in progress; try again when it ends");
     }
@@ -284,7 +285,7 @@ async fn index(State(app): State<Arc<App>>, body: Bytes) -> Response {
         }
     }
     let _done = Done(app.clone());
-    tool(app, "index", body).await
+    call_tool(app, tool.name, body).await
 }
 
 async fn health(State(app): State<Arc<App>>) -> Response {
@@ -353,19 +354,26 @@ pub fn openapi_document() -> Value {
             "200": ok, "400": error, "401": error, "403": error, "413": error, "422": error, "503": error,
         })
     };
+    let mut paths = Map::new();
+    paths.insert("/health".into(), json!({"get": {"summary": "healthy, or degraded with the reasons", "security": [], "responses": {"200": answer("{status, reasons, indexed_commit, head}")}}}));
+    for tool in tools::TOOLS {
+        let Some(e) = &tool.http else { continue };
+        let operation = if e.get {
+            json!({"get": {"summary": e.summary, "responses": common(answer(e.answers))}})
+        } else if e.long_running {
+            json!({"post": {"summary": e.summary, "requestBody": body((tool.schema)()), "responses": {"200": answer(e.answers), "409": error, "400": error, "401": error, "422": error}}})
+        } else {
+            json!({"post": {"summary": e.summary, "requestBody": body((tool.schema)()), "responses": common(answer(e.answers))}})
+        };
+        paths.insert(e.path.into(), operation);
+    }
+    paths.insert("/mcp".into(), json!({"post": {"summary": "MCP Streamable HTTP: a JSON-RPC message or batch, answered with JSON", "responses": {"200": answer("JSON-RPC answer"), "202": {"description": "a notification, accepted"}, "403": error}}}));
     json!({
         "openapi": "3.1.0",
         "info": {"title": "git-rag", "version": env!("CARGO_PKG_VERSION"), "description": "Code retrieval over a git repository's index: the JSON of `git rag query --json`."},
         "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         "security": [{"bearer": []}],
-        "paths": {
-            "/health": {"get": {"summary": "healthy, or degraded with the reasons", "security": [], "responses": {"200": answer("{status, reasons, indexed_commit, head}")}}},
-            "/v1/codebase/search": {"post": {"summary": "ranked, cited chunks (the MCP `search` tool)", "requestBody": body(tools::schema::<tools::SearchArgs>()), "responses": common(answer("the answer of `git rag query --json`"))}},
-            "/v1/codebase/context": {"post": {"summary": "a token-budgeted, cited context (the MCP `context` tool)", "requestBody": body(tools::schema::<tools::ContextArgs>()), "responses": common(answer("the answer of `git rag query --context --json`"))}},
-            "/v1/codebase/index": {"post": {"summary": "bring the index to HEAD (one run at a time)", "requestBody": body(tools::schema::<tools::IndexArgs>()), "responses": {"200": answer("the run's outcome, as `git rag index --json`"), "409": error, "400": error, "401": error, "422": error}}},
-            "/v1/codebase/stats": {"get": {"summary": "what `git rag status --json` says, with the warm engine", "responses": common(answer("status"))}},
-            "/mcp": {"post": {"summary": "MCP Streamable HTTP: a JSON-RPC message or batch, answered with JSON", "responses": {"200": answer("JSON-RPC answer"), "202": {"description": "a notification, accepted"}, "403": error}}},
-        }
+        "paths": paths,
     })
 }
 

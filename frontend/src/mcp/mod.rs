@@ -224,8 +224,8 @@ impl Server {
             "tools/list" => Ok(json!({"tools": tools::list()})),
             "tools/call" => {
                 let name = params.get("name").and_then(Value::as_str).ok_or_else(|| RpcError::new(INVALID_PARAMS, "tools/call needs a `name`"))?;
-                if !tools::NAMES.contains(&name) {
-                    return Err(RpcError::new(INVALID_PARAMS, format!("unknown tool `{name}`; the tools are {}", tools::NAMES.join(", "))));
+                if tools::find(name).is_none() {
+                    return Err(RpcError::new(INVALID_PARAMS, format!("unknown tool `{name}`; the tools are {}", tools::names().join(", "))));
                 }
                 let args = match params.get("arguments") {
                     None | Some(Value::Null) => Map::new(),
@@ -329,7 +329,7 @@ mod tests {
         assert_eq!(r["id"], "a");
         let tools = r["result"]["tools"].as_array().expect("tools");
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-        assert_eq!(names, tools::NAMES);
+        assert_eq!(names, tools::names());
         for t in tools {
             assert_eq!(t["inputSchema"]["type"], "object", "{t}");
             for req in t["inputSchema"]["required"].as_array().into_iter().flatten() {
