@@ -29,6 +29,7 @@ mod worktree;
 
 pub mod hooks;
 
+pub use analysis::kind::Kind;
 pub use analysis::lang::Language;
 pub use ask::{AskError, AskRequest, Asked, Citation};
 pub use graph::{dump_graph, load_patterns};

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 /// A language git-rag knows how to chunk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Language {
     Python,
     JavaScript,
@@ -40,6 +40,7 @@ pub enum Language {
     Svelte,
     Markdown,
     /// Any other text file: chunked by paragraphs.
+    #[default]
     Text,
 }
 

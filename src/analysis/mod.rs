@@ -13,6 +13,7 @@ pub const VERSION: u32 = 6;
 
 pub mod chunk;
 pub mod embedded;
+pub mod kind;
 pub mod lang;
 pub mod parse;
 pub mod patterns;

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::chunk::FileChunks;
+use crate::analysis::kind::Kind;
+use crate::analysis::lang::Language;
 use crate::analysis::parse::Import;
 
 /// One definition as the graph needs it.
@@ -12,7 +14,7 @@ use crate::analysis::parse::Import;
 pub struct SymbolFact {
     pub qualified_name: String,
     pub name: String,
-    pub kind: String,
+    pub kind: Kind,
     pub parent: Option<String>,
     pub start_line: usize,
     pub end_line: usize,
@@ -23,7 +25,7 @@ pub struct SymbolFact {
 /// What one file says about itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
-    pub language: String,
+    pub language: Language,
     pub symbols: Vec<SymbolFact>,
     pub imports: Vec<Import>,
     /// Conventions seen in this file; aggregated over the repository into PATTERNS.
@@ -35,14 +37,14 @@ pub struct FileFacts {
 impl FileFacts {
     pub fn of(chunks: &FileChunks) -> FileFacts {
         FileFacts {
-            language: chunks.language.name().to_string(),
+            language: chunks.language,
             symbols: chunks
                 .symbols
                 .iter()
                 .map(|s| SymbolFact {
                     qualified_name: s.qualified_name.clone(),
                     name: s.name.clone(),
-                    kind: s.kind.as_str().to_string(),
+                    kind: Kind::from(s.kind),
                     parent: s.parent.clone(),
                     start_line: s.span.start_line,
                     end_line: s.span.end_line,

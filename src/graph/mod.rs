@@ -45,9 +45,9 @@ pub use facts::{FileFacts, SymbolFact};
 pub use store::{dump_graph, exists, load_patterns, GraphStore};
 pub use overlay::Overlay;
 pub use reader::{GraphReader, Neighbourhood};
-pub use resolve::is_callable;
 use store::graph_dir;
 
+use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
 
 /// Version of the graph's store. Bumped when either format or the
@@ -99,7 +99,7 @@ pub enum NodeKey {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeData {
     pub key: NodeKey,
-    pub kind: String,
+    pub kind: Kind,
     pub start_line: usize,
     pub end_line: usize,
 }
@@ -397,8 +397,8 @@ mod tests {
     /// [`assert_reader_matches`] with `overlay` laid over the store.
     fn assert_reader_matches_over(dir: &Path, overlay: Option<std::sync::Arc<Overlay>>, graph: &Graph) {
         let reader = GraphReader::open(dir).unwrap().expect("a store");
-        let seen = |g: &Graph, walk: Vec<(NodeIndex, usize)>| -> Vec<(NodeKey, usize, String, usize, usize)> {
-            walk.into_iter().map(|(n, d)| (g.graph[n].key.clone(), d, g.graph[n].kind.clone(), g.graph[n].start_line, g.graph[n].end_line)).collect()
+        let seen = |g: &Graph, walk: Vec<(NodeIndex, usize)>| -> Vec<(NodeKey, usize, Kind, usize, usize)> {
+            walk.into_iter().map(|(n, d)| (g.graph[n].key.clone(), d, g.graph[n].kind, g.graph[n].start_line, g.graph[n].end_line)).collect()
         };
         for ix in graph.graph.node_indices() {
             let key = &graph.graph[ix].key;

@@ -23,6 +23,8 @@ use std::path::Path;
 use petgraph::stable_graph::NodeIndex;
 use petgraph::Direction;
 
+use crate::analysis::kind::Kind;
+
 use super::db::{Db, Snapshot};
 use super::resolve::{add_file_nodes, import_stem, symbol_key};
 use super::{graph_dir, lookup_name, name_matcher, EdgeData, EdgeKind, FileFacts, Graph, NodeData, NodeKey, Result, Walk};
@@ -208,12 +210,12 @@ impl Neighbourhood<'_> {
                 Some(ix) => ix,
                 None => {
                     let (node_kind, line) = match target {
-                        NodeKey::External(_) => ("external", 1),
-                        NodeKey::Stub(_) => ("stub", 0),
+                        NodeKey::External(_) => (Kind::External, 1),
+                        NodeKey::Stub(_) => (Kind::Stub, 0),
                         // A file the store does not have (a dangling record).
-                        NodeKey::File(_) | NodeKey::Symbol { .. } => ("not loaded", 0),
+                        NodeKey::File(_) | NodeKey::Symbol { .. } => (Kind::NotLoaded, 0),
                     };
-                    self.graph.ensure(NodeData { key: target.clone(), kind: node_kind.into(), start_line: line, end_line: line })
+                    self.graph.ensure(NodeData { key: target.clone(), kind: node_kind, start_line: line, end_line: line })
                 }
             };
             self.graph.graph.add_edge(from, to, EdgeData { kind: *kind, raw: raw.clone() });

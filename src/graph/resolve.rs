@@ -8,21 +8,22 @@ use petgraph::stable_graph::NodeIndex;
 use rustc_hash::FxHashMap;
 
 use super::*;
-use crate::analysis::parse::{canonical_name, short_name, SymbolKind};
+use crate::analysis::kind::Kind;
+use crate::analysis::parse::{canonical_name, short_name};
 
 pub(super) fn symbol_key(path: &str, qualified_name: &str) -> NodeKey {
     NodeKey::Symbol { path: path.to_string(), qualified_name: qualified_name.to_string() }
 }
 
 pub(super) fn add_file_nodes(g: &mut Graph, path: &str, facts: &FileFacts) {
-    let file = g.ensure(NodeData { key: NodeKey::File(path.to_string()), kind: "file".into(), start_line: 1, end_line: 1 });
+    let file = g.ensure(NodeData { key: NodeKey::File(path.to_string()), kind: Kind::File, start_line: 1, end_line: 1 });
     // Several definitions may share a qualified name (a redefinition): the first one owns the node.
     for s in &facts.symbols {
         let key = symbol_key(path, &s.qualified_name);
         if g.node(&key).is_some() {
             continue;
         }
-        let ix = g.ensure(NodeData { key, kind: s.kind.clone(), start_line: s.start_line, end_line: s.end_line });
+        let ix = g.ensure(NodeData { key, kind: s.kind, start_line: s.start_line, end_line: s.end_line });
         let parent = s.parent.as_ref().and_then(|p| g.node(&symbol_key(path, p))).unwrap_or(file);
         g.graph.add_edge(parent, ix, EdgeData { kind: EdgeKind::Contains, raw: String::new() });
     }
@@ -136,7 +137,7 @@ pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<Strin
     let module = SymbolFact {
         qualified_name: MODULE_CALLER.to_string(),
         name: MODULE_CALLER.to_string(),
-        kind: "module".into(),
+        kind: Kind::Module,
         parent: None,
         start_line: 1,
         end_line: 1,
@@ -176,12 +177,12 @@ pub(super) fn apply_references(g: &mut Graph, path: &str, scope: Option<&HashSet
             Some(t) => t,
             None => {
                 let node_kind = match key {
-                    NodeKey::File(_) => "file",
-                    NodeKey::External(_) => "external",
-                    _ => "stub",
+                    NodeKey::File(_) => Kind::File,
+                    NodeKey::External(_) => Kind::External,
+                    _ => Kind::Stub,
                 };
-                let lines = if node_kind == "stub" { 0 } else { 1 };
-                g.ensure(NodeData { key, kind: node_kind.into(), start_line: lines, end_line: lines })
+                let lines = if node_kind == Kind::Stub { 0 } else { 1 };
+                g.ensure(NodeData { key, kind: node_kind, start_line: lines, end_line: lines })
             }
         };
         g.graph.add_edge(from, to, EdgeData { kind, raw });
@@ -568,7 +569,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
                 // member of (`sendfile()` inside `res.sendFile` is the
                 // module's `sendfile`, not the method `res.sendfile`; a
                 // Python method cannot call a sibling method by bare name).
-                if segs.len() == 1 && !self.symbol(path, anc).is_some_and(|s| is_callable(&s.kind)) {
+                if segs.len() == 1 && !self.symbol(path, anc).is_some_and(|s| s.kind.is_callable()) {
                     continue;
                 }
                 let q = format!("{anc}.{name}");
@@ -579,7 +580,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
             if let Some(local) = self.symbol(path, &name) {
                 // `var compile = require('./utils').compile` defines a local
                 // name for an import: follow it to the definition.
-                if matches!(local.kind.as_str(), "variable" | "const") {
+                if matches!(local.kind, Kind::Variable | Kind::Const) {
                     if let Some(found) = self.via_imports(path, &segs) {
                         return Some(found);
                     }
@@ -829,7 +830,3 @@ pub(super) fn common_prefix(a: &str, b: &str) -> usize {
     a.split('/').zip(b.split('/')).take_while(|(x, y)| x == y).count()
 }
 
-/// Whether a symbol kind is a callable whose body calls things.
-pub fn is_callable(kind: &str) -> bool {
-    kind == SymbolKind::Function.as_str() || kind == SymbolKind::Method.as_str()
-}

@@ -555,12 +555,12 @@ fn partial_graph(facts: &BTreeMap<String, FileFacts>, outs: &BTreeMap<String, db
                 Some(ix) => ix,
                 None => {
                     let (node_kind, lines) = match target {
-                        NodeKey::File(_) => ("file", 1),
-                        NodeKey::External(_) => ("external", 1),
-                        NodeKey::Stub(_) => ("stub", 0),
-                        NodeKey::Symbol { .. } => ("not loaded", 0),
+                        NodeKey::File(_) => (Kind::File, 1),
+                        NodeKey::External(_) => (Kind::External, 1),
+                        NodeKey::Stub(_) => (Kind::Stub, 0),
+                        NodeKey::Symbol { .. } => (Kind::NotLoaded, 0),
                     };
-                    g.ensure(NodeData { key: target.clone(), kind: node_kind.into(), start_line: lines, end_line: lines })
+                    g.ensure(NodeData { key: target.clone(), kind: node_kind, start_line: lines, end_line: lines })
                 }
             };
             g.graph.add_edge(from, to, EdgeData { kind: *kind, raw: raw.clone() });

@@ -7,6 +7,8 @@
 
 use serde::Serialize;
 
+use crate::analysis::kind::Kind;
+use crate::analysis::lang::Language;
 use crate::query::question::intent::Analysis;
 use crate::stores::keyword::KeywordError;
 
@@ -101,8 +103,8 @@ pub struct Hit {
     pub start_line: usize,
     pub end_line: usize,
     pub symbol: Option<String>,
-    pub kind: String,
-    pub language: String,
+    pub kind: Kind,
+    pub language: Language,
     pub score: f32,
     pub content: String,
     pub signals: Signals,
@@ -207,7 +209,7 @@ pub struct Answer {
 pub struct FileHit {
     pub rank: usize,
     pub path: String,
-    pub language: String,
+    pub language: Language,
     pub score: f32,
     /// The query names this file (a path or a stack frame).
     pub mentioned: bool,
@@ -221,7 +223,7 @@ pub struct FileChunk {
     pub start_line: usize,
     pub end_line: usize,
     pub symbol: Option<String>,
-    pub kind: String,
+    pub kind: Kind,
     pub score: f32,
 }
 

@@ -7,9 +7,8 @@ use std::time::Duration;
 use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use crate::analysis::chunk::ChunkKind;
+use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
-use crate::analysis::parse::SymbolKind;
 use crate::query::answer::{SearchError, SearchResult as Result};
 use crate::query::question::intent::Relation;
 
@@ -53,13 +52,7 @@ impl QueryOptions {
 
 /// What `--kind` may name: the kinds of chunks and of definitions.
 pub fn kinds() -> Vec<&'static str> {
-    let mut all: Vec<&'static str> = ChunkKind::all().iter().map(|k| k.as_str()).collect();
-    for k in SymbolKind::ALL.map(SymbolKind::as_str) {
-        if !all.contains(&k) {
-            all.push(k);
-        }
-    }
-    all
+    Kind::searchable().into_iter().map(Kind::as_str).collect()
 }
 
 impl QueryOptions {

@@ -12,6 +12,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::analysis::chunk::{Chunk, ChunkKind, FileChunks};
+use crate::analysis::kind::Kind;
 use crate::analysis::lang::is_test_code;
 use crate::analysis::parse::Symbol;
 use crate::stores::vector::{point_id, point_id_of, Collection};
@@ -212,7 +213,7 @@ pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> V
         "symbols": top_level,
         "blob": blob,
         "chunk_id": outline.map(|c| c.id.clone()),
-        "kind": "file",
+        "kind": Kind::File,
         "start_line": 1,
         "end_line": end_line,
         "content": outline.map(|c| c.content.clone()).unwrap_or_else(|| text.clone()),
@@ -376,7 +377,7 @@ pub fn pattern_documents(patterns: &[crate::analysis::patterns::Pattern], model_
                 "description": p.description,
                 "count": p.count,
                 "files": p.files,
-                "kind": "pattern",
+                "kind": Kind::Pattern,
                 "symbol": p.key,
                 "language": example.language,
                 "start_line": example.start_line,

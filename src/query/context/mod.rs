@@ -47,6 +47,9 @@ use std::sync::OnceLock;
 
 use tiktoken_rs::CoreBPE;
 
+use crate::analysis::kind::Kind;
+use crate::analysis::lang::Language;
+
 /// Where a piece goes in the context, in output order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -103,9 +106,9 @@ pub struct Piece {
     pub end_line: usize,
     pub symbol: Option<String>,
     /// e.g. function, class, file, pattern.
-    pub kind: String,
+    pub kind: Kind,
     /// e.g. python, javascript, typescript (for the code fence).
-    pub language: String,
+    pub language: Language,
     /// The text, whose first line is `start_line`.
     pub content: String,
     /// Optional one-line label, e.g. a pattern's "used 14 times in 6 files".
@@ -135,8 +138,8 @@ impl Piece {
             start_line: range.0,
             end_line: range.1,
             symbol: h.symbol.clone(),
-            kind: h.kind.clone(),
-            language: h.language.clone(),
+            kind: h.kind,
+            language: h.language,
             content: range.2,
             note,
         }
@@ -176,7 +179,7 @@ pub struct Placed {
     pub start_line: usize,
     pub end_line: usize,
     pub symbol: Option<String>,
-    pub kind: String,
+    pub kind: Kind,
     /// Tokens of the text emitted for this piece (heading, note, fence,
     /// content and the blank line after it).
     pub tokens: usize,
@@ -537,7 +540,7 @@ impl Placer {
                 start_line: s,
                 end_line: end,
                 symbol: p.symbol.clone(),
-                kind: p.kind.clone(),
+                kind: p.kind,
                 tokens,
                 truncated: s != c.start || end != c.end,
                 content: lines[..k].join("\n"),
@@ -590,7 +593,7 @@ fn render_piece(c: &Cand, s: usize, lines: &[String]) -> String {
         out.push_str(" — ");
         out.push_str(&code_span(&sym));
     }
-    let kind = one_line(&p.kind);
+    let kind = p.kind.as_str();
     let partial = s != c.start || end != c.end;
     match (kind.is_empty(), partial) {
         (false, false) => out.push_str(&format!(" ({kind})")),
@@ -610,11 +613,7 @@ fn render_piece(c: &Cand, s: usize, lines: &[String]) -> String {
     // A fence longer than any backtick run inside, so content cannot close it.
     let run = lines.iter().map(|l| longest_run(l, '`')).max().unwrap_or(0);
     let fence = "`".repeat(run.max(2) + 1);
-    let lang: String = p
-        .language
-        .chars()
-        .filter(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '+' | '-' | '_' | '#' | '.'))
-        .collect();
+    let lang = p.language.name();
     out.push_str(&fence);
     out.push_str(&lang);
     out.push('\n');
@@ -672,8 +671,8 @@ mod tests {
             start_line: start,
             end_line: end,
             symbol: None,
-            kind: "function".to_string(),
-            language: "python".to_string(),
+            kind: Kind::Function,
+            language: Language::Python,
             content: content.to_string(),
             note: None,
         }
@@ -1037,7 +1036,7 @@ mod tests {
             "class Session:\n    def send(self):\n        pass",
         );
         def.symbol = Some("Session.send".into());
-        def.kind = "method".into();
+        def.kind = Kind::Method;
         let mut pat = piece(
             Section::Patterns,
             "src/b.py",
@@ -1045,7 +1044,7 @@ mod tests {
             4,
             "@app.route('/x')\ndef x(): ...",
         );
-        pat.kind = "pattern".into();
+        pat.kind = Kind::Pattern;
         pat.note = Some("used 14 times\nin 6 files".into());
         let ctx = assemble(
             "how\nare sessions sent",
@@ -1134,7 +1133,7 @@ mod tests {
                     start_line: 1,
                     end_line: 3,
                     symbol: None,
-                    kind: "function".into(),
+                    kind: Kind::Function,
                     tokens: 1, // a lie the re-count catches
                     truncated: false,
                     content: c.lines.join("\n"),
@@ -1208,8 +1207,8 @@ mod tests {
                     start + len
                 },
                 symbol,
-                kind: "function".into(),
-                language: "python".into(),
+                kind: Kind::Function,
+                language: Language::Python,
                 content: content.join("\n"),
                 note,
             })

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use petgraph::Direction;
 
+use crate::analysis::kind::Kind;
 use crate::query::answer::{Answer, Hit, Result};
 use crate::query::retrieve::Texts;
 use crate::graph::{EdgeKind, Neighbourhood, NodeData, NodeKey};
@@ -121,12 +122,12 @@ pub(crate) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<
     let mut text_of = |path: &str| -> Option<String> { files.entry(path.to_string()).or_insert_with(|| source.file_text(path)).clone() };
     let mut pieces = Vec::new();
     let piece = Piece::of_hit;
-    let results: Vec<&Hit> = answer.response.results.iter().filter(|h| h.kind != "pattern").collect();
+    let results: Vec<&Hit> = answer.response.results.iter().filter(|h| h.kind != Kind::Pattern).collect();
     let in_results: HashSet<(String, String)> = results.iter().filter_map(|h| Some((h.path.clone(), h.symbol.clone()?))).collect();
 
     // Relevant code, best first.
     for h in &results {
-        if h.kind == "file" {
+        if h.kind == Kind::File {
             continue;
         }
         let range = match text_of(&h.path) {
@@ -150,7 +151,7 @@ pub(crate) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<
             }
             let Some(text) = text_of(path) else { continue };
             let Some(range) = signature_lines(&text, node.start_line, node.end_line) else { continue };
-            let language = crate::analysis::lang::Language::from_path(path).name().to_string();
+            let language = crate::analysis::lang::Language::from_path(path);
             let h = Hit {
                 tie: 0,
                 features: None,
@@ -159,7 +160,7 @@ pub(crate) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<
                 start_line: node.start_line,
                 end_line: node.end_line,
                 symbol: Some(qualified_name.clone()),
-                kind: node.kind.clone(),
+                kind: node.kind,
                 language,
                 score: 0.0,
                 content: String::new(),
@@ -182,7 +183,7 @@ pub(crate) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<
         if let Some(end) = import_header(&text) {
             if let Some(range) = lines_of(&text, 1, end) {
                 let mut fh = (*h).clone();
-                fh.kind = "imports".into();
+                fh.kind = Kind::Imports;
                 fh.symbol = None;
                 let note = match nb.as_mut() {
                     Some(nb) => file_note(nb, &h.path)?,

@@ -31,7 +31,7 @@ const MENTION_WEIGHT: f32 = 1.0;
 pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
     for h in hits.iter_mut() {
         let test_code = is_test_code(&h.path, h.symbol.as_deref());
-        h.score *= priors::weight(role(&h.path), about, document) * priors::behaviour_weight(&h.kind, &h.language, test_code, about);
+        h.score *= priors::weight(role(&h.path), about, document) * priors::behaviour_weight(h.kind, h.language, test_code, about);
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.rank.cmp(&b.rank)));
 }
@@ -71,13 +71,13 @@ pub fn rank_files(hits: &[Hit], mentions: &Mentions) -> Vec<FileHit> {
         let i = match files.iter().position(|(f, _)| f.path == h.path) {
             Some(i) => i,
             None => {
-                files.push((FileHit { rank: 0, path: h.path.clone(), language: h.language.clone(), score: 0.0, mentioned: false, chunks: Vec::new() }, Vec::new()));
+                files.push((FileHit { rank: 0, path: h.path.clone(), language: h.language, score: 0.0, mentioned: false, chunks: Vec::new() }, Vec::new()));
                 files.len() - 1
             }
         };
         let (f, scores) = &mut files[i];
         scores.push(h.score);
-        f.chunks.push(FileChunk { start_line: h.start_line, end_line: h.end_line, symbol: h.symbol.clone(), kind: h.kind.clone(), score: h.score });
+        f.chunks.push(FileChunk { start_line: h.start_line, end_line: h.end_line, symbol: h.symbol.clone(), kind: h.kind, score: h.score });
     }
     let best = hits.iter().map(|h| h.score).fold(0.0, f32::max);
     for (f, scores) in files.iter_mut() {
@@ -172,8 +172,8 @@ mod tests {
             start_line: start,
             end_line: start + 5,
             symbol: None,
-            kind: "function".into(),
-            language: "python".into(),
+            kind: crate::analysis::kind::Kind::Function,
+            language: crate::analysis::lang::Language::Python,
             score,
             content: String::new(),
             signals: Ranks::default(),

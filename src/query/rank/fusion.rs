@@ -111,19 +111,13 @@ pub fn fuse_dense(text: Vec<Hit>, title: Vec<Hit>, limit: usize) -> Vec<Hit> {
     out
 }
 
-/// Outlines (file, class) elide their members' bodies, so they do not repeat
-/// the members' lines.
-pub fn is_outline(kind: &str) -> bool {
-    matches!(kind, "file" | "class" | "interface" | "enum" | "module" | "pattern")
-}
-
 /// Drops a result whose lines mostly repeat a better-ranked result of the same file.
 pub fn dedup_overlaps(hits: Vec<Hit>) -> Vec<Hit> {
     let mut kept: Vec<Hit> = Vec::with_capacity(hits.len());
     for h in hits {
-        let repeats = !is_outline(&h.kind)
+        let repeats = !h.kind.is_outline()
             && kept.iter().any(|k| {
-                if k.path != h.path || is_outline(&k.kind) {
+                if k.path != h.path || k.kind.is_outline() {
                     return false;
                 }
                 let lo = k.start_line.max(h.start_line);
@@ -192,8 +186,8 @@ mod tests {
             start_line: s,
             end_line: e,
             symbol: None,
-            kind: kind.into(),
-            language: "python".into(),
+            kind: crate::analysis::kind::Kind::from_name(kind).expect("a kind"),
+            language: crate::analysis::lang::Language::Python,
             score: 0.0,
             content: format!("{path} {s}"),
             signals: Signals::default(),

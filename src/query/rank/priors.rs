@@ -4,6 +4,8 @@
 //! the code to open. Each file has a [`Role`] read from its path, and a role
 //! other than code weighs less unless the query is about that kind of file.
 
+use crate::analysis::kind::Kind;
+use crate::analysis::lang::Language;
 use crate::query::question::about::{About, LooksFor, Role};
 
 /// The weight of a result in a file of `role`. A document-like query (an
@@ -40,10 +42,10 @@ const DESCRIBES_WEIGHT: f32 = 0.5;
 /// nDCG@10): concept questions 0.634 -> 0.652, multi-part 0.607 -> 0.614,
 /// keyword 0.854 -> 0.875, symbol 0.950 -> 0.951, all 273 queries 0.768 -> 0.780;
 /// Go's named types kept whole: concept 0.653, cobra symbol 0.916 -> 0.925.
-pub fn behaviour_weight(kind: &str, language: &str, test_code: bool, about: &About) -> f32 {
+pub fn behaviour_weight(kind: Kind, language: Language, test_code: bool, about: &About) -> f32 {
     // A Go `type` defines a new type, which carries methods (Go's classes);
     // elsewhere a `type` is an alias.
-    let declaration = kind == "interface" || (kind == "type" && language != "go");
+    let declaration = kind == Kind::Interface || (kind == Kind::Type && language != Language::Go);
     let describes = match about.looks_for {
         LooksFor::Anything => false,
         LooksFor::Definition => test_code && !about.tests,
@@ -107,23 +109,23 @@ mod tests {
         let about = |q: &str| crate::query::question::Question::new(q).about;
         let concept = about("drop the oldest page once the maximum number of stored pages is exceeded");
         assert_eq!(concept.looks_for, LooksFor::Behaviour);
-        assert_eq!(behaviour_weight("function", "python", false, &concept), 1.0);
-        assert!(behaviour_weight("function", "python", true, &concept) < 1.0);
-        assert!(behaviour_weight("interface", "python", false, &concept) < 1.0);
-        assert!(behaviour_weight("type", "typescript", false, &concept) < 1.0);
-        assert_eq!(behaviour_weight("type", "go", false, &concept), 1.0);
+        assert_eq!(behaviour_weight(Kind::Function, Language::Python, false, &concept), 1.0);
+        assert!(behaviour_weight(Kind::Function, Language::Python, true, &concept) < 1.0);
+        assert!(behaviour_weight(Kind::Interface, Language::Python, false, &concept) < 1.0);
+        assert!(behaviour_weight(Kind::Type, Language::TypeScript, false, &concept) < 1.0);
+        assert_eq!(behaviour_weight(Kind::Type, Language::Go, false, &concept), 1.0);
         // Asked about tests: tests count in full.
         let tests = about("test that a mistyped subcommand prints an error with close matches");
-        assert_eq!(behaviour_weight("function", "python", true, &tests), 1.0);
+        assert_eq!(behaviour_weight(Kind::Function, Language::Python, true, &tests), 1.0);
         // A name: its definition may be a type, not a test.
         let lookup = about("where is ShellCompDirective defined");
         assert_eq!(lookup.looks_for, LooksFor::Definition);
-        assert_eq!(behaviour_weight("type", "python", false, &lookup), 1.0);
-        assert!(behaviour_weight("function", "python", true, &lookup) < 1.0);
+        assert_eq!(behaviour_weight(Kind::Type, Language::Python, false, &lookup), 1.0);
+        assert!(behaviour_weight(Kind::Function, Language::Python, true, &lookup) < 1.0);
         // A graph question or an issue report: anything may be what is asked for.
         for q in ["who calls findSuggestions", "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    f()\nValueError: bad value\n\nThe loader fails on empty input since 2.1 and I expected an empty list instead of an error here."] {
             let a = about(q);
-            assert_eq!(behaviour_weight("interface", "python", true, &a), 1.0, "{q}");
+            assert_eq!(behaviour_weight(Kind::Interface, Language::Python, true, &a), 1.0, "{q}");
         }
     }
 }

@@ -10,6 +10,7 @@
 //! Invariant: with the weight of `position` alone, the stage keeps the order
 //! it was given; every other weight is the fit's.
 
+use crate::analysis::kind::Kind;
 use crate::analysis::lang::is_test_path;
 use crate::query::answer::Hit;
 use crate::query::question::about::{role, Role};
@@ -124,10 +125,10 @@ pub fn features(pool: &[Hit], q: &Question) -> Vec<Features> {
             share(&path),
             share(&file_stem),
             f32::from(u8::from(name.is_some_and(|n| words.contains(&n)))),
-            f32::from(u8::from(matches!(h.kind.as_str(), "file" | "fallback" | "module"))),
+            f32::from(u8::from(matches!(h.kind, Kind::File | Kind::Fallback | Kind::Module))),
             // Not a line window: those are mostly code too big to parse.
-            f32::from(u8::from(matches!(h.kind.as_str(), "section" | "text"))),
-            f32::from(u8::from(matches!(h.kind.as_str(), "class" | "interface" | "enum" | "type"))),
+            f32::from(u8::from(h.kind.is_prose())),
+            f32::from(u8::from(h.kind.is_type_like(false))),
             f32::from(u8::from(is_test_path(&h.path))),
             f32::from(u8::from(aside(&h.path))),
             span(h),
@@ -189,7 +190,7 @@ mod tests {
     use super::*;
 
     fn hit(path: &str, symbol: &str, score: f32) -> Hit {
-        Hit { path: path.into(), symbol: Some(symbol.into()), kind: "function".into(), score, ..Hit::default() }
+        Hit { path: path.into(), symbol: Some(symbol.into()), kind: Kind::Function, score, ..Hit::default() }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::intent::Intent;
 use crate::query::question::words::is_stopword;
 use crate::query::question::Question;
-use crate::stores::keyword::{analyze, get_str, get_u64, KeywordIndex};
+use crate::stores::keyword::{get_language, analyze, get_kind, get_str, get_u64, KeywordIndex};
 
 /// Prose chunks against a document-like query (an issue report): its
 /// words are mostly prose too, so docs and changelogs would outrank the code
@@ -180,11 +180,11 @@ fn bm25_window_in(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
     let mut window = Vec::with_capacity(top.len());
     for (raw, addr) in top {
         let doc = index.doc(searcher, addr)?;
-        let kind = get_str(&doc, cf.kind).unwrap_or_default();
+        let kind = get_kind(&doc, cf.kind);
         let id = get_str(&doc, cf.id).unwrap_or_default();
         let path = get_str(&doc, cf.path).unwrap_or_default();
         let symbol = get_str(&doc, cf.symbol);
-        let kind_w = if document && is_prose(&kind) { DOCUMENT_PROSE_WEIGHT } else { kind_weight(&kind) };
+        let kind_w = if document && is_prose(kind) { DOCUMENT_PROSE_WEIGHT } else { kind_weight(kind) };
         let content = get_str(&doc, cf.content).unwrap_or_default();
         // An issue names modules its imports name too: a file's import block
         // matches it without being where anything happens.
@@ -201,7 +201,7 @@ fn bm25_window_in(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
             end_line: get_u64(&doc, cf.end_line) as usize,
             symbol,
             kind,
-            language: get_str(&doc, cf.language).unwrap_or_default(),
+            language: get_language(&doc, cf.language),
             score: 0.0,
             content,
             signals: Signals::default(),

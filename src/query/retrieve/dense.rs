@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use crate::analysis::lang::is_test_code;
+use crate::analysis::kind::Kind;
+use crate::analysis::lang::{is_test_code, Language};
 use crate::query::answer::{Hit, Response, SearchResult as Result, Signals};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::Question;
@@ -54,7 +55,7 @@ pub fn semantic_search<'a>(
         let symbol = payload.get("symbol").or_else(|| payload.get("qualified_name")).and_then(|v| v.as_str());
         let score = if is_test_code(path, symbol) { score * test_weight } else { score };
         // Prose: a changelog entry is near in meaning to many questions.
-        let prose = matches!(payload.get("kind").and_then(|v| v.as_str()), Some("section" | "text"));
+        let prose = payload.get("kind").and_then(|v| v.as_str()).and_then(Kind::from_name).is_some_and(Kind::is_prose);
         let score = if prose { score * DENSE_PROSE_WEIGHT } else { score };
         match best.get_mut(id) {
             Some(b) if b.0 >= score => {}
@@ -79,7 +80,7 @@ pub fn semantic_search<'a>(
         let id = hit.payload.get("chunk_id").and_then(|v| v.as_str()).unwrap_or(&own).to_string();
         consider(Some(&id), hit.score * SYMBOL_WEIGHT, &hit.payload);
     }
-    if kind.as_deref().is_none_or(|k| k == "file") {
+    if kind.as_deref().is_none_or(|k| k == Kind::File.as_str()) {
         for hit in store.search(Collection::Files, query_vector, &filter, window / 2)? {
             consider(hit.payload.get("chunk_id").and_then(|v| v.as_str()), hit.score * FILE_WEIGHT, &hit.payload);
         }
@@ -147,8 +148,8 @@ pub fn dense_hits(store: &dyn VectorStore, ranked: Vec<(String, f32, serde_json:
             start_line: line("start_line").max(1),
             end_line: line("end_line").max(1),
             symbol: get("symbol").or_else(|| get("qualified_name")),
-            kind: get("kind").unwrap_or_else(|| "chunk".into()),
-            language: get("language").unwrap_or_default(),
+            kind: get("kind").and_then(|k| Kind::from_name(&k)).unwrap_or(Kind::Chunk),
+            language: get("language").and_then(|l| Language::from_name(&l)).unwrap_or_default(),
             score,
             content: get("content").or_else(|| get("signature")).unwrap_or_default(),
             signals: Signals { dense: Some(rank), ..Signals::default() },

@@ -11,7 +11,8 @@ use tantivy::{Searcher, Term};
 
 use crate::query::answer::{Hit, SearchResult as Result, Signals};
 use crate::query::options::{PathFilter, QueryOptions};
-use crate::stores::keyword::{get_str, get_u64, KeywordError, KeywordIndex};
+use crate::analysis::kind::Kind;
+use crate::stores::keyword::{get_language, get_kind, get_str, get_u64, KeywordError, KeywordIndex};
 
 /// Filters as clauses that match without scoring: what a result must be
 /// (language, kind, a path `--path` keeps) and must not be (a path `--exclude` drops).
@@ -69,15 +70,15 @@ pub(super) fn with_filters(main: Box<dyn Query>, filters: Vec<(Occur, Box<dyn Qu
 /// outlines, useful but rarely the answer.
 pub(super) const TEST_WEIGHT: f32 = 0.6;
 
-pub(super) fn is_prose(kind: &str) -> bool {
-    matches!(kind, "window" | "section" | "text")
+pub(super) fn is_prose(kind: Kind) -> bool {
+    matches!(kind, Kind::Window | Kind::Section | Kind::Text)
 }
 
-pub(super) fn kind_weight(kind: &str) -> f32 {
+pub(super) fn kind_weight(kind: Kind) -> f32 {
     match kind {
-        "file" | "fallback" => 0.5,
+        Kind::File | Kind::Fallback => 0.5,
         // Prose (Markdown sections, text) answers fewer questions about code.
-        "window" | "section" | "text" => 0.8,
+        Kind::Window | Kind::Section | Kind::Text => 0.8,
         _ => 1.0,
     }
 }
@@ -104,10 +105,10 @@ pub(super) fn chunk_content(index: &KeywordIndex, chunks: &Searcher, id: &str, s
     let cf = index.cf;
     let Some(doc) = index.chunk_doc(chunks, id)? else { return Ok(None) };
     let content = get_str(&doc, cf.content).unwrap_or_default();
-    let kind = get_str(&doc, cf.kind).unwrap_or_default();
+    let kind = get_kind(&doc, cf.kind);
     let c_start = get_u64(&doc, cf.start_line) as usize;
     let c_end = get_u64(&doc, cf.end_line) as usize;
-    if kind == "code" && (c_start < start || c_end > end) && start >= c_start {
+    if kind == Kind::Code && (c_start < start || c_end > end) && start >= c_start {
         let lines: Vec<&str> = content.lines().collect();
         let from = start - c_start;
         let to = (end - c_start + 1).min(lines.len());
@@ -134,7 +135,7 @@ pub fn file_hit(index: &KeywordIndex, path: &str) -> Result<Option<Hit>> {
     let cf = index.cf;
     let q = BooleanQuery::new(vec![
         (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(cf.path, path), IndexRecordOption::Basic)) as Box<dyn Query>),
-        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(cf.kind, "file"), IndexRecordOption::Basic))),
+        (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(cf.kind, Kind::File.as_str()), IndexRecordOption::Basic))),
     ]);
     let top = index.top_docs(&chunks, &q, 1, "key")?;
     let Some((_, addr)) = top.first() else { return Ok(None) };
@@ -153,8 +154,8 @@ pub(super) fn hit_of_chunk(index: &KeywordIndex, doc: &tantivy::TantivyDocument,
         start_line: get_u64(doc, cf.start_line) as usize,
         end_line: get_u64(doc, cf.end_line) as usize,
         symbol: get_str(doc, cf.symbol),
-        kind: get_str(doc, cf.kind).unwrap_or_default(),
-        language: get_str(doc, cf.language).unwrap_or_default(),
+        kind: get_kind(doc, cf.kind),
+        language: get_language(doc, cf.language),
         score: 0.0,
         content: get_str(doc, cf.content).unwrap_or_default(),
         signals: Signals::default(),

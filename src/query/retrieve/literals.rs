@@ -12,7 +12,8 @@ use crate::query::answer::{Hit, SearchResult as Result};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::about::{role, Role};
 use crate::query::question::literals::{self, Literal};
-use crate::stores::keyword::{get_str, KeywordIndex};
+use crate::analysis::kind::Kind;
+use crate::stores::keyword::{get_kind, get_str, KeywordIndex};
 
 /// A literal matching more chunks of code than this says little about where
 /// to look (a common phrase); it is left out.
@@ -137,7 +138,7 @@ pub(super) fn literal_hits(
                 continue;
             }
             // A file's outline repeats lines of its code chunks.
-            if get_str(&doc, cf.kind).as_deref() == Some("file") {
+            if get_kind(&doc, cf.kind) == Kind::File {
                 continue;
             }
             let id = get_str(&doc, cf.id).unwrap_or_default();
@@ -146,7 +147,7 @@ pub(super) fn literal_hits(
                 None => {
                     let mut h = hit_of_chunk(index, &doc, &id);
                     h.tie = tie;
-                    let weight = kind_weight(&h.kind) * if role == Role::Code { 1.0 } else { TEST_WEIGHT };
+                    let weight = kind_weight(h.kind) * if role == Role::Code { 1.0 } else { TEST_WEIGHT };
                     let order = found.len();
                     found.push((1, weight, order, h));
                 }

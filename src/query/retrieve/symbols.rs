@@ -10,7 +10,7 @@ use crate::query::answer::{Hit, SearchResult as Result, Signals};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::words::is_stopword;
 use crate::query::question::Word;
-use crate::stores::keyword::{analyze, get_str, get_u64, KeywordIndex};
+use crate::stores::keyword::{get_language, analyze, get_kind, get_str, get_u64, KeywordIndex};
 
 /// The least score of a symbol hit whose name (or its last segment) equals a
 /// query word; prefix and token matches score below it.
@@ -101,8 +101,8 @@ pub(super) fn symbol_search(
             start_line,
             end_line,
             symbol: get_str(&doc, sf.qualified),
-            kind: get_str(&doc, sf.kind).unwrap_or_default(),
-            language: get_str(&doc, sf.language).unwrap_or_default(),
+            kind: get_kind(&doc, sf.kind),
+            language: get_language(&doc, sf.language),
             score,
             content,
             signals: Signals { symbol: Some(i + 1), ..Signals::default() },
@@ -139,8 +139,8 @@ pub fn symbol_hit(index: &KeywordIndex, path: &str, qualified: &str) -> Result<O
         start_line,
         end_line,
         symbol: Some(qualified.to_string()),
-        kind: get_str(&doc, sf.kind).unwrap_or_default(),
-        language: get_str(&doc, sf.language).unwrap_or_default(),
+        kind: get_kind(&doc, sf.kind),
+        language: get_language(&doc, sf.language),
         score: 0.0,
         content,
         signals: Signals::default(),

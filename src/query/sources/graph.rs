@@ -7,6 +7,7 @@ use petgraph::stable_graph::NodeIndex;
 use petgraph::Direction;
 
 use super::layered::Keyword;
+use crate::analysis::kind::Kind;
 use crate::query::answer::{Hit, Result};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::intent::{GraphAsk, Relation};
@@ -31,7 +32,7 @@ pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
                 let graph = nb.graph();
                 let mut from = subjects.clone();
                 for s in &subjects {
-                    from.extend(graph.descendants(*s).into_iter().filter(|d| crate::graph::is_callable(&graph.graph[*d].kind)));
+                    from.extend(graph.descendants(*s).into_iter().filter(|d| graph.graph[*d].kind.is_callable()));
                 }
                 reached.extend(nb.walk(&from, &[EdgeKind::Calls], Direction::Outgoing, depth)?);
             }
@@ -92,8 +93,8 @@ pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
         };
         let Some(mut hit) = hit else { continue };
         if !paths.matches(&hit.path)
-            || opts.lang.is_some_and(|l| l.name() != hit.language)
-            || opts.kind.as_ref().is_some_and(|k| !k.eq_ignore_ascii_case(&hit.kind))
+            || opts.lang.is_some_and(|l| l != hit.language)
+            || opts.kind.as_ref().is_some_and(|k| !k.eq_ignore_ascii_case(hit.kind.as_str()))
         {
             continue;
         }
@@ -130,7 +131,7 @@ fn implementers(nb: &mut Neighbourhood, subjects: &[NodeIndex], depth: usize) ->
 fn go_implementers(nb: &mut Neighbourhood, ask: &GraphAsk, subjects: &[NodeIndex]) -> crate::graph::Result<Vec<(NodeIndex, usize)>> {
     let is_go = |graph: &Graph, ix: NodeIndex| node_path(graph, ix).is_some_and(|p| p.ends_with(".go"));
     let graph = nb.graph();
-    let go_interfaces: Vec<NodeIndex> = subjects.iter().copied().filter(|s| is_go(graph, *s) && graph.graph[*s].kind == "interface").collect();
+    let go_interfaces: Vec<NodeIndex> = subjects.iter().copied().filter(|s| is_go(graph, *s) && graph.graph[*s].kind == Kind::Interface).collect();
     let mut required: HashSet<String> = go_interfaces.iter().flat_map(|s| graph.descendants(*s)).map(|d| short_name(graph, d)).collect();
     if go_interfaces.is_empty() {
         required.extend(ask.subject.iter().find_map(|w| go_std_interface(w)).unwrap_or_default().iter().map(|m| m.to_string()));
@@ -139,7 +140,7 @@ fn go_implementers(nb: &mut Neighbourhood, ask: &GraphAsk, subjects: &[NodeIndex
     nb.load_definitions_of(&method)?;
     let graph = nb.graph();
     let mut out = Vec::new();
-    let mut types: Vec<NodeIndex> = graph.graph.node_indices().filter(|ix| is_go(graph, *ix) && matches!(graph.graph[*ix].kind.as_str(), "class" | "type") && !subjects.contains(ix)).collect();
+    let mut types: Vec<NodeIndex> = graph.graph.node_indices().filter(|ix| is_go(graph, *ix) && matches!(graph.graph[*ix].kind, Kind::Class | Kind::Type) && !subjects.contains(ix)).collect();
     // In key order, as a walk of the whole graph would list them.
     types.sort_by(|a, b| graph.graph[*a].key.cmp(&graph.graph[*b].key));
     for ix in types {
@@ -174,10 +175,6 @@ fn go_std_interface(name: &str) -> Option<&'static [&'static str]> {
         "http.Handler" => &["ServeHTTP"],
         _ => return None,
     })
-}
-
-fn is_type_like(kind: &str) -> bool {
-    matches!(kind, "class" | "interface" | "enum" | "type" | "module")
 }
 
 pub(crate) fn node_path(graph: &Graph, ix: petgraph::stable_graph::NodeIndex) -> Option<String> {
@@ -235,8 +232,8 @@ pub fn pick_subjects(nb: &mut Neighbourhood, ask: &GraphAsk) -> crate::graph::Re
             }
             let fits = match ask.relation {
                 Relation::Importers | Relation::Imports => true,
-                Relation::Implementers => is_type_like(&graph.graph[ix].kind),
-                Relation::Callers | Relation::Callees => crate::graph::is_callable(&graph.graph[ix].kind),
+                Relation::Implementers => graph.graph[ix].kind.is_type_like(true),
+                Relation::Callers | Relation::Callees => graph.graph[ix].kind.is_callable(),
             };
             if fits {
                 score += 0.5;
@@ -271,7 +268,7 @@ pub(crate) fn callee_votes(mut nb: Neighbourhood, keyword: &Keyword, seeds: &[Hi
         let graph = nb.graph();
         // A function acts through its nested helpers too.
         let mut from = vec![ix];
-        from.extend(graph.descendants(ix).into_iter().filter(|d| crate::graph::is_callable(&graph.graph[*d].kind)));
+        from.extend(graph.descendants(ix).into_iter().filter(|d| graph.graph[*d].kind.is_callable()));
         let mut counted = HashSet::new();
         for (callee, _) in nb.walk(&from, &[EdgeKind::Calls], Direction::Outgoing, 1)? {
             if !from.contains(&callee) && counted.insert(callee) {

@@ -27,6 +27,8 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term, TERMINATED};
 
 use crate::analysis::chunk::FileChunks;
+use crate::analysis::kind::Kind;
+use crate::analysis::lang::Language;
 
 mod tokenize;
 pub use tokenize::{analyze, analyzer, code_terms, exact_analyze, exact_terms, split_identifier, ExactTokenizer, StemmedCodeTokenizer};
@@ -762,6 +764,17 @@ pub fn get_str(doc: &TantivyDocument, field: Field) -> Option<String> {
 }
 
 /// Reads a stored u64 field.
+/// A stored kind; one the store did not record (or this version does not
+/// know) reads as [`Kind::Chunk`].
+pub fn get_kind(doc: &TantivyDocument, field: Field) -> Kind {
+    get_str(doc, field).and_then(|k| Kind::from_name(&k)).unwrap_or(Kind::Chunk)
+}
+
+/// A stored language; one this version does not know reads as text.
+pub fn get_language(doc: &TantivyDocument, field: Field) -> Language {
+    get_str(doc, field).and_then(|l| Language::from_name(&l)).unwrap_or(Language::Text)
+}
+
 pub fn get_u64(doc: &TantivyDocument, field: Field) -> u64 {
     doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0)
 }
