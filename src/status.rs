@@ -10,7 +10,7 @@ use crate::worktree::{LayerFile, LayerOptions};
 
 use crate::git::Repo;
 use crate::hooks::RunnerStatus;
-use crate::stores::state::{IndexLock, IndexState, LastRun, PendingRun, STATE_FILE};
+use crate::stores::state::{IndexLock, IndexState, LastRun, PendingRun, SyntaxErrors, STATE_FILE};
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::{Backend, Collection};
 
@@ -37,6 +37,8 @@ pub struct Status {
     pub pending: std::collections::BTreeMap<String, crate::stores::state::PendingFile>,
     /// Degraded: the vector store could not follow the last runs, and what it lacks.
     pub vectors_behind: Option<crate::stores::state::VectorsBehind>,
+    /// The indexed files with syntax errors: how much of them was analysed, the worst by name.
+    pub syntax_errors: Option<SyntaxErrors>,
     pub last_run: Option<LastRun>,
     /// The semantic layer: model, store, and points per collection.
     pub semantic: Option<SemanticStatus>,
@@ -119,6 +121,7 @@ pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: 
         },
         pending: state.as_ref().map(|s| s.pending.clone()).unwrap_or_default(),
         vectors_behind: state.as_ref().and_then(|s| s.vectors_behind.clone()),
+        syntax_errors: state.as_ref().and_then(|s| SyntaxErrors::of(&s.files)),
         last_run: LastRun::load(index_dir),
         semantic,
         vector_coverage,

@@ -246,3 +246,47 @@ fn crash_between_store_commit_and_state_write() {
         assert_eq!(repo.query(q, &[]), repo.query(q, &["--index-dir", fresh_dir]), "{q}");
     }
 }
+
+/// Macro-heavy C reads as syntax errors to its grammar: the run and the
+/// status say which files, how many of their lines were still analysed as
+/// code, and a fix drops the file from the list (incremental equals full).
+#[test]
+fn files_with_syntax_errors_are_named_with_the_share_analysed() {
+    let repo = TestRepo::new();
+    repo.write("src/clean.c", "int add(int a, int b)\n{\n\treturn a + b;\n}\n");
+    let broken = "int first_ok(void)\n{\n\treturn 1;\n}\n\nint broken(int a {\n\treturn a +* ;\n}}\n\nint last_ok(void)\n{\n\treturn 2;\n}\n";
+    repo.write("src/broken.c", broken);
+    repo.commit("c");
+    let out = repo.rag(&["index", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let errors = &report["syntax_errors"];
+    assert_eq!((errors["files"].as_u64(), report["files_with_syntax_errors"].as_u64()), (Some(1), Some(1)), "{report}");
+    let worst = &errors["worst"][0];
+    assert_eq!((worst["path"].as_str(), worst["lines"].as_u64()), (Some("src/broken.c"), Some(13)), "{errors}");
+    let error_lines = worst["error_lines"].as_u64().expect("error_lines");
+    assert!((1..13).contains(&error_lines), "{errors}");
+    let share = errors["analysed_share"].as_f64().expect("share");
+    assert!((share - (13 - error_lines) as f64 / 13.0).abs() < 1e-9, "{errors}");
+    // The definitions around the error are symbols still.
+    assert_eq!(repo.hits("last_ok", &["--mode", "symbol"])[0].0, "src/broken.c");
+
+    let status = repo.status(&[]);
+    assert_eq!(status["syntax_errors"], *errors, "the index as a whole, after one full run");
+    let text = repo.rag_ok(&["status"]);
+    assert!(text.contains("syntax:") && text.contains("src/broken.c"), "{text}");
+
+    // Fixed: an incremental run drops it, as a full run does.
+    repo.write("src/broken.c", broken.replace("int broken(int a {\n\treturn a +* ;\n}}", "int broken(int a)\n{\n\treturn a;\n}"));
+    repo.commit("fix");
+    repo.rag_ok(&["index"]);
+    assert!(repo.status(&[])["syntax_errors"].is_null());
+    repo.write("src/clean.c", "int add(int a, int b {\n");
+    repo.commit("break another");
+    repo.rag_ok(&["index"]);
+    let incremental = (repo.status(&[])["syntax_errors"].clone(), repo.state_files(&repo.default_index_dir()));
+    repo.rag_ok(&["index", "--full"]);
+    let full = (repo.status(&[])["syntax_errors"].clone(), repo.state_files(&repo.default_index_dir()));
+    assert_eq!(incremental, full);
+    assert_eq!(full.0["worst"][0]["path"], "src/clean.c", "{}", full.0);
+}

@@ -46,8 +46,13 @@ pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Resu
                 let what = if b.all { "every file's vectors".to_string() } else { format!("the vectors of {} files", b.paths.len()) };
                 eprintln!("git-rag: warning: the vector store could not be written ({}); keyword, symbol and graph search are at this commit, {what} are not; the next `git rag index` that reaches it catches up", b.reason);
             }
-            if r.files_with_syntax_errors > 0 && !quiet {
-                eprintln!("git-rag: {} files had syntax errors (indexed what parsed, plus their whole text)", r.files_with_syntax_errors);
+            if let Some(e) = r.syntax_errors.as_ref().filter(|_| !quiet) {
+                let worst = e.worst.first().map(|f| format!("; most: {} ({} of {} lines)", f.path, f.error_lines, f.lines)).unwrap_or_default();
+                eprintln!(
+                    "git-rag: {} files had syntax errors: {:.1}% of their lines were analysed as code, the rest is searched as text{worst} (`git rag status` lists them)",
+                    e.files,
+                    100.0 * e.analysed_share
+                );
             }
             outln!(
                 "indexed {} ({}): {} files indexed, {} deleted, {} renamed; {} files, {} chunks, {} symbols in the index; {:.0} ms; {}",

@@ -29,6 +29,16 @@ pub fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
             outln!("          {path} (blob {}): {}", short(&p.blob), p.reason);
         }
     }
+    if let Some(e) = &status.syntax_errors {
+        outln!(
+            "syntax:   {} files have syntax errors; {:.1}% of their lines were analysed as code (the rest is searched as text); most lines inside errors:",
+            e.files,
+            100.0 * e.analysed_share
+        );
+        for f in e.worst.iter().take(5) {
+            outln!("          {} ({} of {} lines)", f.path, f.error_lines, f.lines);
+        }
+    }
     match &status.semantic {
         Some(sem) => {
             outln!("semantic: {} ({} dims) in {}", sem.model, sem.dims, sem.store);

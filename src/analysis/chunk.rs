@@ -139,6 +139,10 @@ pub struct FileChunks {
     pub symbols: Vec<Symbol>,
     pub imports: Vec<parse::Import>,
     pub has_errors: bool,
+    /// The file's lines, and how many lie inside syntax errors (both 0 when
+    /// it was not parsed).
+    pub lines: usize,
+    pub error_lines: usize,
     /// Convention instances mined from the tree (empty when not parsed).
     pub patterns: Vec<crate::analysis::patterns::PatternInstance>,
     /// Calls made outside any definition (module level), for the code graph.
@@ -152,12 +156,15 @@ pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
     let mut symbols = Vec::new();
     let mut imports = Vec::new();
     let mut has_errors = false;
+    let (mut lines, mut error_lines) = (0, 0);
     let mut patterns = Vec::new();
     let mut module_calls = Vec::new();
     if data.len() > opts.max_parse_bytes {
         builder.line_windows(0, data.len(), ChunkKind::Window, None, None);
     } else if let Some(parsed) = parse::parse(language, data) {
         has_errors = parsed.has_errors;
+        error_lines = parsed.error_lines;
+        lines = line_count(data);
         builder.code_file(path, &parsed);
         patterns = crate::analysis::patterns::mine(path, &parsed, data);
         symbols = parsed.symbols;
@@ -169,7 +176,13 @@ pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
         builder.paragraphs(0, data.len(), ChunkKind::Text, None);
     }
     let chunks = builder.finish(path);
-    FileChunks { language, chunks, symbols, imports, has_errors, patterns, module_calls }
+    FileChunks { language, chunks, symbols, imports, has_errors, lines, error_lines, patterns, module_calls }
+}
+
+/// Lines of a text, the last one counted whether or not a newline ends it.
+fn line_count(data: &[u8]) -> usize {
+    let newlines = data.iter().filter(|&&b| b == b'\n').count();
+    newlines + usize::from(data.last().is_some_and(|&b| b != b'\n'))
 }
 
 /// Counts what the budget counts.

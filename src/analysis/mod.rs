@@ -9,7 +9,8 @@
 /// 4: a named JS function handed to a call at module level is a definition.
 /// 5: a `/** … */` doc comment a blank line above a definition is its doc.
 /// 6: Vue and Svelte components' `<script>` blocks, Protobuf and Erlang parsed.
-pub const VERSION: u32 = 6;
+/// 7: a file's lines inside syntax errors are counted (index and status name them).
+pub const VERSION: u32 = 7;
 
 pub mod chunk;
 pub mod embedded;

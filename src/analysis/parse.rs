@@ -147,6 +147,9 @@ pub struct ParsedFile {
     /// the tree that hold one).
     pub def_node_ranges: HashMap<usize, (usize, usize)>,
     pub has_errors: bool,
+    /// Lines inside syntax errors (tree-sitter's `ERROR` nodes): what the
+    /// grammar could not read as code (0 without errors).
+    pub error_lines: usize,
     /// Conventions marked while parsing: by the query (`@pattern.<category>`)
     /// or, for Python and the JavaScript family, read from the nodes it
     /// captured as `@convention` (`patterns::TreeMarker`).

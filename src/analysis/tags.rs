@@ -185,8 +185,9 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
     imports.sort_by_key(|a| (a.0, a.1));
     let imports = imports.into_iter().map(|(line, _, module, names)| Import { module, names, line }).collect();
     let has_errors = root.has_error();
+    let error_lines = if has_errors { lines_in_errors(root) } else { 0 };
     let Extracted { symbols, defs_by_node, def_node_ranges, .. } = out;
-    Some(ParsedFile { language, tree, symbols, imports, module_calls, defs_by_node, def_node_ranges, has_errors, pattern_marks })
+    Some(ParsedFile { language, tree, symbols, imports, module_calls, defs_by_node, def_node_ranges, has_errors, error_lines, pattern_marks })
 }
 
 /// (line, byte offset of the module, module, names).
@@ -325,6 +326,31 @@ fn docstring_rule(query: &Query, pattern: usize) -> Option<(String, String)> {
     let setting = query.property_settings(pattern).iter().find(|p| &*p.key == "docstring")?;
     let (statement, literal) = setting.value.as_deref()?.split_once(' ')?;
     Some((statement.to_string(), literal.to_string()))
+}
+
+/// How many lines lie inside `ERROR` nodes (an error inside another is
+/// counted once; a line shared by two errors, once).
+fn lines_in_errors(root: Node) -> usize {
+    let mut ranges = Vec::new();
+    let mut stack = vec![root];
+    let mut cursor = root.walk();
+    while let Some(node) = stack.pop() {
+        if node.is_error() {
+            ranges.push((node.start_position().row, node.end_position().row));
+            continue;
+        }
+        stack.extend(node.children(&mut cursor).filter(|c| c.has_error()));
+    }
+    ranges.sort_unstable();
+    let (mut lines, mut next) = (0, 0);
+    for (start, end) in ranges {
+        let start = start.max(next);
+        if end >= start {
+            lines += end - start + 1;
+            next = end + 1;
+        }
+    }
+    lines
 }
 
 /// The docstring of a body by its definition's rule: the literal that

@@ -35,7 +35,7 @@ use crate::semantic::docs::Doc;
 use crate::semantic::embed::{EmbedOptions, ModelIdentity, ModelSource};
 use crate::semantic::sync::SyncReport;
 use crate::stores::keyword::KeywordIndex;
-use crate::stores::state::{ChunkId, FileState, IndexLock, IndexState, LastRun, PendingFile, PendingRun, SemanticState, VectorsBehind};
+use crate::stores::state::{ChunkId, ErrorLines, FileState, IndexLock, IndexState, LastRun, PendingFile, PendingRun, SemanticState, SyntaxErrors, VectorsBehind};
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::Backend;
 use analyze::FileOutcome;
@@ -164,6 +164,9 @@ pub struct Report {
     /// index is at `commit` but for these; every later run retries them.
     pub pending: BTreeMap<String, PendingFile>,
     pub files_with_syntax_errors: usize,
+    /// This run's files with syntax errors: the share of their lines still
+    /// analysed, the worst of them by name.
+    pub syntax_errors: Option<SyntaxErrors>,
     /// The vector store could not be written this run (a server or an
     /// endpoint out of reach): what it lacks; the next run catches up.
     pub vectors_behind: Option<VectorsBehind>,
@@ -273,6 +276,8 @@ struct Collected {
     skipped: Skipped,
     pending: BTreeMap<String, PendingFile>,
     files_with_syntax_errors: usize,
+    /// Summed before the files move into the state.
+    syntax_errors: Option<SyntaxErrors>,
     bytes: u64,
 }
 
@@ -383,6 +388,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         skipped: collected.skipped,
         pending: state.pending.clone(),
         files_with_syntax_errors: collected.files_with_syntax_errors,
+        syntax_errors: collected.syntax_errors.take(),
         vectors_behind: state.vectors_behind.clone(),
         searchable_ms,
         embedded: sync_report.as_ref().map_or(0, |r| r.embedded),
@@ -450,6 +456,7 @@ fn next_state(run: &mut Prepared, collected: &mut Collected, target: ObjectId, o
     for path in collected.files.keys() {
         state.changed_records.note(path);
     }
+    collected.syntax_errors = SyntaxErrors::of(&collected.files);
     state.files.extend(std::mem::take(&mut collected.files));
     state.pending.extend(std::mem::take(&mut collected.pending));
     state.last_commit = Some(target.to_string());
@@ -608,6 +615,7 @@ fn collect(
             language: chunks.language.name().to_string(),
             chunks: chunks.chunks.iter().filter_map(|c| ChunkId::parse(&c.id)).collect(),
             symbols: chunks.symbols.len(),
+            syntax_errors: chunks.has_errors.then_some(ErrorLines { lines: chunks.lines, error_lines: chunks.error_lines }),
         };
         Ok((state, docs, crate::graph::FileFacts::of(&chunks), chunks.has_errors))
     };

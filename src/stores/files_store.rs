@@ -13,14 +13,17 @@ use std::path::Path;
 
 use redb::{ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::state::{ChunkId, FileState, StateError};
+use super::state::{ChunkId, ErrorLines, FileState, StateError};
 
 pub const FILES_STORE: &str = "files.redb";
 
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 
-/// A record as stored: blob id, language, chunk ids, symbols.
-type Record = (String, String, Vec<u128>, u64);
+/// A record as stored: blob id, language, chunk ids, symbols, then the
+/// lines and error lines of a file with syntax errors. A record without the
+/// last (written before it was recorded) reads as one without errors.
+type Record = (String, String, Vec<u128>, u64, Option<(u64, u64)>);
+type RecordBefore = (String, String, Vec<u128>, u64);
 
 fn corrupt(path: &Path, message: impl std::fmt::Display) -> StateError {
     StateError::Corrupt { path: path.to_path_buf(), message: message.to_string() }
@@ -31,12 +34,21 @@ fn database(path: &Path, create: bool) -> Result<Option<std::sync::Arc<redb::Dat
 }
 
 fn decode(path: &Path, bytes: &[u8]) -> Result<FileState, StateError> {
-    let ((blob, language, chunks, symbols), _): (Record, _) = bincode::serde::decode_from_slice(bytes, bincode::config::standard()).map_err(|e| corrupt(path, e))?;
-    Ok(FileState { blob, language, chunks: chunks.into_iter().map(ChunkId).collect(), symbols: symbols as usize })
+    let config = bincode::config::standard();
+    let ((blob, language, chunks, symbols, errors), _): (Record, _) = match bincode::serde::decode_from_slice(bytes, config) {
+        Ok(record) => record,
+        Err(_) => {
+            let ((blob, language, chunks, symbols), n): (RecordBefore, _) = bincode::serde::decode_from_slice(bytes, config).map_err(|e| corrupt(path, e))?;
+            ((blob, language, chunks, symbols, None), n)
+        }
+    };
+    let syntax_errors = errors.map(|(lines, error_lines)| ErrorLines { lines: lines as usize, error_lines: error_lines as usize });
+    Ok(FileState { blob, language, chunks: chunks.into_iter().map(ChunkId).collect(), symbols: symbols as usize, syntax_errors })
 }
 
 fn encode(path: &Path, f: &FileState) -> Result<Vec<u8>, StateError> {
-    let record: (&str, &str, Vec<u128>, u64) = (&f.blob, &f.language, f.chunks.iter().map(|c| c.0).collect(), f.symbols as u64);
+    let errors = f.syntax_errors.map(|e| (e.lines as u64, e.error_lines as u64));
+    let record: (&str, &str, Vec<u128>, u64, Option<(u64, u64)>) = (&f.blob, &f.language, f.chunks.iter().map(|c| c.0).collect(), f.symbols as u64, errors);
     bincode::serde::encode_to_vec(record, bincode::config::standard()).map_err(|e| corrupt(path, e))
 }
 

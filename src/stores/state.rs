@@ -42,6 +42,61 @@ pub struct FileState {
     pub language: String,
     pub chunks: Vec<ChunkId>,
     pub symbols: usize,
+    /// When the file has syntax errors: its lines, and how many lie inside
+    /// them (the rest was analysed as code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syntax_errors: Option<ErrorLines>,
+}
+
+/// A file's lines and those inside syntax errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorLines {
+    pub lines: usize,
+    pub error_lines: usize,
+}
+
+/// How many files [`SyntaxErrors`] names.
+pub const SYNTAX_ERRORS_LISTED: usize = 20;
+
+/// Files with syntax errors (macro-heavy C reads so to its grammar): how
+/// many, how much of them was still analysed as code, and the ones with the
+/// most lines inside errors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SyntaxErrors {
+    pub files: usize,
+    pub lines: usize,
+    pub error_lines: usize,
+    /// Of those files' lines, the share outside syntax errors.
+    pub analysed_share: f64,
+    /// At most [`SYNTAX_ERRORS_LISTED`], most error lines first.
+    pub worst: Vec<SyntaxErrorFile>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SyntaxErrorFile {
+    pub path: String,
+    pub lines: usize,
+    pub error_lines: usize,
+}
+
+impl SyntaxErrors {
+    /// The summary of `files`' errors; `None` when none has any.
+    pub fn of<'a>(files: impl IntoIterator<Item = (&'a String, &'a FileState)>) -> Option<SyntaxErrors> {
+        let mut all: Vec<SyntaxErrorFile> = files
+            .into_iter()
+            .filter_map(|(path, f)| f.syntax_errors.map(|e| SyntaxErrorFile { path: path.clone(), lines: e.lines, error_lines: e.error_lines }))
+            .collect();
+        if all.is_empty() {
+            return None;
+        }
+        let lines: usize = all.iter().map(|f| f.lines).sum();
+        let error_lines: usize = all.iter().map(|f| f.error_lines).sum();
+        all.sort_by(|a, b| b.error_lines.cmp(&a.error_lines).then_with(|| a.path.cmp(&b.path)));
+        let files = all.len();
+        all.truncate(SYNTAX_ERRORS_LISTED);
+        let analysed_share = if lines == 0 { 1.0 } else { (lines - error_lines.min(lines)) as f64 / lines as f64 };
+        Some(SyntaxErrors { files, lines, error_lines, analysed_share, worst: all })
+    }
 }
 
 /// A chunk id (128-bit hash), written as 32 hex digits. Held as a number so
@@ -407,7 +462,7 @@ mod tests {
         s.last_commit = Some("deadbeef".into());
         let id = ChunkId::parse("00ff00ff00ff00ff00ff00ff00ff00f1").unwrap();
         assert_eq!(id.to_string(), "00ff00ff00ff00ff00ff00ff00ff00f1");
-        s.files.insert("a.py".into(), FileState { blob: "1".into(), language: "python".into(), chunks: vec![id], symbols: 2 });
+        s.files.insert("a.py".into(), FileState { blob: "1".into(), language: "python".into(), chunks: vec![id], symbols: 2, syntax_errors: None });
         s.save(&path).unwrap();
         assert_eq!(IndexState::load(&path).unwrap(), Some(s));
 
@@ -429,7 +484,7 @@ mod tests {
         let path = dir.path().join(STATE_FILE);
         let mut s = IndexState::new("abc".into());
         for i in 0..50u128 {
-            s.files.insert(format!("f{i}.py"), FileState { blob: format!("{i:040x}"), language: "python".into(), chunks: vec![ChunkId(i), ChunkId(i + 1000)], symbols: i as usize });
+            s.files.insert(format!("f{i}.py"), FileState { blob: format!("{i:040x}"), language: "python".into(), chunks: vec![ChunkId(i), ChunkId(i + 1000)], symbols: i as usize, syntax_errors: None });
         }
         s.save(&path).unwrap();
         assert!(!std::fs::read_to_string(&path).unwrap().contains("f1.py"), "no per-file records in the state file");
@@ -437,14 +492,14 @@ mod tests {
         // Changed, removed, added.
         s.files.get_mut("f3.py").unwrap().chunks.push(ChunkId(7));
         s.files.remove("f4.py");
-        s.files.insert("new.py".into(), FileState { blob: "b".into(), language: "python".into(), chunks: vec![], symbols: 0 });
+        s.files.insert("new.py".into(), FileState { blob: "b".into(), language: "python".into(), chunks: vec![], symbols: 0, syntax_errors: None });
         s.save(&path).unwrap();
         assert_eq!(IndexState::load(&path).unwrap().as_ref(), Some(&s));
         // A state read from the store writes the records it notes as changed.
         let mut loaded = IndexState::load(&path).unwrap().unwrap();
         loaded.files.get_mut("f5.py").unwrap().symbols = 99;
         loaded.files.remove("f6.py");
-        loaded.files.insert("newer.py".into(), FileState { blob: "c".into(), language: "python".into(), chunks: vec![ChunkId(1)], symbols: 1 });
+        loaded.files.insert("newer.py".into(), FileState { blob: "c".into(), language: "python".into(), chunks: vec![ChunkId(1)], symbols: 1, syntax_errors: None });
         for p in ["f5.py", "f6.py", "newer.py"] {
             loaded.changed_records.note(p);
         }
