@@ -320,3 +320,39 @@ impl BlobReader {
         Ok(blob.data.clone())
     }
 }
+
+/// Object ids as the state file and the server keep them: hex strings
+/// (`#[serde(with = "crate::git::hex_id")]`, or `hex_id::option`), checked
+/// when read, so a commit id is parsed once, where it enters.
+pub mod hex_id {
+    use gix::ObjectId;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(id: &ObjectId, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(id)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ObjectId, D::Error> {
+        let hex = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        ObjectId::from_hex(hex.as_bytes()).map_err(|e| serde::de::Error::custom(format!("`{hex}` is not an object id: {e}")))
+    }
+
+    pub mod option {
+        use gix::ObjectId;
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        pub fn serialize<S: Serializer>(id: &Option<ObjectId>, s: S) -> Result<S::Ok, S::Error> {
+            match id {
+                Some(id) => s.collect_str(id),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ObjectId>, D::Error> {
+            match <Option<std::borrow::Cow<'de, str>>>::deserialize(d)? {
+                Some(hex) => ObjectId::from_hex(hex.as_bytes()).map(Some).map_err(|e| serde::de::Error::custom(format!("`{hex}` is not an object id: {e}"))),
+                None => Ok(None),
+            }
+        }
+    }
+}

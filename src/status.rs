@@ -83,7 +83,7 @@ pub struct SemanticStatus {
 pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: bool, worktree: Option<&LayerOptions>) -> Result<Status, StatusError> {
     let state = IndexState::load(&index_dir.join(STATE_FILE))?;
     let head = repo.head_commit()?.map(|h| h.to_string());
-    let indexed = state.as_ref().and_then(|s| s.last_commit.clone());
+    let indexed = state.as_ref().and_then(|s| s.last_commit.map(|c| c.to_string()));
     let semantic = state.as_ref().and_then(|s| s.semantic.as_ref()).map(|sem| {
         let counts = count_vectors.then(|| {
             backend.open(index_dir, sem.dims, &sem.model, Access::Read, Duration::from_secs(1)).and_then(|store| {

@@ -260,6 +260,9 @@ fn files_with_syntax_errors_are_named_with_the_share_analysed() {
     let out = repo.rag(&["index", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    // Where the memory went: the process's peak after each step (Linux).
+    let peak = |step: &str| report["peak_rss_mb"][step].as_f64().unwrap_or(0.0);
+    assert!(peak("parse_chunk_add") > 1.0 && peak("state") >= peak("parse_chunk_add"), "{report}");
     let errors = &report["syntax_errors"];
     assert_eq!((errors["files"].as_u64(), report["files_with_syntax_errors"].as_u64()), (Some(1), Some(1)), "{report}");
     let worst = &errors["worst"][0];

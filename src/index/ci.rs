@@ -102,7 +102,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
 
     let record = ServerRecord { store: &store };
     let previous = record.load()?;
-    let previous_commit = previous.as_ref().and_then(|p| p.last_commit.clone());
+    let previous_commit = previous.as_ref().and_then(|p| p.last_commit.map(|c| c.to_string()));
     let full_reason = full_reason(previous.as_ref(), opts.full, &hash, &manifest);
     let full = full_reason.is_some();
     let mut state = match (&previous, full) {
@@ -112,8 +112,8 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
 
     let (tree, cleared, to_index) = plan_by_blobs(repo, &target, &state, full, &opts.paths)?;
     if !full && cleared.is_empty() {
-        if state.last_commit.as_deref() != Some(&target.to_string()) {
-            state.last_commit = Some(target.to_string());
+        if state.last_commit != Some(target) {
+            state.last_commit = Some(target);
             state.updated_at = crate::stores::state::now_secs();
             record.commit(&state)?;
         }
@@ -157,7 +157,7 @@ pub fn run(repo: &Repo, opts: &CiOptions, progress: &dyn Progress) -> Result<CiR
     crate::env::failpoint("ci-before-state");
 
     state.version = SERVER_STATE_VERSION;
-    state.last_commit = Some(target.to_string());
+    state.last_commit = Some(target);
     state.config_hash = hash;
     state.model = manifest.id.clone();
     state.dims = manifest.dims;

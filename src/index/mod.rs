@@ -184,6 +184,8 @@ pub struct Report {
     pub took_ms: f64,
     /// Where the time went, in ms.
     pub timings: BTreeMap<String, f64>,
+    /// The process's peak resident memory after each step, in MB (Linux).
+    pub peak_rss_mb: BTreeMap<String, f64>,
 }
 
 /// Work for one run: paths to clear, and files to (re)index.
@@ -281,7 +283,30 @@ struct Collected {
     bytes: u64,
 }
 
-type Timings = BTreeMap<String, f64>;
+/// Where a run's time went, and the process's peak memory after each step
+/// (what raised it: `--json` of a big repository's run says).
+#[derive(Default)]
+struct Timings {
+    ms: BTreeMap<String, f64>,
+    peak_rss_mb: BTreeMap<String, f64>,
+}
+
+impl Timings {
+    fn insert(&mut self, step: String, ms: f64) {
+        if let Some(mb) = peak_rss_mb() {
+            self.peak_rss_mb.insert(step.clone(), mb);
+        }
+        self.ms.insert(step, ms);
+    }
+}
+
+/// The process's peak resident set so far, in MB (Linux's `VmHWM`; `None`
+/// elsewhere).
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some((kb / 1024.0 * 10.0).round() / 10.0)
+}
 
 /// A run indexing at most this many files is small (a commit's files): one
 /// keyword writer thread with a small arena, and small pages.
@@ -301,7 +326,7 @@ fn size_run(plan: &Plan, progress: &dyn Progress) -> (usize, usize) {
 }
 
 fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId, started: Instant, progress: &dyn Progress) -> Result<Outcome> {
-    let mut timings = Timings::new();
+    let mut timings = Timings::default();
     let Some(mut run) = prepare(repo, index_dir, opts, target, progress, &mut timings)? else {
         return Ok(Outcome::UpToDate { commit: target.to_string() });
     };
@@ -373,7 +398,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 
     Ok(Outcome::Indexed(Box::new(Report {
         commit: target.to_string(),
-        previous: run.previous.as_ref().and_then(|p| p.last_commit.clone()),
+        previous: run.previous.as_ref().and_then(|p| p.last_commit.map(|c| c.to_string())),
         full: run.plan.full,
         full_reason: run.plan.full_reason,
         seeded_from: None,
@@ -396,7 +421,8 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         borrowed: sync_report.as_ref().map_or(0, |r| r.borrowed),
         semantic: sync_report,
         took_ms: millis(started),
-        timings,
+        timings: timings.ms,
+        peak_rss_mb: timings.peak_rss_mb,
     })))
 }
 
@@ -459,7 +485,7 @@ fn next_state(run: &mut Prepared, collected: &mut Collected, target: ObjectId, o
     collected.syntax_errors = SyntaxErrors::of(&collected.files);
     state.files.extend(std::mem::take(&mut collected.files));
     state.pending.extend(std::mem::take(&mut collected.pending));
-    state.last_commit = Some(target.to_string());
+    state.last_commit = Some(target);
     state.config_hash = std::mem::take(&mut run.hash);
     state.semantic = run.semantic.clone();
     state.semantic_off = !opts.semantic.enabled;
@@ -768,14 +794,14 @@ fn plan(
         let what = if semantic.is_some() { "re-embedding every file; keyword, symbol and graph layers are kept" } else { "dropping it" };
         progress.note(&format!("the semantic layer changed (was: {}; now: {}): {what}", describe(prev.semantic.as_ref()), describe(semantic)));
     }
-    let Some(last) = prev.last_commit.as_deref() else { return full("the previous index never completed") };
-    let parse = |s: &str| ObjectId::from_hex(s.as_bytes()).ok();
-    let Some(last_id) = parse(last).filter(|id| repo.has_commit(id)) else {
+    let Some(last_id) = prev.last_commit else { return full("the previous index never completed") };
+    if !repo.has_commit(&last_id) {
         progress.note(&format!(
-            "the last indexed commit {last} is no longer in the repository (history rewritten and collected, or a shallow clone); rebuilding the index in full"
+            "the last indexed commit {last_id} is no longer in the repository (history rewritten and collected, or a shallow clone); rebuilding the index in full"
         ));
         return full("last indexed commit is gone");
-    };
+    }
+    let parse = |s: &str| ObjectId::from_hex(s.as_bytes()).ok();
     let pending_id = match pending {
         None => None,
         Some(p) if p.full => return full("the previous full rebuild was interrupted"),

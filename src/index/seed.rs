@@ -36,11 +36,10 @@ pub fn seed(repo: &Repo, index_dir: &Path, target: &ObjectId, lock_wait: Duratio
     if index_dir.join(STATE_FILE).exists() || !same_dir(index_dir, &repo.git_dir().join("rag")) {
         return None;
     }
-    let mut best: Option<(usize, PathBuf, String)> = None;
+    let mut best: Option<(usize, PathBuf, ObjectId)> = None;
     for dir in sibling_indexes(repo, index_dir) {
         let Some(commit) = usable(repo, &dir) else { continue };
-        let Ok(id) = ObjectId::from_hex(commit.as_bytes()) else { continue };
-        let Ok(changes) = repo.diff(&id, target) else { continue };
+        let Ok(changes) = repo.diff(&commit, target) else { continue };
         if best.as_ref().is_none_or(|(n, _, _)| changes.len() < *n) {
             best = Some((changes.len(), dir, commit));
         }
@@ -51,12 +50,12 @@ pub fn seed(repo: &Repo, index_dir: &Path, target: &ObjectId, lock_wait: Duratio
         progress.note(&format!("the index of {} is busy (being indexed); indexing in full instead of starting from it", from.display()));
         return None;
     };
-    if usable(repo, &from).as_deref() != Some(commit.as_str()) {
+    if usable(repo, &from) != Some(commit) {
         return None;
     }
     match copy_layers(&from, index_dir) {
         Ok(()) => {
-            progress.note(&format!("starting from the index of {} at {} ({changed} files differ)", from.display(), &commit[..commit.len().min(12)]));
+            progress.note(&format!("starting from the index of {} at {} ({changed} files differ)", from.display(), commit.to_hex_with_len(12)));
             Some(Seeded { from })
         }
         Err(e) => {
@@ -86,7 +85,7 @@ fn sibling_indexes(repo: &Repo, own: &Path) -> Vec<PathBuf> {
 
 /// The commit a complete index holds, when it can seed: no interrupted
 /// run, vectors (if any) in its own folder, a commit this repository has.
-fn usable(repo: &Repo, dir: &Path) -> Option<String> {
+fn usable(repo: &Repo, dir: &Path) -> Option<ObjectId> {
     if PendingRun::load(dir).is_some() {
         return None;
     }
@@ -95,8 +94,7 @@ fn usable(repo: &Repo, dir: &Path) -> Option<String> {
         return None;
     }
     let commit = state.last_commit?;
-    let id = ObjectId::from_hex(commit.as_bytes()).ok()?;
-    repo.has_commit(&id).then_some(commit)
+    repo.has_commit(&commit).then_some(commit)
 }
 
 fn copy_layers(from: &Path, to: &Path) -> std::io::Result<()> {

@@ -84,9 +84,9 @@ pub fn open_engine(index_dir: &Path, state: IndexState, semantic: Option<Semanti
 /// Warnings about the index itself: behind HEAD, or empty.
 pub fn index_notices(repo: &Repo, state: &IndexState) -> Vec<String> {
     let mut notices = Vec::new();
-    if let (Some(indexed), Ok(Some(head))) = (&state.last_commit, repo.head_commit()) {
-        if indexed != &head.to_string() {
-            notices.push(format!("warning: the index is at {} but HEAD is {}; run `git rag index`", short(indexed), short(&head.to_string())));
+    if let (Some(indexed), Ok(Some(head))) = (state.last_commit, repo.head_commit()) {
+        if indexed != head {
+            notices.push(format!("warning: the index is at {} but HEAD is {}; run `git rag index`", short(&indexed.to_string()), short(&head.to_string())));
         }
     }
     if state.files.is_empty() {

@@ -25,7 +25,8 @@ pub const SERVER_STATE_VERSION: u32 = 1;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServerState {
     pub version: u32,
-    pub last_commit: Option<String>,
+    #[serde(with = "crate::git::hex_id::option")]
+    pub last_commit: Option<gix::ObjectId>,
     /// [`crate::index::config_hash`] of the chunking options.
     pub config_hash: String,
     pub model: String,

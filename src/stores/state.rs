@@ -153,7 +153,8 @@ pub struct IndexState {
     pub tool_version: String,
     /// Hash of the options that change what is indexed; a change forces a rebuild.
     pub config_hash: String,
-    pub last_commit: Option<String>,
+    #[serde(with = "crate::git::hex_id::option")]
+    pub last_commit: Option<gix::ObjectId>,
     /// Every indexed file. Kept in `files.redb` beside the state file
     /// ([`crate::stores::files_store`]), not in it; read from the state file
     /// only when an index of schema 1 is upgraded.
@@ -459,7 +460,7 @@ mod tests {
         let path = dir.path().join(STATE_FILE);
         assert!(IndexState::load(&path).unwrap().is_none());
         let mut s = IndexState::new("abc".into());
-        s.last_commit = Some("deadbeef".into());
+        s.last_commit = Some(gix::ObjectId::from_hex(b"deadbeefdeadbeefdeadbeefdeadbeefdeadbeef").expect("hex"));
         let id = ChunkId::parse("00ff00ff00ff00ff00ff00ff00ff00f1").unwrap();
         assert_eq!(id.to_string(), "00ff00ff00ff00ff00ff00ff00ff00f1");
         s.files.insert("a.py".into(), FileState { blob: "1".into(), language: "python".into(), chunks: vec![id], symbols: 2, syntax_errors: None });

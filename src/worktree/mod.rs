@@ -193,10 +193,10 @@ pub fn changes(repo: &Repo, state: &IndexState, opts: &LayerOptions) -> Result<C
 /// known to be as it was: what a watched tree costs after a save.
 fn changes_within(repo: &Repo, state: &IndexState, opts: &LayerOptions, scope: Option<(&BTreeSet<String>, &BTreeSet<String>)>) -> Result<Changes, WorktreeError> {
     let started = Instant::now();
-    let base = state.last_commit.clone().unwrap_or_default();
-    let mut out = Changes { base: base.clone(), files: Vec::new(), skipped: Vec::new(), over_cap: 0, took_ms: 0.0 };
+    let base = state.last_commit.map(|c| c.to_string()).unwrap_or_default();
+    let mut out = Changes { base, files: Vec::new(), skipped: Vec::new(), over_cap: 0, took_ms: 0.0 };
     let workdir = repo.local().workdir().map(Path::to_path_buf);
-    let (Some(workdir), Ok(base_id)) = (workdir, ObjectId::from_hex(base.as_bytes())) else {
+    let (Some(workdir), Some(base_id)) = (workdir, state.last_commit) else {
         // A bare repository, or nothing indexed: nothing to lay over.
         return Ok(out);
     };
@@ -359,7 +359,7 @@ pub fn scan_cached(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts
     let last = cache.last.lock().ok().and_then(|l| l.clone());
     // Asked first, always: it also takes in what happened since the last call.
     let moved = cache.watch.as_ref().map_or(Moved::Everything, |w| w.moved());
-    let same_base = last.as_ref().filter(|(f, _)| Some(&f.0) == state.last_commit.as_ref());
+    let same_base = last.as_ref().filter(|(f, _)| state.last_commit.is_some_and(|c| f.0 == c.to_string()));
     let changes = match (&moved, same_base) {
         (Moved::Nothing, Some((_, layer))) => return Ok((layer.clone(), (crate::progress::millis(started), 0.0))),
         // Only what moved, and what the layer held, is compared again.

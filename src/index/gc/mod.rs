@@ -216,8 +216,7 @@ fn other_references(
 /// The cache point ids of every document the index holds, and how many
 /// indexed files could not be read.
 fn referenced_keys(repo: &Repo, index_dir: &Path, state: &IndexState, model: &str, chunk: &crate::analysis::chunk::ChunkOptions, progress: &dyn Progress) -> Result<(HashSet<u64>, usize)> {
-    let Some(commit) = state.last_commit.as_deref() else { return Ok((HashSet::new(), 0)) };
-    let commit = repo.resolve(commit)?;
+    let Some(commit) = state.last_commit else { return Ok((HashSet::new(), 0)) };
     let files: Vec<_> = repo.list_files(&commit)?.into_iter().filter(|f| state.files.contains_key(&f.path)).collect();
     let derive = |file: &crate::git::TreeFile, chunks: crate::analysis::chunk::FileChunks| -> Result<Vec<Doc>> {
         Ok(crate::semantic::docs::documents(&file.path, &file.id.to_string(), &chunks, model))

@@ -78,7 +78,7 @@ impl Server {
             return Err(ServerQueryError::ModelMismatch { server: state.model, installed: manifest.id });
         }
         let files = state.files.into_iter().map(|(path, f)| (path, f.blob)).collect();
-        let index = ServerIndex { commit: state.last_commit, files };
+        let index = ServerIndex { commit: state.last_commit.map(|c| c.to_string()), files };
         Ok(Server { store, index, model: model.clone(), embedder: OnceLock::new(), vector: Mutex::new(None) })
     }
 

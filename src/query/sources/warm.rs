@@ -140,7 +140,7 @@ impl WarmEngine {
         WarmStatus {
             warm: self.slot.warm.load(Ordering::Relaxed),
             engine_open: loaded.is_some(),
-            engine_commit: loaded.as_ref().and_then(|e| e.state().last_commit.clone()),
+            engine_commit: loaded.as_ref().and_then(|e| e.state().last_commit.map(|c| c.to_string())),
             model_loaded: loaded.as_ref().is_some_and(|e| e.embedder().is_some()),
             store_open: loaded.as_ref().is_some_and(|e| e.store_open()),
         }
