@@ -748,3 +748,23 @@ fn a_three_thousand_word_issue_is_answered() {
     let top: Vec<String> = symbols(&v).into_iter().take(2).collect();
     assert!(top.contains(&"parse_port".to_string()), "{top:?}");
 }
+
+/// A C function asked by name: its definition comes before its prototypes
+/// (headers, a forward declaration in its own file), which match the name
+/// exactly as well. Without the rule the order among them was a hash's.
+#[test]
+fn a_function_definition_comes_before_its_prototypes() {
+    let repo = TestRepo::new();
+    for header in ["include/net.h", "include/compat.h", "tools/include/net.h", "arch/x86/include/net.h"] {
+        repo.write(header, "#pragma once\nint frob_packet(int len, const char *buf);\nint other_call(void);\n");
+    }
+    repo.write(
+        "net/frob.c",
+        "static int frob_packet(int len, const char *buf);\n\nint caller(void)\n{\n\treturn frob_packet(0, 0);\n}\n\nstatic int frob_packet(int len, const char *buf)\n{\n\treturn len + buf[0];\n}\n",
+    );
+    repo.commit("c");
+    repo.rag_ok(&["index", "--no-semantic"]);
+    let hits = repo.hits("frob_packet", &["--mode", "symbol"]);
+    assert_eq!((hits[0].0.as_str(), hits[0].1, hits[0].2), ("net/frob.c", 8, 11), "{hits:?}");
+    assert_eq!(hits.len(), 6, "the prototypes still follow: {hits:?}");
+}

@@ -29,6 +29,7 @@ use tantivy::{DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, Reload
 use crate::analysis::chunk::FileChunks;
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
+use crate::analysis::parse::SymbolKind;
 
 mod tokenize;
 pub use tokenize::{analyze, analyzer, code_terms, exact_analyze, exact_terms, split_identifier, ExactTokenizer, StemmedCodeTokenizer};
@@ -67,7 +68,8 @@ const EXACT_TOKENIZER: &str = "exact";
 /// 3: escapes (`\n`) are terms of their own in the exact field.
 /// 4: a chunk's symbol, parent and content hash are stored, not indexed.
 /// 5: a chunk is found by its numeric `key`, its `id` is stored only.
-pub const FORMAT_VERSION: u32 = 5;
+/// 6: a symbol's key (its tie-break) says whether it has a body.
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Fields of the chunk index.
 #[derive(Clone, Copy)]
@@ -400,7 +402,8 @@ impl KeywordIndex {
         }
         for (i, sym) in file.symbols.iter().enumerate() {
             let mut doc = TantivyDocument::default();
-            doc.add_u64(sf.key, key_of(&format!("{path}\0{}\0{i}", sym.qualified_name)));
+            let declaration = matches!(sym.kind, SymbolKind::Function | SymbolKind::Method) && sym.body.is_none();
+            doc.add_u64(sf.key, symbol_key(path, &sym.qualified_name, i, declaration));
             doc.add_text(sf.path, path);
             doc.add_text(sf.name, &sym.name);
             doc.add_text(sf.qualified, &sym.qualified_name);
@@ -764,6 +767,18 @@ pub fn get_str(doc: &TantivyDocument, field: Field) -> Option<String> {
 }
 
 /// Reads a stored u64 field.
+/// A symbol's key: a hash of where it is, which breaks ties between equal
+/// scores (larger first), with its top bit clear for a function or method
+/// declared without a body. So among equally good name matches a function's
+/// definition comes before its prototypes (C and C++ headers, forward
+/// declarations; on the Linux kernel the prototype was result 1 for 10% of
+/// functions asked by name). Other kinds keep their order: a type's body is
+/// not captured in every language.
+fn symbol_key(path: &str, qualified_name: &str, nth: usize, declaration: bool) -> u64 {
+    let hash = key_of(&format!("{path}\0{qualified_name}\0{nth}")) >> 1;
+    hash | (u64::from(!declaration) << 63)
+}
+
 /// A stored kind; one the store did not record (or this version does not
 /// know) reads as [`Kind::Chunk`].
 pub fn get_kind(doc: &TantivyDocument, field: Field) -> Kind {
