@@ -429,6 +429,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut mem = GraphStore::empty(dir.path());
         mem.update(&BTreeSet::new(), facts(files)).unwrap();
+        // The reference: the same facts resolved into a graph in memory
+        // (the store's full write resolves them file by file as it writes).
+        mem.materialize();
         let mut stored = GraphStore::empty(dir.path());
         stored.update(&BTreeSet::new(), facts(files)).unwrap();
         stored.save("gen0").unwrap();
@@ -657,6 +660,14 @@ mod tests {
             ("pkg/sub/x.py", &[Some("from .. import utils\nfrom ..utils import get\n\ndef f():\n    return utils.helper() + get(2) + newfn() + solo()\n"), None]),
             ("pkg/sub/__init__.py", &[None, Some("from . import x\n\ndef g():\n    return x.f()\n")]),
             ("pkg/imp.py", &[Some("from . import tools\n\ndef use():\n    return tools.newfn()\n")]),
+            // Changed around a definition that is not: `run`'s references
+            // find what the change defined (the edited file's own, or
+            // another's in the same update); `a` stays while `b` changes
+            // inside its body only.
+            ("pkg/edited.py", &[Some("def run():\n    return solo() + helper()\n"), Some("def run():\n    return solo() + helper()\n\ndef solo():\n    return 1\n"), Some("def run():\n    return solo() + helper()\n\nclass helper:\n    pass\n")]),
+            // A name defined twice (the first owns the node), kept, changed or gone.
+            ("pkg/twice.py", &[Some("def twice():\n    return solo()\n\ndef twice():\n    return helper()\n\ndef other():\n    return get(1)\n"), Some("def twice():\n    return solo()\n\ndef twice():\n    return helper()\n\ndef other():\n    return get(1)\n\ndef more():\n    return twice()\n"), Some("def twice():\n    return helper()\n\ndef other():\n    return twice()\n"), Some("def other():\n    return twice()\n\ndef twice():\n    return newfn()\n\ndef twice():\n    return solo()\n")]),
+            ("pkg/in_place.py", &[Some("def a():\n    return solo() + newfn()\n\ndef b():\n    return 1\n"), Some("def a():\n    return solo() + newfn()\n\ndef b():\n    return get(2)\n")]),
             ("pkg/tools.py", &[None, Some("def other():\n    return 1\n"), Some("def newfn():\n    return 1\n")]),
             ("pkg/chain_a.py", &[Some("from .chain_b import B\n\nclass A(B):\n    def run(self):\n        return self.m() + self.get()\n")]),
             ("pkg/chain_b.py", &[Some("from .chain_c import C\n\nclass B(C):\n    pass\n"), Some("class B:\n    def get(self):\n        return 1\n")]),
@@ -709,9 +720,15 @@ mod tests {
     #[test]
     fn save_and_load_round_trip() {
         let dir = tempfile::tempdir().unwrap();
+        let files = [("pkg/utils.py", UTILS), ("pkg/sessions.py", SESSIONS)];
         let mut g = GraphStore::open(dir.path()).unwrap();
-        g.update(&BTreeSet::new(), facts(&[("pkg/utils.py", UTILS), ("pkg/sessions.py", SESSIONS)])).unwrap();
-        let dump = g.graph().dump();
+        g.update(&BTreeSet::new(), facts(&files)).unwrap();
+        // The save resolves as it writes; the same facts resolved in memory are the reference.
+        let mut mem = GraphStore::empty(dir.path());
+        mem.update(&BTreeSet::new(), facts(&files)).unwrap();
+        mem.materialize();
+        let dump = mem.graph().dump();
+        assert!(dump.iter().any(|l| l.contains("-calls(")), "{dump:#?}");
         g.save("gen1").unwrap();
         let loaded = Graph::load(dir.path()).unwrap().unwrap();
         assert_eq!(loaded.dump(), dump);

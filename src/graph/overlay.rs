@@ -42,7 +42,7 @@ impl Overlay {
         let mut lookups: Vec<(BTreeSet<String>, BTreeSet<String>)> = vec![Default::default(); LOOKUPS.len()];
         for c in changes {
             for (facts, added) in [(c.old, false), (c.new, true)] {
-                for (t, k) in facts.map(|f| IndexKeys::of(c.path, f).entries(c.path)).unwrap_or_default() {
+                for (t, k) in facts.map(|f| IndexKeys::of(c.path, f).entries()).unwrap_or_default() {
                     let (gone, new) = &mut lookups[t];
                     if added { new.insert(k) } else { gone.insert(k) };
                 }

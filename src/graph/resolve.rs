@@ -45,24 +45,53 @@ pub(super) fn update_lines(g: &mut Graph, path: &str, facts: &FileFacts) {
     }
 }
 
-/// Replaces the symbol nodes of a file that is there before and after (each
-/// version without duplicate names): nodes of definitions that are gone or
-/// changed (name, kind, parent, bases) go, with their edges; the others stay,
-/// with the edges other files resolved into them, and move to their new
-/// lines. [`add_file_nodes`] then adds the new ones, [`attach_to_parents`]
-/// re-links what lost its parent.
+/// A file's definitions as name resolution tells them apart: grouped by
+/// canonical qualified name (a lookup finds a group's first; a file may
+/// define a name twice, as C does under `#ifdef`), each group in file order.
+pub(super) struct Groups<'f>(HashMap<std::borrow::Cow<'f, str>, Vec<&'f SymbolFact>>);
+
+impl<'f> Groups<'f> {
+    pub(super) fn of(f: &'f FileFacts) -> Groups<'f> {
+        let mut groups: HashMap<std::borrow::Cow<'f, str>, Vec<&'f SymbolFact>> = HashMap::new();
+        for s in &f.symbols {
+            groups.entry(canonical_name(&s.qualified_name)).or_default().push(s);
+        }
+        Groups(groups)
+    }
+
+    /// Whether `s`'s group is the same in `other`: the same definitions in
+    /// the same order (qualified names, names, kinds, parents, bases; lines aside).
+    pub(super) fn kept_in(&self, s: &SymbolFact, other: &Groups) -> bool {
+        let key = canonical_name(&s.qualified_name);
+        let same = |a: &&SymbolFact, b: &&SymbolFact| a.qualified_name == b.qualified_name && a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases;
+        match (self.0.get(&key), other.0.get(&key)) {
+            (Some(a), Some(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y)),
+            _ => false,
+        }
+    }
+}
+
+/// Replaces the symbol nodes of a file that is there before and after:
+/// nodes of definitions whose group ([`Groups`]) is gone or changed go, with
+/// their edges; the others stay, with the edges other files resolved into
+/// them, and move to their new lines (those of the first definition of
+/// their qualified name, which owns the node). [`add_file_nodes`] then adds
+/// the new ones, [`attach_to_parents`] re-links what lost its parent.
 pub(super) fn replace_file_nodes(g: &mut Graph, path: &str, old: &FileFacts, new: &FileFacts) {
-    let same = |a: &SymbolFact, b: &SymbolFact| a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases;
-    let kept: HashMap<&str, &SymbolFact> = new.symbols.iter().map(|s| (s.qualified_name.as_str(), s)).collect();
+    let (before, after) = (Groups::of(old), Groups::of(new));
+    let mut seen = HashSet::new();
     for a in &old.symbols {
-        match kept.get(a.qualified_name.as_str()) {
-            Some(b) if same(a, b) => {
+        if !seen.insert(a.qualified_name.as_str()) {
+            continue;
+        }
+        match new.symbols.iter().find(|b| b.qualified_name == a.qualified_name).filter(|_| before.kept_in(a, &after)) {
+            Some(b) => {
                 if let Some(ix) = g.node(&symbol_key(path, &b.qualified_name)) {
                     g.graph[ix].start_line = b.start_line;
                     g.graph[ix].end_line = b.end_line;
                 }
             }
-            _ => g.remove(&symbol_key(path, &a.qualified_name)),
+            None => g.remove(&symbol_key(path, &a.qualified_name)),
         }
     }
 }
@@ -105,9 +134,73 @@ pub(super) fn drop_orphan_stubs(g: &mut Graph) {
     }
 }
 
+/// Which of a file's references a resolution redoes (and its edges replace).
+pub(super) enum Scope<'s> {
+    /// All of them, imports included.
+    All,
+    /// Those whose name (last segment) is in the set: a file whose
+    /// definitions and imports did not change, where only what those names
+    /// resolve to may have.
+    Names(&'s HashSet<String>),
+    /// A file that changed but kept its imports: every reference of the
+    /// definitions in `redo` (new, or with other calls or bases; by
+    /// qualified name) and of the module level when `module` is set; of the
+    /// others, those whose name is in `names`, as for an unchanged file.
+    Edited { names: &'s HashSet<String>, redo: HashSet<String>, module: bool },
+}
+
+impl Scope<'_> {
+    /// Whether the file's imports are redone.
+    fn imports(&self) -> bool {
+        matches!(self, Scope::All)
+    }
+
+    /// Whether the reference `raw` of the definition `qualified` (`None`:
+    /// the module level) is redone.
+    fn takes(&self, qualified: Option<&str>, raw: &str) -> bool {
+        let named = |names: &HashSet<String>| names.contains(ref_name(raw).as_ref());
+        match self {
+            Scope::All => true,
+            Scope::Names(names) => named(names),
+            Scope::Edited { names, redo, module } => match qualified {
+                None => *module || named(names),
+                Some(q) => redo.contains(q) || named(names),
+            },
+        }
+    }
+
+    /// The scope of a file changed from `old` to `new` whose references
+    /// other than those redone in full resolve as before unless they name
+    /// one of `names` (the caller's reason: its imports and, when paths
+    /// moved, what they find are the same). A definition is redone when
+    /// the definitions of its qualified name differ in anything but lines.
+    pub(super) fn edited<'s>(old: &FileFacts, new: &FileFacts, names: &'s HashSet<String>) -> Scope<'s> {
+        fn imports(f: &FileFacts) -> Vec<(&String, &Vec<String>)> {
+            f.imports.iter().map(|i| (&i.module, &i.names)).collect()
+        }
+        if old.language != new.language || imports(old) != imports(new) {
+            return Scope::All;
+        }
+        type Shape<'f> = Vec<(&'f str, Kind, Option<&'f String>, &'f [String], &'f [String])>;
+        fn by_name(f: &FileFacts) -> HashMap<&str, Shape<'_>> {
+            let mut m: HashMap<&str, Shape> = HashMap::new();
+            for s in &f.symbols {
+                m.entry(s.qualified_name.as_str()).or_default().push((s.name.as_str(), s.kind, s.parent.as_ref(), &s.calls, &s.bases));
+            }
+            m
+        }
+        let (before, after) = (by_name(old), by_name(new));
+        let mut redo: HashSet<String> = after.iter().filter(|(q, shape)| before.get(*q) != Some(*shape)).map(|(q, _)| q.to_string()).collect();
+        // A definition whose node was replaced (its group changed) has no edges left.
+        let (old_groups, new_groups) = (Groups::of(old), Groups::of(new));
+        redo.extend(new.symbols.iter().filter(|s| !new_groups.kept_in(s, &old_groups)).map(|s| s.qualified_name.clone()));
+        Scope::Edited { names, redo, module: old.module_calls != new.module_calls }
+    }
+}
+
 /// A file's references, resolved: what [`apply_references`] puts in the
-/// graph. With a scope, only references whose last name segment is in it
-/// are redone; otherwise all of them (and imports). Computed apart from the graph so that files resolve in parallel.
+/// graph. With a scope, only the references it takes are redone (and
+/// imports only with [`Scope::All`]). Computed apart from the graph so that files resolve in parallel.
 pub(super) struct References {
     /// `None` when imports are not redone (a scoped resolution).
     imports: Option<Vec<(String, NodeKey)>>,
@@ -117,10 +210,26 @@ pub(super) struct References {
     symbols: Vec<(String, Vec<(EdgeKind, String, NodeKey)>)>,
 }
 
-pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<String, FileFacts>, path: &str, scope: Option<&HashSet<String>>) -> Option<References> {
+impl References {
+    /// The edges these references (resolved unscoped) make from the file's
+    /// nodes, as the store keeps them: what [`apply_references`] puts in a
+    /// graph and the store's `out_edges` reads back, without the graph (a
+    /// full build writes them as it resolves).
+    pub(super) fn into_out_edges(self) -> super::db::OutEdges {
+        let mut edges: super::db::OutEdges = Vec::new();
+        edges.extend(self.imports.into_iter().flatten().map(|(raw, key)| (None, key, EdgeKind::Imports, raw)));
+        edges.extend(self.module_calls.into_iter().map(|(raw, key)| (None, key, EdgeKind::Calls, raw)));
+        for (qualified, list) in self.symbols {
+            edges.extend(list.into_iter().map(|(kind, raw, key)| (Some(qualified.clone()), key, kind, raw)));
+        }
+        edges.sort();
+        edges
+    }
+}
+
+pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<String, FileFacts>, path: &str, scope: &Scope) -> Option<References> {
     let f = facts.get(path)?;
-    let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(ref_name(raw).as_ref()));
-    let imports = scope.is_none().then(|| {
+    let imports = scope.imports().then(|| {
         let mut targets: Vec<(String, NodeKey)> = f
             .imports
             .iter()
@@ -145,7 +254,7 @@ pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<Strin
         bases: Vec::new(),
     };
     let mut target = |caller: &SymbolFact, raw: &str| resolver.resolve(path, caller, raw).map(|(p, q)| symbol_key(&p, &q)).unwrap_or_else(|| NodeKey::Stub(ref_name(raw).into_owned()));
-    let mut module_calls: Vec<(String, NodeKey)> = f.module_calls.iter().filter(|r| in_scope(r)).map(|raw| (raw.clone(), target(&module, raw))).collect();
+    let mut module_calls: Vec<(String, NodeKey)> = f.module_calls.iter().filter(|r| scope.takes(None, r)).map(|raw| (raw.clone(), target(&module, raw))).collect();
     module_calls.sort();
     module_calls.dedup();
     let mut slot_of: HashMap<&str, usize> = HashMap::new();
@@ -156,7 +265,7 @@ pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<Strin
             symbols.len() - 1
         });
         for (kind, raws) in [(EdgeKind::Calls, &s.calls), (EdgeKind::Inherits, &s.bases)] {
-            for raw in raws.iter().filter(|r| in_scope(r)) {
+            for raw in raws.iter().filter(|r| scope.takes(Some(&s.qualified_name), r)) {
                 symbols[slot].1.push((kind, raw.clone(), target(s, raw)));
             }
         }
@@ -169,9 +278,8 @@ pub(super) fn resolve_references(resolver: &mut Resolver, facts: &BTreeMap<Strin
 }
 
 /// Replaces a file's resolved edges (those in `scope`) with `refs`.
-pub(super) fn apply_references(g: &mut Graph, path: &str, scope: Option<&HashSet<String>>, refs: References) {
+pub(super) fn apply_references(g: &mut Graph, path: &str, scope: &Scope, refs: References) {
     let Some(file_ix) = g.node(&NodeKey::File(path.to_string())) else { return };
-    let in_scope = |raw: &str| scope.is_none_or(|s| s.contains(ref_name(raw).as_ref()));
     let add = |g: &mut Graph, from: NodeIndex, kind: EdgeKind, raw: String, key: NodeKey| {
         let to = match g.node(&key) {
             Some(t) => t,
@@ -193,13 +301,13 @@ pub(super) fn apply_references(g: &mut Graph, path: &str, scope: Option<&HashSet
             add(g, file_ix, EdgeKind::Imports, raw, key);
         }
     }
-    remove_edges(g, file_ix, |e| e.kind == EdgeKind::Calls && in_scope(&e.raw));
+    remove_edges(g, file_ix, |e| e.kind == EdgeKind::Calls && scope.takes(None, &e.raw));
     for (raw, key) in refs.module_calls {
         add(g, file_ix, EdgeKind::Calls, raw, key);
     }
     for (qualified, edges) in refs.symbols {
         let Some(ix) = g.node(&symbol_key(path, &qualified)) else { continue };
-        remove_edges(g, ix, |e| matches!(e.kind, EdgeKind::Calls | EdgeKind::Inherits) && in_scope(&e.raw));
+        remove_edges(g, ix, |e| matches!(e.kind, EdgeKind::Calls | EdgeKind::Inherits) && scope.takes(Some(&qualified), &e.raw));
         for (kind, raw, key) in edges {
             add(g, ix, kind, raw, key);
         }

@@ -11,7 +11,7 @@
 //! (noted as missing and loaded on another pass), updates that part of the
 //! graph exactly as a full run would, and writes back the touched records.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::db::{Db, FileChange};
@@ -35,9 +35,15 @@ pub struct GraphStore {
     changed: BTreeMap<String, Option<FileFacts>>,
     /// Paths whose references were resolved again (their records are rewritten).
     touched: BTreeSet<String>,
-    /// A full run's fresh store: its first half written, the edges encoded ([`Self::add_all`]).
-    full_write: Option<(Db, db::FullWrite, db::FullEdges)>,
+    /// A full run's facts not yet resolved ([`Self::add_all`]): `save`
+    /// resolves them file by file as it writes, without the graph in memory.
+    deferred: bool,
 }
+
+/// Files a full write resolves and encodes at a time, and the batches that
+/// may wait for the store's writer: what a full run holds of the edges.
+const FILES_PER_BATCH: usize = 1024;
+const BATCHES_IN_FLIGHT: usize = 4;
 
 pub(super) fn graph_dir(index_dir: &Path) -> PathBuf {
     index_dir.join("graph")
@@ -70,13 +76,30 @@ impl GraphStore {
             missing: Missing::default(),
             changed: BTreeMap::new(),
             touched: BTreeSet::new(),
-            full_write: None,
+            deferred: false,
         }
     }
 
     #[cfg(test)]
     pub fn graph(&self) -> &Graph {
+        assert!(!self.deferred, "a full store's graph is built by `materialize`");
         &self.graph
+    }
+
+    /// Builds the graph in memory from the facts a full run added (which
+    /// `save` would resolve as it writes): before a second update, and for
+    /// tests that compare with it.
+    pub(super) fn materialize(&mut self) {
+        if !std::mem::take(&mut self.deferred) {
+            return;
+        }
+        for (p, f) in &self.facts {
+            add_file_nodes(&mut self.graph, p, f);
+        }
+        let (facts, graph) = (&self.facts, &mut self.graph);
+        let lookups = Lookups::new(facts, None);
+        let jobs: Vec<(&str, Scope)> = facts.keys().map(|p| (p.as_str(), Scope::All)).collect();
+        resolve_in_parallel(graph, &lookups, &jobs);
     }
 
     /// The project's conventions: pattern instances of every file, grouped.
@@ -138,8 +161,7 @@ impl GraphStore {
     /// partial update loaded (it then notes in `self.missing` what else it
     /// needed, and runs again with it).
     fn update_loaded(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) -> Result<()> {
-        // A full write begun for other facts is redone by `save`.
-        self.full_write = None;
+        self.materialize();
         self.touched.extend(removed.iter().cloned());
         self.touched.extend(added.iter().map(|(p, _)| p.clone()));
         // Files changed inside their definitions only: nothing another file
@@ -148,15 +170,23 @@ impl GraphStore {
             added.into_iter().partition(|(p, f)| removed.contains(p) && self.facts.get(p).is_some_and(|old| same_interface(old, f)));
         let removed: BTreeSet<String> = removed.iter().filter(|p| !in_place.iter().any(|(q, _)| q == *p)).cloned().collect();
         let in_place_paths: Vec<String> = in_place.iter().map(|(p, _)| p.clone()).collect();
+        let mut before: Vec<(String, FileFacts)> = Vec::new();
         for (p, f) in in_place {
             update_lines(&mut self.graph, &p, &f);
-            self.facts.insert(p, f);
+            if let Some(old) = self.facts.insert(p.clone(), f) {
+                before.push((p, old));
+            }
         }
-        self.reshape(&removed, added, &in_place_paths)?;
-        // Their own references, all of them, against the facts as they are now.
+        let reshaped = self.reshape(&removed, added, &in_place_paths)?;
+        // Their own references against the facts as they are now: those of
+        // the definitions whose calls changed, and those naming what the
+        // rest of the update changed (all of them when paths moved).
         if !in_place_paths.is_empty() {
             let lookups = Lookups::new(&self.facts, self.universe.as_ref().map(|u| (u, &self.missing)));
-            let jobs: Vec<(&str, Option<&HashSet<String>>)> = in_place_paths.iter().map(|p| (p.as_str(), None)).collect();
+            let jobs: Vec<(&str, Scope)> = before
+                .iter()
+                .map(|(p, old)| (p.as_str(), if reshaped.paths_moved { Scope::All } else { Scope::edited(old, &self.facts[p], &reshaped.names) }))
+                .collect();
             resolve_in_parallel(&mut self.graph, &lookups, &jobs);
         }
         drop_orphan_stubs(&mut self.graph);
@@ -165,44 +195,19 @@ impl GraphStore {
 
     /// The general update: files whose definitions or imports changed, or
     /// that appeared or vanished. `skip`: files updated in place, whose
-    /// references the caller resolves again anyway.
-    fn reshape(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>, skip: &[String]) -> Result<()> {
+    /// references the caller resolves again (with what this returns).
+    fn reshape(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>, skip: &[String]) -> Result<Reshaped> {
         if removed.is_empty() && added.is_empty() {
-            return Ok(());
+            return Ok(Reshaped::default());
         }
         if self.facts.is_empty() && self.universe.is_none() {
-            return self.add_all(added);
+            self.add_all(added)?;
+            return Ok(Reshaped::default());
         }
         let added_paths: BTreeSet<String> = added.iter().map(|(p, _)| p.clone()).collect();
         let mut changed_paths: BTreeSet<String> = removed.clone();
         changed_paths.extend(added_paths.iter().cloned());
-        // Names whose definitions changed: in a file there before and after,
-        // those of the definitions that differ (the others keep their nodes
-        // and the edges into them); else every name it defines, before or after.
-        let mut names: HashSet<String> = HashSet::new();
-        // Files whose class chains may have changed (see below).
-        let mut chain_paths: BTreeSet<String> = BTreeSet::new();
-        let mut modified: BTreeSet<String> = BTreeSet::new();
-        for p in &changed_paths {
-            let old = self.facts.get(p);
-            let new = added.iter().find(|(q, _)| q == p).map(|(_, f)| f);
-            match (old, new) {
-                (Some(old), Some(new)) if !has_duplicates(old) && !has_duplicates(new) => {
-                    let diff = changed_definitions(old, new);
-                    if diff.iter().any(|d| !d.bases.is_empty()) {
-                        chain_paths.insert(p.clone());
-                    }
-                    names.extend(diff.into_iter().map(|d| d.name.clone()));
-                    modified.insert(p.clone());
-                }
-                _ => {
-                    for f in old.into_iter().chain(new) {
-                        names.extend(f.symbols.iter().map(|s| s.name.clone()));
-                    }
-                    chain_paths.insert(p.clone());
-                }
-            }
-        }
+        let (mut names, chain_paths, modified) = changed_names(&self.facts, &changed_paths, &added);
         // Paths that appeared or vanished change what imports resolve to.
         let existed: BTreeSet<String> = changed_paths.iter().filter(|p| self.facts.contains_key(*p)).cloned().collect();
         let exists_after: BTreeSet<String> = added_paths.clone();
@@ -213,10 +218,21 @@ impl GraphStore {
         names.extend(inherited_member_names(&self.graph, &chain_paths, &self.facts, missing));
 
         let new_facts: BTreeMap<String, FileFacts> = added.into_iter().collect();
+        // A file there before and after whose imports find what they found
+        // (no path appeared or vanished) keeps the edges of its definitions
+        // that did not change, but those naming a changed name (see below).
+        let paths_moved = existed != exists_after;
+        let no_names = HashSet::new();
+        let mut edited: Vec<(String, Scope)> = Vec::new();
         for p in &changed_paths {
             if let Some(f) = self.facts.remove(p) {
                 match new_facts.get(p) {
-                    Some(new) if modified.contains(p) => replace_file_nodes(&mut self.graph, p, &f, new),
+                    Some(new) if modified.contains(p) => {
+                        replace_file_nodes(&mut self.graph, p, &f, new);
+                        if !paths_moved {
+                            edited.push((p.clone(), Scope::edited(&f, new, &no_names)));
+                        }
+                    }
                     _ => remove_file_nodes(&mut self.graph, p, &f, added_paths.contains(p)),
                 }
             }
@@ -229,7 +245,13 @@ impl GraphStore {
             attach_to_parents(&mut self.graph, p, &self.facts[p]);
         }
         let lookups = Lookups::new(&self.facts, self.universe.as_ref().map(|u| (u, &self.missing)));
-        let jobs: Vec<(&str, Option<&HashSet<String>>)> = added_paths.iter().map(|p| (p.as_str(), None)).collect();
+        let mut jobs: Vec<(&str, Scope)> = Vec::new();
+        for p in &added_paths {
+            match edited.iter().position(|(q, _)| q == p) {
+                Some(i) => jobs.push((p.as_str(), std::mem::replace(&mut edited[i].1, Scope::All))),
+                None => jobs.push((p.as_str(), Scope::All)),
+            }
+        }
         resolve_in_parallel(&mut self.graph, &lookups, &jobs);
         let missing = self.universe.as_ref().map(|_| &self.missing);
         names.extend(inherited_member_names(&self.graph, &chain_paths, &self.facts, missing));
@@ -242,7 +264,8 @@ impl GraphStore {
         let moved = Moved::new(&after, &existed, &exists_after, moved_stems);
         let change = Change { names: &names, moved: &moved, changed: &changed_paths, skip, new_facts: &self.facts, after: &after };
         let unchanged = unchanged_candidates(&self.facts, partial_store, &self.missing, &change)?;
-        let mut jobs: Vec<(&str, Option<&HashSet<String>>)> = Vec::new();
+        // The edited files' other references, as an unchanged file's.
+        let mut jobs: Vec<(&str, Scope)> = edited.iter().map(|(p, _)| (p.as_str(), Scope::Names(&names))).collect();
         for (p, f, reaches) in unchanged {
             // A partial update asks whether an import now finds another file;
             // in memory (the tests' reference) any import naming a moved stem
@@ -253,40 +276,22 @@ impl GraphStore {
             let touches = |raw: &str| names.contains(ref_name(raw).as_ref());
             let refs_changed = reaches && (f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c)));
             if imports_moved || refs_changed {
-                jobs.push((p, if imports_moved { None } else { Some(&names) }));
+                jobs.push((p, if imports_moved { Scope::All } else { Scope::Names(&names) }));
             }
         }
         self.touched.extend(jobs.iter().map(|(p, _)| p.to_string()));
         resolve_in_parallel(&mut self.graph, &lookups, &jobs);
-        Ok(())
+        drop(jobs);
+        Ok(Reshaped { names, paths_moved })
     }
 
     /// A store that held nothing (a full run) takes every file: each is
-    /// resolved once, and there is no unchanged file whose references could
-    /// move, so none of the names that changed are gathered. Meanwhile a
-    /// thread of its own fills the fresh store with what follows from the
-    /// facts alone (serial inserts; run after the resolution, they kept a
-    /// core idle at the end of the run); the edges are encoded before it is
-    /// joined.
+    /// resolved once, when `save` writes it (or `materialize` builds the
+    /// graph), and there is no unchanged file whose references could move,
+    /// so none of the names that changed are gathered.
     fn add_all(&mut self, added: Vec<(String, FileFacts)>) -> Result<()> {
         self.facts.extend(added);
-        for (p, f) in &self.facts {
-            add_file_nodes(&mut self.graph, p, f);
-        }
-        self.create_dir()?;
-        let fresh = Db::create_fresh(&self.dir)?;
-        let (facts, graph) = (&self.facts, &mut self.graph);
-        let (begun, edges) = std::thread::scope(|s| {
-            let writer = s.spawn(|| fresh.begin_full(facts));
-            let lookups = Lookups::new(facts, None);
-            let jobs: Vec<(&str, Option<&HashSet<String>>)> = facts.keys().map(|p| (p.as_str(), None)).collect();
-            resolve_in_parallel(graph, &lookups, &jobs);
-            let graph = &*graph;
-            let edges = fresh.full_edges(facts, |p, f| out_edges(graph, p, f));
-            let begun = writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            Ok::<_, GraphError>((begun?, edges?))
-        })?;
-        self.full_write = Some((fresh, begun, edges));
+        self.deferred = true;
         Ok(())
     }
 
@@ -335,19 +340,51 @@ impl GraphStore {
     }
 
     /// A full run's save: the store is written under another name and moved
-    /// in place, then the conventions.
+    /// in place, then the conventions. A thread of its own writes what
+    /// follows from the facts alone while the references resolve (serial
+    /// inserts: run after the resolution, they kept a core idle), then the
+    /// resolved edges batch by batch as they come: what is held of them is
+    /// a few batches, not the repository's.
     fn save_whole(&mut self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
-        let (fresh, begun, edges) = match self.full_write.take() {
-            Some(begun) => begun,
-            None => {
-                let fresh = Db::create_fresh(&self.dir)?;
-                let begun = fresh.begin_full(&self.facts)?;
-                let graph = &self.graph;
-                let edges = fresh.full_edges(&self.facts, |p, f| out_edges(graph, p, f))?;
-                (fresh, begun, edges)
+        use rayon::prelude::*;
+        let fresh = Db::create_fresh(&self.dir)?;
+        let (facts, graph) = (&self.facts, &self.graph);
+        // Facts not resolved yet are resolved here (a graph built in memory is read instead).
+        let lookups = self.deferred.then(|| Lookups::new(facts, None));
+        let files: Vec<(&String, &FileFacts)> = facts.iter().collect();
+        std::thread::scope(|s| {
+            let (batches, received) = std::sync::mpsc::sync_channel::<Vec<db::EncodedOut>>(BATCHES_IN_FLIGHT);
+            let fresh = &fresh;
+            let writer = s.spawn(move || {
+                let mut write = fresh.begin_full(facts)?;
+                for batch in received {
+                    fresh.write_out(&mut write, batch)?;
+                }
+                Ok::<_, GraphError>(write)
+            });
+            for chunk in files.chunks(FILES_PER_BATCH) {
+                let batch = chunk
+                    .par_iter()
+                    .map_init(
+                        || lookups.as_ref().map(Resolver::new),
+                        |resolver, (p, f)| {
+                            let out = match resolver {
+                                Some(r) => resolve_references(r, facts, p, &Scope::All).map(References::into_out_edges).unwrap_or_default(),
+                                None => out_edges(graph, p, f),
+                            };
+                            fresh.encode_out(p, &out)
+                        },
+                    )
+                    .collect::<Result<Vec<_>>>()?;
+                // A writer that stopped says why when joined.
+                if batches.send(batch).is_err() {
+                    break;
+                }
             }
-        };
-        fresh.finish_full(begun, edges, generation, &self.facts)?;
+            drop(batches);
+            let write = writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            fresh.finish_full(write, generation, facts)
+        })?;
         fresh.publish(&self.dir)?;
         // What queries read before they read `graph.redb` (format 7).
         for old in ["graph.bin", "graph.log"] {
@@ -572,15 +609,24 @@ fn partial_graph(facts: &BTreeMap<String, FileFacts>, outs: &BTreeMap<String, db
 /// Resolves each job's file (within its scope) on every core, then puts the
 /// results in the graph in the jobs' order (the graph is the same whatever
 /// the threads did).
-fn resolve_in_parallel(graph: &mut Graph, lookups: &Lookups, jobs: &[(&str, Option<&HashSet<String>>)]) {
+fn resolve_in_parallel(graph: &mut Graph, lookups: &Lookups, jobs: &[(&str, Scope)]) {
     use rayon::prelude::*;
     let resolved: Vec<Option<References>> =
-        jobs.par_iter().map_init(|| Resolver::new(lookups), |resolver, (path, scope)| resolve_references(resolver, lookups.facts(), path, *scope)).collect();
+        jobs.par_iter().map_init(|| Resolver::new(lookups), |resolver, (path, scope)| resolve_references(resolver, lookups.facts(), path, scope)).collect();
     for ((path, scope), refs) in jobs.iter().zip(resolved) {
         if let Some(refs) = refs {
-            apply_references(graph, path, *scope, refs);
+            apply_references(graph, path, scope, refs);
         }
     }
+}
+
+/// What [`GraphStore::reshape`] changed, for the files updated in place.
+#[derive(Default)]
+struct Reshaped {
+    /// Names whose definitions changed (and members along changed base chains).
+    names: HashSet<String>,
+    /// Whether a path appeared or vanished (imports may find other files).
+    paths_moved: bool,
 }
 
 /// Whether two versions of a file look the same to every other file's name
@@ -596,21 +642,42 @@ fn same_interface(old: &FileFacts, new: &FileFacts) -> bool {
         && old.symbols.iter().zip(&new.symbols).all(|(a, b)| a.qualified_name == b.qualified_name && a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases)
 }
 
-/// Whether a file defines one qualified name twice (a redefinition: the
-/// first owns the node, so a change of either is handled as a whole file).
-fn has_duplicates(f: &FileFacts) -> bool {
-    let mut seen = HashSet::new();
-    !f.symbols.iter().all(|s| seen.insert(crate::analysis::parse::canonical_name(&s.qualified_name)))
+/// Names whose definitions an update changed: in a file there before and
+/// after (`modified`), those of the definitions that differ (the others
+/// keep their nodes and the edges into them); else every name it defines,
+/// before or after. With them, the files whose class chains may have changed.
+fn changed_names(facts: &BTreeMap<String, FileFacts>, changed_paths: &BTreeSet<String>, added: &[(String, FileFacts)]) -> (HashSet<String>, BTreeSet<String>, BTreeSet<String>) {
+    let mut names: HashSet<String> = HashSet::new();
+    let mut chain_paths: BTreeSet<String> = BTreeSet::new();
+    let mut modified: BTreeSet<String> = BTreeSet::new();
+    let added: BTreeMap<&str, &FileFacts> = added.iter().map(|(p, f)| (p.as_str(), f)).collect();
+    for p in changed_paths {
+        match (facts.get(p), added.get(p.as_str())) {
+            (Some(old), Some(new)) => {
+                let diff = changed_definitions(old, new);
+                if diff.iter().any(|d| !d.bases.is_empty()) {
+                    chain_paths.insert(p.clone());
+                }
+                names.extend(diff.into_iter().map(|d| d.name.clone()));
+                modified.insert(p.clone());
+            }
+            (old, new) => {
+                for f in old.into_iter().chain(new.copied()) {
+                    names.extend(f.symbols.iter().map(|s| s.name.clone()));
+                }
+                chain_paths.insert(p.clone());
+            }
+        }
+    }
+    (names, chain_paths, modified)
 }
 
-/// Definitions of `old` and `new` (each without duplicates) that are not in
-/// the other with the same name, kind, parent and bases.
+/// Definitions of `old` and `new` whose group ([`Groups`]) is not the same
+/// in the other version.
 fn changed_definitions<'a>(old: &'a FileFacts, new: &'a FileFacts) -> Vec<&'a SymbolFact> {
-    let same = |a: &SymbolFact, b: &SymbolFact| a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases;
-    let index = |f: &'a FileFacts| -> HashMap<&'a str, &'a SymbolFact> { f.symbols.iter().map(|s| (s.qualified_name.as_str(), s)).collect() };
-    let (o, n) = (index(old), index(new));
-    let gone = old.symbols.iter().filter(|a| !n.get(a.qualified_name.as_str()).is_some_and(|b| same(a, b)));
-    let came = new.symbols.iter().filter(|b| !o.get(b.qualified_name.as_str()).is_some_and(|a| same(a, b)));
+    let (before, after) = (Groups::of(old), Groups::of(new));
+    let gone = old.symbols.iter().filter(|a| !before.kept_in(a, &after));
+    let came = new.symbols.iter().filter(|b| !after.kept_in(b, &before));
     gone.chain(came).collect()
 }
 
