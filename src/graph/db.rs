@@ -329,14 +329,11 @@ impl Db {
         Ok(out)
     }
 
-    /// The first half of filling a fresh store with every file (a full
-    /// run): what follows from the facts alone (facts, conventions, lookup
-    /// tables), written while the caller resolves the references. It runs
-    /// on the calling thread alone, rayon's pool left to the resolution: a
-    /// parallel encoding queued behind the resolution would start the
-    /// (serial) inserts only once it is done, and they would end the run on
-    /// one core. Keys are inserted in order (the B-trees grow at their ends).
-    /// [`Db::write_out`] then takes the resolved edges batch by batch and
+    /// The first part of filling a fresh store with every file (a full
+    /// run): the lookup tables and conventions, written on the calling
+    /// thread while rayon's pool resolves the first batches. Keys are
+    /// inserted in order (the B-trees grow at their ends). [`Db::write_out`]
+    /// then takes each batch's facts and edges (encoded on every core) and
     /// [`Db::finish_full`] writes the rest and commits.
     pub(super) fn begin_full(&self, files: &BTreeMap<String, FileFacts>) -> Result<FullWrite> {
         let e = self.error();
@@ -346,10 +343,6 @@ impl Db {
             for (t, def) in [DEFS, REFS, IMPORTS, NAMES, IMPORT_NAMES].into_iter().enumerate() {
                 let mut table = txn.open_table(def).map_err(|x| e(x.into()))?;
                 sorted_entries(t, &listed, |k| table.insert(k, ()).map(drop).map_err(|x| e(x.into())))?;
-            }
-            let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
-            for (path, f) in files {
-                facts.insert(path.as_str(), self.encode(f)?.as_slice()).map_err(|x| e(x.into()))?;
             }
             let mut pattern_files = txn.open_table(PATTERN_FILES).map_err(|x| e(x.into()))?;
             let mut pattern_groups = txn.open_table(PATTERN_GROUPS).map_err(|x| e(x.into()))?;
@@ -363,20 +356,23 @@ impl Db {
         Ok(FullWrite { txn, into: Vec::new() })
     }
 
-    /// A file's resolved references (`out_edges`), encoded (on any thread)
-    /// for [`Db::write_out`].
-    pub(super) fn encode_out(&self, path: &str, out: &OutEdges) -> Result<EncodedOut> {
-        Ok(EncodedOut { path: path.to_string(), bytes: self.encode(out)?, targets: edge_targets(path, out) })
+    /// A file's facts and resolved references (`out_edges`), encoded (on
+    /// any thread) for [`Db::write_out`].
+    pub(super) fn encode_out(&self, path: &str, facts: &FileFacts, out: &OutEdges) -> Result<EncodedOut> {
+        Ok(EncodedOut { path: path.to_string(), facts: self.encode(facts)?, out: self.encode(out)?, targets: edge_targets(path, out) })
     }
 
-    /// Writes a batch of files' out-edges into a full write, in path order
-    /// (after the previous batch's): the `out` table is written as the
-    /// references resolve, the `into` entries kept for [`Db::finish_full`].
+    /// Writes a batch of files' facts and out-edges into a full write, in
+    /// path order (after the previous batch's): the `facts` and `out` tables
+    /// are written as the references resolve, the `into` entries kept for
+    /// [`Db::finish_full`].
     pub(super) fn write_out(&self, write: &mut FullWrite, batch: Vec<EncodedOut>) -> Result<()> {
         let e = self.error();
+        let mut facts = write.txn.open_table(FACTS).map_err(|x| e(x.into()))?;
         let mut out = write.txn.open_table(OUT).map_err(|x| e(x.into()))?;
         for file in batch {
-            out.insert(file.path.as_str(), file.bytes.as_slice()).map_err(|x| e(x.into()))?;
+            facts.insert(file.path.as_str(), file.facts.as_slice()).map_err(|x| e(x.into()))?;
+            out.insert(file.path.as_str(), file.out.as_slice()).map_err(|x| e(x.into()))?;
             write.into.extend(file.targets.iter().map(|t| entry(t, &file.path)));
         }
         Ok(())
@@ -390,6 +386,7 @@ impl Db {
         let e = self.error();
         {
             // Made even when no file was written (a run with nothing to analyse).
+            txn.open_table(FACTS).map_err(|x| e(x.into()))?;
             txn.open_table(OUT).map_err(|x| e(x.into()))?;
             let mut table = txn.open_table(INTO).map_err(|x| e(x.into()))?;
             for k in &into {
@@ -405,10 +402,12 @@ impl Db {
     }
 }
 
-/// A file's out-edges encoded for a full write, with the other files they point into.
+/// A file's facts and out-edges encoded for a full write, with the other
+/// files the edges point into.
 pub(super) struct EncodedOut {
     path: String,
-    bytes: Vec<u8>,
+    facts: Vec<u8>,
+    out: Vec<u8>,
     targets: BTreeSet<String>,
 }
 

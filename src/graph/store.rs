@@ -372,7 +372,7 @@ impl GraphStore {
                                 Some(r) => resolve_references(r, facts, p, &Scope::All).map(References::into_out_edges).unwrap_or_default(),
                                 None => out_edges(graph, p, f),
                             };
-                            fresh.encode_out(p, &out)
+                            fresh.encode_out(p, f, &out)
                         },
                     )
                     .collect::<Result<Vec<_>>>()?;
