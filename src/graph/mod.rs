@@ -414,6 +414,18 @@ mod tests {
                     assert_eq!(seen(nb.graph(), got), want, "{key:?} {kind:?} {direction:?}");
                 }
             }
+            // Its callers read in order, stopping early: a prefix of all of them.
+            let place = |g: &Graph, n: NodeIndex| (node_key_path(&g.graph[n].key), g.graph[n].start_line, g.graph[n].key.clone());
+            let mut all: Vec<_> = graph.walk(&[ix], &[EdgeKind::Calls], Direction::Incoming, 1).into_iter().map(|(n, _)| place(graph, n)).collect();
+            all.sort();
+            for k in [1, 2, 3, usize::MAX] {
+                let mut nb = reader.question_over(overlay.clone()).unwrap();
+                let start = nb.node(key).unwrap().expect("the node is in the store");
+                let (found, complete) = nb.incoming_in_order(&[start], &[EdgeKind::Calls], |p| p.to_string(), |_, found| found.len() >= k).unwrap();
+                let got: Vec<_> = found.iter().map(|n| place(nb.graph(), *n)).collect();
+                assert!(got.len() >= k.min(all.len()) && got[..] == all[..got.len()], "{key:?} first {k}: {got:?} of {all:?}");
+                assert!(!complete || got == all, "{key:?}: {got:?} vs {all:?}");
+            }
             if let NodeKey::Symbol { qualified_name, .. } = key {
                 let name = qualified_name.rsplit('.').next().unwrap_or(qualified_name);
                 let mut nb = reader.question_over(overlay.clone()).unwrap();
@@ -422,6 +434,13 @@ mod tests {
                 let want: Vec<NodeKey> = graph.find_symbols(name).into_iter().map(|n| graph.graph[n].key.clone()).collect();
                 assert_eq!(found, want, "symbols named {name}");
             }
+        }
+    }
+
+    fn node_key_path(key: &NodeKey) -> String {
+        match key {
+            NodeKey::File(p) | NodeKey::Symbol { path: p, .. } => p.clone(),
+            _ => String::new(),
         }
     }
 

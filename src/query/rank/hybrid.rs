@@ -255,7 +255,16 @@ const USAGE_WEIGHT: f32 = 0.3;
 /// tests are not: they are found by name when asked for).
 fn usages(source: &dyn Source, q: &Question, opts: &QueryOptions) -> std::result::Result<Vec<Hit>, Unavailable> {
     let ask = GraphAsk { relation: Relation::Callers, subject: identifier_subjects(&q.text), context: Vec::new() };
-    let mut hits = source.related(q, &ask, Walk { neighbours: false, with_subject: false, depth: 1 }, opts)?.0;
+    let walk = Walk { neighbours: false, with_subject: false, depth: 1 };
+    // The first few callers are enough unless tests took some of their
+    // places (then as many as the list takes): each hit is an index lookup,
+    // and a much-called name has thousands of callers.
+    let few = QueryOptions { limit: USAGE_DEPTH.min(opts.limit), ..opts.clone() };
+    let first = source.related(q, &ask, walk, &few)?.0;
+    let mut hits = match first.len() < few.limit || first.iter().all(|h| !is_test_path(&h.path)) {
+        true => first,
+        false => source.related(q, &ask, walk, opts)?.0,
+    };
     hits.retain(|h| !is_test_path(&h.path));
     hits.truncate(USAGE_DEPTH);
     Ok(hits)

@@ -19,8 +19,39 @@ use crate::graph::{EdgeKind, Graph, Neighbourhood, NodeKey};
 /// the relation reaches from them (nearest first) as hits of `keyword`'s
 /// side that holds each path, and the subjects' names.
 pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
-    let Walk { neighbours, with_subject, depth } = walk;
     let subjects = pick_subjects(&mut nb, ask)?;
+    // The direct callers, as many as the list takes, read in the list's
+    // order (a much-called name's callers are thousands of files).
+    if !walk.neighbours && ask.relation == Relation::Callers && walk.depth <= 1 {
+        let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(nb.graph(), *s)).collect();
+        let order = |p: &str| (crate::analysis::lang::is_test_path(p), !subject_paths.contains(p), p.to_string());
+        let untested = |g: &Graph, n: &NodeIndex| !is_test_node(g, *n);
+        let (found, all) = nb.incoming_in_order(&subjects, &[EdgeKind::Calls], order, |g, found| found.iter().filter(|n| untested(g, n)).count() >= opts.limit)?;
+        let listed = list_reached(&nb, keyword, ask, walk, &subjects, found.into_iter().map(|n| (n, 1)).collect(), opts)?;
+        // Test code goes last: the list is the whole one's when enough code
+        // that is not passed the filters (else every caller is read).
+        let code = listed.0.iter().filter(|h| !crate::analysis::lang::is_test_code(&h.path, h.symbol.as_deref())).count();
+        if all || code >= opts.limit {
+            return Ok(listed);
+        }
+    }
+    let reached = reach(&mut nb, ask, walk, &subjects)?;
+    list_reached(&nb, keyword, ask, walk, &subjects, reached, opts)
+}
+
+/// Whether a node is test code (by its path, or a Rust `mod tests`).
+fn is_test_node(graph: &Graph, ix: NodeIndex) -> bool {
+    let p = node_path(graph, ix).unwrap_or_default();
+    match &graph.graph[ix].key {
+        NodeKey::Symbol { qualified_name, .. } => crate::analysis::lang::is_test_code(&p, Some(qualified_name)),
+        _ => crate::analysis::lang::is_test_path(&p),
+    }
+}
+
+/// The nodes the walk reaches from the subjects, with their depth.
+fn reach(nb: &mut Neighbourhood, ask: &GraphAsk, walk: Walk, subjects: &[NodeIndex]) -> Result<Vec<(NodeIndex, usize)>> {
+    let Walk { neighbours, depth, .. } = walk;
+    let subjects = subjects.to_vec();
     let depth = depth.max(1);
     let mut reached: Vec<(petgraph::stable_graph::NodeIndex, usize)> = Vec::new();
     let relations: Vec<Relation> = if neighbours { vec![Relation::Callers, Relation::Callees] } else { vec![ask.relation] };
@@ -37,8 +68,8 @@ pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
                 reached.extend(nb.walk(&from, &[EdgeKind::Calls], Direction::Outgoing, depth)?);
             }
             Relation::Implementers => {
-                reached.extend(implementers(&mut nb, &subjects, depth)?);
-                reached.extend(go_implementers(&mut nb, ask, &subjects)?);
+                reached.extend(implementers(nb, &subjects, depth)?);
+                reached.extend(go_implementers(nb, ask, &subjects)?);
             }
             Relation::Importers | Relation::Imports => {
                 let files: Vec<_> = subjects.iter().filter_map(|s| file_of(nb.graph(), *s)).collect();
@@ -47,6 +78,12 @@ pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
             }
         }
     }
+    Ok(reached)
+}
+
+/// The reached nodes in the list's order, as hits (what the options let through).
+fn list_reached(nb: &Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Walk, subjects: &[NodeIndex], mut reached: Vec<(NodeIndex, usize)>, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
+    let Walk { neighbours, with_subject, .. } = walk;
     let graph = nb.graph();
     let names: Vec<String> = subjects.iter().map(|ix| describe(graph, *ix)).collect();
     let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(graph, *s)).collect();
@@ -66,11 +103,7 @@ pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
             true => (false, node.end_line.saturating_sub(node.start_line)),
             false => (!subject_paths.contains(&p), 0),
         };
-        let test = match &node.key {
-            NodeKey::Symbol { qualified_name, .. } => crate::analysis::lang::is_test_code(&p, Some(qualified_name)),
-            _ => crate::analysis::lang::is_test_path(&p),
-        };
-        (*depth, test, elsewhere, std::cmp::Reverse(size), p, node.start_line)
+        (*depth, is_test_node(graph, *ix), elsewhere, std::cmp::Reverse(size), p, node.start_line)
     });
     let mut order: Vec<petgraph::stable_graph::NodeIndex> = Vec::new();
     let first_depth_end = reached.iter().position(|(_, d)| *d > 1).unwrap_or(reached.len());
