@@ -63,12 +63,17 @@ impl<'f> Groups<'f> {
     /// the same order (qualified names, names, kinds, parents, bases; lines aside).
     pub(super) fn kept_in(&self, s: &SymbolFact, other: &Groups) -> bool {
         let key = canonical_name(&s.qualified_name);
-        let same = |a: &&SymbolFact, b: &&SymbolFact| a.qualified_name == b.qualified_name && a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases;
         match (self.0.get(&key), other.0.get(&key)) {
-            (Some(a), Some(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y)),
+            (Some(a), Some(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_definition(x, y)),
             _ => false,
         }
     }
+}
+
+/// Whether two definitions look the same to name resolution: qualified
+/// name, name, kind, parent and bases (lines and calls aside).
+pub(super) fn same_definition(a: &SymbolFact, b: &SymbolFact) -> bool {
+    a.qualified_name == b.qualified_name && a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases
 }
 
 /// Replaces the symbol nodes of a file that is there before and after:

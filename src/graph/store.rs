@@ -639,7 +639,7 @@ fn same_interface(old: &FileFacts, new: &FileFacts) -> bool {
     old.language == new.language
         && imports(old) == imports(new)
         && old.symbols.len() == new.symbols.len()
-        && old.symbols.iter().zip(&new.symbols).all(|(a, b)| a.qualified_name == b.qualified_name && a.name == b.name && a.kind == b.kind && a.parent == b.parent && a.bases == b.bases)
+        && old.symbols.iter().zip(&new.symbols).all(|(a, b)| same_definition(a, b))
 }
 
 /// Names whose definitions an update changed: in a file there before and
