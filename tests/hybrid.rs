@@ -768,3 +768,62 @@ fn a_function_definition_comes_before_its_prototypes() {
     assert_eq!((hits[0].0.as_str(), hits[0].1, hits[0].2), ("net/frob.c", 8, 11), "{hits:?}");
     assert_eq!(hits.len(), 6, "the prototypes still follow: {hits:?}");
 }
+
+/// The stage's features of each hit (`--explain-ranking`), by name: the
+/// names are read from `FEATURES` in the stage's source, as
+/// `scripts/fit-ranking.py` reads them.
+fn stage_features(repo: &TestRepo, text: &str) -> Vec<(String, BTreeMap<String, f64>)> {
+    let source = std::fs::read_to_string(crate::common::root().join("src/query/rank/stage.rs")).expect("stage.rs");
+    let block = source.split("pub const FEATURES").nth(1).and_then(|s| s.split("];").next()).expect("FEATURES");
+    let names: Vec<&str> = block.lines().filter_map(|l| l.trim().strip_prefix('"').and_then(|l| l.split('"').next())).collect();
+    let v = repo.query(text, &["-n", "20", "--explain-ranking"]);
+    v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            let values = r["features"].as_array().expect("features on every hit");
+            assert_eq!(values.len(), names.len(), "{names:?}");
+            let named = names.iter().zip(values).map(|(n, v)| (n.to_string(), v.as_f64().unwrap_or(f64::NAN))).collect();
+            (r["path"].as_str().unwrap_or_default().to_string(), named)
+        })
+        .collect()
+}
+
+/// The stage reads which of the question's words each candidate's file
+/// holds in any of its chunks, from the index as it is now: a change the
+/// work tree holds, and an indexed change whose older chunks are deleted.
+#[test]
+fn the_stage_reads_the_question_words_a_whole_file_holds() {
+    let repo = TestRepo::new();
+    let spread = "def feed_zebra():\n    return 'zebra'\n\n\ndef feed_quokka():\n    return 'quokka'\n\n\ndef feed_narwhal():\n    return 'narwhal'\n";
+    repo.write("zoo/spread.py", spread);
+    repo.write("zoo/one.py", "def zebra_stripes():\n    zebra = 'zebra zebra zebra'\n    return zebra\n");
+    repo.commit("c");
+    repo.rag_ok(&["index", "--no-semantic"]);
+    let question = "zebra quokka narwhal";
+    let share = |path: &str, feature: &str, hits: &[(String, BTreeMap<String, f64>)]| -> Vec<f64> {
+        hits.iter().filter(|(p, _)| p == path).map(|(_, f)| f[feature]).collect()
+    };
+    let hits = stage_features(&repo, question);
+    let whole = share("zoo/spread.py", "file_words", &hits);
+    assert!(!whole.is_empty() && whole.iter().all(|s| (s - 1.0).abs() < 1e-6), "spread.py holds every word: {hits:?}");
+    let functions: Vec<f64> = hits.iter().filter(|(p, f)| p == "zoo/spread.py" && f["outline"] == 0.0).map(|(_, f)| f["chunk_words"]).collect();
+    assert!(!functions.is_empty() && functions.iter().all(|s| (s - 1.0 / 3.0).abs() < 1e-6), "each function one word: {hits:?}");
+    assert!(share("zoo/one.py", "file_words", &hits).iter().all(|s| (s - 1.0 / 3.0).abs() < 1e-6), "{hits:?}");
+
+    // The work tree's version of one.py (not indexed) holds every word.
+    repo.write("zoo/one.py", "def zebra_stripes():\n    return 'zebra quokka narwhal'\n");
+    let hits = stage_features(&repo, question);
+    let edited = share("zoo/one.py", "file_words", &hits);
+    assert!(!edited.is_empty() && edited.iter().all(|s| (s - 1.0).abs() < 1e-6), "read from the work tree: {hits:?}");
+
+    // Indexed: spread.py no longer speaks of narwhals; its older chunks are deleted, not read.
+    repo.write("zoo/spread.py", spread.replace("narwhal", "walrus"));
+    repo.commit("d");
+    repo.rag_ok(&["index", "--no-semantic"]);
+    let hits = stage_features(&repo, question);
+    let after = share("zoo/spread.py", "file_words", &hits);
+    assert!(!after.is_empty() && after.iter().all(|s| (s - 2.0 / 3.0).abs() < 1e-6), "{hits:?}");
+    assert!(share("zoo/one.py", "file_words", &hits).iter().all(|s| (s - 1.0).abs() < 1e-6), "{hits:?}");
+}

@@ -54,8 +54,11 @@ pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut result
                 source.fill_content(&mut results[..pool])?;
                 results = super::listed::covering(results, &q.parts);
             }
-            if !q.document {
-                results = super::stage::rerank(results, q, &super::weights::WEIGHTS, opts.explain);
+            if !q.document && super::stage::applies(q) {
+                let pool = results.len().min(super::stage::POOL);
+                source.fill_content(&mut results[..pool])?;
+                let evidence = super::stage::Evidence::read(source, &results[..pool], q)?;
+                results = super::stage::rerank(results, q, &evidence, &super::weights::WEIGHTS, opts.explain);
             }
         }
         if let Some(lambda) = opts.diversity {

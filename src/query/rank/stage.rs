@@ -4,7 +4,9 @@
 //! `scripts/fit-ranking.py` ([`super::weights`]). The features are what
 //! peers' ranking looks at and fusion does not: a file's second and third
 //! chunk in the list, how many of a file's chunks are candidates, the
-//! question's words in the path, a definition named by the question, the
+//! question's words in the path and in the parts of the file's name, how
+//! many of the question's words the chunk and its whole file hold ([`Evidence`],
+//! read from the keyword index), a definition named by the question, the
 //! kind of chunk and how long it is, test and example code.
 //!
 //! Invariant: with the weight of `position` alone, the stage keeps the order
@@ -17,12 +19,16 @@ use crate::query::question::about::{role, Role};
 use crate::query::question::intent::Intent;
 use crate::query::question::words::is_stopword;
 use crate::query::question::Question;
+use crate::query::answer::SearchResult;
+use crate::query::retrieve::Chunks;
+use crate::stores::keyword::{analyze, split_identifier};
+use std::collections::HashMap;
 
 /// Candidates the stage re-scores (the fused list's head); the rest follow.
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 20] = [
+pub const FEATURES: [&str; 23] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -43,6 +49,9 @@ pub const FEATURES: [&str; 20] = [
     "test",           // test code by its path
     "aside",          // examples, demos, shims, vendored code, .d.ts
     "span",           // how many lines the chunk shows (log scale)
+    "name_parts",     // share of the question's words that are (prefixes of) the parts of the file's and its folder's names
+    "chunk_words",    // share of the question's words the chunk holds
+    "file_words",     // share of them the chunk's file holds, in any of its chunks
 ];
 
 pub type Features = [f32; FEATURES.len()];
@@ -96,8 +105,99 @@ fn span(h: &Hit) -> f32 {
     (lines.ln_1p() / 200f32.ln_1p()).min(1.0)
 }
 
+/// The parts of a path's file name (without extensions) and of its folder's
+/// name, split as identifiers, lowercase: `rails/generators/app_generator.rb`
+/// -> app, generator, generators.
+fn name_parts(path: &str) -> Vec<String> {
+    let mut names = path.rsplit('/');
+    let file = names.next().unwrap_or(path);
+    let file = file.split('.').next().unwrap_or(file);
+    let mut parts: Vec<String> = Vec::new();
+    for name in [Some(file), names.next()].into_iter().flatten() {
+        for part in split_identifier(name).into_iter().chain([name]) {
+            let part = part.to_lowercase();
+            if !part.is_empty() && !parts.contains(&part) {
+                parts.push(part);
+            }
+        }
+    }
+    parts
+}
+
+/// Whether a question's word names a part of a name: the same word, or one
+/// the prefix of the other when the shorter has 3 letters or more (`dependency`
+/// and `dependencies`, `app` and `application`).
+fn names_part(word: &str, part: &str) -> bool {
+    let (short, long) = if word.len() <= part.len() { (word, part) } else { (part, word) };
+    short == long || short.len() >= 3 && long.starts_with(short)
+}
+
+/// The share of `words` that name a part of the path's names ([`name_parts`]).
+fn name_parts_share(words: &[String], path: &str) -> f32 {
+    if words.is_empty() {
+        return 0.0;
+    }
+    let parts = name_parts(path);
+    words.iter().filter(|w| parts.iter().any(|p| names_part(w, p))).count() as f32 / words.len() as f32
+}
+
+/// What the stage reads of its candidates besides the hits: the question's
+/// words as the keyword index holds them, and which of them each
+/// candidate's file holds (a file that speaks of everything the question
+/// names is about it, though no one chunk of it says it all).
+pub struct Evidence {
+    terms: Vec<String>,
+    files: HashMap<String, Vec<bool>>,
+}
+
+impl Evidence {
+    /// Reads the evidence for `pool` (whose contents are filled) from `source`.
+    pub fn read(source: &dyn Chunks, pool: &[Hit], q: &Question) -> SearchResult<Evidence> {
+        let mut terms: Vec<String> = Vec::new();
+        for w in content_words(&q.text) {
+            // The word whole: an identifier's first term, before its parts.
+            if let Some(t) = analyze(&w).into_iter().next().filter(|t| !terms.contains(t)) {
+                terms.push(t);
+            }
+        }
+        let mut paths: Vec<&str> = Vec::new();
+        for h in pool {
+            if !paths.contains(&h.path.as_str()) {
+                paths.push(&h.path);
+            }
+        }
+        let held = match source.terms_in_files(&paths, &terms)? {
+            Some(held) => held,
+            // Without an index of the files' words: what their candidates hold.
+            None => paths.iter().map(|p| held_by(pool.iter().filter(|h| h.path == *p).map(|h| h.content.as_str()), &terms)).collect(),
+        };
+        let files = paths.iter().map(|p| p.to_string()).zip(held).collect();
+        Ok(Evidence { terms, files })
+    }
+
+    fn share(&self, held: &[bool]) -> f32 {
+        if self.terms.is_empty() {
+            return 0.0;
+        }
+        held.iter().filter(|h| **h).count() as f32 / self.terms.len() as f32
+    }
+}
+
+/// Which of `terms` any of `texts` holds.
+fn held_by<'t>(texts: impl Iterator<Item = &'t str>, terms: &[String]) -> Vec<bool> {
+    let mut held = vec![false; terms.len()];
+    for text in texts {
+        for t in analyze(text) {
+            if let Some(i) = terms.iter().position(|x| *x == t) {
+                held[i] = true;
+            }
+        }
+    }
+    held
+}
+
 /// The features of each candidate of `pool`, in its order.
-pub fn features(pool: &[Hit], q: &Question) -> Vec<Features> {
+pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features> {
     let words = content_words(&q.text);
     let top = pool.iter().map(|h| h.score).fold(0.0f32, f32::max);
     let mut out = Vec::with_capacity(pool.len());
@@ -132,6 +232,9 @@ pub fn features(pool: &[Hit], q: &Question) -> Vec<Features> {
             f32::from(u8::from(is_test_path(&h.path))),
             f32::from(u8::from(aside(&h.path))),
             span(h),
+            name_parts_share(&words, &h.path),
+            evidence.share(&held_by(std::iter::once(h.content.as_str()), &evidence.terms)),
+            evidence.files.get(&h.path).map_or(0.0, |held| evidence.share(held)),
         ]);
     }
     out
@@ -155,12 +258,12 @@ pub fn placed_by_structure(h: &Hit) -> bool {
 /// keeps each candidate's features on it. The scores reported stay the fused
 /// ones, handed out in the new order (the best to the first), so that they
 /// fall down the list and `--min-score` cuts it.
-pub fn rerank(mut hits: Vec<Hit>, q: &Question, w: &Features, explain: bool) -> Vec<Hit> {
+pub fn rerank(mut hits: Vec<Hit>, q: &Question, evidence: &Evidence, w: &Features, explain: bool) -> Vec<Hit> {
     if !applies(q) {
         return hits;
     }
     let n = hits.len().min(POOL);
-    let feats = features(&hits[..n], q);
+    let feats = features(&hits[..n], q, evidence);
     let kept: Vec<bool> = hits[..n].iter().map(placed_by_structure).collect();
     let mut scored: Vec<(f32, usize)> = feats.iter().enumerate().filter(|(i, _)| !kept[*i]).map(|(i, f)| (f.iter().zip(w).map(|(a, b)| a * b).sum(), i)).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -189,6 +292,12 @@ pub fn rerank(mut hits: Vec<Hit>, q: &Question, w: &Features, explain: bool) -> 
 mod tests {
     use super::*;
 
+    impl Evidence {
+        fn empty() -> Evidence {
+            Evidence { terms: Vec::new(), files: HashMap::new() }
+        }
+    }
+
     fn hit(path: &str, symbol: &str, score: f32) -> Hit {
         Hit { path: path.into(), symbol: Some(symbol.into()), kind: Kind::Function, score, ..Hit::default() }
     }
@@ -199,12 +308,12 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
         let mut w = [0.0; FEATURES.len()];
         w[0] = 1.0;
-        let order: Vec<String> = rerank(hits.clone(), &q, &w, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits.clone(), &q, &Evidence::empty(), &w, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["x", "y", "merge"]);
         // Reordered, the scores still fall down the list.
         w[0] = 0.0;
         w[1] = 1.0;
-        let scored: Vec<(String, f32)> = rerank(hits, &q, &w, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
+        let scored: Vec<(String, f32)> = rerank(hits, &q, &Evidence::empty(), &w, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
         assert_eq!(scored, [("y".to_string(), 0.5), ("merge".to_string(), 0.2), ("x".to_string(), 0.1)]);
     }
 
@@ -212,7 +321,7 @@ mod tests {
     fn features_read_files_paths_and_names() {
         let q = Question::new("how is the cookie jar merged");
         let pool = vec![hit("src/cookies.py", "merge_cookies", 1.0), hit("src/cookies.py", "jar", 0.5), hit("tests/test_cookies.py", "test_jar", 0.25)];
-        let f = features(&pool, &q);
+        let f = features(&pool, &q, &Evidence::empty());
         let at = |name: &str| FEATURES.iter().position(|n| *n == name).expect("feature");
         assert_eq!(f[0][at("score")], 1.0);
         assert_eq!(f[1][at("second_of_file")], 1.0);
@@ -230,6 +339,22 @@ mod tests {
     }
 
     #[test]
+    fn features_read_the_words_of_chunks_files_and_names() {
+        let q = Question::new("how is the application generator configured");
+        let evidence = Evidence { terms: ["applic", "generat", "configur"].map(String::from).to_vec(), files: HashMap::from([("gen/app_generator.rb".to_string(), vec![true, true, false])]) };
+        let mut a = hit("gen/app_generator.rb", "run", 1.0);
+        a.content = "def run\n  generator.configure\nend".into();
+        let pool = vec![a, hit("gen/app_generator.rb", "x", 0.5), hit("lib/other.rb", "y", 0.5)];
+        let f = features(&pool, &q, &evidence);
+        let at = |name: &str| FEATURES.iter().position(|n| *n == name).expect("feature");
+        assert!((f[0][at("chunk_words")] - 2.0 / 3.0).abs() < 1e-6, "{:?}", f[0]);
+        assert!((f[0][at("file_words")] - 2.0 / 3.0).abs() < 1e-6);
+        assert_eq!(f[2][at("file_words")], 0.0, "a file not read holds nothing");
+        // `app` names a part of `application`, `generator` one of `app_generator`.
+        assert!((f[0][at("name_parts")] - 2.0 / 3.0).abs() < 1e-6, "{:?}", name_parts("gen/app_generator.rb"));
+    }
+
+    #[test]
     fn a_candidate_placed_by_structure_keeps_its_place() {
         let q = Question::new("how are redirects followed from start to finish");
         let mut step = hit("web/a.py", "next_location", 0.4);
@@ -238,7 +363,7 @@ mod tests {
         // Weights that reverse the fused order move the others around it.
         let mut w = [0.0; FEATURES.len()];
         w[0] = -1.0;
-        let order: Vec<String> = rerank(hits, &q, &w, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits, &q, &Evidence::empty(), &w, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["y", "next_location", "x", "follow"]);
     }
 

@@ -144,6 +144,12 @@ pub fn file_hit(index: &KeywordIndex, path: &str) -> Result<Option<Hit>> {
     Ok(Some(hit_of_chunk(index, &doc, &id)))
 }
 
+/// For each of `paths`, which of `terms` its chunks hold ([`KeywordIndex::terms_in_files`]).
+pub fn terms_in_files(index: &KeywordIndex, paths: &[&str], terms: &[String]) -> Result<Vec<Vec<bool>>> {
+    let chunks = index.readers()?.0.searcher();
+    Ok(index.terms_in_files(&chunks, paths, terms)?)
+}
+
 pub(super) fn hit_of_chunk(index: &KeywordIndex, doc: &tantivy::TantivyDocument, id: &str) -> Hit {
     let cf = index.cf;
     Hit {

@@ -47,6 +47,10 @@ pub trait Chunks {
     fn file_hit(&self, path: &str) -> SearchResult<Option<Hit>>;
     /// The definition enclosing a hit (for `--expand-parent`), if the source knows it.
     fn parent(&self, hit: &Hit) -> SearchResult<Option<Hit>>;
+    /// For each of `paths`, which of `terms` (as the keyword index analyses
+    /// them) the file's chunks hold; `None` from a source without an index
+    /// of every chunk's words.
+    fn terms_in_files(&self, paths: &[&str], terms: &[String]) -> SearchResult<Option<Vec<Vec<bool>>>>;
 }
 
 /// The dense retriever's answer: chunk hits, the patterns nearest in

@@ -167,6 +167,19 @@ impl Chunks for Keyword<'_> {
         }
     }
 
+    fn terms_in_files(&self, paths: &[&str], terms: &[String]) -> Result<Option<Vec<Vec<bool>>>> {
+        // A file the work tree changed is read from the layer, the others from the index.
+        let in_layer = |p: &str| self.layer.is_some_and(|l| l.hides(p));
+        let (layer_paths, base_paths): (Vec<&str>, Vec<&str>) = paths.iter().partition(|p| in_layer(p));
+        let mut base = keyword::terms_in_files(self.base, &base_paths, terms)?.into_iter();
+        let mut layer = match self.layer {
+            Some(l) if !layer_paths.is_empty() => keyword::terms_in_files(&l.keyword, &layer_paths, terms)?,
+            _ => Vec::new(),
+        }
+        .into_iter();
+        Ok(Some(paths.iter().map(|p| if in_layer(p) { layer.next() } else { base.next() }.unwrap_or_default()).collect()))
+    }
+
     fn parent(&self, hit: &Hit) -> Result<Option<Hit>> {
         let Some(id) = &hit.chunk_id else { return Ok(None) };
         let side = self.side(hit);

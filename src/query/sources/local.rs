@@ -228,6 +228,10 @@ impl Chunks for Local<'_> {
     fn parent(&self, hit: &Hit) -> SearchResult<Option<Hit>> {
         self.keyword.parent(hit)
     }
+
+    fn terms_in_files(&self, paths: &[&str], terms: &[String]) -> SearchResult<Option<Vec<Vec<bool>>>> {
+        self.keyword.terms_in_files(paths, terms)
+    }
 }
 
 /// The local index's files (the work tree's where the layer holds them),

@@ -240,6 +240,11 @@ impl Source for Server {
 }
 
 impl Chunks for Server {
+    fn terms_in_files(&self, _paths: &[&str], _terms: &[String]) -> SearchResult<Option<Vec<Vec<bool>>>> {
+        // The collection holds each chunk's text, not an index of its words.
+        Ok(None)
+    }
+
     fn fill_content(&self, _hits: &mut [Hit]) -> SearchResult<()> {
         // Hits carry their content (from the payload).
         Ok(())

@@ -486,6 +486,55 @@ impl KeywordIndex {
         searcher.doc(addr).map_err(|e| self.err(e))
     }
 
+    /// For each of `paths`, which of `terms` (as [`analyze`] gives them) a
+    /// live chunk of that file holds in its content: one skip through each
+    /// term's postings per segment, over the files' documents in order.
+    pub fn terms_in_files(&self, chunks: &Searcher, paths: &[&str], terms: &[String]) -> Result<Vec<Vec<bool>>> {
+        let mut found = vec![vec![false; terms.len()]; paths.len()];
+        if terms.is_empty() {
+            return Ok(found);
+        }
+        for seg in chunks.segment_readers() {
+            let by_path = seg.inverted_index(self.cf.path).map_err(|e| self.err(e))?;
+            // (document, the path's place in `paths`), in document order.
+            let mut docs: Vec<(DocId, usize)> = Vec::new();
+            for (i, p) in paths.iter().enumerate() {
+                let postings = by_path.read_postings(&Term::from_field_text(self.cf.path, p), IndexRecordOption::Basic);
+                if let Some(mut postings) = postings.map_err(|e| self.io_err(e))? {
+                    let mut doc = postings.doc();
+                    while doc != TERMINATED {
+                        if !seg.is_deleted(doc) {
+                            docs.push((doc, i));
+                        }
+                        doc = postings.advance();
+                    }
+                }
+            }
+            if docs.is_empty() {
+                continue;
+            }
+            docs.sort_unstable();
+            let content = seg.inverted_index(self.cf.content).map_err(|e| self.err(e))?;
+            for (t, term) in terms.iter().enumerate() {
+                let postings = content.read_postings(&Term::from_field_text(self.cf.content, term), IndexRecordOption::Basic);
+                let Some(mut postings) = postings.map_err(|e| self.io_err(e))? else { continue };
+                for &(doc, i) in &docs {
+                    if postings.doc() == TERMINATED {
+                        break;
+                    }
+                    if !found[i][t] && postings.doc() <= doc && postings.seek(doc) == doc {
+                        found[i][t] = true;
+                    }
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    fn io_err(&self, source: std::io::Error) -> KeywordError {
+        KeywordError::Io { path: self.root.clone(), source }
+    }
+
     /// The stored document of the chunk `id`, found by its key (the id is
     /// compared too: two ids could share a key).
     pub fn chunk_doc(&self, chunks: &Searcher, id: &str) -> Result<Option<TantivyDocument>> {
