@@ -168,7 +168,7 @@ fn graph_questions_follow_the_work_tree() {
     assert_eq!(importers.iter().map(|h| h.0.as_str()).filter(|p| *p != "lib/core.py").collect::<Vec<_>>(), ["lib/extra.py"], "{importers:?}");
     // A context's definitions and file notes come from the layer's graph.
     let context = repo.rag_ok(&["query", "new_caller", "--context"]);
-    let definitions = context.split("## Relevant code").next().unwrap_or("");
+    let definitions = context.split("## Definitions").nth(1).and_then(|s| s.split("\n## ").next()).unwrap_or("");
     assert!(definitions.contains("`lib/extra.py:8-8` — `helper`") && definitions.contains("`target_fn`"), "{context}");
     assert!(context.contains("imports: lib/core.py"), "{context}");
     // The indexed commit's graph, as it was.

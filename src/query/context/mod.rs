@@ -12,8 +12,8 @@
 //!
 //! # Flow-over policy
 //!
-//! Sections are filled in output order, Definitions → Code → File context →
-//! Patterns. What a section does not spend (and the cost of its heading, if
+//! Sections are filled in the order Definitions → Code → File context →
+//! Patterns (the output shows Code first: [`output_rank`]). What a section does not spend (and the cost of its heading, if
 //! it ends up empty and the heading is not emitted) flows to the next
 //! section. What Patterns leaves over is handed back to Code in a second
 //! pass over the Code candidates that were not placed in the first pass
@@ -50,7 +50,7 @@ use tiktoken_rs::CoreBPE;
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
 
-/// Where a piece goes in the context, in output order.
+/// Where a piece goes in the context, in filling order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Section {
@@ -61,7 +61,7 @@ pub enum Section {
 }
 
 impl Section {
-    /// All sections, in output (and filling) order.
+    /// All sections, in filling order (the report's order too).
     pub const ALL: [Section; 4] = [
         Section::Definitions,
         Section::Code,
@@ -382,9 +382,23 @@ fn finish(
     }
 }
 
-/// Output order: sections in order; within a section relevance order, except
-/// that in Code the pieces of one file are grouped, in line order, at the
-/// position of that file's best piece, so a reader sees each file top down.
+/// Where a section's pieces go in the output: the relevant code first (the
+/// best-ranked answer is what a reader or a model should meet first), then
+/// the definitions it relies on, file context and patterns. (Sections are
+/// filled in [`Section::ALL`]'s order.)
+fn output_rank(s: Section) -> usize {
+    match s {
+        Section::Code => 0,
+        Section::Definitions => 1,
+        Section::FileContext => 2,
+        Section::Patterns => 3,
+    }
+}
+
+/// Output order: sections by [`output_rank`]; within a section relevance
+/// order, except that in Code the pieces of one file are grouped at the
+/// position of that file's best piece: the best piece first, then the
+/// file's others in line order.
 fn output_order(mut placed: Vec<Internal>) -> Vec<Internal> {
     let mut best: HashMap<String, usize> = HashMap::new();
     for p in placed.iter().filter(|p| p.placed.section == Section::Code) {
@@ -394,12 +408,13 @@ fn output_order(mut placed: Vec<Internal>) -> Vec<Internal> {
     placed.sort_by(|a, b| {
         let sa = a.placed.section;
         let sb = b.placed.section;
-        sa.cmp(&sb).then_with(|| {
+        output_rank(sa).cmp(&output_rank(sb)).then_with(|| {
             if sa == Section::Code {
                 let ba = best.get(&a.placed.path).copied().unwrap_or(a.rank);
                 let bb = best.get(&b.placed.path).copied().unwrap_or(b.rank);
                 ba.cmp(&bb)
                     .then_with(|| a.placed.path.cmp(&b.placed.path))
+                    .then_with(|| (a.rank != ba).cmp(&(b.rank != bb)))
                     .then_with(|| a.placed.start_line.cmp(&b.placed.start_line))
             } else {
                 a.rank.cmp(&b.rank)
@@ -838,7 +853,7 @@ mod tests {
         let total: usize = ctx.sections.iter().map(|r| r.used).sum();
         assert!(total > base - 150, "{total} of {base}");
         let md = &ctx.markdown;
-        assert!(md.find("## Definitions") < md.find("## Relevant code"));
+        assert!(md.find("## Relevant code") < md.find("## Definitions"), "the code first");
         assert!(md.find("## Relevant code") < md.find("## File context"));
         assert!(md.find("## File context") < md.find("## Project patterns"));
     }
@@ -948,8 +963,9 @@ mod tests {
         let ctx = assemble("q", cands, &ContextOptions::default());
         assert_invariants(&ctx);
         let cites: Vec<&str> = ctx.pieces.iter().map(|p| p.citation.as_str()).collect();
-        assert_eq!(cites, ["a.py:10-20", "a.py:21-30", "b.py:10-20"]);
-        let cut = &ctx.pieces[1];
+        // Placed Definitions first (it keeps its lines); shown after the code.
+        assert_eq!(cites, ["a.py:21-30", "b.py:10-20", "a.py:10-20"]);
+        let cut = &ctx.pieces[0];
         assert!(cut.truncated);
         assert!(cut.content.starts_with("x21 = ") && cut.content.ends_with("v30_1"));
         assert!(ctx.markdown.contains("lines 21-30 of 15-30"));
@@ -998,7 +1014,7 @@ mod tests {
     }
 
     #[test]
-    fn code_groups_a_file_in_line_order_at_its_best_position() {
+    fn code_comes_first_each_file_at_its_best_piece_then_in_line_order() {
         let cands = vec![
             code("a.py", 50, 5),
             code("b.py", 1, 5),
@@ -1016,12 +1032,12 @@ mod tests {
         assert_eq!(
             cites,
             [
-                "z.py:1-3",
-                "a.py:1-5",
                 "a.py:50-54",
+                "a.py:1-5",
                 "b.py:1-5",
                 "b.py:20-24",
-                "c.py:1-5"
+                "c.py:1-5",
+                "z.py:1-3"
             ]
         );
     }
