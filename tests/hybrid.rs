@@ -799,6 +799,11 @@ fn the_stage_reads_the_question_words_a_whole_file_holds() {
     let spread = "def feed_zebra():\n    return 'zebra'\n\n\ndef feed_quokka():\n    return 'quokka'\n\n\ndef feed_narwhal():\n    return 'narwhal'\n";
     repo.write("zoo/spread.py", spread);
     repo.write("zoo/one.py", "def zebra_stripes():\n    zebra = 'zebra zebra zebra'\n    return zebra\n");
+    // Enough other chunks that the segment keeps spread.py's deleted ones
+    // after the next commit (a segment a third deleted is merged).
+    for i in 0..12 {
+        repo.write(&format!("keeper/k{i}.py"), format!("def keep_{i}():\n    return {i}\n\n\ndef hold_{i}():\n    return {i}\n"));
+    }
     repo.commit("c");
     repo.rag_ok(&["index", "--no-semantic"]);
     let question = "zebra quokka narwhal";
