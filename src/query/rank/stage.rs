@@ -28,7 +28,7 @@ use std::collections::HashMap;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 23] = [
+pub const FEATURES: [&str; 24] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -52,6 +52,7 @@ pub const FEATURES: [&str; 23] = [
     "name_parts",     // share of the question's words that are (prefixes of) the parts of the file's and its folder's names
     "chunk_words",    // share of the question's words the chunk holds
     "file_words",     // share of them the chunk's file holds, in any of its chunks
+    "name_as_written", // the definition's own name is a word of the question, letter case and all
 ];
 
 pub type Features = [f32; FEATURES.len()];
@@ -199,6 +200,7 @@ fn held_by<'t>(texts: impl Iterator<Item = &'t str>, terms: &[String]) -> Vec<bo
 /// The features of each candidate of `pool`, in its order.
 pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features> {
     let words = content_words(&q.text);
+    let written: Vec<&str> = q.text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).filter(|w| !w.is_empty()).collect();
     let top = pool.iter().map(|h| h.score).fold(0.0f32, f32::max);
     let mut out = Vec::with_capacity(pool.len());
     for (i, h) in pool.iter().enumerate() {
@@ -207,7 +209,8 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
         let path = h.path.to_lowercase();
         let file_stem = stem(&h.path);
         let share = |hay: &str| if words.is_empty() { 0.0 } else { words.iter().filter(|w| hay.contains(w.as_str())).count() as f32 / words.len() as f32 };
-        let name = h.symbol.as_deref().map(|s| s.rsplit(['.', ':', '\\', '/', '#']).next().unwrap_or(s).to_lowercase());
+        let own_name = h.symbol.as_deref().map(|s| s.rsplit(['.', ':', '\\', '/', '#']).next().unwrap_or(s));
+        let name = own_name.map(str::to_lowercase);
         let s = &h.signals;
         let other = [s.feedback, s.callees, s.patterns].into_iter().flatten().min();
         out.push([
@@ -235,6 +238,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             name_parts_share(&words, &h.path),
             evidence.share(&held_by(std::iter::once(h.content.as_str()), &evidence.terms)),
             evidence.files.get(&h.path).map_or(0.0, |held| evidence.share(held)),
+            f32::from(u8::from(own_name.is_some_and(|n| written.contains(&n)))),
         ]);
     }
     out
@@ -352,6 +356,12 @@ mod tests {
         assert_eq!(f[2][at("file_words")], 0.0, "a file not read holds nothing");
         // `app` names a part of `application`, `generator` one of `app_generator`.
         assert!((f[0][at("name_parts")] - 2.0 / 3.0).abs() < 1e-6, "{:?}", name_parts("gen/app_generator.rb"));
+        // Letter case as written tells the class `Session` from the function `session`.
+        let q = Question::new("Session");
+        let pool = vec![hit("s.py", "session", 1.0), hit("s.py", "Session", 1.0)];
+        let f = features(&pool, &q, &Evidence::empty());
+        assert_eq!((f[0][at("name_as_written")], f[1][at("name_as_written")]), (0.0, 1.0));
+        assert_eq!((f[0][at("symbol_word")], f[1][at("symbol_word")]), (1.0, 1.0));
     }
 
     #[test]
