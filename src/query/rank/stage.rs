@@ -107,8 +107,8 @@ fn span(h: &Hit) -> f32 {
 }
 
 /// The parts of a path's file name (without extensions) and of its folder's
-/// name, split as identifiers, lowercase: `rails/generators/app_generator.rb`
-/// -> app, generator, generators.
+/// name, split as identifiers, and each name whole, lowercase:
+/// `rails/generators/app_generator.rb` -> app, generator, app_generator, generators.
 fn name_parts(path: &str) -> Vec<String> {
     let mut names = path.rsplit('/');
     let file = names.next().unwrap_or(path);
