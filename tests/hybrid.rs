@@ -216,6 +216,22 @@ fn erlang_calls_across_modules_are_in_the_graph() {
 }
 
 #[test]
+fn ocaml_calls_across_modules_are_in_the_graph() {
+    let repo = TestRepo::new();
+    repo.write("src/price.ml", "(* Cents as a price text. *)\nlet format cents = Printf.sprintf \"%d.%02d\" (cents / 100) (cents mod 100)\n");
+    repo.write("src/price.mli", "val format : int -> string\n(** Cents as a price text. *)\n");
+    repo.write("src/cart.ml", "open Price\n\nlet total items = format (List.fold_left ( + ) 0 items)\n\nlet receipt items = Price.format (List.length items)\n");
+    repo.commit("shop");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("format", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("src/cart.ml", "total")) && located(&v).contains(&("src/cart.ml", "receipt")), "{v}");
+    let v = repo.query("what imports price.ml", &["--mode", "graph"]);
+    assert!(located(&v).iter().any(|r| r.0 == "src/cart.ml"), "{v}");
+    let v = repo.query("format", &["--mode", "symbol", "--lang", "ocaml-interface"]);
+    assert_eq!(v["results"][0]["path"], "src/price.mli", "{v}");
+}
+
+#[test]
 fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
     let repo = TestRepo::new();
     repo.write(

@@ -355,6 +355,28 @@ fn erlang_clauses_types_records_and_macros() {
 }
 
 #[test]
+fn ocaml_modules_functions_types_and_interfaces() {
+    let fc = assert_defines(
+        "ocaml/random.ml",
+        Language::OCaml,
+        &[("random_seed", "function"), ("State", "module"), ("State.t", "class"), ("State.bits", "function"), ("State.full_init", "function"), ("default", "const"), ("self_init", "function")],
+    );
+    // The `(* … *)` comment above `bits` is its doc and opens its chunk.
+    let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("State.bits")).expect("bits' chunk");
+    assert_eq!((chunk.start_line, chunk.end_line), (75, 83), "{chunk:?}");
+    assert_doc(&fc, "State.bits", "Returns 30 random bits as an integer");
+    assert_calls(&fc, "State.make", "full_init");
+    assert_calls(&fc, "bits", "State.bits");
+    let fc = assert_defines("ocaml/gc.ml", Language::OCaml, &[("stat", "class"), ("print_stat", "function"), ("Memprof.allocation_source", "enum"), ("Memprof.start", "function")]);
+    assert_calls(&fc, "print_stat", "fprintf");
+    assert!(fc.imports.iter().any(|i| i.module == "Printf"), "{:?}", fc.imports);
+    // An interface: `val`s, each documented by the `(** … *)` below it.
+    let fc = assert_defines("ocaml/stack.mli", Language::OCamlInterface, &[("t", "type"), ("Empty", "type"), ("create", "function"), ("pop", "function")]);
+    assert_doc(&fc, "create", "Return a new stack, initially empty.");
+    assert_eq!(Language::from_shebang(b"#!/usr/bin/env ocaml\n"), Some(Language::OCaml));
+}
+
+#[test]
 fn a_syntax_error_keeps_the_other_definitions() {
     for (rel, language) in [
         ("rust/broken.rs", Language::Rust),

@@ -33,6 +33,10 @@ pub enum Language {
     Zig,
     Protobuf,
     Erlang,
+    /// OCaml: `.ml` implementations; an interface (`.mli`) has a grammar of
+    /// its own in the same crate.
+    OCaml,
+    OCamlInterface,
     /// A Vue single-file component: its `<script>` blocks parsed as
     /// TypeScript (which reads JavaScript too), the markup as text.
     Vue,
@@ -77,6 +81,8 @@ impl Language {
             "zig" => Language::Zig,
             "proto" => Language::Protobuf,
             "erl" | "hrl" => Language::Erlang,
+            "ml" => Language::OCaml,
+            "mli" => Language::OCamlInterface,
             "vue" => Language::Vue,
             "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
@@ -114,6 +120,7 @@ impl Language {
             "php" => Language::Php,
             "elixir" => Language::Elixir,
             "escript" => Language::Erlang,
+            "ocaml" => Language::OCaml,
             "runhaskell" | "runghc" => Language::Haskell,
             "scala" => Language::Scala,
             "kotlin" => Language::Kotlin,
@@ -125,7 +132,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 26] = [
+    pub const ALL: [Language; 28] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -148,6 +155,8 @@ impl Language {
         Language::Zig,
         Language::Protobuf,
         Language::Erlang,
+        Language::OCaml,
+        Language::OCamlInterface,
         Language::Vue,
         Language::Svelte,
         Language::Markdown,
@@ -186,6 +195,8 @@ impl Language {
             Language::Zig => "zig",
             Language::Protobuf => "protobuf",
             Language::Erlang => "erlang",
+            Language::OCaml => "ocaml",
+            Language::OCamlInterface => "ocaml-interface",
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Markdown => "markdown",
@@ -218,6 +229,8 @@ impl Language {
             Language::Zig => &[],
             Language::Protobuf => &["proto"],
             Language::Erlang => &["erl"],
+            Language::OCaml => &["ml"],
+            Language::OCamlInterface => &["mli"],
             Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
@@ -255,6 +268,8 @@ impl Language {
             Language::Zig => Some(tree_sitter_zig::LANGUAGE.into()),
             Language::Protobuf => Some(tree_sitter_proto::LANGUAGE.into()),
             Language::Erlang => Some(tree_sitter_erlang::LANGUAGE.into()),
+            Language::OCaml => Some(tree_sitter_ocaml::LANGUAGE_OCAML.into()),
+            Language::OCamlInterface => Some(tree_sitter_ocaml::LANGUAGE_OCAML_INTERFACE.into()),
             // Only the `<script>` blocks (`embedded::code_ranges`).
             Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
@@ -283,6 +298,9 @@ impl Language {
             Language::Zig => Some(include_str!("queries/zig.scm")),
             Language::Protobuf => Some(include_str!("queries/protobuf.scm")),
             Language::Erlang => Some(include_str!("queries/erlang.scm")),
+            // One query: an interface's nodes are the implementation's (`val`s,
+            // types, module types) without the expressions.
+            Language::OCaml | Language::OCamlInterface => Some(include_str!("queries/ocaml.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
@@ -446,6 +464,8 @@ mod tests {
             ("mix.exs", Language::Elixir),
             ("Main.hs", Language::Haskell),
             ("build.zig", Language::Zig),
+            ("stdlib/list.ml", Language::OCaml),
+            ("stdlib/list.mli", Language::OCamlInterface),
         ] {
             assert_eq!(Language::from_path(path), language, "{path}");
         }

@@ -251,8 +251,11 @@ pub(crate) fn signature_text(src: &[u8], start: usize, end: usize, body_start: O
 
 pub(crate) fn clean_comment(raw: &str) -> String {
     let mut lines = Vec::new();
+    // OCaml's `(* … *)` and `(** … *)`: the markers only where the comment opens so.
+    let ocaml = raw.trim_start().starts_with("(*");
     for line in raw.lines() {
         let l = line.trim();
+        let l = if ocaml { l.strip_prefix("(*").unwrap_or(l).trim_end_matches("*)").trim_end_matches('*') } else { l };
         // Erlang: `%`, `%%`, `%%%` (no other language opens a comment so).
         let l = l.trim_start_matches('%');
         let l = l.trim_start_matches("/**").trim_start_matches("/*").trim_end_matches("*/");

@@ -548,6 +548,7 @@ impl Extracted<'_> {
             // Decorators written before a class member (TypeScript) belong to it.
             let lead = leading_decorators(d.outer);
             let (comment, doc_start) = self.leading_doc(lead.unwrap_or(d.outer));
+            let comment = comment.or_else(|| self.trailing_doc(d.outer));
             let doc = match d.doc {
                 Some(docstring) => Some(parse::clean_docstring(&self.text(docstring))).filter(|d| !d.is_empty()),
                 None => comment,
@@ -682,6 +683,18 @@ impl Extracted<'_> {
         let text: Vec<String> = comments.iter().map(|c| self.text(*c)).collect();
         let doc = parse::clean_comment(&text.join("\n"));
         (Some(doc).filter(|d| !d.is_empty()), Some((first.start_byte(), first.start_position().row + 1)))
+    }
+
+    /// OCaml's convention (odoc): a `(** … *)` on the line below a
+    /// definition (an interface's `val`, a type) documents it when no
+    /// comment above does.
+    fn trailing_doc(&self, node: Node) -> Option<String> {
+        if !matches!(self.language, Language::OCaml | Language::OCamlInterface) {
+            return None;
+        }
+        let next = node.next_sibling().filter(|c| is_comment(c.kind()) && c.start_position().row <= node.end_position().row + 1)?;
+        let text = self.text(next);
+        text.starts_with("(**").then(|| parse::clean_comment(&text)).filter(|d| !d.is_empty())
     }
 
     /// A `/** … */` comment.

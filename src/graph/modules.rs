@@ -137,6 +137,10 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
         // folder); `-import(lists, …)` names the module `lists.erl`.
         Language::Erlang if module.ends_with(".hrl") => relative_or_anywhere(tree, dir, module, from),
         Language::Erlang => closest(tree.ending_with(&format!("{module}.erl")), from),
+        // `open Foo`, `include Foo`: the module of `foo.ml` (its interface
+        // `foo.mli` when there is no implementation); `open Random.State`,
+        // a module inside `random.ml` when no `state.ml` is found.
+        Language::OCaml | Language::OCamlInterface => module.rsplit('.').find_map(|m| ocaml_module(tree, m.trim(), from)),
         // `import "a/b.proto"` names a file under an include root.
         Language::Protobuf => closest(tree.ending_with(module), from),
         Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift => None,
@@ -154,6 +158,14 @@ fn relative_or_anywhere(tree: &Tree, dir: &str, rel: &str, from: &str) -> Option
     } else {
         closest(tree.ending_with(rel.trim_start_matches("../")), from)
     }
+}
+
+/// The file of the OCaml module `Foo`: `foo.ml` (or `Foo.ml`), else `foo.mli`.
+fn ocaml_module(tree: &Tree, module: &str, from: &str) -> Option<String> {
+    let mut chars = module.chars();
+    let first = chars.next()?;
+    let lower = format!("{}{}", first.to_lowercase(), chars.as_str());
+    ["ml", "mli"].into_iter().find_map(|ext| closest(tree.ending_with(&format!("{lower}.{ext}")).chain(tree.ending_with(&format!("{module}.{ext}"))), from))
 }
 
 /// `VerifiedRoutes` → `verified_routes`, `HTTPClient` → `http_client`.
