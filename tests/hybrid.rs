@@ -232,6 +232,29 @@ fn ocaml_calls_across_modules_are_in_the_graph() {
 }
 
 #[test]
+fn objc_messages_across_files_are_in_the_graph() {
+    let repo = TestRepo::new();
+    repo.write("ios/RNPrice.h", "#import <Foundation/Foundation.h>\n\n@interface RNPrice : NSObject\n- (NSString *)formatCents:(NSInteger)cents;\n@end\n");
+    repo.write(
+        "ios/RNPrice.m",
+        "#import \"RNPrice.h\"\n\n@implementation RNPrice\n\n// Cents as a price text.\n- (NSString *)formatCents:(NSInteger)cents\n{\n  return [NSString stringWithFormat:@\"%ld.%02ld\", (long)(cents / 100), (long)(cents % 100)];\n}\n\n@end\n",
+    );
+    repo.write(
+        "ios/RNCart.m",
+        "#import \"RNPrice.h\"\n\n@implementation RNCart\n\n- (NSString *)total\n{\n  RNPrice *price = [[RNPrice alloc] init];\n  return [price formatCents:1250];\n}\n\n@end\n",
+    );
+    repo.commit("shop");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("formatCents", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("ios/RNCart.m", "RNCart.total")), "{v}");
+    let v = repo.query("what imports RNPrice.h", &["--mode", "graph"]);
+    assert!(located(&v).iter().any(|r| r.0 == "ios/RNCart.m"), "{v}");
+    // The header reads as Objective-C: its class is one.
+    let v = repo.query("RNPrice", &["--mode", "symbol", "--lang", "objc"]);
+    assert!(located(&v).contains(&("ios/RNPrice.h", "RNPrice")), "{v}");
+}
+
+#[test]
 fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
     let repo = TestRepo::new();
     repo.write(

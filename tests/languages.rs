@@ -377,6 +377,35 @@ fn ocaml_modules_functions_types_and_interfaces() {
 }
 
 #[test]
+fn objc_classes_categories_methods_and_messages() {
+    let fc = assert_defines(
+        "objc/RNCConnectionStateWatcher.m",
+        Language::ObjC,
+        &[
+            ("RNCConnectionStateWatcher", "class"),
+            ("RNCConnectionStateWatcher.initWithDelegate", "method"),
+            ("RNCConnectionStateWatcher.createReachabilityRef", "method"),
+            // A C function inside the `@implementation` is the file's.
+            ("RNCReachabilityCallback", "function"),
+            // The class extension `@interface C ()` adds its properties to C.
+            ("RNCConnectionStateWatcher.state", "variable"),
+        ],
+    );
+    let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("RNCConnectionStateWatcher.createReachabilityRef")).expect("a chunk");
+    assert_eq!((chunk.start_line, chunk.end_line), (100, 133), "{chunk:?}");
+    assert_calls(&fc, "RNCConnectionStateWatcher.setState", "self.updateDelegate");
+    assert_calls(&fc, "RNCConnectionStateWatcher.update", "initWithReachabilityFlags");
+    assert!(fc.imports.iter().any(|i| i.module == "RNCConnectionStateWatcher.h"), "{:?}", fc.imports);
+    let fc = assert_defines("objc/RNCConnectionState.m", Language::ObjC, &[("RNCConnectionState", "class"), ("RNCConnectionState.init", "method"), ("RNCConnectionState.connected", "method")]);
+    assert_doc(&fc, "RNCConnectionState.isEqualToConnectionState", "Checks if two states are equal");
+    assert_calls(&fc, "RNCConnectionState.init", "super.init");
+    // A header that reads as Objective-C is parsed as it (`.h` is C otherwise).
+    let fc = assert_defines("objc/RNCConnectionState.h", Language::ObjC, &[("RNCConnectionState", "class"), ("RNCConnectionState.initWithReachabilityFlags", "method")]);
+    let class = fc.symbols.iter().find(|s| s.qualified_name == "RNCConnectionState").expect("the class");
+    assert_eq!(class.bases, ["NSObject"]);
+}
+
+#[test]
 fn a_syntax_error_keeps_the_other_definitions() {
     for (rel, language) in [
         ("rust/broken.rs", Language::Rust),

@@ -37,6 +37,9 @@ pub enum Language {
     /// its own in the same crate.
     OCaml,
     OCamlInterface,
+    /// Objective-C: `.m`, and a `.h` that reads as Objective-C
+    /// ([`Language::detect`]).
+    ObjC,
     /// A Vue single-file component: its `<script>` blocks parsed as
     /// TypeScript (which reads JavaScript too), the markup as text.
     Vue,
@@ -83,6 +86,7 @@ impl Language {
             "erl" | "hrl" => Language::Erlang,
             "ml" => Language::OCaml,
             "mli" => Language::OCamlInterface,
+            "m" => Language::ObjC,
             "vue" => Language::Vue,
             "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
@@ -91,10 +95,12 @@ impl Language {
     }
 
     /// The language of a file from its name, or for a script without an
-    /// extension (`bin/setup`, `hooks/pre-commit`), from its `#!` line.
+    /// extension (`bin/setup`, `hooks/pre-commit`), from its `#!` line; a
+    /// `.h` that reads as Objective-C is.
     pub fn detect(path: &str, data: &[u8]) -> Language {
         match Language::from_path(path) {
             Language::Text if !path.rsplit('/').next().unwrap_or(path).contains('.') => Language::from_shebang(data).unwrap_or(Language::Text),
+            Language::C if path.ends_with(".h") && reads_as_objc(data) => Language::ObjC,
             language => language,
         }
     }
@@ -132,7 +138,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 28] = [
+    pub const ALL: [Language; 29] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -157,6 +163,7 @@ impl Language {
         Language::Erlang,
         Language::OCaml,
         Language::OCamlInterface,
+        Language::ObjC,
         Language::Vue,
         Language::Svelte,
         Language::Markdown,
@@ -197,6 +204,7 @@ impl Language {
             Language::Erlang => "erlang",
             Language::OCaml => "ocaml",
             Language::OCamlInterface => "ocaml-interface",
+            Language::ObjC => "objc",
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Markdown => "markdown",
@@ -231,6 +239,7 @@ impl Language {
             Language::Erlang => &["erl"],
             Language::OCaml => &["ml"],
             Language::OCamlInterface => &["mli"],
+            Language::ObjC => &["objective-c", "objectivec"],
             Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
@@ -270,6 +279,7 @@ impl Language {
             Language::Erlang => Some(tree_sitter_erlang::LANGUAGE.into()),
             Language::OCaml => Some(tree_sitter_ocaml::LANGUAGE_OCAML.into()),
             Language::OCamlInterface => Some(tree_sitter_ocaml::LANGUAGE_OCAML_INTERFACE.into()),
+            Language::ObjC => Some(tree_sitter_objc::LANGUAGE.into()),
             // Only the `<script>` blocks (`embedded::code_ranges`).
             Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
@@ -301,6 +311,8 @@ impl Language {
             // One query: an interface's nodes are the implementation's (`val`s,
             // types, module types) without the expressions.
             Language::OCaml | Language::OCamlInterface => Some(include_str!("queries/ocaml.scm")),
+            // The grammar extends C's: the classes and messages, then C's query.
+            Language::ObjC => Some(concat!(include_str!("queries/objc.scm"), include_str!("queries/c.scm"))),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
@@ -378,6 +390,16 @@ impl schemars::JsonSchema for Language {
         let names: Vec<&str> = Language::ALL.map(Language::name).to_vec();
         schemars::json_schema!({ "type": "string", "enum": names })
     }
+}
+
+/// An Objective-C header: `@interface`, `@protocol` or `#import` at the
+/// start of a line in its first 64 KB (C has none of them).
+fn reads_as_objc(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(64 * 1024)];
+    head.split(|&b| b == b'\n').any(|line| {
+        let line = line.trim_ascii_start();
+        line.starts_with(b"@interface") || line.starts_with(b"@protocol") || line.starts_with(b"#import")
+    })
 }
 
 /// Files that are text but rarely what anyone searches for: generated lock
@@ -466,6 +488,7 @@ mod tests {
             ("build.zig", Language::Zig),
             ("stdlib/list.ml", Language::OCaml),
             ("stdlib/list.mli", Language::OCamlInterface),
+            ("ios/RNView.m", Language::ObjC),
         ] {
             assert_eq!(Language::from_path(path), language, "{path}");
         }
@@ -496,6 +519,9 @@ mod tests {
         // The name decides when there is one: a `.txt` with a `#!` line is text.
         assert_eq!(Language::detect("example.txt", b"#!/bin/bash\n"), Language::Text);
         assert_eq!(Language::detect("x.py", b"#!/bin/bash\n"), Language::Python);
+        // A header is C unless it reads as Objective-C.
+        assert_eq!(Language::detect("ios/RNView.h", b"#import <UIKit/UIKit.h>\n@interface RNView : UIView\n@end\n"), Language::ObjC);
+        assert_eq!(Language::detect("src/list.h", b"#include <stddef.h>\nstruct list;\n"), Language::C);
     }
 
     #[test]

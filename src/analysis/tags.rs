@@ -27,6 +27,8 @@
 //!   Python and the JavaScript family, `@convention` on the nodes whose
 //!   conventions [`patterns::TreeMarker`] reads.
 //! - `(#is? top-level)`: the definition counts only as a child of the root.
+//! - `(#is? file-level)`: the definition is named as at the top of the file
+//!   even inside another (a C function inside an Objective-C `@implementation`).
 //!
 //! When several patterns capture the same definition node, the first
 //! pattern in the file wins. Everything else (nesting, qualified names,
@@ -83,6 +85,8 @@ struct Captured<'t> {
     /// The part of a statement that defines several names that is this
     /// definition's (a declarator of `const a = …, b = …`).
     part: Option<Node<'t>>,
+    /// `(#is? file-level)`: not nested in the definition around it.
+    file_level: bool,
 }
 
 /// What a definition or scope contributes to the names nested in it.
@@ -218,9 +222,10 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
     // root (a module-level variable). Checked here rather than written as
     // `(module (…))`: a pattern under the root stays in progress through the
     // whole file, which made matching a fifth slower.
-    let top_level_only: Vec<bool> = (0..query.pattern_count())
-        .map(|i| query.property_predicates(i).iter().any(|(p, positive)| *positive && &*p.key == "top-level"))
-        .collect();
+    let is = |key: &str| -> Vec<bool> {
+        (0..query.pattern_count()).map(|i| query.property_predicates(i).iter().any(|(p, positive)| *positive && &*p.key == key)).collect()
+    };
+    let (top_level_only, file_level) = (is("top-level"), is("file-level"));
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, root, source);
     while let Some(m) = matches.next() {
@@ -285,7 +290,8 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
                 }
                 let kind = capture.strip_prefix("definition.").map(kind_of);
                 let doc = doc.or_else(|| docstring_rules[m.pattern_index].as_ref().and_then(|rule| docstring(body?, rule)));
-                let captured = Captured { pattern: m.pattern_index, outer: node, kind, name, body, scope, bases, doc, part };
+                let file_level = file_level[m.pattern_index];
+                let captured = Captured { pattern: m.pattern_index, outer: node, kind, name, body, scope, bases, doc, part, file_level };
                 add_definition(&mut defs, captured);
             }
         }
@@ -512,7 +518,7 @@ impl Extracted<'_> {
                 continue;
             }
             let name = written.rsplit('.').next().filter(|n| !n.is_empty()).unwrap_or(&written).to_string();
-            let enclosing = frames.last();
+            let enclosing = if d.file_level { None } else { frames.last() };
             let explicit_scope = d.scope.map(|s| scope_name(&self.text(s)));
             // The prefix this definition's qualified name gets.
             let prefix = match (&explicit_scope, enclosing) {

@@ -89,7 +89,8 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
             let file = format!("{}.java", module.trim_end_matches(".*").replace('.', "/"));
             closest(tree.ending_with(&file), from)
         }
-        Language::C | Language::Cpp => {
+        // `#import "x.h"` (Objective-C) as `#include`.
+        Language::C | Language::Cpp | Language::ObjC => {
             let rel = join(dir, module);
             if tree.contains(&rel) {
                 Some(rel)

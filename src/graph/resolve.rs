@@ -729,7 +729,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
                 let local: Vec<&(&str, &str)> = many.iter().filter(|(p, _)| *p == path).collect();
                 match local.as_slice() {
                     [(p, q)] => Some((p.to_string(), q.to_string())),
-                    _ => None,
+                    _ => declared_and_defined(many),
                 }
             }
         }
@@ -840,6 +840,19 @@ impl<'l, 'a> Resolver<'l, 'a> {
         }
         None
     }
+}
+
+/// One qualified name in files of one stem is a declaration and its
+/// definition (`Price.h` and `Price.m`, `price.mli` and `price.ml`): the
+/// first (the header) stands for both, as a C prototype does.
+fn declared_and_defined(defs: &[(&str, &str)]) -> Option<(String, String)> {
+    let stem = |p: &str| match p.rsplit_once('.') {
+        Some((s, ext)) if !ext.contains('/') => s.len(),
+        _ => p.len(),
+    };
+    let (p0, q0) = *defs.first()?;
+    let same = defs.iter().all(|(p, q)| *q == q0 && p.get(..stem(p)) == p0.get(..stem(p0)));
+    same.then(|| (p0.to_string(), q0.to_string()))
 }
 
 /// The file an import names, in the repository `tree`.
