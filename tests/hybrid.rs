@@ -255,6 +255,20 @@ fn objc_messages_across_files_are_in_the_graph() {
 }
 
 #[test]
+fn julia_calls_across_included_files_are_in_the_graph() {
+    let repo = TestRepo::new();
+    repo.write("src/Shop.jl", "module Shop\n\ninclude(\"price.jl\")\ninclude(\"cart.jl\")\n\nend\n");
+    repo.write("src/price.jl", "\"\"\"\n    format_cents(c)\n\nCents as a price text.\n\"\"\"\nformat_cents(c) = string(div(c, 100), \".\", lpad(rem(c, 100), 2, \"0\"))\n");
+    repo.write("src/cart.jl", "function total(items)\n    format_cents(sum(items))\nend\n");
+    repo.commit("shop");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("format_cents", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("src/cart.jl", "total")), "{v}");
+    let v = repo.query("what imports price.jl", &["--mode", "graph"]);
+    assert!(located(&v).iter().any(|r| r.0 == "src/Shop.jl"), "{v}");
+}
+
+#[test]
 fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
     let repo = TestRepo::new();
     repo.write(

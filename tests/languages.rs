@@ -406,6 +406,28 @@ fn objc_classes_categories_methods_and_messages() {
 }
 
 #[test]
+fn julia_types_methods_docstrings_and_includes() {
+    let fc = assert_defines(
+        "julia/queue.jl",
+        Language::Julia,
+        &[("Queue", "class"), ("Queue", "function"), ("Base.isempty", "function"), ("Base.push!", "function"), ("Base.:(==)", "function")],
+    );
+    // The docstring above a method is its doc and opens its chunk.
+    let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("Base.push!")).expect("push!'s chunk");
+    assert_eq!((chunk.start_line, chunk.end_line), (65, 73), "{chunk:?}");
+    assert_doc(&fc, "Base.isempty", "isempty(q::Queue)\nCheck if queue `q` is empty.");
+    assert_doc(&fc, "Queue", "Queue{T}() where {T}");
+    assert_calls(&fc, "Base.push!", "push!");
+    // A method's own head (`Base.length(q::Queue) = …`) is not a call.
+    let length = fc.symbols.iter().find(|s| s.qualified_name == "Base.length").expect("length");
+    assert_eq!(length.calls, ["length"]);
+    let fc = assert_defines("julia/DataStructures.jl", Language::Julia, &[("DataStructures", "module")]);
+    let imports: Vec<&str> = fc.imports.iter().map(|i| i.module.as_str()).collect();
+    assert!(imports.contains(&"queue.jl") && imports.contains(&"OrderedCollections"), "{imports:?}");
+    assert_eq!(Language::from_shebang(b"#!/usr/bin/env julia\n"), Some(Language::Julia));
+}
+
+#[test]
 fn a_syntax_error_keeps_the_other_definitions() {
     for (rel, language) in [
         ("rust/broken.rs", Language::Rust),

@@ -40,6 +40,7 @@ pub enum Language {
     /// Objective-C: `.m`, and a `.h` that reads as Objective-C
     /// ([`Language::detect`]).
     ObjC,
+    Julia,
     /// A Vue single-file component: its `<script>` blocks parsed as
     /// TypeScript (which reads JavaScript too), the markup as text.
     Vue,
@@ -87,6 +88,7 @@ impl Language {
             "ml" => Language::OCaml,
             "mli" => Language::OCamlInterface,
             "m" => Language::ObjC,
+            "jl" => Language::Julia,
             "vue" => Language::Vue,
             "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
@@ -127,6 +129,7 @@ impl Language {
             "elixir" => Language::Elixir,
             "escript" => Language::Erlang,
             "ocaml" => Language::OCaml,
+            "julia" => Language::Julia,
             "runhaskell" | "runghc" => Language::Haskell,
             "scala" => Language::Scala,
             "kotlin" => Language::Kotlin,
@@ -138,7 +141,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 29] = [
+    pub const ALL: [Language; 30] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -164,6 +167,7 @@ impl Language {
         Language::OCaml,
         Language::OCamlInterface,
         Language::ObjC,
+        Language::Julia,
         Language::Vue,
         Language::Svelte,
         Language::Markdown,
@@ -205,6 +209,7 @@ impl Language {
             Language::OCaml => "ocaml",
             Language::OCamlInterface => "ocaml-interface",
             Language::ObjC => "objc",
+            Language::Julia => "julia",
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Markdown => "markdown",
@@ -240,6 +245,7 @@ impl Language {
             Language::OCaml => &["ml"],
             Language::OCamlInterface => &["mli"],
             Language::ObjC => &["objective-c", "objectivec"],
+            Language::Julia => &["jl"],
             Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
@@ -280,6 +286,7 @@ impl Language {
             Language::OCaml => Some(tree_sitter_ocaml::LANGUAGE_OCAML.into()),
             Language::OCamlInterface => Some(tree_sitter_ocaml::LANGUAGE_OCAML_INTERFACE.into()),
             Language::ObjC => Some(tree_sitter_objc::LANGUAGE.into()),
+            Language::Julia => Some(tree_sitter_julia::LANGUAGE.into()),
             // Only the `<script>` blocks (`embedded::code_ranges`).
             Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
@@ -313,6 +320,7 @@ impl Language {
             Language::OCaml | Language::OCamlInterface => Some(include_str!("queries/ocaml.scm")),
             // The grammar extends C's: the classes and messages, then C's query.
             Language::ObjC => Some(concat!(include_str!("queries/objc.scm"), include_str!("queries/c.scm"))),
+            Language::Julia => Some(include_str!("queries/julia.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
@@ -489,6 +497,7 @@ mod tests {
             ("stdlib/list.ml", Language::OCaml),
             ("stdlib/list.mli", Language::OCamlInterface),
             ("ios/RNView.m", Language::ObjC),
+            ("src/DataStructures.jl", Language::Julia),
         ] {
             assert_eq!(Language::from_path(path), language, "{path}");
         }

@@ -133,7 +133,10 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
         tree
     })?;
     let root = tree.root_node();
-    let Matches { defs, calls, imports, mut pattern_marks, mut convention_nodes } = collect(query, root, source);
+    let Matches { defs, mut calls, imports, mut pattern_marks, mut convention_nodes } = collect(query, root, source);
+    // A definition's head written as a call (Julia's `f(x) = …`) is not one.
+    let heads: HashSet<usize> = defs.values().filter_map(|d| d.name.map(|n| n.start_byte())).collect();
+    calls.retain(|(at, _)| !heads.contains(at));
     if patterns::marked_from_tree(language) {
         // In document order, as a walk of the tree would meet them.
         convention_nodes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
@@ -664,7 +667,8 @@ impl Extracted<'_> {
         let mut expected_row = node.start_position().row;
         let mut cur = node.prev_sibling();
         while let Some(c) = cur {
-            let is_comment = is_comment(c.kind());
+            // Julia documents a definition with a string right above it.
+            let is_comment = is_comment(c.kind()) || (self.language == Language::Julia && c.kind() == "string_literal");
             if !is_comment && !is_attribute(c.kind()) {
                 break;
             }

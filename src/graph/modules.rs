@@ -142,6 +142,10 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
         // `foo.mli` when there is no implementation); `open Random.State`,
         // a module inside `random.ml` when no `state.ml` is found.
         Language::OCaml | Language::OCamlInterface => module.rsplit('.').find_map(|m| ocaml_module(tree, m.trim(), from)),
+        // `include("x.jl")` is relative to the file; `using Foo.Bar`, a
+        // package's `Bar.jl` (else `Foo.jl`), as `src/Foo.jl` is Foo's.
+        Language::Julia if module.ends_with(".jl") => relative_or_anywhere(tree, dir, module, from),
+        Language::Julia => module.trim_start_matches('.').rsplit('.').find_map(|m| closest(tree.ending_with(&format!("{m}.jl")), from)),
         // `import "a/b.proto"` names a file under an include root.
         Language::Protobuf => closest(tree.ending_with(module), from),
         Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift => None,
