@@ -269,6 +269,19 @@ fn julia_calls_across_included_files_are_in_the_graph() {
 }
 
 #[test]
+fn r_calls_across_sourced_files_are_in_the_graph() {
+    let repo = TestRepo::new();
+    repo.write("R/price.R", "#' Cents as a price text.\nformat_cents <- function(cents) {\n  sprintf(\"%d.%02d\", cents %/% 100, cents %% 100)\n}\n");
+    repo.write("analysis/report.R", "source(\"R/price.R\")\nlibrary(dplyr)\n\ntotal <- function(items) {\n  format_cents(sum(items))\n}\n");
+    repo.commit("shop");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("format_cents", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("analysis/report.R", "total")), "{v}");
+    let v = repo.query("what imports price.R", &["--mode", "graph"]);
+    assert!(located(&v).iter().any(|r| r.0 == "analysis/report.R"), "{v}");
+}
+
+#[test]
 fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
     let repo = TestRepo::new();
     repo.write(

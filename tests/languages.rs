@@ -428,6 +428,29 @@ fn julia_types_methods_docstrings_and_includes() {
 }
 
 #[test]
+fn r_functions_roxygen_and_testthat() {
+    let fc = assert_defines(
+        "r/seed.R",
+        Language::R,
+        &[("with_seed", "function"), ("local_seed", "function"), ("with_preserve_seed", "function"), ("get_seed", "function"), ("rm_seed", "function")],
+    );
+    // The roxygen block (`#'`) above `with_seed` is its doc and opens its chunk.
+    let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("with_seed")).expect("with_seed's chunk");
+    assert_eq!((chunk.start_line, chunk.end_line), (1, 36), "{chunk:?}");
+    assert_doc(&fc, "with_seed", "Random seed\n`with_seed()` runs code with a specific random seed");
+    assert_calls(&fc, "with_seed", "with_preserve_seed");
+    assert_calls(&fc, "rm_seed", "has_seed");
+    let fc = assert_defines("r/db.R", Language::R, &[("with_db_connection", "function"), ("local_db_connection", "function")]);
+    assert_calls(&fc, "local_db_connection", "DBI::dbDisconnect");
+    assert!(fc.imports.iter().any(|i| i.module == "DBI"), "{:?}", fc.imports);
+    // A testthat block is a test named by what it checks.
+    let fc = assert_defines("r/test-env.R", Language::R, &[("with_envvar sets and unsets variables", "function")]);
+    assert_calls(&fc, "with_envvar sets and unsets variables", "with_envvar");
+    assert!(fc.patterns.iter().any(|p| p.key == "test:test_that"), "{:?}", fc.patterns.iter().map(|p| &p.key).collect::<Vec<_>>());
+    assert!(git_rag::analysis::lang::is_test_path("tests/testthat/test-env.R") && Language::from_shebang(b"#!/usr/bin/env Rscript\n") == Some(Language::R));
+}
+
+#[test]
 fn a_syntax_error_keeps_the_other_definitions() {
     for (rel, language) in [
         ("rust/broken.rs", Language::Rust),

@@ -41,6 +41,7 @@ pub enum Language {
     /// ([`Language::detect`]).
     ObjC,
     Julia,
+    R,
     /// A Vue single-file component: its `<script>` blocks parsed as
     /// TypeScript (which reads JavaScript too), the markup as text.
     Vue,
@@ -89,6 +90,7 @@ impl Language {
             "mli" => Language::OCamlInterface,
             "m" => Language::ObjC,
             "jl" => Language::Julia,
+            "r" => Language::R,
             "vue" => Language::Vue,
             "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
@@ -130,6 +132,7 @@ impl Language {
             "escript" => Language::Erlang,
             "ocaml" => Language::OCaml,
             "julia" => Language::Julia,
+            "Rscript" => Language::R,
             "runhaskell" | "runghc" => Language::Haskell,
             "scala" => Language::Scala,
             "kotlin" => Language::Kotlin,
@@ -141,7 +144,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 30] = [
+    pub const ALL: [Language; 31] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -168,6 +171,7 @@ impl Language {
         Language::OCamlInterface,
         Language::ObjC,
         Language::Julia,
+        Language::R,
         Language::Vue,
         Language::Svelte,
         Language::Markdown,
@@ -210,6 +214,7 @@ impl Language {
             Language::OCamlInterface => "ocaml-interface",
             Language::ObjC => "objc",
             Language::Julia => "julia",
+            Language::R => "r",
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Markdown => "markdown",
@@ -246,6 +251,7 @@ impl Language {
             Language::OCamlInterface => &["mli"],
             Language::ObjC => &["objective-c", "objectivec"],
             Language::Julia => &["jl"],
+            Language::R => &["rlang"],
             Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
@@ -287,6 +293,7 @@ impl Language {
             Language::OCamlInterface => Some(tree_sitter_ocaml::LANGUAGE_OCAML_INTERFACE.into()),
             Language::ObjC => Some(tree_sitter_objc::LANGUAGE.into()),
             Language::Julia => Some(tree_sitter_julia::LANGUAGE.into()),
+            Language::R => Some(tree_sitter_r::LANGUAGE.into()),
             // Only the `<script>` blocks (`embedded::code_ranges`).
             Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
@@ -321,6 +328,7 @@ impl Language {
             // The grammar extends C's: the classes and messages, then C's query.
             Language::ObjC => Some(concat!(include_str!("queries/objc.scm"), include_str!("queries/c.scm"))),
             Language::Julia => Some(include_str!("queries/julia.scm")),
+            Language::R => Some(include_str!("queries/r.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
@@ -498,6 +506,8 @@ mod tests {
             ("stdlib/list.mli", Language::OCamlInterface),
             ("ios/RNView.m", Language::ObjC),
             ("src/DataStructures.jl", Language::Julia),
+            ("R/seed.R", Language::R),
+            ("analysis.r", Language::R),
         ] {
             assert_eq!(Language::from_path(path), language, "{path}");
         }

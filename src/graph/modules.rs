@@ -146,6 +146,10 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
         // package's `Bar.jl` (else `Foo.jl`), as `src/Foo.jl` is Foo's.
         Language::Julia if module.ends_with(".jl") => relative_or_anywhere(tree, dir, module, from),
         Language::Julia => module.trim_start_matches('.').rsplit('.').find_map(|m| closest(tree.ending_with(&format!("{m}.jl")), from)),
+        // `source("R/utils.R")`: relative to the file or to the project's root
+        // (where R scripts run); `library(pkg)` is a package outside.
+        Language::R if module.ends_with(".R") || module.ends_with(".r") => relative_or_anywhere(tree, dir, module, from),
+        Language::R => None,
         // `import "a/b.proto"` names a file under an include root.
         Language::Protobuf => closest(tree.ending_with(module), from),
         Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift => None,
