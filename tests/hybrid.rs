@@ -282,6 +282,25 @@ fn r_calls_across_sourced_files_are_in_the_graph() {
 }
 
 #[test]
+fn terraform_uses_across_files_and_local_modules_are_in_the_graph() {
+    let repo = TestRepo::new();
+    repo.write("infra/variables.tf", "variable \"bucket_name\" {\n  description = \"Name of the logs bucket.\"\n  type        = string\n}\n");
+    repo.write(
+        "infra/main.tf",
+        "resource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.bucket_name\n}\n\nmodule \"cdn\" {\n  source = \"./modules/cdn\"\n  origin = aws_s3_bucket.logs.bucket_domain_name\n}\n",
+    );
+    repo.write("infra/modules/cdn/main.tf", "variable \"origin\" {}\n\nresource \"aws_cloudfront_distribution\" \"this\" {\n  origin {\n    domain_name = var.origin\n  }\n}\n");
+    repo.commit("infra");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("bucket_name", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("infra/main.tf", "aws_s3_bucket.logs")), "{v}");
+    let v = repo.query("aws_s3_bucket.logs", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("infra/main.tf", "cdn")), "{v}");
+    let v = repo.query("what imports infra/modules/cdn/main.tf", &["--mode", "graph"]);
+    assert!(located(&v).iter().any(|r| r.0 == "infra/main.tf"), "{v}");
+}
+
+#[test]
 fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
     let repo = TestRepo::new();
     repo.write(

@@ -451,6 +451,34 @@ fn r_functions_roxygen_and_testthat() {
 }
 
 #[test]
+fn hcl_terraform_blocks_by_their_addresses() {
+    let fc = assert_defines(
+        "hcl/main.tf",
+        Language::Hcl,
+        &[
+            ("random_pet.this", "class"),
+            ("aws_iam_policy_document.sqs_external", "class"),
+            ("s3_bucket", "module"),
+            ("all_notifications", "module"),
+            ("bucket_name", "variable"),
+            ("aws", "class"),
+        ],
+    );
+    let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("aws_sqs_queue.this")).expect("the queue's chunk");
+    assert_eq!((chunk.start_line, chunk.end_line), (83, 86), "{chunk:?}");
+    // References by address are uses: a resource, a data source, a module, a local.
+    assert_calls(&fc, "aws_sqs_queue_policy.allow_external", "aws_iam_policy_document.sqs_external");
+    assert_calls(&fc, "all_notifications", "module.s3_bucket");
+    assert_calls(&fc, "s3_bucket", "local.bucket_name");
+    assert_doc(&fc, "aws_iam_policy_document.sqs_external", "SQS policy created outside of the module");
+    let imports: Vec<&str> = fc.imports.iter().map(|i| i.module.as_str()).collect();
+    assert!(imports.contains(&"../../") && imports.contains(&"../../modules/notification"), "{imports:?}");
+    // A variable's `description` is its doc.
+    let fc = assert_defines("hcl/variables.tf", Language::Hcl, &[("create", "variable"), ("bucket", "variable"), ("file_source", "variable")]);
+    assert_doc(&fc, "create", "Whether to create this resource or not?");
+}
+
+#[test]
 fn a_syntax_error_keeps_the_other_definitions() {
     for (rel, language) in [
         ("rust/broken.rs", Language::Rust),

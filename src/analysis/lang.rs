@@ -42,6 +42,8 @@ pub enum Language {
     ObjC,
     Julia,
     R,
+    /// HCL: Terraform's `.tf`, `.tfvars` and other `.hcl` files.
+    Hcl,
     /// A Vue single-file component: its `<script>` blocks parsed as
     /// TypeScript (which reads JavaScript too), the markup as text.
     Vue,
@@ -91,6 +93,7 @@ impl Language {
             "m" => Language::ObjC,
             "jl" => Language::Julia,
             "r" => Language::R,
+            "tf" | "tfvars" | "hcl" => Language::Hcl,
             "vue" => Language::Vue,
             "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
@@ -144,7 +147,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 31] = [
+    pub const ALL: [Language; 32] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -172,6 +175,7 @@ impl Language {
         Language::ObjC,
         Language::Julia,
         Language::R,
+        Language::Hcl,
         Language::Vue,
         Language::Svelte,
         Language::Markdown,
@@ -215,6 +219,7 @@ impl Language {
             Language::ObjC => "objc",
             Language::Julia => "julia",
             Language::R => "r",
+            Language::Hcl => "hcl",
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Markdown => "markdown",
@@ -252,6 +257,7 @@ impl Language {
             Language::ObjC => &["objective-c", "objectivec"],
             Language::Julia => &["jl"],
             Language::R => &["rlang"],
+            Language::Hcl => &["terraform", "tf"],
             Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
@@ -294,6 +300,7 @@ impl Language {
             Language::ObjC => Some(tree_sitter_objc::LANGUAGE.into()),
             Language::Julia => Some(tree_sitter_julia::LANGUAGE.into()),
             Language::R => Some(tree_sitter_r::LANGUAGE.into()),
+            Language::Hcl => Some(tree_sitter_hcl::LANGUAGE.into()),
             // Only the `<script>` blocks (`embedded::code_ranges`).
             Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
@@ -329,6 +336,7 @@ impl Language {
             Language::ObjC => Some(concat!(include_str!("queries/objc.scm"), include_str!("queries/c.scm"))),
             Language::Julia => Some(include_str!("queries/julia.scm")),
             Language::R => Some(include_str!("queries/r.scm")),
+            Language::Hcl => Some(include_str!("queries/hcl.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
@@ -508,6 +516,9 @@ mod tests {
             ("src/DataStructures.jl", Language::Julia),
             ("R/seed.R", Language::R),
             ("analysis.r", Language::R),
+            ("infra/main.tf", Language::Hcl),
+            ("prod.tfvars", Language::Hcl),
+            ("build.pkr.hcl", Language::Hcl),
         ] {
             assert_eq!(Language::from_path(path), language, "{path}");
         }

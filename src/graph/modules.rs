@@ -150,6 +150,15 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
         // (where R scripts run); `library(pkg)` is a package outside.
         Language::R if module.ends_with(".R") || module.ends_with(".r") => relative_or_anywhere(tree, dir, module, from),
         Language::R => None,
+        // A Terraform module's local `source = "../modules/x"` names a
+        // directory: its `main.tf`, else its first `.tf` file.
+        Language::Hcl if module.starts_with("./") || module.starts_with("../") => {
+            let target = join(dir, module);
+            let files = tree.files_in(&target);
+            let main = files.iter().find(|p| p.ends_with("/main.tf") || **p == "main.tf");
+            main.or_else(|| files.iter().find(|p| p.ends_with(".tf"))).map(|p| p.to_string())
+        }
+        Language::Hcl => None,
         // `import "a/b.proto"` names a file under an include root.
         Language::Protobuf => closest(tree.ending_with(module), from),
         Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift => None,
