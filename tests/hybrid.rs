@@ -301,6 +301,20 @@ fn terraform_uses_across_files_and_local_modules_are_in_the_graph() {
 }
 
 #[test]
+fn dart_calls_across_libraries_are_in_the_graph() {
+    let repo = TestRepo::new();
+    repo.write("lib/src/price.dart", "/// Cents as a price text.\nString formatCents(int cents) => '${cents ~/ 100}.${cents % 100}';\n");
+    repo.write("lib/src/cart.dart", "import 'price.dart';\n\nclass Cart {\n  final List<int> items = [];\n\n  String total() => formatCents(items.fold(0, (a, b) => a + b));\n}\n");
+    repo.write("bin/shop.dart", "import 'package:shop/src/cart.dart';\n\nvoid main() {\n  print(Cart().total());\n}\n");
+    repo.commit("shop");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("formatCents", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("lib/src/cart.dart", "Cart.total")), "{v}");
+    let v = repo.query("what imports cart.dart", &["--mode", "graph"]);
+    assert!(located(&v).iter().any(|r| r.0 == "bin/shop.dart"), "{v}");
+}
+
+#[test]
 fn graph_mode_answers_who_implements_a_trait_or_extends_a_class() {
     let repo = TestRepo::new();
     repo.write(

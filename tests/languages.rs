@@ -479,6 +479,33 @@ fn hcl_terraform_blocks_by_their_addresses() {
 }
 
 #[test]
+fn dart_classes_constructors_members_and_imports() {
+    let fc = assert_defines(
+        "dart/parsed_path.dart",
+        Language::Dart,
+        &[
+            ("ParsedPath", "class"),
+            ("ParsedPath.parse", "method"),
+            ("ParsedPath._", "method"),
+            ("ParsedPath.normalize", "method"),
+            ("ParsedPath.isAbsolute", "method"),
+            ("ParsedPath.root", "variable"),
+        ],
+    );
+    let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("ParsedPath.parse")).expect("parse's chunk");
+    assert_eq!((chunk.start_line, chunk.end_line), (41, 75), "{chunk:?}");
+    assert_calls(&fc, "ParsedPath.parse", "ParsedPath._");
+    assert_calls(&fc, "ParsedPath._splitExtension", "_kthLastIndexOf");
+    assert_doc(&fc, "ParsedPath.extension", "The file extension of the last non-empty part");
+    assert!(fc.imports.iter().any(|i| i.module == "style.dart"), "{:?}", fc.imports);
+    let fc = assert_defines("dart/path_map_test.dart", Language::Dart, &[("main", "function")]);
+    assert_calls(&fc, "main", "PathMap.of");
+    assert!(fc.imports.iter().any(|i| i.module == "package:test/test.dart"), "{:?}", fc.imports);
+    assert!(fc.patterns.iter().any(|p| p.key == "test:test"));
+    assert!(git_rag::analysis::lang::is_test_path("test/path_map_test.dart"));
+}
+
+#[test]
 fn a_syntax_error_keeps_the_other_definitions() {
     for (rel, language) in [
         ("rust/broken.rs", Language::Rust),

@@ -44,6 +44,7 @@ pub enum Language {
     R,
     /// HCL: Terraform's `.tf`, `.tfvars` and other `.hcl` files.
     Hcl,
+    Dart,
     /// A Vue single-file component: its `<script>` blocks parsed as
     /// TypeScript (which reads JavaScript too), the markup as text.
     Vue,
@@ -94,6 +95,7 @@ impl Language {
             "jl" => Language::Julia,
             "r" => Language::R,
             "tf" | "tfvars" | "hcl" => Language::Hcl,
+            "dart" => Language::Dart,
             "vue" => Language::Vue,
             "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
@@ -136,6 +138,7 @@ impl Language {
             "ocaml" => Language::OCaml,
             "julia" => Language::Julia,
             "Rscript" => Language::R,
+            "dart" => Language::Dart,
             "runhaskell" | "runghc" => Language::Haskell,
             "scala" => Language::Scala,
             "kotlin" => Language::Kotlin,
@@ -147,7 +150,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 32] = [
+    pub const ALL: [Language; 33] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -176,6 +179,7 @@ impl Language {
         Language::Julia,
         Language::R,
         Language::Hcl,
+        Language::Dart,
         Language::Vue,
         Language::Svelte,
         Language::Markdown,
@@ -220,6 +224,7 @@ impl Language {
             Language::Julia => "julia",
             Language::R => "r",
             Language::Hcl => "hcl",
+            Language::Dart => "dart",
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Markdown => "markdown",
@@ -258,6 +263,7 @@ impl Language {
             Language::Julia => &["jl"],
             Language::R => &["rlang"],
             Language::Hcl => &["terraform", "tf"],
+            Language::Dart => &[],
             Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
@@ -301,6 +307,7 @@ impl Language {
             Language::Julia => Some(tree_sitter_julia::LANGUAGE.into()),
             Language::R => Some(tree_sitter_r::LANGUAGE.into()),
             Language::Hcl => Some(tree_sitter_hcl::LANGUAGE.into()),
+            Language::Dart => Some(tree_sitter_dart::LANGUAGE.into()),
             // Only the `<script>` blocks (`embedded::code_ranges`).
             Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
@@ -337,6 +344,7 @@ impl Language {
             Language::Julia => Some(include_str!("queries/julia.scm")),
             Language::R => Some(include_str!("queries/r.scm")),
             Language::Hcl => Some(include_str!("queries/hcl.scm")),
+            Language::Dart => Some(include_str!("queries/dart.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
@@ -519,6 +527,7 @@ mod tests {
             ("infra/main.tf", Language::Hcl),
             ("prod.tfvars", Language::Hcl),
             ("build.pkr.hcl", Language::Hcl),
+            ("lib/src/parsed_path.dart", Language::Dart),
         ] {
             assert_eq!(Language::from_path(path), language, "{path}");
         }

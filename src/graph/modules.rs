@@ -159,6 +159,16 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
             main.or_else(|| files.iter().find(|p| p.ends_with(".tf"))).map(|p| p.to_string())
         }
         Language::Hcl => None,
+        // `import 'src/a.dart'` is relative to the file; `package:p/a.dart`
+        // is `lib/a.dart` of the package p (this repository's, or one beside it).
+        Language::Dart => match module.strip_prefix("package:") {
+            Some(rest) => rest.split_once('/').and_then(|(package, path)| {
+                let beside = format!("{package}/lib/{path}");
+                closest(tree.ending_with(&beside), from).or_else(|| closest(tree.ending_with(&format!("lib/{path}")), from))
+            }),
+            None if module.starts_with("dart:") => None,
+            None => relative_or_anywhere(tree, dir, module, from),
+        },
         // `import "a/b.proto"` names a file under an include root.
         Language::Protobuf => closest(tree.ending_with(module), from),
         Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift => None,
