@@ -289,13 +289,18 @@ fn terraform_uses_across_files_and_local_modules_are_in_the_graph() {
         "infra/main.tf",
         "resource \"aws_s3_bucket\" \"logs\" {\n  bucket = var.bucket_name\n}\n\nmodule \"cdn\" {\n  source = \"./modules/cdn\"\n  origin = aws_s3_bucket.logs.bucket_domain_name\n}\n",
     );
-    repo.write("infra/modules/cdn/main.tf", "variable \"origin\" {}\n\nresource \"aws_cloudfront_distribution\" \"this\" {\n  origin {\n    domain_name = var.origin\n  }\n}\n");
+    repo.write("infra/modules/cdn/main.tf", "resource \"aws_cloudfront_distribution\" \"this\" {\n  origin {\n    domain_name = var.origin\n  }\n}\n");
+    // Each module declares its own variables: `var.origin` is its directory's.
+    repo.write("infra/modules/cdn/variables.tf", "variable \"origin\" {}\n");
+    repo.write("infra/origin.tf", "variable \"origin\" {}\n");
     repo.commit("infra");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     let v = repo.query("bucket_name", &["--mode", "graph", "--relation", "callers"]);
     assert!(located(&v).contains(&("infra/main.tf", "aws_s3_bucket.logs")), "{v}");
     let v = repo.query("aws_s3_bucket.logs", &["--mode", "graph", "--relation", "callers"]);
     assert!(located(&v).contains(&("infra/main.tf", "cdn")), "{v}");
+    let v = repo.query("origin", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("infra/modules/cdn/main.tf", "aws_cloudfront_distribution.this")), "{v}");
     let v = repo.query("what imports infra/modules/cdn/main.tf", &["--mode", "graph"]);
     assert!(located(&v).iter().any(|r| r.0 == "infra/main.tf"), "{v}");
 }

@@ -1,9 +1,10 @@
 //! Which file an import names, for the languages described by query files:
 //! Rust `use`/`mod` paths within the crate, Go import paths (a package is
 //! its directory), Java packages, C/C++ `#include`, Ruby `require` /
-//! `require_relative`, Lua `require`. C# `using` names a namespace, not a
-//! file, so it stays external. Python and the JavaScript family are in
-//! `resolve.rs`.
+//! `require_relative`, Lua `require`, and the like for the languages below
+//! (OCaml `open`, Julia and R files loaded, Terraform module sources, Dart
+//! `package:` URIs). C# `using` names a namespace, not a file, so it stays
+//! external. Python and the JavaScript family are in `resolve.rs`.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 

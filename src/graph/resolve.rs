@@ -729,7 +729,7 @@ impl<'l, 'a> Resolver<'l, 'a> {
                 let local: Vec<&(&str, &str)> = many.iter().filter(|(p, _)| *p == path).collect();
                 match local.as_slice() {
                     [(p, q)] => Some((p.to_string(), q.to_string())),
-                    _ => declared_and_defined(many),
+                    _ => declared_and_defined(many).or_else(|| in_terraform_module(path, many)),
                 }
             }
         }
@@ -853,6 +853,20 @@ fn declared_and_defined(defs: &[(&str, &str)]) -> Option<(String, String)> {
     let (p0, q0) = *defs.first()?;
     let same = defs.iter().all(|(p, q)| *q == q0 && p.get(..stem(p)) == p0.get(..stem(p0)));
     same.then(|| (p0.to_string(), q0.to_string()))
+}
+
+/// Terraform: a module is its directory, and `var.x`, `local.x` and
+/// `module.x` name the one of its files that defines x.
+fn in_terraform_module(path: &str, defs: &[(&str, &str)]) -> Option<(String, String)> {
+    if Language::from_path(path) != Language::Hcl {
+        return None;
+    }
+    let dir = super::modules::parent_dir(path);
+    let mut here = defs.iter().filter(|(p, _)| super::modules::parent_dir(p) == dir);
+    match (here.next(), here.next()) {
+        (Some((p, q)), None) => Some((p.to_string(), q.to_string())),
+        _ => None,
+    }
 }
 
 /// The file an import names, in the repository `tree`.
