@@ -110,6 +110,26 @@ fn cpp_templates_classes_and_out_of_class_members() {
 }
 
 #[test]
+fn a_header_is_cpp_when_it_reads_as_cpp_and_c_otherwise() {
+    // The two C++ fixtures under their original names (`.h`, as GoogleTest has them).
+    for (rel, original) in [("cpp/prime_tables.hpp", "samples/prime_tables.h"), ("cpp/sample3-inl.hpp", "samples/sample3-inl.h")] {
+        let data = std::fs::read(format!("{DIR}/{rel}")).expect("fixture");
+        let fc = chunk_file(original, &data, &ChunkOptions::default());
+        assert_eq!(fc.language, Language::Cpp, "{original}");
+        let names: Vec<&str> = fc.symbols.iter().map(|s| s.qualified_name.as_str()).collect();
+        assert!(names.contains(&"PrimeTable") || names.contains(&"Queue"), "{original}: {names:?}");
+    }
+    // C headers that open `extern "C"` for C++ callers stay C.
+    for rel in ["c/parser.h", "c/stack.h"] {
+        let (_, fc) = chunked(rel);
+        assert_eq!(fc.language, Language::C, "{rel}");
+    }
+    assert_eq!(Language::detect("x.h", b"#include <stdio.h>\nstruct list { struct list *next; };\n"), Language::C);
+    assert_eq!(Language::detect("x.h", b"#pragma once\nnamespace fmt {\n}\n"), Language::Cpp);
+    assert_eq!(Language::detect("x.h", b"class Widget {\r\npublic:\r\n  int size() const;\r\n};\r\n"), Language::Cpp);
+}
+
+#[test]
 fn csharp_namespaces_classes_and_members() {
     let fc = assert_defines("csharp/DecoderGroup.cs", Language::CSharp, &[]);
     let group = fc.symbols.iter().find(|s| s.name == "DecoderGroup").expect("class DecoderGroup");

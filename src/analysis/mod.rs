@@ -10,7 +10,8 @@
 /// 5: a `/** … */` doc comment a blank line above a definition is its doc.
 /// 6: Vue and Svelte components' `<script>` blocks, Protobuf and Erlang parsed.
 /// 7: a file's lines inside syntax errors are counted (index and status name them).
-/// 8: OCaml, Objective-C, Julia, R, HCL (Terraform) and Dart parsed.
+/// 8: OCaml, Objective-C, Julia, R, HCL (Terraform) and Dart parsed; a `.h`
+///    that reads as C++ is C++.
 pub const VERSION: u32 = 8;
 
 pub mod chunk;
