@@ -28,7 +28,7 @@ use std::collections::HashMap;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 24] = [
+pub const FEATURES: [&str; 25] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -53,6 +53,7 @@ pub const FEATURES: [&str; 24] = [
     "chunk_words",    // share of the question's words the chunk holds
     "file_words",     // share of them the chunk's file holds, in any of its chunks
     "name_as_written", // the definition's own name is a word of the question, letter case and all
+    "file_named",     // the file's name (without extensions) is a word of the question: `Request` -> Request.php, "the router" -> router.js
 ];
 
 pub type Features = [f32; FEATURES.len()];
@@ -239,6 +240,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             evidence.share(&held_by(std::iter::once(h.content.as_str()), &evidence.terms)),
             evidence.files.get(&h.path).map_or(0.0, |held| evidence.share(held)),
             f32::from(u8::from(own_name.is_some_and(|n| written.contains(&n)))),
+            f32::from(u8::from(words.contains(&file_stem))),
         ]);
     }
     out
@@ -335,6 +337,9 @@ mod tests {
         assert_eq!(f[0][at("symbol_word")], 0.0);
         assert!(f[0][at("path_words")] > 0.0 && f[0][at("stem_words")] > 0.0);
         assert_eq!(f[2][at("test")], 1.0);
+        assert_eq!(f[0][at("file_named")], 0.0, "cookies is not the word cookie");
+        let f = features(&[hit("src/Http/Request.php", "Request", 1.0), hit("src/Http/RequestGuard.php", "Request", 0.5)], &Question::new("Request"), &Evidence::empty());
+        assert_eq!((f[0][at("file_named")], f[1][at("file_named")]), (1.0, 0.0));
         assert!(aside("docs/examples/app.js") && aside("types/index.d.ts") && !aside("src/example.py"));
         let lines = |start, end| span(&Hit { start_line: start, end_line: end, ..Hit::default() });
         assert_eq!(lines(7, 7), 0.0);
