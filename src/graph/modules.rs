@@ -153,29 +153,38 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
         Language::R => None,
         // A Terraform module's local `source = "../modules/x"` names a
         // directory: its `main.tf`, else its first `.tf` file.
-        Language::Hcl if module.starts_with("./") || module.starts_with("../") => {
-            let target = join(dir, module);
-            let files = tree.files_in(&target);
-            let main = files.iter().find(|p| p.ends_with("/main.tf") || **p == "main.tf");
-            main.or_else(|| files.iter().find(|p| p.ends_with(".tf"))).map(|p| p.to_string())
-        }
+        Language::Hcl if module.starts_with("./") || module.starts_with("../") => terraform_module(tree, dir, module),
         Language::Hcl => None,
         // `import 'src/a.dart'` is relative to the file; `package:p/a.dart`
         // is `lib/a.dart` of the package p (this repository's, or one beside it).
-        Language::Dart => match module.strip_prefix("package:") {
-            Some(rest) => rest.split_once('/').and_then(|(package, path)| {
-                let beside = format!("{package}/lib/{path}");
-                closest(tree.ending_with(&beside), from).or_else(|| closest(tree.ending_with(&format!("lib/{path}")), from))
-            }),
-            None if module.starts_with("dart:") => None,
-            None => relative_or_anywhere(tree, dir, module, from),
-        },
+        Language::Dart => dart(tree, dir, module, from),
         // `import "a/b.proto"` names a file under an include root.
         Language::Protobuf => closest(tree.ending_with(module), from),
         Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift => None,
         _ => return None,
     };
     Some(found)
+}
+
+/// A Terraform module's directory: its `main.tf`, else its first `.tf` file.
+fn terraform_module(tree: &Tree, dir: &str, module: &str) -> Option<String> {
+    let files = tree.files_in(&join(dir, module));
+    let main = files.iter().find(|p| p.ends_with("/main.tf") || **p == "main.tf");
+    main.or_else(|| files.iter().find(|p| p.ends_with(".tf"))).map(|p| p.to_string())
+}
+
+/// A Dart import: `package:p/a.dart` is `lib/a.dart` of the package p (this
+/// repository's, or one beside it); `dart:` libraries are outside; anything
+/// else is relative to the file.
+fn dart(tree: &Tree, dir: &str, module: &str, from: &str) -> Option<String> {
+    match module.strip_prefix("package:") {
+        Some(rest) => rest.split_once('/').and_then(|(package, path)| {
+            let beside = format!("{package}/lib/{path}");
+            closest(tree.ending_with(&beside), from).or_else(|| closest(tree.ending_with(&format!("lib/{path}")), from))
+        }),
+        None if module.starts_with("dart:") => None,
+        None => relative_or_anywhere(tree, dir, module, from),
+    }
 }
 
 /// `rel` from the directory `dir` when the repository has it, else the
