@@ -52,7 +52,7 @@ pub const FEATURES: [&str; 25] = [
     "name_parts",     // share of the question's words that are (prefixes of) the parts of the file's and its folder's names
     "chunk_words",    // share of the question's words the chunk holds
     "file_words",     // share of them the chunk's file holds, in any of its chunks
-    "name_as_written", // the definition's own name is a word of the question, letter case and all
+    "name_as_written", // the question writes the definition's name, letter case and all: its own name, or its qualified name (`Invoice.tax`, not the class `Invoice`)
     "file_named",     // the file's name (without extensions) is a word of the question: `Request` -> Request.php, "the router" -> router.js
 ];
 
@@ -201,7 +201,7 @@ fn held_by<'t>(texts: impl Iterator<Item = &'t str>, terms: &[String]) -> Vec<bo
 /// The features of each candidate of `pool`, in its order.
 pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features> {
     let words = content_words(&q.text);
-    let written: Vec<&str> = q.text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).filter(|w| !w.is_empty()).collect();
+    let written = written_names(&q.text);
     let top = pool.iter().map(|h| h.score).fold(0.0f32, f32::max);
     let mut out = Vec::with_capacity(pool.len());
     for (i, h) in pool.iter().enumerate() {
@@ -239,11 +239,36 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             name_parts_share(&words, &h.path),
             evidence.share(&held_by(std::iter::once(h.content.as_str()), &evidence.terms)),
             evidence.files.get(&h.path).map_or(0.0, |held| evidence.share(held)),
-            f32::from(u8::from(own_name.is_some_and(|n| written.contains(&n)))),
+            f32::from(u8::from(h.symbol.as_deref().zip(own_name).is_some_and(|(s, own)| written.iter().any(|w| names_as_written(w, s, own))))),
             f32::from(u8::from(words.contains(&file_stem))),
         ]);
     }
     out
+}
+
+/// The names a question writes, letter case kept: words, and qualified
+/// names whole (`Invoice.tax`, `fmt::format`, `Foo\\Bar`), without the
+/// punctuation around them.
+fn written_names(text: &str) -> Vec<&str> {
+    let qualifier = |c: char| matches!(c, '.' | ':' | '\\');
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || qualifier(c)))
+        .map(|w| w.trim_matches(qualifier))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether `written` (a name as the question writes it) names the
+/// definition `symbol` (its qualified name) whose own name is `own`: a word
+/// is its own name; a qualified name is its qualified name, or ends with it
+/// (`requests.get` for `get`), or is its end (`Session.send` for
+/// `requests.Session.send`), in any language's separators.
+fn names_as_written(written: &str, symbol: &str, own: &str) -> bool {
+    if !written.contains(['.', ':', '\\']) {
+        return written == own;
+    }
+    let dotted = |s: &str| s.replace("::", ".").replace(['\\', '#', ':'], ".");
+    let (w, s) = (dotted(written), dotted(symbol));
+    w == s || w.ends_with(&format!(".{s}")) || s.ends_with(&format!(".{w}"))
 }
 
 /// Whether fusion placed a candidate for the question's structure alone: a
@@ -367,6 +392,13 @@ mod tests {
         let f = features(&pool, &q, &Evidence::empty());
         assert_eq!((f[0][at("name_as_written")], f[1][at("name_as_written")]), (0.0, 1.0));
         assert_eq!((f[0][at("symbol_word")], f[1][at("symbol_word")]), (1.0, 1.0));
+        // A qualified name names the member, not the class it starts with.
+        let pool = vec![hit("m.py", "Invoice", 1.0), hit("m.py", "Invoice.tax", 1.0), hit("m.rs", "Ledger::tax", 1.0)];
+        let f = features(&pool, &Question::new("where is Invoice.tax computed?"), &Evidence::empty());
+        assert_eq!([f[0][at("name_as_written")], f[1][at("name_as_written")], f[2][at("name_as_written")]], [0.0, 1.0, 0.0]);
+        assert!(names_as_written("fmt::format", "fmt::format", "format") && names_as_written("requests.get", "get", "get"));
+        assert!(names_as_written("Session.send", "requests.Session.send", "send") && !names_as_written("Session.send", "Session", "Session"));
+        assert_eq!(written_names("see `Foo\\Bar::baz()`, then Session."), ["see", "Foo\\Bar::baz", "then", "Session"]);
     }
 
     #[test]
