@@ -282,6 +282,19 @@ fn r_calls_across_sourced_files_are_in_the_graph() {
 }
 
 #[test]
+fn sql_uses_of_tables_are_in_the_graph() {
+    let repo = TestRepo::new();
+    repo.write("db/schema.sql", "-- Who places orders.\nCREATE TABLE customers (\n  id serial PRIMARY KEY,\n  name text NOT NULL\n);\n\nCREATE TABLE \"orders\" (\n  id serial PRIMARY KEY,\n  customer_id integer NOT NULL REFERENCES customers(id),\n  total_cents integer NOT NULL\n);\n");
+    repo.write("db/reports.sql", "-- Revenue per customer.\nCREATE VIEW customer_revenue AS\n  SELECT c.name, sum(o.total_cents) AS cents\n  FROM customers c JOIN orders o ON o.customer_id = c.id\n  GROUP BY c.name;\n");
+    repo.commit("shop");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("orders", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("db/reports.sql", "customer_revenue")), "{v}");
+    let v = repo.query("customers", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("db/schema.sql", "orders")), "{v}");
+}
+
+#[test]
 fn terraform_uses_across_files_and_local_modules_are_in_the_graph() {
     let repo = TestRepo::new();
     repo.write("infra/variables.tf", "variable \"bucket_name\" {\n  description = \"Name of the logs bucket.\"\n  type        = string\n}\n");

@@ -526,6 +526,42 @@ fn dart_classes_constructors_members_and_imports() {
 }
 
 #[test]
+fn sql_tables_views_functions_and_their_uses() {
+    let fc = assert_defines(
+        "sql/full-schema.sql",
+        Language::Sql,
+        &[
+            ("public.users", "class"),
+            ("public.role_permissions", "class"),
+            ("public.app_role", "enum"),
+            ("public.authorize", "function"),
+            ("public.handle_new_user", "function"),
+            ("on_auth_user_created", "function"),
+            ("public.create_user", "function"),
+        ],
+    );
+    // The `--` comments above a definition are its doc and open its chunk.
+    let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("public.authorize")).expect("authorize's chunk");
+    assert_eq!((chunk.start_line, chunk.end_line), (56, 73), "{chunk:?}");
+    assert_doc(&fc, "public.authorize", "authorize with role-based access control (RBAC)");
+    assert_doc(&fc, "public.users", "USERS");
+    assert_doc(&fc, "public.custom_access_token_hook", "Create the auth hook function\nhttps://supabase.com/docs/guides/auth/auth-hooks");
+    // Uses: a table a function reads, a foreign key, the function a trigger runs.
+    assert_calls(&fc, "public.authorize", "public.role_permissions");
+    assert_calls(&fc, "public.messages", "public.channels");
+    assert_calls(&fc, "on_auth_user_created", "public.handle_new_user");
+    assert!(fc.has_errors, "the grammar does not know `create policy`: what it reads is kept");
+    let fc = assert_defines(
+        "sql/schema.sql",
+        Language::Sql,
+        &[("authors", "class"), ("books", "class"), ("book_type", "enum"), ("say_hello", "function"), ("books_title_idx", "variable")],
+    );
+    assert_calls(&fc, "books", "authors");
+    assert_calls(&fc, "books_title_idx", "books");
+    assert_calls(&fc, "say_hello", "CONCAT");
+}
+
+#[test]
 fn a_syntax_error_keeps_the_other_definitions() {
     for (rel, language) in [
         ("rust/broken.rs", Language::Rust),

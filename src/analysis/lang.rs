@@ -46,6 +46,8 @@ pub enum Language {
     /// HCL: Terraform's `.tf`, `.tfvars` and other `.hcl` files.
     Hcl,
     Dart,
+    /// SQL (tree-sitter-sequel: PostgreSQL, MySQL, SQLite and others' DDL and queries).
+    Sql,
     /// A Vue single-file component: its `<script>` blocks parsed as
     /// TypeScript (which reads JavaScript too), the markup as text.
     Vue,
@@ -97,6 +99,7 @@ impl Language {
             "r" => Language::R,
             "tf" | "tfvars" | "hcl" => Language::Hcl,
             "dart" => Language::Dart,
+            "sql" => Language::Sql,
             "vue" => Language::Vue,
             "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
@@ -152,7 +155,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 33] = [
+    pub const ALL: [Language; 34] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -182,6 +185,7 @@ impl Language {
         Language::R,
         Language::Hcl,
         Language::Dart,
+        Language::Sql,
         Language::Vue,
         Language::Svelte,
         Language::Markdown,
@@ -227,6 +231,7 @@ impl Language {
             Language::R => "r",
             Language::Hcl => "hcl",
             Language::Dart => "dart",
+            Language::Sql => "sql",
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Markdown => "markdown",
@@ -266,6 +271,7 @@ impl Language {
             Language::R => &["rlang"],
             Language::Hcl => &["terraform", "tf"],
             Language::Dart => &[],
+            Language::Sql => &["postgresql", "mysql", "sqlite"],
             Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
@@ -310,6 +316,7 @@ impl Language {
             Language::R => Some(tree_sitter_r::LANGUAGE.into()),
             Language::Hcl => Some(tree_sitter_hcl::LANGUAGE.into()),
             Language::Dart => Some(tree_sitter_dart::LANGUAGE.into()),
+            Language::Sql => Some(tree_sitter_sequel::LANGUAGE.into()),
             // Only the `<script>` blocks (`embedded::code_ranges`).
             Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
@@ -347,6 +354,7 @@ impl Language {
             Language::R => Some(include_str!("queries/r.scm")),
             Language::Hcl => Some(include_str!("queries/hcl.scm")),
             Language::Dart => Some(include_str!("queries/dart.scm")),
+            Language::Sql => Some(include_str!("queries/sql.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
@@ -551,6 +559,8 @@ mod tests {
             ("prod.tfvars", Language::Hcl),
             ("build.pkr.hcl", Language::Hcl),
             ("lib/src/parsed_path.dart", Language::Dart),
+            ("db/schema.sql", Language::Sql),
+            ("migrations/0001_init.SQL", Language::Sql),
         ] {
             assert_eq!(Language::from_path(path), language, "{path}");
         }

@@ -12,7 +12,8 @@
 /// 7: a file's lines inside syntax errors are counted (index and status name them).
 /// 8: OCaml, Objective-C, Julia, R, HCL (Terraform) and Dart parsed; a `.h`
 ///    that reads as C++ is C++.
-pub const VERSION: u32 = 8;
+/// 9: SQL parsed.
+pub const VERSION: u32 = 9;
 
 pub mod chunk;
 pub mod embedded;

@@ -137,6 +137,11 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
     // A definition's head written as a call (Julia's `f(x) = …`) is not one.
     let heads: HashSet<usize> = defs.values().filter_map(|d| d.name.map(|n| n.start_byte())).collect();
     calls.retain(|(at, _)| !heads.contains(at));
+    if language == Language::Sql {
+        for (_, callee) in &mut calls {
+            *callee = unquote_identifiers(callee);
+        }
+    }
     if patterns::marked_from_tree(language) {
         // In document order, as a walk of the tree would meet them.
         convention_nodes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
@@ -512,11 +517,7 @@ impl Extracted<'_> {
             }
             let Some(name_node) = d.name else { continue };
             // Named as written: `exports.f = …` is `exports.f`, short name `f`.
-            let written = match name_node.kind() {
-                // A quoted key is a name with its spaces (`{ 'space origin': … }`).
-                "string_fragment" | "string_content" => self.text(name_node),
-                _ => self.text(name_node).split_whitespace().collect::<String>(),
-            };
+            let written = self.written_name(name_node);
             if written.is_empty() {
                 continue;
             }
@@ -598,6 +599,16 @@ impl Extracted<'_> {
                     || (kind == SymbolKind::Module && self.language == Language::Ruby);
                 frames.push(Frame { end, qualified: qualified_name, symbol: Some(idx), class_like, opaque });
             }
+        }
+    }
+
+    /// A definition's name as written, without whitespace (`exports . f`).
+    fn written_name(&self, name_node: Node) -> String {
+        match name_node.kind() {
+            // A quoted key is a name with its spaces (`{ 'space origin': … }`).
+            "string_fragment" | "string_content" => self.text(name_node),
+            _ if self.language == Language::Sql => unquote_identifiers(&self.text(name_node)).split_whitespace().collect(),
+            _ => self.text(name_node).split_whitespace().collect(),
         }
     }
 
@@ -747,9 +758,17 @@ fn leading_decorators(node: Node) -> Option<Node> {
     first
 }
 
-/// `comment`, `line_comment`, `multiline_comment`, … and Haskell's `haddock`.
+/// `comment`, `line_comment`, `multiline_comment`, … Haskell's `haddock`
+/// and SQL's `/* … */` (`marginalia`).
 fn is_comment(kind: &str) -> bool {
-    kind.contains("comment") || kind == "haddock"
+    kind.contains("comment") || kind == "haddock" || kind == "marginalia"
+}
+
+/// SQL's quoted identifiers as the names they are: `"public"."User"`,
+/// `` `orders` `` and `[dbo].[Orders]` are `public.User`, `orders` and
+/// `dbo.Orders`, so a definition and its uses match however each is quoted.
+fn unquote_identifiers(text: &str) -> String {
+    text.chars().filter(|c| !matches!(c, '"' | '`' | '[' | ']')).collect()
 }
 
 fn is_attribute(kind: &str) -> bool {

@@ -160,7 +160,7 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
         Language::Dart => dart(tree, dir, module, from),
         // `import "a/b.proto"` names a file under an include root.
         Language::Protobuf => closest(tree.ending_with(module), from),
-        Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift => None,
+        Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift | Language::Sql => None,
         _ => return None,
     };
     Some(found)
