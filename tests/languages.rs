@@ -23,7 +23,7 @@ fn assert_defines(rel: &str, language: Language, expected: &[(&str, &str)]) -> F
     let names: Vec<(&str, &str)> = fc.symbols.iter().map(|s| (s.qualified_name.as_str(), s.kind.as_str())).collect();
     for &(q, kind) in expected {
         assert!(names.contains(&(q, kind)), "{rel}: no {kind} {q}; symbols: {names:?}");
-        if !matches!(kind, "const" | "variable" | "type") {
+        if !matches!(kind, "const" | "variable" | "type" | "key") {
             assert!(fc.chunks.iter().any(|c| c.symbol.as_deref() == Some(q) && c.kind != ChunkKind::Block), "{rel}: {q} has no chunk of its own");
         }
     }
@@ -559,6 +559,78 @@ fn sql_tables_views_functions_and_their_uses() {
     assert_calls(&fc, "books", "authors");
     assert_calls(&fc, "books_title_idx", "books");
     assert_calls(&fc, "say_hello", "CONCAT");
+}
+
+/// The chunk whose symbol is `symbol` (not a block of it): its lines.
+fn chunk_lines(fc: &FileChunks, symbol: &str) -> (usize, usize) {
+    let c = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some(symbol) && c.kind != ChunkKind::Block).unwrap_or_else(|| panic!("{symbol}'s chunk"));
+    (c.start_line, c.end_line)
+}
+
+#[test]
+fn yaml_toml_and_json_keys_two_levels_deep() {
+    // A workflow: its top-level keys and the keys below, by their dotted path.
+    let fc = assert_defines(
+        "yaml/ci.yml",
+        Language::Yaml,
+        &[("name", "key"), ("on", "key"), ("on.push", "key"), ("concurrency", "key"), ("jobs", "key"), ("jobs.lint", "key"), ("jobs.test", "key"), ("jobs.coverage", "key")],
+    );
+    let test = fc.symbols.iter().find(|s| s.qualified_name == "jobs.test").expect("jobs.test");
+    assert_eq!((test.span.start_line, test.parent.as_deref()), (44, Some("jobs")));
+    assert!(!fc.symbols.iter().any(|s| s.qualified_name.starts_with("jobs.test.")), "two levels at most");
+    assert_doc(&fc, "concurrency", "Cancel in progress workflows");
+    assert_eq!(chunk_lines(&fc, "concurrency"), (19, 23), "the comment opens the key's chunk");
+    assert_eq!(chunk_lines(&fc, "jobs"), (25, 117));
+    // Over the budget, `jobs` is cut at its jobs, each whole in one chunk.
+    let data = std::fs::read(format!("{DIR}/yaml/ci.yml")).expect("ci.yml");
+    let fc = chunk_file("ci.yml", &data, &ChunkOptions { budget: 1000, ..ChunkOptions::default() });
+    let lines = |q: &str| fc.symbols.iter().find(|s| s.qualified_name == q).map(|s| (s.span.start_line, s.span.end_line)).expect(q);
+    for job in ["jobs.lint", "jobs.test", "jobs.coverage"] {
+        let (start, end) = lines(job);
+        assert!(
+            fc.chunks.iter().any(|c| c.kind == ChunkKind::Block && c.symbols.iter().any(|s| s == job) && c.start_line <= start && end <= c.end_line),
+            "{job} whole in a block of `jobs`"
+        );
+    }
+    assert!(fc.symbols.iter().all(|s| s.calls.is_empty()), "no calls in configuration");
+
+    // Cargo's manifest: tables, their keys, a `#` comment as a key's doc.
+    let fc = assert_defines(
+        "toml/serde_Cargo.toml",
+        Language::Toml,
+        &[("package", "key"), ("package.version", "key"), ("dependencies", "key"), ("dependencies.serde_core", "key"), ("package.metadata.docs.rs", "key"), ("features.derive", "key")],
+    );
+    assert_eq!(chunk_lines(&fc, "dependencies"), (17, 19));
+    assert_doc(&fc, "features.derive", "Provide derive(Serialize, Deserialize) macros.");
+
+    // package.json: one-line values share a chunk; an object has its own.
+    let fc = assert_defines(
+        "json/package.json",
+        Language::Json,
+        &[("name", "key"), ("scripts", "key"), ("scripts.test", "key"), ("dependencies", "key"), ("dependencies.body-parser", "key"), ("engines.node", "key")],
+    );
+    assert_eq!(chunk_lines(&fc, "scripts"), (91, 98));
+    let head = fc.chunks.iter().find(|c| c.symbols.iter().any(|s| s == "version")).expect("the one-line keys' chunk");
+    assert!(head.kind == ChunkKind::Code && head.symbols.iter().any(|s| s == "author"), "{head:?}");
+}
+
+/// A JSON file with many keys is data: its second level, then every key, is
+/// left out of the symbol table; its chunks stay.
+#[test]
+fn a_data_file_does_not_swamp_the_symbol_table() {
+    let object = |n: usize, inner: usize| {
+        let entries: Vec<String> = (0..n).map(|i| format!("  \"k{i}\": {{{}}}", (0..inner).map(|j| format!("\"f{j}\": {j}")).collect::<Vec<_>>().join(", "))).collect();
+        format!("{{\n{}\n}}\n", entries.join(",\n"))
+    };
+    let opts = ChunkOptions::default();
+    let small = chunk_file("config.json", object(20, 2).as_bytes(), &opts);
+    assert_eq!(small.symbols.len(), 60);
+    let wide = chunk_file("translations.json", object(300, 2).as_bytes(), &opts);
+    assert_eq!(wide.symbols.len(), 300, "the top level only");
+    let data = object(2000, 1);
+    let huge = chunk_file("fixture.json", data.as_bytes(), &opts);
+    assert!(huge.symbols.is_empty());
+    assert!(huge.chunks.iter().any(|c| c.content.contains("\"k1999\"")), "every line is still in a chunk");
 }
 
 #[test]

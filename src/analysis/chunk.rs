@@ -104,7 +104,7 @@ impl ChunkKind {
             SymbolKind::Type => ChunkKind::Type,
             SymbolKind::Function => ChunkKind::Function,
             SymbolKind::Method => ChunkKind::Method,
-            SymbolKind::Variable | SymbolKind::Const => ChunkKind::Code,
+            SymbolKind::Variable | SymbolKind::Const | SymbolKind::Key => ChunkKind::Code,
         }
     }
 }
@@ -284,7 +284,7 @@ impl<'a> Builder<'a> {
         let owned: HashSet<usize> = parsed
             .defs_by_node
             .iter()
-            .filter(|(_, defs)| defs.iter().any(|&d| parsed.symbols[d].kind.owns_chunk()))
+            .filter(|(_, defs)| defs.iter().any(|&d| parsed.symbols[d].owns_chunk()))
             .map(|(&node, _)| node)
             .collect();
         let def_nodes = owned_in_order(root, parsed, &owned);
@@ -397,7 +397,7 @@ impl<'a> Builder<'a> {
             let members: Vec<(usize, usize)> = parsed
                 .symbols
                 .iter()
-                .filter(|m| m.parent_index == Some(sym_idx) && m.kind.owns_chunk())
+                .filter(|m| m.parent_index == Some(sym_idx) && m.owns_chunk())
                 .filter_map(|m| m.body.map(|b| (b.start_byte, b.end_byte)))
                 .collect();
             let outline = elide(self.src, start, end, &members, parsed.language == Language::Python);
@@ -418,10 +418,11 @@ impl<'a> Builder<'a> {
         if size <= self.opts.budget {
             return self.push_range(kind, start, end, symbol, symbols, parent);
         }
-        // Over budget: a summary chunk for the whole definition, and its body in blocks.
+        // Over budget: a summary chunk for the whole definition, and its body in
+        // blocks (a TOML table has no body node: its keys are its children).
         let head = truncate_to_budget(&self.text(start, end), self.opts.budget);
         let idx = self.push_content(kind, start, end, symbol.clone(), symbols, parent, head);
-        match body_node(node, sym) {
+        match body_node(node, sym).or_else(|| (sym.kind == SymbolKind::Key).then_some(node)) {
             Some(body) => {
                 let mut cursor = body.walk();
                 let children: Vec<Node> = body.named_children(&mut cursor).collect();
@@ -466,7 +467,9 @@ impl<'a> Builder<'a> {
                 .get(&node.id())
                 .map(|defs| defs.iter().map(|&d| parsed.symbols[d].qualified_name.clone()).collect())
                 .unwrap_or_default();
-            if size > budget {
+            // A configuration file's keys lie inside its document and
+            // mapping: those are opened down to the keys that own chunks.
+            if size > budget || (parsed.language.is_config() && holds_owned(*node, parsed, owned)) {
                 self.flush_run(&mut run, kind, &symbol, parent);
                 let first_piece = self.chunks.len();
                 let mut cursor = node.walk();
@@ -793,12 +796,18 @@ fn owned_in_order<'t>(root: Node<'t>, parsed: &ParsedFile, owned: &HashSet<usize
     }
 }
 
+/// Whether `node` holds, below it, a definition with a chunk of its own.
+fn holds_owned(node: Node, parsed: &ParsedFile, owned: &HashSet<usize>) -> bool {
+    let (start, end) = (node.start_byte(), node.end_byte());
+    owned.iter().any(|id| *id != node.id() && parsed.def_node_ranges.get(id).is_some_and(|&(s, e)| start <= s && e <= end))
+}
+
 fn push_owned<'t>(node: Node<'t>, parsed: &ParsedFile, owned: &HashSet<usize>, out: &mut Vec<(Node<'t>, usize)>) {
     if !owned.contains(&node.id()) {
         return;
     }
     for &d in parsed.defs_by_node.get(&node.id()).into_iter().flatten() {
-        if parsed.symbols[d].kind.owns_chunk() {
+        if parsed.symbols[d].owns_chunk() {
             out.push((node, d));
         }
     }

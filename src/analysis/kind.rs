@@ -28,6 +28,8 @@ pub enum Kind {
     Method,
     Variable,
     Const,
+    /// A configuration key (YAML, TOML, JSON).
+    Key,
     /// A part of a definition over the budget.
     Block,
     /// Module-level code between definitions.
@@ -56,7 +58,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 22] = [
+    pub const ALL: [Kind; 23] = [
         Kind::File,
         Kind::Class,
         Kind::Interface,
@@ -67,6 +69,7 @@ impl Kind {
         Kind::Method,
         Kind::Variable,
         Kind::Const,
+        Kind::Key,
         Kind::Block,
         Kind::Code,
         Kind::Section,
@@ -94,6 +97,7 @@ impl Kind {
             Kind::Method => "method",
             Kind::Variable => "variable",
             Kind::Const => "const",
+            Kind::Key => "key",
             Kind::Block => "block",
             Kind::Code => "code",
             Kind::Section => "section",
@@ -181,6 +185,7 @@ impl From<SymbolKind> for Kind {
             SymbolKind::Variable => Kind::Variable,
             SymbolKind::Const => Kind::Const,
             SymbolKind::Module => Kind::Module,
+            SymbolKind::Key => Kind::Key,
         }
     }
 }

@@ -48,6 +48,10 @@ pub enum Language {
     Dart,
     /// SQL (tree-sitter-sequel: PostgreSQL, MySQL, SQLite and others' DDL and queries).
     Sql,
+    /// Configuration (YAML, TOML, JSON): keys as definitions, two levels deep.
+    Yaml,
+    Toml,
+    Json,
     /// A Vue single-file component: its `<script>` blocks parsed as
     /// TypeScript (which reads JavaScript too), the markup as text.
     Vue,
@@ -100,6 +104,9 @@ impl Language {
             "tf" | "tfvars" | "hcl" => Language::Hcl,
             "dart" => Language::Dart,
             "sql" => Language::Sql,
+            "yml" | "yaml" => Language::Yaml,
+            "toml" => Language::Toml,
+            "json" | "jsonc" => Language::Json,
             "vue" => Language::Vue,
             "svelte" => Language::Svelte,
             "md" | "markdown" | "mdx" => Language::Markdown,
@@ -155,7 +162,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 34] = [
+    pub const ALL: [Language; 37] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -186,6 +193,9 @@ impl Language {
         Language::Hcl,
         Language::Dart,
         Language::Sql,
+        Language::Yaml,
+        Language::Toml,
+        Language::Json,
         Language::Vue,
         Language::Svelte,
         Language::Markdown,
@@ -232,6 +242,9 @@ impl Language {
             Language::Hcl => "hcl",
             Language::Dart => "dart",
             Language::Sql => "sql",
+            Language::Yaml => "yaml",
+            Language::Toml => "toml",
+            Language::Json => "json",
             Language::Vue => "vue",
             Language::Svelte => "svelte",
             Language::Markdown => "markdown",
@@ -272,6 +285,8 @@ impl Language {
             Language::Hcl => &["terraform", "tf"],
             Language::Dart => &[],
             Language::Sql => &["postgresql", "mysql", "sqlite"],
+            Language::Yaml => &["yml"],
+            Language::Toml | Language::Json => &[],
             Language::Vue | Language::Svelte => &[],
             Language::Markdown => &["md"],
             Language::Text => &["txt"],
@@ -317,6 +332,9 @@ impl Language {
             Language::Hcl => Some(tree_sitter_hcl::LANGUAGE.into()),
             Language::Dart => Some(tree_sitter_dart::LANGUAGE.into()),
             Language::Sql => Some(tree_sitter_sequel::LANGUAGE.into()),
+            Language::Yaml => Some(tree_sitter_yaml::LANGUAGE.into()),
+            Language::Toml => Some(tree_sitter_toml_ng::LANGUAGE.into()),
+            Language::Json => Some(tree_sitter_json::LANGUAGE.into()),
             // Only the `<script>` blocks (`embedded::code_ranges`).
             Language::Vue | Language::Svelte => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
             Language::Markdown | Language::Text => None,
@@ -355,6 +373,9 @@ impl Language {
             Language::Hcl => Some(include_str!("queries/hcl.scm")),
             Language::Dart => Some(include_str!("queries/dart.scm")),
             Language::Sql => Some(include_str!("queries/sql.scm")),
+            Language::Yaml => Some(include_str!("queries/yaml.scm")),
+            Language::Toml => Some(include_str!("queries/toml.scm")),
+            Language::Json => Some(include_str!("queries/json.scm")),
             Language::Python => Some(include_str!("queries/python.scm")),
             Language::JavaScript => Some(concat!(include_str!("queries/javascript.scm"), include_str!("queries/ecmascript.scm"))),
             Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte => {
@@ -391,6 +412,13 @@ impl Language {
     /// Every language with a grammar, for tests and benchmarks: [`Language::ALL`]
     /// lists them first, then Markdown and plain text.
     pub const PARSED: &[Language] = Language::ALL.split_at(Language::ALL.len() - 2).0;
+
+    /// Configuration and data (YAML, TOML, JSON): keys, not code. Their
+    /// queries start at the root and go two levels deep, and a file with
+    /// too many keys is data ([`crate::analysis::tags`]).
+    pub fn is_config(self) -> bool {
+        matches!(self, Language::Yaml | Language::Toml | Language::Json)
+    }
 
     /// JavaScript-family grammars share node kinds.
     pub fn is_js_family(self) -> bool {
@@ -561,6 +589,11 @@ mod tests {
             ("lib/src/parsed_path.dart", Language::Dart),
             ("db/schema.sql", Language::Sql),
             ("migrations/0001_init.SQL", Language::Sql),
+            (".github/workflows/ci.yml", Language::Yaml),
+            ("deploy/values.yaml", Language::Yaml),
+            ("Cargo.toml", Language::Toml),
+            ("package.json", Language::Json),
+            ("tsconfig.jsonc", Language::Json),
         ] {
             assert_eq!(Language::from_path(path), language, "{path}");
         }

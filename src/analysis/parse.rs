@@ -28,10 +28,13 @@ pub enum SymbolKind {
     Const,
     /// A namespace: Rust `mod`, C++/C# `namespace`, Ruby `module`.
     Module,
+    /// A key of a configuration file (YAML, TOML, JSON), named by its
+    /// dotted path: `jobs.build`, `dependencies.serde`.
+    Key,
 }
 
 impl SymbolKind {
-    pub const ALL: [SymbolKind; 9] = [
+    pub const ALL: [SymbolKind; 10] = [
         SymbolKind::Function,
         SymbolKind::Method,
         SymbolKind::Class,
@@ -41,6 +44,7 @@ impl SymbolKind {
         SymbolKind::Variable,
         SymbolKind::Const,
         SymbolKind::Module,
+        SymbolKind::Key,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -54,6 +58,7 @@ impl SymbolKind {
             SymbolKind::Variable => "variable",
             SymbolKind::Const => "const",
             SymbolKind::Module => "module",
+            SymbolKind::Key => "key",
         }
     }
 
@@ -119,6 +124,18 @@ pub struct Symbol {
 }
 
 impl Symbol {
+    /// Whether the definition gets a chunk of its own. A configuration key
+    /// does at the top of its file when it spans lines (a workflow's `jobs`,
+    /// a `[dependencies]` table, `scripts`); one-line values and the keys
+    /// below are merged with their neighbours, and a top-level key over
+    /// the budget is cut at the keys below (`jobs.build`, `jobs.test`).
+    pub fn owns_chunk(&self) -> bool {
+        match self.kind {
+            SymbolKind::Key => self.parent_index.is_none() && self.span.end_line > self.span.start_line,
+            kind => kind.owns_chunk(),
+        }
+    }
+
     /// The range a chunk of this symbol covers: its leading doc comment too.
     pub fn chunk_start(&self) -> (usize, usize) {
         self.doc_start.unwrap_or((self.span.start_byte, self.span.start_line))

@@ -133,7 +133,10 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
         tree
     })?;
     let root = tree.root_node();
-    let Matches { defs, mut calls, imports, mut pattern_marks, mut convention_nodes } = collect(query, root, source);
+    let Matches { mut defs, mut calls, imports, mut pattern_marks, mut convention_nodes } = collect(query, root, source, language);
+    if language.is_config() {
+        limit_keys(&mut defs);
+    }
     // A definition's head written as a call (Julia's `f(x) = …`) is not one.
     let heads: HashSet<usize> = defs.values().filter_map(|d| d.name.map(|n| n.start_byte())).collect();
     calls.retain(|(at, _)| !heads.contains(at));
@@ -218,7 +221,7 @@ struct Matches<'t> {
     convention_nodes: Vec<Node<'t>>,
 }
 
-fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
+fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language) -> Matches<'t> {
     let names = query.capture_names();
     let mut defs: HashMap<(usize, Option<usize>), Captured> = HashMap::new();
     let mut calls: Vec<(usize, String)> = Vec::new();
@@ -235,6 +238,11 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
     };
     let (top_level_only, file_level) = (is("top-level"), is("file-level"));
     let mut cursor = QueryCursor::new();
+    // A configuration query's patterns start at the root: the rest of a
+    // large data file is walked only as deep as they reach.
+    if language.is_config() {
+        cursor.set_max_start_depth(Some(0));
+    }
     let mut matches = cursor.matches(query, root, source);
     while let Some(m) = matches.next() {
         if let Some((id, mark, parts)) = pattern_mark(query, m.captures(), source) {
@@ -306,6 +314,23 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8]) -> Matches<'t> {
     }
     let pattern_marks = finish_marks(query, marks);
     Matches { defs, calls, imports, pattern_marks, convention_nodes }
+}
+
+/// The keys a configuration file may define. Past it the file is data (a
+/// translation table, a fixture) whose keys would swamp the symbol table
+/// and the vectors: the second level goes, and past it again every key.
+const MAX_KEYS: usize = 500;
+
+/// Drops a data file's keys ([`MAX_KEYS`]); its chunks stay.
+fn limit_keys(defs: &mut HashMap<(usize, Option<usize>), Captured>) {
+    if defs.len() <= MAX_KEYS {
+        return;
+    }
+    let outers: HashSet<usize> = defs.values().map(|d| d.outer.id()).collect();
+    defs.retain(|_, d| !std::iter::successors(d.outer.parent(), |n| n.parent()).any(|n| outers.contains(&n.id())));
+    if defs.len() > MAX_KEYS {
+        defs.clear();
+    }
 }
 
 /// A module's text, with the segments written before it when the grammar
@@ -458,6 +483,7 @@ fn kind_of(name: &str) -> SymbolKind {
         "const" => SymbolKind::Const,
         "variable" => SymbolKind::Variable,
         "module" => SymbolKind::Module,
+        "key" => SymbolKind::Key,
         _ => SymbolKind::Function,
     }
 }
@@ -607,6 +633,8 @@ impl Extracted<'_> {
         match name_node.kind() {
             // A quoted key is a name with its spaces (`{ 'space origin': … }`).
             "string_fragment" | "string_content" => self.text(name_node),
+            // A configuration key, spaces and all, without its quotes.
+            _ if self.language.is_config() => unquote_key(&self.text(name_node)),
             _ if self.language == Language::Sql => unquote_identifiers(&self.text(name_node)).split_whitespace().collect(),
             _ => self.text(name_node).split_whitespace().collect(),
         }
@@ -677,6 +705,9 @@ impl Extracted<'_> {
         let mut comments: Vec<Node> = Vec::new();
         let mut expected_row = node.start_position().row;
         let mut cur = node.prev_sibling();
+        if self.language.is_config() {
+            cur = cur.map(|c| trailing_comment(c).unwrap_or(c));
+        }
         while let Some(c) = cur {
             // Julia documents a definition with a string right above it.
             let is_comment = is_comment(c.kind()) || (self.language == Language::Julia && c.kind() == "string_literal");
@@ -762,6 +793,27 @@ fn leading_decorators(node: Node) -> Option<Node> {
 /// and SQL's `/* … */` (`marginalia`).
 fn is_comment(kind: &str) -> bool {
     kind.contains("comment") || kind == "haddock" || kind == "marginalia"
+}
+
+/// YAML and TOML keep the comments between two keys in the block above
+/// (the previous key's value, the previous table): the comment that block
+/// ends with, whose run goes on to the next key.
+fn trailing_comment(node: Node) -> Option<Node> {
+    let mut n = node;
+    loop {
+        let last = n.child(n.child_count().checked_sub(1)?)?;
+        if is_comment(last.kind()) {
+            return Some(last);
+        }
+        n = last;
+    }
+}
+
+/// `"a key"` and `'a key'` → `a key`.
+fn unquote_key(text: &str) -> String {
+    let t = text.trim();
+    let inner = t.strip_prefix('"').and_then(|t| t.strip_suffix('"')).or_else(|| t.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')));
+    inner.unwrap_or(t).to_string()
 }
 
 /// SQL's quoted identifiers as the names they are: `"public"."User"`,
