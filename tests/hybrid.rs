@@ -295,6 +295,19 @@ fn sql_uses_of_tables_are_in_the_graph() {
 }
 
 #[test]
+fn clojure_calls_across_required_namespaces_are_in_the_graph() {
+    let repo = TestRepo::new();
+    repo.write("src/shop/price.clj", "(ns shop.price)\n\n(defn format-cents\n  \"Cents as a price text.\"\n  [cents]\n  (format \"%d.%02d\" (quot cents 100) (rem cents 100)))\n");
+    repo.write("src/shop/cart.cljc", "(ns shop.cart\n  (:require [shop.price :as p]))\n\n(defn total [items]\n  (p/format-cents (reduce + items)))\n");
+    repo.commit("shop");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("format-cents", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("src/shop/cart.cljc", "total")), "{v}");
+    let v = repo.query("what imports price.clj", &["--mode", "graph"]);
+    assert!(located(&v).iter().any(|r| r.0 == "src/shop/cart.cljc"), "{v}");
+}
+
+#[test]
 fn terraform_uses_across_files_and_local_modules_are_in_the_graph() {
     let repo = TestRepo::new();
     repo.write("infra/variables.tf", "variable \"bucket_name\" {\n  description = \"Name of the logs bucket.\"\n  type        = string\n}\n");

@@ -561,6 +561,27 @@ fn sql_tables_views_functions_and_their_uses() {
     assert_calls(&fc, "say_hello", "CONCAT");
 }
 
+#[test]
+fn clojure_namespaces_definitions_docstrings_and_requires() {
+    let fc = assert_defines(
+        "clojure/core.cljc",
+        Language::Clojure,
+        &[("medley.core", "module"), ("find-first", "function"), ("dissoc-in", "function"), ("editable?", "function"), ("assoc-some", "function")],
+    );
+    // The docstring after the name is the doc; `(defn …)` is the chunk.
+    assert_doc(&fc, "find-first", "Finds the first item in a collection that matches a predicate.");
+    assert_doc(&fc, "medley.core", "A small collection of useful, mostly pure functions");
+    assert_eq!(chunk_lines(&fc, "find-first"), (7, 20));
+    assert_calls(&fc, "assoc-some", "editable?");
+    assert_calls(&fc, "assoc-some", "assoc-some-transient!");
+    let calls: Vec<&String> = fc.symbols.iter().flat_map(|s| &s.calls).collect();
+    assert!(!calls.iter().any(|c| ["defn", "let", "if", "fn"].contains(&c.as_str())), "special forms are not calls: {calls:?}");
+    let fc = assert_defines("clojure/test_runner.cljs", Language::Clojure, &[("medley.test-runner", "module")]);
+    let imports: Vec<&str> = fc.imports.iter().map(|i| i.module.as_str()).collect();
+    assert_eq!(imports, ["doo.runner", "medley.core-test"]);
+    assert_eq!(Language::from_shebang(b"#!/usr/bin/env bb\n"), Some(Language::Clojure));
+}
+
 /// The chunk whose symbol is `symbol` (not a block of it): its lines.
 fn chunk_lines(fc: &FileChunks, symbol: &str) -> (usize, usize) {
     let c = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some(symbol) && c.kind != ChunkKind::Block).unwrap_or_else(|| panic!("{symbol}'s chunk"));

@@ -48,6 +48,8 @@ pub enum Language {
     Dart,
     /// SQL (tree-sitter-sequel: PostgreSQL, MySQL, SQLite and others' DDL and queries).
     Sql,
+    /// Clojure, ClojureScript and `.cljc` (tree-sitter-clojure-orchard).
+    Clojure,
     /// Configuration (YAML, TOML, JSON): keys as definitions, two levels deep.
     Yaml,
     Toml,
@@ -104,6 +106,7 @@ impl Language {
             "tf" | "tfvars" | "hcl" => Language::Hcl,
             "dart" => Language::Dart,
             "sql" => Language::Sql,
+            "clj" | "cljs" | "cljc" | "edn" => Language::Clojure,
             "yml" | "yaml" => Language::Yaml,
             "toml" => Language::Toml,
             "json" | "jsonc" => Language::Json,
@@ -151,6 +154,7 @@ impl Language {
             "julia" => Language::Julia,
             "Rscript" => Language::R,
             "dart" => Language::Dart,
+            "bb" | "clojure" | "clj" => Language::Clojure,
             "runhaskell" | "runghc" => Language::Haskell,
             "scala" => Language::Scala,
             "kotlin" => Language::Kotlin,
@@ -162,7 +166,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 37] = [
+    pub const ALL: [Language; 38] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -193,6 +197,7 @@ impl Language {
         Language::Hcl,
         Language::Dart,
         Language::Sql,
+        Language::Clojure,
         Language::Yaml,
         Language::Toml,
         Language::Json,
@@ -242,6 +247,7 @@ impl Language {
             Language::Hcl => "hcl",
             Language::Dart => "dart",
             Language::Sql => "sql",
+            Language::Clojure => "clojure",
             Language::Yaml => "yaml",
             Language::Toml => "toml",
             Language::Json => "json",
@@ -285,6 +291,7 @@ impl Language {
             Language::Hcl => &["terraform", "tf"],
             Language::Dart => &[],
             Language::Sql => &["postgresql", "mysql", "sqlite"],
+            Language::Clojure => &["clj", "cljs", "clojurescript"],
             Language::Yaml => &["yml"],
             Language::Toml | Language::Json => &[],
             Language::Vue | Language::Svelte => &[],
@@ -332,6 +339,7 @@ impl Language {
             Language::Hcl => Some(tree_sitter_hcl::LANGUAGE.into()),
             Language::Dart => Some(tree_sitter_dart::LANGUAGE.into()),
             Language::Sql => Some(tree_sitter_sequel::LANGUAGE.into()),
+            Language::Clojure => Some(tree_sitter_clojure_orchard::LANGUAGE.into()),
             Language::Yaml => Some(tree_sitter_yaml::LANGUAGE.into()),
             Language::Toml => Some(tree_sitter_toml_ng::LANGUAGE.into()),
             Language::Json => Some(tree_sitter_json::LANGUAGE.into()),
@@ -373,6 +381,7 @@ impl Language {
             Language::Hcl => Some(include_str!("queries/hcl.scm")),
             Language::Dart => Some(include_str!("queries/dart.scm")),
             Language::Sql => Some(include_str!("queries/sql.scm")),
+            Language::Clojure => Some(include_str!("queries/clojure.scm")),
             Language::Yaml => Some(include_str!("queries/yaml.scm")),
             Language::Toml => Some(include_str!("queries/toml.scm")),
             Language::Json => Some(include_str!("queries/json.scm")),
@@ -594,6 +603,9 @@ mod tests {
             ("Cargo.toml", Language::Toml),
             ("package.json", Language::Json),
             ("tsconfig.jsonc", Language::Json),
+            ("src/medley/core.cljc", Language::Clojure),
+            ("src/app/core.cljs", Language::Clojure),
+            ("deps.edn", Language::Clojure),
         ] {
             assert_eq!(Language::from_path(path), language, "{path}");
         }

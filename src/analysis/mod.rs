@@ -12,7 +12,7 @@
 /// 7: a file's lines inside syntax errors are counted (index and status name them).
 /// 8: OCaml, Objective-C, Julia, R, HCL (Terraform) and Dart parsed; a `.h`
 ///    that reads as C++ is C++.
-/// 9: SQL parsed; YAML, TOML and JSON keys as definitions, their chunks
+/// 9: SQL and Clojure parsed; YAML, TOML and JSON keys as definitions, their chunks
 ///    following the top-level keys.
 pub const VERSION: u32 = 9;
 

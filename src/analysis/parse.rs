@@ -287,8 +287,9 @@ pub(crate) fn clean_comment(raw: &str) -> String {
         let l = l.trim_end_matches("-}");
         // Julia: `#= … =#` comments and `""" … """` docstrings.
         let l = l.trim_start_matches("#=").trim_end_matches("=#").trim_start_matches("\"\"\"").trim_end_matches("\"\"\"");
-        // R's roxygen `#'`.
+        // R's roxygen `#'`; Clojure's `;;`.
         let l = l.strip_prefix("#'").unwrap_or(l);
+        let l = if l.starts_with(';') { l.trim_start_matches(';') } else { l };
         let l = l.trim_start_matches('#').trim_start_matches('*');
         let l = l.trim();
         if !l.is_empty() {

@@ -140,10 +140,11 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
     // A definition's head written as a call (Julia's `f(x) = …`) is not one.
     let heads: HashSet<usize> = defs.values().filter_map(|d| d.name.map(|n| n.start_byte())).collect();
     calls.retain(|(at, _)| !heads.contains(at));
-    if language == Language::Sql {
-        for (_, callee) in &mut calls {
-            *callee = unquote_identifiers(callee);
-        }
+    match language {
+        Language::Sql => calls.iter_mut().for_each(|(_, callee)| *callee = unquote_identifiers(callee)),
+        // Clojure's `str/join` is the var `join` of the namespace `str`.
+        Language::Clojure => calls.iter_mut().for_each(|(_, callee)| *callee = callee.replace('/', ".")),
+        _ => {}
     }
     if patterns::marked_from_tree(language) {
         // In document order, as a walk of the tree would meet them.

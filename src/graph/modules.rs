@@ -158,6 +158,13 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
         // `import 'src/a.dart'` is relative to the file; `package:p/a.dart`
         // is `lib/a.dart` of the package p (this repository's, or one beside it).
         Language::Dart => dart(tree, dir, module, from),
+        // `(:require [medley.core :as m])`: `medley/core.clj`, `.cljc` or
+        // `.cljs` under a source root (dashes in a namespace are underscores).
+        Language::Clojure => {
+            let base = module.replace('.', "/").replace('-', "_");
+            let (clj, cljc, cljs) = (format!("{base}.clj"), format!("{base}.cljc"), format!("{base}.cljs"));
+            closest(tree.ending_with(&clj).chain(tree.ending_with(&cljc)).chain(tree.ending_with(&cljs)), from)
+        }
         // `import "a/b.proto"` names a file under an include root.
         Language::Protobuf => closest(tree.ending_with(module), from),
         Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift | Language::Sql => None,
