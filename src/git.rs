@@ -61,7 +61,8 @@ impl Change {
     }
 }
 
-/// A repository opened with gix.
+/// A repository opened with gix; a clone shares the open repository.
+#[derive(Clone)]
 pub struct Repo {
     repo: gix::ThreadSafeRepository,
 }

@@ -11,6 +11,8 @@ use crate::output::{out, outln};
 
 pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -> Result<ExitCode> {
     let opening = Instant::now();
+    // Git's status of the work tree runs while the index opens.
+    let comparing = request.worktree.as_ref().and_then(|_| git_rag::compare_worktree_early(&ws.repo, &ws.index_dir));
     let Some(state) = git_rag::indexed_state(&ws.index_dir)? else {
         if let Backend::Server(server) = &ws.backend {
             // No local index: what CI built in the server (`git rag index --ci`).
@@ -26,6 +28,9 @@ pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -
     // repository's graph and state (millions of allocations) cost ~10% of a
     // graph query on `large`.
     let engine = std::mem::ManuallyDrop::new(Arc::new(git_rag::open_engine(&ws.index_dir, state, Some(setup))?));
+    if let Some(comparison) = comparing {
+        engine.comparing(comparison);
+    }
     let open_ms = opening.elapsed().as_secs_f64() * 1000.0;
     let outcome = git_rag::query(QueryTarget::Local(&engine), &ws.repo, &ws.reranker, request)?;
     render(outcome, json, Some(open_ms))

@@ -71,14 +71,25 @@ pub struct Outcome {
     pub notices: Vec<String>,
 }
 
-/// Reads the index state for queries: `None` when nothing was indexed yet.
+/// Reads the index state for queries (each file's blob id and language,
+/// [`IndexState::load_for_queries`]): `None` when nothing was indexed yet.
 pub fn indexed_state(index_dir: &Path) -> Result<Option<IndexState>> {
-    Ok(IndexState::load(&index_dir.join(STATE_FILE))?.filter(|s| s.last_commit.is_some()))
+    Ok(IndexState::load_for_queries(&index_dir.join(STATE_FILE))?.filter(|s| s.last_commit.is_some()))
 }
 
 /// Opens an engine on an index state (see [`indexed_state`]).
 pub fn open_engine(index_dir: &Path, state: IndexState, semantic: Option<SemanticSetup>) -> Result<Engine> {
     Ok(Engine::open(index_dir, state, semantic)?)
+}
+
+/// Starts comparing the work tree with the commit indexed in `index_dir`
+/// (read from the state file alone, not its per-file records), for a
+/// process that answers one query: git's status then runs while the index
+/// opens. Hand it to the engine with [`Engine::comparing`]. `None` when
+/// nothing is indexed or the state does not read (opening reports it).
+pub fn compare_worktree_early(repo: &Repo, index_dir: &Path) -> Option<crate::worktree::Comparison> {
+    let commit = IndexState::indexed_commit(&index_dir.join(STATE_FILE))?;
+    Some(crate::worktree::Comparison::start(repo, commit, Some(index_dir.to_path_buf())))
 }
 
 /// Warnings about the index itself: behind HEAD, or empty.

@@ -163,6 +163,9 @@ pub struct IndexState {
     /// Which of `files` changed since they were read from `files.redb`.
     #[serde(skip)]
     pub changed_records: ChangedRecords,
+    /// How much of each record `files` holds.
+    #[serde(skip, default = "whole_records")]
+    pub records: crate::stores::files_store::Records,
     /// Unix seconds of the last successful run.
     pub updated_at: u64,
     /// The semantic layer the vector store holds, or `None` when the index
@@ -232,6 +235,10 @@ pub struct SemanticState {
     pub recipe: u32,
 }
 
+fn whole_records() -> crate::stores::files_store::Records {
+    crate::stores::files_store::Records::Whole
+}
+
 impl IndexState {
     pub fn new(config_hash: String) -> IndexState {
         IndexState {
@@ -241,6 +248,7 @@ impl IndexState {
             last_commit: None,
             files: BTreeMap::new(),
             changed_records: ChangedRecords::default(),
+            records: crate::stores::files_store::Records::Whole,
             updated_at: 0,
             semantic: None,
             pending: BTreeMap::new(),
@@ -260,7 +268,30 @@ impl IndexState {
     }
 
     /// Reads the state file; `Ok(None)` when there is none yet.
+    /// The indexed commit alone, from the state file without its per-file
+    /// records: `None` when there is none or the file does not read.
+    pub fn indexed_commit(path: &Path) -> Option<gix::ObjectId> {
+        #[derive(Deserialize)]
+        struct Commit {
+            #[serde(with = "crate::git::hex_id::option")]
+            last_commit: Option<gix::ObjectId>,
+        }
+        let bytes = std::fs::read(path).ok()?;
+        serde_json::from_slice::<Commit>(&bytes).ok()?.last_commit
+    }
+
     pub fn load(path: &Path) -> Result<Option<IndexState>> {
+        Self::load_records(path, crate::stores::files_store::Records::Whole)
+    }
+
+    /// The state as queries read it: each file's blob id and language, not
+    /// its chunk ids or counts ([`crate::stores::files_store::Records`]).
+    /// Such a state is never saved ([`IndexState::save`] refuses it).
+    pub fn load_for_queries(path: &Path) -> Result<Option<IndexState>> {
+        Self::load_records(path, crate::stores::files_store::Records::ForQueries)
+    }
+
+    fn load_records(path: &Path, records: crate::stores::files_store::Records) -> Result<Option<IndexState>> {
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -289,9 +320,10 @@ impl IndexState {
         let mut state = state;
         if state.schema_version >= 2 {
             let dir = path.parent().unwrap_or(Path::new("."));
-            state.files = crate::stores::files_store::load(dir)?
+            state.files = crate::stores::files_store::load(dir, records)?
                 .ok_or_else(|| corrupt(format!("{} is missing beside it", crate::stores::files_store::FILES_STORE)))?;
             state.changed_records = ChangedRecords(Some(BTreeSet::new()));
+            state.records = records;
         }
         // An older state (its files read from it) is written back in this
         // shape; its config hash, which has the schema in it, makes the next
@@ -303,6 +335,9 @@ impl IndexState {
     /// Writes the per-file records (`files.redb`, the ones that changed),
     /// then the state file atomically: temp file, fsync, rename.
     pub fn save(&self, path: &Path) -> Result<()> {
+        if self.records != crate::stores::files_store::Records::Whole {
+            return Err(StateError::Corrupt { path: path.to_path_buf(), message: "a state read for queries (without chunk ids) cannot be saved".into() });
+        }
         let dir = path.parent().unwrap_or(Path::new("."));
         match &self.changed_records.0 {
             Some(changed) => crate::stores::files_store::update(dir, &self.files, changed)?,

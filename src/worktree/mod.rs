@@ -32,6 +32,7 @@ use crate::stores::state::IndexState;
 pub mod dense;
 mod graph;
 mod saved;
+mod untracked;
 mod watch;
 pub use watch::{Moved, Watch};
 
@@ -158,8 +159,9 @@ impl Layer {
 pub struct LayerOptions {
     pub chunk: ChunkOptions,
     pub paths: PathRules,
-    /// The index directory, when it lies in the work tree (`--index-dir`,
-    /// `GIT_RAG_DIR`): its files are never part of the layer.
+    /// The index directory: its files are never part of the layer (it may
+    /// lie in the work tree: `--index-dir`, `GIT_RAG_DIR`), and the listing
+    /// of untracked files is kept there ([`untracked`]).
     pub index_dir: Option<PathBuf>,
 }
 
@@ -185,13 +187,40 @@ impl Changes {
 /// Compares the work tree with the indexed commit of `state`: the files
 /// that differ, read whole, as the index's path rules select them.
 pub fn changes(repo: &Repo, state: &IndexState, opts: &LayerOptions) -> Result<Changes, WorktreeError> {
-    changes_within(repo, state, opts, None)
+    changes_within(repo, state, opts, None, None)
+}
+
+/// Git's status of the work tree against a commit, running on a thread of
+/// its own: a process that answers one query starts it before it opens the
+/// index, so the two overlap ([`LayerCache::comparing`]). Only the paths
+/// that may differ; reading and checking them waits for the index state.
+pub struct Comparison {
+    base: ObjectId,
+    paths: std::thread::JoinHandle<Result<BTreeSet<String>, WorktreeError>>,
+}
+
+impl Comparison {
+    /// Starts comparing the work tree of `repo` with `base`; the index in
+    /// `index_dir` keeps the listing of untracked files.
+    pub fn start(repo: &Repo, base: ObjectId, index_dir: Option<PathBuf>) -> Comparison {
+        let repo = repo.clone();
+        Comparison { base, paths: std::thread::spawn(move || changed_paths(&repo, &base, Vec::new(), index_dir.as_deref())) }
+    }
+
+    /// The paths, when the comparison was against `base`.
+    fn paths_against(self, base: &ObjectId) -> Option<Result<BTreeSet<String>, WorktreeError>> {
+        if self.base != *base {
+            return None;
+        }
+        self.paths.join().ok()
+    }
 }
 
 /// [`changes`] of the paths `moved` names (files or folders) and of the
 /// paths in `held` (the previous layer's), when the rest of the tree is
 /// known to be as it was: what a watched tree costs after a save.
-fn changes_within(repo: &Repo, state: &IndexState, opts: &LayerOptions, scope: Option<(&BTreeSet<String>, &BTreeSet<String>)>) -> Result<Changes, WorktreeError> {
+/// `early`: the comparison of the whole tree, already under way.
+fn changes_within(repo: &Repo, state: &IndexState, opts: &LayerOptions, scope: Option<(&BTreeSet<String>, &BTreeSet<String>)>, early: Option<Comparison>) -> Result<Changes, WorktreeError> {
     let started = Instant::now();
     let base = state.last_commit.map(|c| c.to_string()).unwrap_or_default();
     let mut out = Changes { base, files: Vec::new(), skipped: Vec::new(), over_cap: 0, took_ms: 0.0 };
@@ -206,7 +235,10 @@ fn changes_within(repo: &Repo, state: &IndexState, opts: &LayerOptions, scope: O
         return Ok(out);
     }
     let patterns: Vec<gix::bstr::BString> = scope.map(|(moved, held)| moved.iter().chain(held).map(|p| format!(":(literal){p}").into()).collect()).unwrap_or_default();
-    let mut candidates = changed_paths(repo, &base_id, patterns)?;
+    let mut candidates = match early.filter(|_| scope.is_none()).and_then(|c| c.paths_against(&base_id)) {
+        Some(paths) => paths?,
+        None => changed_paths(repo, &base_id, patterns, opts.index_dir.as_deref())?,
+    };
     if let Some((_, held)) = scope {
         // A file of the layer that went back to its indexed content is read again to drop it.
         candidates.extend(held.iter().cloned());
@@ -339,12 +371,23 @@ pub struct LayerCache {
     /// File-system events: while nothing moved, the last outcome stands
     /// without comparing the tree again.
     watch: Option<Arc<Watch>>,
+    /// A comparison of the whole tree started before the index was open,
+    /// taken by the next scan that compares the whole tree.
+    started: Mutex<Option<Comparison>>,
 }
 
 impl LayerCache {
     /// A cache that trusts `watch` to say when the tree moved.
     pub fn watching(watch: Arc<Watch>) -> LayerCache {
         LayerCache { watch: Some(watch), ..LayerCache::default() }
+    }
+
+    /// Hands over a comparison started early ([`Comparison::start`]); the
+    /// next scan uses it when it was against the indexed commit.
+    pub fn comparing(&self, comparison: Comparison) {
+        if let Ok(mut slot) = self.started.lock() {
+            *slot = Some(comparison);
+        }
     }
 }
 
@@ -365,9 +408,9 @@ pub fn scan_cached(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts
         // Only what moved, and what the layer held, is compared again.
         (Moved::Paths(paths), Some((fingerprint, layer))) if layer.as_ref().is_none_or(|l| l.over_cap == 0) => {
             let held: BTreeSet<String> = fingerprint.1.iter().map(|(p, _)| p.clone()).collect();
-            changes_within(repo, state, opts, Some((paths, &held)))?
+            changes_within(repo, state, opts, Some((paths, &held)), None)?
         }
-        _ => changes(repo, state, opts)?,
+        _ => changes_within(repo, state, opts, None, cache.started.lock().ok().and_then(|mut s| s.take()))?,
     };
     let status_ms = crate::progress::millis(started);
     let listed = changes.listing().into_iter().map(|f| (f.path, f.blob)).chain(changes.skipped.iter().map(|(p, _)| (p.clone(), None)));
@@ -394,29 +437,44 @@ pub fn scan_cached(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts
 /// Paths that may differ from `base`: git's status of the work tree
 /// against the index file, and of the index file against `base`'s tree
 /// (staged edits, and commits made since the index ran). Untracked files
-/// that are not ignored count; content decides in the end.
-fn changed_paths(repo: &Repo, base: &ObjectId, patterns: Vec<gix::bstr::BString>) -> Result<BTreeSet<String>, WorktreeError> {
+/// that are not ignored count; content decides in the end. For the whole
+/// tree with an index folder to keep it in, the untracked files come from
+/// the listing kept there ([`untracked`]), on a thread beside git's status.
+fn changed_paths(repo: &Repo, base: &ObjectId, patterns: Vec<gix::bstr::BString>, index_dir: Option<&Path>) -> Result<BTreeSet<String>, WorktreeError> {
     let local = repo.local();
     let err = |message: String| WorktreeError::Status { dir: repo.git_dir().display().to_string(), message };
     let tree = local.find_commit(*base).map_err(|e| err(e.to_string()))?.tree_id().map_err(|e| err(e.to_string()))?;
+    let listed = index_dir.filter(|_| patterns.is_empty()).zip(local.workdir().map(Path::to_path_buf));
+    let untracked = if listed.is_some() { gix::status::UntrackedFiles::None } else { gix::status::UntrackedFiles::Files };
     let status = local
         .status(gix::progress::Discard)
         .map_err(|e| err(e.to_string()))?
-        .untracked_files(gix::status::UntrackedFiles::Files)
+        .untracked_files(untracked)
         .index_worktree_rewrites(None)
         .index_worktree_submodules(gix::status::Submodule::Given { ignore: gix::submodule::config::Ignore::All, check_dirty: false })
         .head_tree(tree.detach())
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled);
-    let mut paths = BTreeSet::new();
-    for item in status.into_iter(patterns).map_err(|e| err(e.to_string()))? {
-        let item = item.map_err(|e| err(e.to_string()))?;
-        let path = match &item {
-            gix::status::Item::IndexWorktree(change) => change.rela_path().to_string(),
-            gix::status::Item::TreeIndex(change) => change.location().to_string(),
-        };
-        paths.insert(path);
-    }
-    Ok(paths)
+    let index = local.index_or_empty().map_err(|e| err(e.to_string()))?;
+    std::thread::scope(|scope| {
+        let walk = listed.map(|(dir, workdir)| {
+            let (repo, index) = (local.clone(), &index);
+            scope.spawn(move || untracked::untracked_files(&repo, index, &workdir, dir))
+        });
+        let mut paths = BTreeSet::new();
+        for item in status.into_iter(patterns).map_err(|e| err(e.to_string()))? {
+            let item = item.map_err(|e| err(e.to_string()))?;
+            let path = match &item {
+                gix::status::Item::IndexWorktree(change) => change.rela_path().to_string(),
+                gix::status::Item::TreeIndex(change) => change.location().to_string(),
+            };
+            paths.insert(path);
+        }
+        if let Some(walk) = walk {
+            let found = walk.join().map_err(|_| err("listing the untracked files failed".to_string()))?;
+            paths.extend(found.map_err(err)?);
+        }
+        Ok(paths)
+    })
 }
 
 /// The index's path rules with the `.gitattributes` files as the work tree

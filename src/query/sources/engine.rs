@@ -71,6 +71,12 @@ impl Engine {
         })
     }
 
+    /// Takes over a comparison of the work tree started before the engine
+    /// opened ([`crate::query::compare_worktree_early`]).
+    pub fn comparing(&self, comparison: crate::worktree::Comparison) {
+        self.layers.comparing(comparison);
+    }
+
     pub fn keyword(&self) -> &KeywordIndex {
         &self.keyword
     }

@@ -96,7 +96,7 @@ impl WarmEngine {
                 return Ok(Arc::clone(&loaded.engine));
             }
         }
-        let state = IndexState::load(&state_path)?
+        let state = IndexState::load_for_queries(&state_path)?
             .filter(|s| s.last_commit.is_some())
             .ok_or_else(|| QueryError::NoIndex { dir: self.index_dir.display().to_string() })?;
         let mut engine = Engine::open(&self.index_dir, state, self.semantic.clone())?;
