@@ -21,9 +21,10 @@ const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 
 /// Each record's head (blob id, language) again, by path: what a query
 /// reads, ~5 MB of the kernel's 71 MB store. Written in the transaction
-/// that writes the records; one that is missing or does not hold a head
-/// for every record (a store from before it) is rewritten whole by the
-/// next run and, until then, read from the records.
+/// that writes the records (state schema 3 on: an older git-rag refuses the
+/// index rather than update records without heads); one that does not hold
+/// a head for every record is rewritten whole by the next run and, until
+/// then, read from the records.
 const HEADS: TableDefinition<&str, &[u8]> = TableDefinition::new("heads");
 
 /// A record as stored: blob id, language, chunk ids, symbols, then the

@@ -13,7 +13,10 @@ use crate::stores::fs::{at as io, FileLock, LockError, LockKind, PathError};
 
 /// Bump when the state file or the stores change shape; older indexes are rebuilt.
 /// 2: the per-file records moved from the state file to `files.redb`.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: `files.redb` holds each record's head too, what queries read (a
+/// git-rag of schema 2 would update the records and not the heads: it
+/// refuses this state as too new instead).
+pub const SCHEMA_VERSION: u32 = 3;
 pub const STATE_FILE: &str = ".rag_index_state.json";
 pub const LOCK_FILE: &str = "index.lock";
 pub const LAST_RUN_FILE: &str = "last_run.json";
