@@ -14,12 +14,15 @@
 ///    that reads as C++ is C++.
 /// 9: SQL and Clojure parsed; YAML, TOML and JSON keys as definitions, their chunks
 ///    following the top-level keys.
+///    C and C++ attribute-like macros (`__always_inline`, `__alloc_size(1)`)
+///    are blanked before parsing ([`macros`]).
 pub const VERSION: u32 = 9;
 
 pub mod chunk;
 pub mod embedded;
 pub mod kind;
 pub mod lang;
+pub mod macros;
 pub mod parse;
 pub mod patterns;
 pub mod tags;

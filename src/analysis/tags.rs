@@ -120,11 +120,17 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
         Some(ranges) => embedded::included(source, &ranges),
         None => Vec::new(),
     };
+    // C and C++ are parsed with attribute-like macros blanked; every text is
+    // still read from `source` (the offsets are the same).
+    let blanked = match language {
+        Language::C | Language::Cpp => crate::analysis::macros::blank_attribute_macros(source),
+        _ => None,
+    };
     let tree = PARSER.with_borrow_mut(|parser| {
         parser.set_language(&grammar).ok()?;
         // Empty: the whole file (and what the next file starts from).
         parser.set_included_ranges(&ranges).ok()?;
-        let tree = parser.parse(source, None);
+        let tree = parser.parse(blanked.as_deref().unwrap_or(source), None);
         if tree.is_none() || !ranges.is_empty() {
             // Whatever a failed parse left behind must not start the next one.
             parser.reset();
