@@ -116,6 +116,11 @@ pub fn xdg_cache_home() -> Option<OsString> {
     var("XDG_CACHE_HOME")
 }
 
+/// `XDG_CONFIG_HOME` (git's global excludes file lies under it).
+pub fn xdg_config_home() -> Option<OsString> {
+    var("XDG_CONFIG_HOME")
+}
+
 /// `HOME`.
 pub fn home() -> Option<OsString> {
     var("HOME")

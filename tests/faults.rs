@@ -86,7 +86,8 @@ fn rag_cmd(repo: &Path, args: &[String]) -> Command {
 fn index(repo: &Path, args: &[String]) -> Duration {
     let t = Instant::now();
     let out = rag_cmd(repo, args).output().expect("git-rag runs");
-    assert!(out.status.success(), "git-rag {args:?} failed: {}", stderr(&out));
+    // The status says a signal when the process said nothing (`-q`).
+    assert!(out.status.success(), "git-rag {args:?} failed ({}): {}", out.status, stderr(&out));
     t.elapsed()
 }
 

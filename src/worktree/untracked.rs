@@ -110,8 +110,8 @@ impl Listing {
 fn global_excludes(repo: &gix::Repository) -> Vec<(PathBuf, Option<Stamp>)> {
     let mut files = vec![repo.common_dir().join("info").join("exclude")];
     let configured = repo.config_snapshot().trusted_path("core.excludesFile").ok().flatten();
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from).or_else(|| home.map(|h| h.join(".config")));
+    let home = crate::env::home().map(PathBuf::from);
+    let xdg = crate::env::xdg_config_home().map(PathBuf::from).or_else(|| home.map(|h| h.join(".config")));
     files.extend(configured.or_else(|| xdg.map(|x| x.join("git").join("ignore"))));
     files.into_iter().map(|p| {
         let stamp = Stamp::at(&p);
