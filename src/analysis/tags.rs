@@ -375,13 +375,15 @@ fn docstring_rule(query: &Query, pattern: usize) -> Option<(String, String)> {
 }
 
 /// How many lines lie inside `ERROR` nodes (an error inside another is
-/// counted once; a line shared by two errors, once).
+/// counted once; a line shared by two errors, once). A root that is itself
+/// an error (tree-sitter gives up on the file as a whole, yet its children
+/// are whole functions: the kernel's `sched/core.c`) counts by its children.
 fn lines_in_errors(root: Node) -> usize {
     let mut ranges = Vec::new();
     let mut stack = vec![root];
     let mut cursor = root.walk();
     while let Some(node) = stack.pop() {
-        if node.is_error() {
+        if node.is_error() && node.id() != root.id() {
             ranges.push((node.start_position().row, node.end_position().row));
             continue;
         }
