@@ -104,6 +104,16 @@ struct Frame {
 
 const MAX_CALL_TEXT: usize = 120;
 
+/// What the grammar reads instead of `source`, if anything: C and C++ with
+/// attribute-like macros blanked ([`crate::analysis::macros`]). Every text
+/// is still read from `source` (the offsets are the same).
+fn blanked_for_parsing(language: Language, source: &[u8]) -> Option<Vec<u8>> {
+    match language {
+        Language::C | Language::Cpp => crate::analysis::macros::blank_attribute_macros(source),
+        _ => None,
+    }
+}
+
 /// Parses `source` with the language's grammar and tags query. `None` when
 /// the language has no query (or it failed to compile).
 pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
@@ -120,12 +130,7 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
         Some(ranges) => embedded::included(source, &ranges),
         None => Vec::new(),
     };
-    // C and C++ are parsed with attribute-like macros blanked; every text is
-    // still read from `source` (the offsets are the same).
-    let blanked = match language {
-        Language::C | Language::Cpp => crate::analysis::macros::blank_attribute_macros(source),
-        _ => None,
-    };
+    let blanked = blanked_for_parsing(language, source);
     let tree = PARSER.with_borrow_mut(|parser| {
         parser.set_language(&grammar).ok()?;
         // Empty: the whole file (and what the next file starts from).
