@@ -110,6 +110,19 @@ fn bincode_config() -> bincode::config::Configuration {
     bincode::config::standard()
 }
 
+/// A value as the store keeps it: bincode, LZ4-compressed (`path` names
+/// the store, or the spill, in errors).
+pub(super) fn encode_value<T: serde::Serialize>(path: &Path, value: &T) -> Result<Vec<u8>> {
+    let bytes = bincode::serde::encode_to_vec(value, bincode_config()).map_err(|e| GraphError::Decode { path: path.to_path_buf(), message: e.to_string() })?;
+    Ok(lz4_flex::compress_prepend_size(&bytes))
+}
+
+pub(super) fn decode_value<T: for<'de> serde::Deserialize<'de>>(path: &Path, bytes: &[u8]) -> Result<T> {
+    let damaged = |message: String| GraphError::Decode { path: path.to_path_buf(), message };
+    let bytes = lz4_flex::decompress_size_prepended(bytes).map_err(|e| damaged(e.to_string()))?;
+    bincode::serde::decode_from_slice(&bytes, bincode_config()).map(|(v, _)| v).map_err(|e| damaged(e.to_string()))
+}
+
 impl Db {
     fn error(&self) -> impl Fn(redb::Error) -> GraphError + '_ {
         |e| GraphError::Store { path: self.path.clone(), message: e.to_string() }
@@ -118,14 +131,11 @@ impl Db {
     /// Values are bincode, LZ4-compressed (the store is a third the size;
     /// page fragmentation grows with the values).
     fn decode<T: for<'de> serde::Deserialize<'de>>(&self, bytes: &[u8]) -> Result<T> {
-        let damaged = |message: String| GraphError::Decode { path: self.path.clone(), message };
-        let bytes = lz4_flex::decompress_size_prepended(bytes).map_err(|e| damaged(e.to_string()))?;
-        bincode::serde::decode_from_slice(&bytes, bincode_config()).map(|(v, _)| v).map_err(|e| damaged(e.to_string()))
+        decode_value(&self.path, bytes)
     }
 
     fn encode<T: serde::Serialize>(&self, value: &T) -> Result<Vec<u8>> {
-        let bytes = bincode::serde::encode_to_vec(value, bincode_config()).map_err(|e| GraphError::Decode { path: self.path.clone(), message: e.to_string() })?;
-        Ok(lz4_flex::compress_prepend_size(&bytes))
+        encode_value(&self.path, value)
     }
 
     /// Opens the store in `dir` (the process's handle, shared with its
@@ -335,14 +345,21 @@ impl Db {
     /// inserted in order (the B-trees grow at their ends). [`Db::write_out`]
     /// then takes each batch's facts and edges (encoded on every core) and
     /// [`Db::finish_full`] writes the rest and commits.
-    pub(super) fn begin_full(&self, files: &BTreeMap<String, FileFacts>) -> Result<FullWrite> {
+    /// `spill`: where the files' calls are, when `files` holds them without
+    /// (the references are read from it one file at a time).
+    pub(super) fn begin_full(&self, files: &BTreeMap<String, FileFacts>, spill: Option<&super::spill::FactsSpill>) -> Result<FullWrite> {
         let e = self.error();
         let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
         {
             let listed: Vec<(&String, &FileFacts)> = files.iter().collect();
             for (t, def) in [DEFS, REFS, IMPORTS, NAMES, IMPORT_NAMES].into_iter().enumerate() {
                 let mut table = txn.open_table(def).map_err(|x| e(x.into()))?;
-                sorted_entries(t, &listed, |k| table.insert(k, ()).map(drop).map_err(|x| e(x.into())))?;
+                let insert = |k: &str| table.insert(k, ()).map(drop).map_err(|x| e(x.into()));
+                match spill {
+                    Some(spill) if t == AT_REFS => sorted_entries(&listed, |(path, _)| Ok(spilled_keys(t, spill, path)?), insert)?,
+                    _ if t == AT_DEFS || t == AT_NAMES => sorted_definitions(t, &listed, insert)?,
+                    _ => sorted_entries(&listed, |(_, f)| Ok(file_keys(t, f)), insert)?,
+                }
             }
             let mut pattern_files = txn.open_table(PATTERN_FILES).map_err(|x| e(x.into()))?;
             let mut pattern_groups = txn.open_table(PATTERN_GROUPS).map_err(|x| e(x.into()))?;
@@ -358,8 +375,13 @@ impl Db {
 
     /// A file's facts and resolved references (`out_edges`), encoded (on
     /// any thread) for [`Db::write_out`].
-    pub(super) fn encode_out(&self, path: &str, facts: &FileFacts, out: &OutEdges) -> Result<EncodedOut> {
-        Ok(EncodedOut { path: path.to_string(), facts: self.encode(facts)?, out: self.encode(out)?, targets: edge_targets(path, out) })
+    /// `record`: the facts already encoded (a spill's record), else encoded here.
+    pub(super) fn encode_out(&self, path: &str, facts: &FileFacts, record: Option<Vec<u8>>, out: &OutEdges) -> Result<EncodedOut> {
+        let facts = match record {
+            Some(record) => record,
+            None => self.encode(facts)?,
+        };
+        Ok(EncodedOut { path: path.to_string(), facts, out: self.encode(out)?, targets: edge_targets(path, out) })
     }
 
     /// Writes a batch of files' facts and out-edges into a full write, in
@@ -629,9 +651,35 @@ fn file_keys(t: usize, f: &FileFacts) -> Vec<(Cow<'_, str>, u32)> {
             }
             keys
         }
-        AT_NAMES => symbols().map(|(s, i)| (Cow::Owned(super::lookup_name(&s.qualified_name)), i)).collect(),
+        AT_NAMES => symbols().map(|(s, i)| (super::lookup_name_of(&s.qualified_name), i)).collect(),
         _ => f.imports.iter().flat_map(|i| i.names.iter().map(|n| (Cow::Owned(n.to_lowercase()), NO_SYMBOL))).collect(),
     }
+}
+
+/// [`sorted_entries`] for a table with an entry per definition, whose keys
+/// mostly differ: one flat list sorted (a map with a list per key took
+/// three times the memory on the kernel's 3.8 M definitions).
+fn sorted_definitions(t: usize, files: &[(&String, &FileFacts)], mut each: impl FnMut(&str) -> Result<()>) -> Result<()> {
+    let mut entries: Vec<(Cow<str>, u32, u32)> = Vec::with_capacity(files.iter().map(|(_, f)| f.symbols.len()).sum());
+    for (i, (_, f)) in (0u32..).zip(files) {
+        let mut keys = file_keys(t, f);
+        keys.sort_unstable();
+        keys.dedup();
+        entries.extend(keys.into_iter().map(|(k, symbol)| (k, i, symbol)));
+    }
+    // The order of `sorted_entries`: by key, then file, then definition.
+    entries.sort_unstable();
+    for (k, i, symbol) in &entries {
+        let (path, f) = files[*i as usize];
+        each(&key_entry(k, path, f, *symbol))?;
+    }
+    Ok(())
+}
+
+/// [`file_keys`] of table `t` for a file whose facts are in `spill` (the keys owned).
+fn spilled_keys(t: usize, spill: &super::spill::FactsSpill, path: &str) -> Result<Vec<(Cow<'static, str>, u32)>> {
+    let Some((f, _)) = spill.facts(path)? else { return Ok(Vec::new()) };
+    Ok(file_keys(t, &f).into_iter().map(|(k, i)| (Cow::Owned(k.into_owned()), i)).collect())
 }
 
 /// [`file_keys`]' mark of an entry that names no definition.
@@ -666,10 +714,16 @@ impl IndexKeys {
 /// held as strings (on the Linux kernel the five tables' strings took 2.3 GB
 /// at once). `\0` sorts before any other byte, so (key, path) order is the
 /// entries' order. An entry may come twice (a name defined twice).
-fn sorted_entries(t: usize, files: &[(&String, &FileFacts)], mut each: impl FnMut(&str) -> Result<()>) -> Result<()> {
+/// A lookup table's entries of `files` in key order: `keys_of` gives a
+/// file's (key, definition) pairs.
+fn sorted_entries<'f>(
+    files: &[(&'f String, &'f FileFacts)],
+    keys_of: impl Fn(&(&'f String, &'f FileFacts)) -> Result<Vec<(Cow<'f, str>, u32)>>,
+    mut each: impl FnMut(&str) -> Result<()>,
+) -> Result<()> {
     let mut by_key: BTreeMap<Cow<str>, Vec<(u32, u32)>> = BTreeMap::new();
-    for (i, (_, f)) in (0u32..).zip(files) {
-        let mut keys = file_keys(t, f);
+    for (i, file) in (0u32..).zip(files) {
+        let mut keys = keys_of(file)?;
         keys.sort_unstable();
         keys.dedup();
         for (k, symbol) in keys {

@@ -39,9 +39,11 @@ mod modules;
 mod overlay;
 mod reader;
 mod resolve;
+mod spill;
 mod store;
 
 pub use facts::{FileFacts, SymbolFact};
+pub use spill::FactsSpill;
 pub use store::{dump_graph, exists, load_patterns, GraphStore};
 pub use overlay::Overlay;
 pub use reader::{GraphReader, Neighbourhood};
@@ -321,14 +323,27 @@ impl Walk {
 /// A definition's name as questions look it up: the last segment of its
 /// canonical qualified name, lowercase (`graph.redb`'s `names` keys).
 pub(crate) fn lookup_name(qualified: &str) -> String {
+    lookup_name_of(qualified).into_owned()
+}
+
+/// [`lookup_name`], borrowed from `qualified` where folding changes nothing
+/// (most names of a full build: what its lookup tables hold at once).
+pub(crate) fn lookup_name_of(qualified: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
     let canonical = crate::analysis::parse::canonical_name(qualified);
+    if let Cow::Borrowed(canonical) = canonical {
+        let short = canonical.rsplit('.').next().unwrap_or(canonical);
+        if short.is_ascii() && !short.bytes().any(|b| b.is_ascii_uppercase()) {
+            return Cow::Borrowed(short);
+        }
+    }
     let short = canonical.rsplit('.').next().unwrap_or(&canonical);
-    if short.is_ascii() {
+    Cow::Owned(if short.is_ascii() {
         short.to_ascii_lowercase()
     } else {
         // `str::to_lowercase`, as the lookup lowercases (a final sigma differs).
         short.to_lowercase()
-    }
+    })
 }
 
 /// For a name a question asks about: the [`lookup_name`] its definitions
@@ -450,7 +465,7 @@ mod tests {
         mem.update(&BTreeSet::new(), facts(files)).unwrap();
         // The reference: the same facts resolved into a graph in memory
         // (the store's full write resolves them file by file as it writes).
-        mem.materialize();
+        mem.materialize().unwrap();
         let mut stored = GraphStore::empty(dir.path());
         stored.update(&BTreeSet::new(), facts(files)).unwrap();
         stored.save("gen0").unwrap();
@@ -745,7 +760,7 @@ mod tests {
         // The save resolves as it writes; the same facts resolved in memory are the reference.
         let mut mem = GraphStore::empty(dir.path());
         mem.update(&BTreeSet::new(), facts(&files)).unwrap();
-        mem.materialize();
+        mem.materialize().unwrap();
         let dump = mem.graph().dump();
         assert!(dump.iter().any(|l| l.contains("-calls(")), "{dump:#?}");
         g.save("gen1").unwrap();
@@ -757,6 +772,35 @@ mod tests {
         let err = GraphStore::open(dir.path()).err().expect("a damaged store does not open").to_string();
         assert!(err.contains("git rag index --full"), "{err}");
         assert!(!exists(dir.path()));
+    }
+
+    /// A full run that kept its calls on disk writes the store a run with
+    /// every fact in memory writes: the same graph, and lookup tables from
+    /// which the same incremental update follows.
+    #[test]
+    fn a_full_write_from_spilled_facts_equals_one_from_memory() {
+        let files = [("pkg/utils.py", UTILS), ("pkg/sessions.py", SESSIONS)];
+        let (whole, spilled) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let mut g = GraphStore::empty(whole.path());
+        g.update(&BTreeSet::new(), facts(&files)).unwrap();
+        g.save("gen1").unwrap();
+        let spill = FactsSpill::create(spilled.path()).unwrap();
+        let slim: Vec<(String, FileFacts)> = facts(&files).into_iter().map(|(p, f)| { let kept = spill.keep(&p, f).unwrap(); (p, kept) }).collect();
+        assert!(slim.iter().all(|(_, f)| f.symbols.iter().all(|s| s.calls.is_empty())));
+        let mut g = GraphStore::spilled(spilled.path(), spill);
+        g.update(&BTreeSet::new(), slim).unwrap();
+        g.save("gen1").unwrap();
+        let dump = |dir: &Path| Graph::load(dir).unwrap().unwrap().dump();
+        assert!(dump(spilled.path()).iter().any(|l| l.contains("-calls(")));
+        assert_eq!(dump(spilled.path()), dump(whole.path()));
+        // `get_auth` gains a definition: which callers re-resolve comes from the `refs` table.
+        let auth = "def get_auth(url):\n    return url\n";
+        for dir in [whole.path(), spilled.path()] {
+            let mut g = GraphStore::open(dir).unwrap();
+            g.update(&BTreeSet::new(), facts(&[("pkg/auth.py", auth)])).unwrap();
+            g.save("gen2").unwrap();
+        }
+        assert_eq!(dump(spilled.path()), dump(whole.path()));
     }
 
     #[test]

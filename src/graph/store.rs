@@ -13,8 +13,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::borrow::Cow;
 
 use super::db::{Db, FileChange};
+use super::spill::FactsSpill;
 use super::modules::parent_dir;
 use super::resolve::*;
 use super::*;
@@ -38,6 +40,8 @@ pub struct GraphStore {
     /// A full run's facts not yet resolved ([`Self::add_all`]): `save`
     /// resolves them file by file as it writes, without the graph in memory.
     deferred: bool,
+    /// Where a full run's files' calls are (the facts above are kept without).
+    spill: Option<FactsSpill>,
 }
 
 /// Files a full write resolves and encodes at a time, and the batches that
@@ -77,7 +81,14 @@ impl GraphStore {
             changed: BTreeMap::new(),
             touched: BTreeSet::new(),
             deferred: false,
+            spill: None,
         }
+    }
+
+    /// A store for a full run whose facts come without their calls, which
+    /// are in `spill` ([`FactsSpill::keep`]).
+    pub fn spilled(index_dir: &Path, spill: FactsSpill) -> GraphStore {
+        GraphStore { spill: Some(spill), ..GraphStore::empty(index_dir) }
     }
 
     #[cfg(test)]
@@ -89,9 +100,16 @@ impl GraphStore {
     /// Builds the graph in memory from the facts a full run added (which
     /// `save` would resolve as it writes): before a second update, and for
     /// tests that compare with it.
-    pub(super) fn materialize(&mut self) {
+    pub(super) fn materialize(&mut self) -> Result<()> {
         if !std::mem::take(&mut self.deferred) {
-            return;
+            return Ok(());
+        }
+        if let Some(spill) = self.spill.take() {
+            for (p, f) in self.facts.iter_mut() {
+                if let Some((whole, _)) = spill.facts(p)? {
+                    *f = whole;
+                }
+            }
         }
         for (p, f) in &self.facts {
             add_file_nodes(&mut self.graph, p, f);
@@ -100,6 +118,7 @@ impl GraphStore {
         let lookups = Lookups::new(facts, None);
         let jobs: Vec<(&str, Scope)> = facts.keys().map(|p| (p.as_str(), Scope::All)).collect();
         resolve_in_parallel(graph, &lookups, &jobs);
+        Ok(())
     }
 
     /// The project's conventions: pattern instances of every file, grouped.
@@ -161,7 +180,7 @@ impl GraphStore {
     /// partial update loaded (it then notes in `self.missing` what else it
     /// needed, and runs again with it).
     fn update_loaded(&mut self, removed: &BTreeSet<String>, added: Vec<(String, FileFacts)>) -> Result<()> {
-        self.materialize();
+        self.materialize()?;
         self.touched.extend(removed.iter().cloned());
         self.touched.extend(added.iter().map(|(p, _)| p.clone()));
         // Files changed inside their definitions only: nothing another file
@@ -348,7 +367,7 @@ impl GraphStore {
     fn save_whole(&mut self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
         use rayon::prelude::*;
         let fresh = Db::create_fresh(&self.dir)?;
-        let (facts, graph) = (&self.facts, &self.graph);
+        let (facts, graph, spill) = (&self.facts, &self.graph, self.spill.as_ref());
         // Facts not resolved yet are resolved here (a graph built in memory is read instead).
         let lookups = self.deferred.then(|| Lookups::new(facts, None));
         let files: Vec<(&String, &FileFacts)> = facts.iter().collect();
@@ -356,7 +375,7 @@ impl GraphStore {
             let (batches, received) = std::sync::mpsc::sync_channel::<Vec<db::EncodedOut>>(BATCHES_IN_FLIGHT);
             let fresh = &fresh;
             let writer = s.spawn(move || {
-                let mut write = fresh.begin_full(facts)?;
+                let mut write = fresh.begin_full(facts, spill)?;
                 for batch in received {
                     fresh.write_out(&mut write, batch)?;
                 }
@@ -368,11 +387,16 @@ impl GraphStore {
                     .map_init(
                         || lookups.as_ref().map(Resolver::new),
                         |resolver, (p, f)| {
+                            // A spilled file's calls are read back for its own references only.
+                            let (whole, record) = match spill.map(|s| s.facts(p)).transpose()?.flatten() {
+                                Some((whole, record)) => (Cow::Owned(whole), Some(record)),
+                                None => (Cow::Borrowed(*f), None),
+                            };
                             let out = match resolver {
-                                Some(r) => resolve_references(r, facts, p, &Scope::All).map(References::into_out_edges).unwrap_or_default(),
+                                Some(r) => resolve_references(r, &whole, p, &Scope::All).into_out_edges(),
                                 None => out_edges(graph, p, f),
                             };
-                            fresh.encode_out(p, f, &out)
+                            fresh.encode_out(p, f, record, &out)
                         },
                     )
                     .collect::<Result<Vec<_>>>()?;
@@ -612,7 +636,7 @@ fn partial_graph(facts: &BTreeMap<String, FileFacts>, outs: &BTreeMap<String, db
 fn resolve_in_parallel(graph: &mut Graph, lookups: &Lookups, jobs: &[(&str, Scope)]) {
     use rayon::prelude::*;
     let resolved: Vec<Option<References>> =
-        jobs.par_iter().map_init(|| Resolver::new(lookups), |resolver, (path, scope)| resolve_references(resolver, lookups.facts(), path, scope)).collect();
+        jobs.par_iter().map_init(|| Resolver::new(lookups), |resolver, (path, scope)| lookups.facts().get(*path).map(|f| resolve_references(resolver, f, path, scope))).collect();
     for ((path, scope), refs) in jobs.iter().zip(resolved) {
         if let Some(refs) = refs {
             apply_references(graph, path, scope, refs);

@@ -344,7 +344,9 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 
     let t = Instant::now();
     let files = std::mem::take(&mut run.plan.index);
-    let mut collected = collect(repo, files, opts, run.manifest.as_ref(), &writer, progress)?;
+    // A full run keeps each file's calls on disk until its references resolve.
+    let spill = run.plan.full.then(|| crate::graph::FactsSpill::create(index_dir)).transpose()?;
+    let mut collected = collect(repo, files, opts, run.manifest.as_ref(), &writer, spill.as_ref(), progress)?;
     collected.skipped.excluded = run.paths.excluded;
     if let (true, Some(m)) = (run.plan.vectors_full || !run.plan.vectors_redo.is_empty(), &run.manifest) {
         collected.docs.extend(unchanged_docs(repo, &run, &collected, target, opts, m, progress)?);
@@ -352,7 +354,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     timings.insert("parse_chunk_add".into(), millis(t));
 
     let facts = std::mem::take(&mut collected.facts);
-    let (patterns, prepared) = graph_beside_keyword_write(index_dir, &run, facts, target, &mut writer, &mut timings)?;
+    let (patterns, prepared) = graph_beside_keyword_write(index_dir, &run, facts, spill, target, &mut writer, &mut timings)?;
 
     // A run with much to embed commits the other layers first (search now,
     // vectors next; the state says which vectors are not in yet). Otherwise
@@ -435,6 +437,7 @@ fn graph_beside_keyword_write<'w>(
     index_dir: &Path,
     run: &Prepared,
     facts: Vec<(String, crate::graph::FileFacts)>,
+    spill: Option<crate::graph::FactsSpill>,
     target: ObjectId,
     writer: &'w mut crate::stores::keyword::KeywordWriter<'_>,
     timings: &mut Timings,
@@ -443,7 +446,7 @@ fn graph_beside_keyword_write<'w>(
     let (graph, prepared) = std::thread::scope(|s| {
         let graph = s.spawn(|| {
             let t = Instant::now();
-            update_graph(index_dir, &run.plan, facts, target, run.manifest.is_some()).map(|p| (p, millis(t)))
+            update_graph(index_dir, &run.plan, facts, spill, target, run.manifest.is_some()).map(|p| (p, millis(t)))
         });
         let prepared = writer.prepare();
         (graph.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), prepared)
@@ -458,8 +461,19 @@ fn graph_beside_keyword_write<'w>(
 /// Replaces the changed files' facts in the code graph, saves it at
 /// `target`, and returns the project's conventions it now holds (read back
 /// when they did not change, and only if the vectors need them).
-fn update_graph(index_dir: &Path, plan: &Plan, facts: Vec<(String, crate::graph::FileFacts)>, target: ObjectId, need_patterns: bool) -> Result<Vec<crate::analysis::patterns::Pattern>> {
-    let mut graph = if plan.full { crate::graph::GraphStore::empty(index_dir) } else { crate::graph::GraphStore::open(index_dir)? };
+fn update_graph(
+    index_dir: &Path,
+    plan: &Plan,
+    facts: Vec<(String, crate::graph::FileFacts)>,
+    spill: Option<crate::graph::FactsSpill>,
+    target: ObjectId,
+    need_patterns: bool,
+) -> Result<Vec<crate::analysis::patterns::Pattern>> {
+    let mut graph = match spill {
+        Some(spill) => crate::graph::GraphStore::spilled(index_dir, spill),
+        None if plan.full => crate::graph::GraphStore::empty(index_dir),
+        None => crate::graph::GraphStore::open(index_dir)?,
+    };
     graph.update(&plan.clear, facts)?;
     Ok(match graph.save(&target.to_string())? {
         Some(patterns) => patterns,
@@ -629,6 +643,7 @@ fn collect(
     opts: &IndexOptions,
     manifest: Option<&ModelIdentity>,
     writer: &crate::stores::keyword::KeywordWriter<'_>,
+    spill: Option<&crate::graph::FactsSpill>,
     progress: &dyn Progress,
 ) -> Result<Collected> {
     let mut out = Collected::default();
@@ -643,7 +658,12 @@ fn collect(
             symbols: chunks.symbols.len(),
             syntax_errors: chunks.has_errors.then_some(ErrorLines { lines: chunks.lines, error_lines: chunks.error_lines }),
         };
-        Ok((state, docs, crate::graph::FileFacts::of(&chunks), chunks.has_errors))
+        let facts = crate::graph::FileFacts::of(&chunks);
+        let facts = match spill {
+            Some(spill) => spill.keep(&file.path, facts)?,
+            None => facts,
+        };
+        Ok((state, docs, facts, chunks.has_errors))
     };
     let mut unreadable = out.gather(analyze::analyze(repo, files, &opts.chunk, progress, derive))?;
     if !unreadable.is_empty() {
