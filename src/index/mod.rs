@@ -343,18 +343,16 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     timings.insert("open_writer".into(), millis(t));
 
     let t = Instant::now();
-    let files = std::mem::take(&mut run.plan.index);
-    // A full run keeps each file's calls on disk until its references resolve.
     let spill = run.plan.full.then(|| crate::graph::FactsSpill::create(index_dir)).transpose()?;
-    let mut collected = collect(repo, files, opts, run.manifest.as_ref(), &writer, spill.as_ref(), progress)?;
+    let mut collected = collect(repo, std::mem::take(&mut run.plan.index), opts, run.manifest.as_ref(), &writer, spill.as_ref(), progress)?;
     collected.skipped.excluded = run.paths.excluded;
     if let (true, Some(m)) = (run.plan.vectors_full || !run.plan.vectors_redo.is_empty(), &run.manifest) {
         collected.docs.extend(unchanged_docs(repo, &run, &collected, target, opts, m, progress)?);
     }
     timings.insert("parse_chunk_add".into(), millis(t));
 
-    let facts = std::mem::take(&mut collected.facts);
-    let (patterns, prepared) = graph_beside_keyword_write(index_dir, &run, facts, spill, target, &mut writer, &mut timings)?;
+    // A full run's calls wait in `spill` until their files' references resolve.
+    let (patterns, prepared) = graph_beside_keyword_write(index_dir, &run, std::mem::take(&mut collected.facts), spill, target, &mut writer, &mut timings)?;
 
     // A run with much to embed commits the other layers first (search now,
     // vectors next; the state says which vectors are not in yet). Otherwise
