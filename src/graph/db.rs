@@ -345,8 +345,8 @@ impl Db {
     /// inserted in order (the B-trees grow at their ends). [`Db::write_out`]
     /// then takes each batch's facts and edges (encoded on every core) and
     /// [`Db::finish_full`] writes the rest and commits.
-    /// `spill`: where the files' calls are, when `files` holds them without
-    /// (the references are read from it one file at a time).
+    /// `spill`: where the files' facts are, when `files` holds only their
+    /// conventions; the `facts` table is then written here, from it.
     pub(super) fn begin_full(&self, files: &BTreeMap<String, FileFacts>, spill: Option<&super::spill::FactsSpill>) -> Result<FullWrite> {
         let e = self.error();
         let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
@@ -356,9 +356,10 @@ impl Db {
                 let mut table = txn.open_table(def).map_err(|x| e(x.into()))?;
                 let insert = |k: &str| table.insert(k, ()).map(drop).map_err(|x| e(x.into()));
                 match spill {
-                    Some(spill) if t == AT_REFS => sorted_entries(&listed, |(path, _)| Ok(spilled_keys(t, spill, path)?), insert)?,
-                    _ if t == AT_DEFS || t == AT_NAMES => sorted_definitions(t, &listed, insert)?,
-                    _ => sorted_entries(&listed, |(_, f)| Ok(file_keys(t, f)), insert)?,
+                    Some(spill) if t == AT_DEFS || t == AT_NAMES => spilled_definitions(t, &listed, spill, insert)?,
+                    Some(spill) => sorted_entries(&listed, |(path, _)| spilled_keys(t, spill, path), insert)?,
+                    None if t == AT_DEFS || t == AT_NAMES => sorted_definitions(t, &listed, insert)?,
+                    None => sorted_entries(&listed, |(_, f)| Ok(file_keys(t, f)), insert)?,
                 }
             }
             let mut pattern_files = txn.open_table(PATTERN_FILES).map_err(|x| e(x.into()))?;
@@ -369,19 +370,34 @@ impl Db {
                 }
                 pattern_groups.insert(group.as_str(), self.encode(&record)?.as_slice()).map_err(|x| e(x.into()))?;
             }
+            if let Some(spill) = spill {
+                let mut facts = txn.open_table(FACTS).map_err(|x| e(x.into()))?;
+                for path in files.keys() {
+                    if let Some(record) = spill.record(path)? {
+                        facts.insert(path.as_str(), record.as_slice()).map_err(|x| e(x.into()))?;
+                    }
+                }
+            }
         }
+        Ok(FullWrite { txn, into: Vec::new() })
+    }
+
+    /// A second write into a fresh store whose facts are committed: the
+    /// out-edges, through [`Db::write_out`] and [`Db::finish_full`].
+    pub(super) fn begin_out(&self) -> Result<FullWrite> {
+        let txn = self.db.begin_write().map_err(|x| self.error()(x.into()))?;
         Ok(FullWrite { txn, into: Vec::new() })
     }
 
     /// A file's facts and resolved references (`out_edges`), encoded (on
     /// any thread) for [`Db::write_out`].
-    /// `record`: the facts already encoded (a spill's record), else encoded here.
-    pub(super) fn encode_out(&self, path: &str, facts: &FileFacts, record: Option<Vec<u8>>, out: &OutEdges) -> Result<EncodedOut> {
-        let facts = match record {
-            Some(record) => record,
-            None => self.encode(facts)?,
-        };
-        Ok(EncodedOut { path: path.to_string(), facts, out: self.encode(out)?, targets: edge_targets(path, out) })
+    pub(super) fn encode_out(&self, path: &str, facts: &FileFacts, out: &OutEdges) -> Result<EncodedOut> {
+        Ok(EncodedOut { facts: Some(self.encode(facts)?), ..self.encode_edges(path, out)? })
+    }
+
+    /// A file's resolved references alone (its facts are in the store already).
+    pub(super) fn encode_edges(&self, path: &str, out: &OutEdges) -> Result<EncodedOut> {
+        Ok(EncodedOut { path: path.to_string(), facts: None, out: self.encode(out)?, targets: edge_targets(path, out) })
     }
 
     /// Writes a batch of files' facts and out-edges into a full write, in
@@ -393,7 +409,9 @@ impl Db {
         let mut facts = write.txn.open_table(FACTS).map_err(|x| e(x.into()))?;
         let mut out = write.txn.open_table(OUT).map_err(|x| e(x.into()))?;
         for file in batch {
-            facts.insert(file.path.as_str(), file.facts.as_slice()).map_err(|x| e(x.into()))?;
+            if let Some(record) = &file.facts {
+                facts.insert(file.path.as_str(), record.as_slice()).map_err(|x| e(x.into()))?;
+            }
             out.insert(file.path.as_str(), file.out.as_slice()).map_err(|x| e(x.into()))?;
             write.into.extend(file.targets.iter().map(|t| entry(t, &file.path)));
         }
@@ -428,7 +446,8 @@ impl Db {
 /// files the edges point into.
 pub(super) struct EncodedOut {
     path: String,
-    facts: Vec<u8>,
+    /// `None`: the store has them.
+    facts: Option<Vec<u8>>,
     out: Vec<u8>,
     targets: BTreeSet<String>,
 }
@@ -577,6 +596,27 @@ impl Snapshot<'_> {
     }
 }
 
+/// Every table's entries and values of the store in `dir`, a line each
+/// (tests compare two stores with it).
+#[cfg(test)]
+pub(super) fn all_entries(dir: &Path) -> Vec<String> {
+    let db = Db::open(dir).expect("a store").expect("of this format");
+    let txn = db.db.begin_read().expect("a read");
+    let mut lines = Vec::new();
+    for (t, table) in LOOKUPS.into_iter().enumerate() {
+        for row in txn.open_table(table).expect("the table").iter().expect("its rows") {
+            lines.push(format!("lookup {t} {:?}", row.expect("a row").0.value()));
+        }
+    }
+    for table in [META, FACTS, OUT, PATTERN_FILES, PATTERN_GROUPS] {
+        for row in txn.open_table(table).expect("the table").iter().expect("its rows") {
+            let (k, v) = row.expect("a row");
+            lines.push(format!("{} {:?} {:?}", redb::TableHandle::name(&table), k.value(), v.value()));
+        }
+    }
+    lines
+}
+
 /// A pattern group's record: instances, files, and its pattern when it has enough instances.
 type GroupRecord = (u64, u64, Option<Pattern>);
 
@@ -682,6 +722,27 @@ fn spilled_keys(t: usize, spill: &super::spill::FactsSpill, path: &str) -> Resul
     Ok(file_keys(t, &f).into_iter().map(|(k, i)| (Cow::Owned(k.into_owned()), i)).collect())
 }
 
+/// [`sorted_definitions`] for files whose facts are in `spill`: each file's
+/// entries made whole as it is read back (a qualified name is in the
+/// entry), then all of them sorted (3.8 M on the kernel, ~0.3 GB).
+fn spilled_definitions(t: usize, files: &[(&String, &FileFacts)], spill: &super::spill::FactsSpill, mut each: impl FnMut(&str) -> Result<()>) -> Result<()> {
+    use rayon::prelude::*;
+    let per_file: Vec<Vec<String>> = files
+        .par_iter()
+        .map(|(path, _)| {
+            let Some((f, _)) = spill.facts(path)? else { return Ok(Vec::new()) };
+            Ok(file_keys(t, &f).into_iter().map(|(k, i)| key_entry(&k, path, &f, i)).collect())
+        })
+        .collect::<Result<_>>()?;
+    let mut entries: Vec<String> = per_file.into_iter().flatten().collect();
+    entries.par_sort_unstable();
+    entries.dedup();
+    for entry in &entries {
+        each(entry)?;
+    }
+    Ok(())
+}
+
 /// [`file_keys`]' mark of an entry that names no definition.
 const NO_SYMBOL: u32 = u32::MAX;
 
@@ -714,20 +775,30 @@ impl IndexKeys {
 /// held as strings (on the Linux kernel the five tables' strings took 2.3 GB
 /// at once). `\0` sorts before any other byte, so (key, path) order is the
 /// entries' order. An entry may come twice (a name defined twice).
-/// A lookup table's entries of `files` in key order: `keys_of` gives a
-/// file's (key, definition) pairs.
+/// `keys_of` gives a file's (key, definition) pairs; it runs on every core,
+/// a slice of the files at a time.
 fn sorted_entries<'f>(
     files: &[(&'f String, &'f FileFacts)],
-    keys_of: impl Fn(&(&'f String, &'f FileFacts)) -> Result<Vec<(Cow<'f, str>, u32)>>,
+    keys_of: impl Fn(&(&'f String, &'f FileFacts)) -> Result<Vec<(Cow<'f, str>, u32)>> + Sync,
     mut each: impl FnMut(&str) -> Result<()>,
 ) -> Result<()> {
+    use rayon::prelude::*;
+    const FILES_AT_ONCE: usize = 4096;
     let mut by_key: BTreeMap<Cow<str>, Vec<(u32, u32)>> = BTreeMap::new();
-    for (i, file) in (0u32..).zip(files) {
-        let mut keys = keys_of(file)?;
-        keys.sort_unstable();
-        keys.dedup();
-        for (k, symbol) in keys {
-            by_key.entry(k).or_default().push((i, symbol));
+    for (n, slice) in files.chunks(FILES_AT_ONCE).enumerate() {
+        let keyed: Vec<Vec<(Cow<str>, u32)>> = slice
+            .par_iter()
+            .map(|file| {
+                let mut keys = keys_of(file)?;
+                keys.sort_unstable();
+                keys.dedup();
+                Ok(keys)
+            })
+            .collect::<Result<_>>()?;
+        for (i, keys) in (n * FILES_AT_ONCE..).zip(keyed) {
+            for (k, symbol) in keys {
+                by_key.entry(k).or_default().push((i as u32, symbol));
+            }
         }
     }
     for (k, list) in &by_key {

@@ -33,6 +33,7 @@ use petgraph::Direction;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+mod batched;
 mod db;
 mod facts;
 mod modules;
@@ -786,13 +787,17 @@ mod tests {
         g.save("gen1").unwrap();
         let spill = FactsSpill::create(spilled.path()).unwrap();
         let slim: Vec<(String, FileFacts)> = facts(&files).into_iter().map(|(p, f)| { let kept = spill.keep(&p, f).unwrap(); (p, kept) }).collect();
-        assert!(slim.iter().all(|(_, f)| f.symbols.iter().all(|s| s.calls.is_empty())));
+        assert!(slim.iter().all(|(_, f)| f.symbols.is_empty() && f.imports.is_empty()));
         let mut g = GraphStore::spilled(spilled.path(), spill);
         g.update(&BTreeSet::new(), slim).unwrap();
         g.save("gen1").unwrap();
         let dump = |dir: &Path| Graph::load(dir).unwrap().unwrap().dump();
         assert!(dump(spilled.path()).iter().any(|l| l.contains("-calls(")));
         assert_eq!(dump(spilled.path()), dump(whole.path()));
+        // Every table, record by record: facts, out-edges, lookups, conventions.
+        let entries = |dir: &Path| db::all_entries(&graph_dir(dir));
+        assert!(entries(spilled.path()).iter().any(|l| l.starts_with("lookup 1 ")));
+        assert_eq!(entries(spilled.path()), entries(whole.path()));
         // `get_auth` gains a definition: which callers re-resolve comes from the `refs` table.
         let auth = "def get_auth(url):\n    return url\n";
         for dir in [whole.path(), spilled.path()] {
@@ -801,6 +806,30 @@ mod tests {
             g.save("gen2").unwrap();
         }
         assert_eq!(dump(spilled.path()), dump(whole.path()));
+    }
+
+    /// A full run's batch reads the files its references reach, not the repository.
+    #[test]
+    fn a_batch_reads_only_the_files_its_references_reach() {
+        let other = "def unrelated(x):\n    return x\n";
+        let files = [("pkg/utils.py", UTILS), ("pkg/sessions.py", SESSIONS), ("pkg/other.py", other)];
+        let dir = tempfile::tempdir().unwrap();
+        let spill = FactsSpill::create(dir.path()).unwrap();
+        let slim: Vec<(String, FileFacts)> = facts(&files).into_iter().map(|(p, f)| { let kept = spill.keep(&p, f).unwrap(); (p, kept) }).collect();
+        let mut g = GraphStore::spilled(dir.path(), spill);
+        g.update(&BTreeSet::new(), slim).unwrap();
+        g.save("gen1").unwrap();
+        let db = db::Db::open(&graph_dir(dir.path())).unwrap().unwrap();
+        let snapshot = db.snapshot().unwrap();
+        let paths: BTreeSet<String> = files.iter().map(|(p, _)| p.to_string()).collect();
+        let mut universe = resolve::Universe { paths, defs: Default::default(), changed: BTreeSet::new() };
+        let sessions = "pkg/sessions.py".to_string();
+        let (resolved, read) = batched::resolve_batch(&snapshot, &mut universe, &[&sessions]).unwrap();
+        assert_eq!(read, vec!["pkg/sessions.py".to_string(), "pkg/utils.py".to_string()]);
+        // The edges are those the full write stored.
+        let stored = snapshot.out_edges([&sessions]).unwrap();
+        assert_eq!(resolved, vec![(sessions.clone(), stored[&sessions].clone())]);
+        assert!(resolved[0].1.iter().any(|(_, to, kind, _)| *kind == EdgeKind::Calls && *to == NodeKey::Symbol { path: "pkg/utils.py".into(), qualified_name: "get_auth".into() }));
     }
 
     #[test]

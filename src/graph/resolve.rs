@@ -480,14 +480,28 @@ pub(super) struct Missing {
     pub(super) names: std::sync::Mutex<BTreeSet<String>>,
 }
 
+thread_local! {
+    /// Whether a lookup on this thread went unanswered ([`Missing::missed_here`]).
+    static MISSED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 impl Missing {
+    /// Whether a lookup made on this thread since the last call went
+    /// unanswered (noted here); clears it. A file resolves on one thread, so
+    /// called before and after its resolution this says whether it missed.
+    pub(super) fn missed_here() -> bool {
+        MISSED.with(|m| m.replace(false))
+    }
+
     pub(super) fn file(&self, path: &str) {
+        MISSED.with(|m| m.set(true));
         if let Ok(mut m) = self.files.lock() {
             m.insert(path.to_string());
         }
     }
 
     fn name(&self, name: &str) {
+        MISSED.with(|m| m.set(true));
         if let Ok(mut m) = self.names.lock() {
             m.insert(name.to_string());
         }

@@ -1,9 +1,9 @@
-//! A full run's facts on disk while it analyses. A file's calls are read
-//! once, when its own references resolve; every other file needs only its
-//! definitions and imports (what the lookups index). So each file's whole
-//! facts go to an unnamed temporary file as they are made, and the run keeps
-//! the rest in memory: on the Linux kernel the calls were 260 MB of the
-//! 1 GB of facts a full run held until the graph was written.
+//! A full run's facts on disk while it analyses: each file's facts go to an
+//! unnamed temporary file as they are made, and the run keeps only their
+//! conventions in memory (on the Linux kernel the facts of every file were
+//! 1 GB held until the graph was written). The store's full write reads the
+//! lookup tables' keys and the facts back from it, then resolves against
+//! the store a batch at a time.
 //!
 //! The spill holds each record as `graph.redb`'s `facts` table stores it
 //! (bincode, LZ4), so the full write stores those bytes as they are. The file
@@ -54,8 +54,8 @@ impl FactsSpill {
     }
 
     /// Writes `facts` of `path` to the spill and returns what the run keeps
-    /// in memory: the same facts without their calls.
-    pub fn keep(&self, path: &str, mut facts: FileFacts) -> Result<FileFacts> {
+    /// in memory: its language and conventions.
+    pub fn keep(&self, path: &str, facts: FileFacts) -> Result<FileFacts> {
         let record = super::db::encode_value(&self.dir, &facts)?;
         {
             let mut spill = self.lock();
@@ -65,11 +65,7 @@ impl FactsSpill {
             spill.flushed = false;
             spill.at.insert(path.to_string(), at);
         }
-        facts.module_calls = Vec::new();
-        for s in &mut facts.symbols {
-            s.calls = Vec::new();
-        }
-        Ok(facts)
+        Ok(FileFacts { language: facts.language, patterns: facts.patterns, ..FileFacts::default() })
     }
 
     /// The record of `path` as `graph.redb` stores it; `None` for a path never kept.
@@ -101,7 +97,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn what_is_kept_is_read_back_whole_and_memory_keeps_no_calls() {
+    fn what_is_kept_is_read_back_whole_and_memory_keeps_only_conventions() {
         let dir = tempfile::tempdir().unwrap();
         let spill = FactsSpill::create(dir.path()).unwrap();
         let mut facts = FileFacts::default();
@@ -119,8 +115,7 @@ mod tests {
         let mut other = facts.clone();
         other.symbols[0].name = "other".into();
         let slim = spill.keep("a.c", facts.clone()).unwrap();
-        assert!(slim.module_calls.is_empty() && slim.symbols[0].calls.is_empty());
-        assert_eq!(slim.symbols[0].name, "f");
+        assert!(slim.module_calls.is_empty() && slim.symbols.is_empty() && slim.imports.is_empty());
         // Reads between writes see every record written so far.
         assert_eq!(spill.facts("a.c").unwrap().unwrap().0, facts);
         spill.keep("b.c", other.clone()).unwrap();

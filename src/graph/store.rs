@@ -13,7 +13,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::borrow::Cow;
 
 use super::db::{Db, FileChange};
 use super::spill::FactsSpill;
@@ -24,7 +23,8 @@ use super::*;
 /// The index's facts and graph, as the indexer updates them.
 pub struct GraphStore {
     dir: PathBuf,
-    /// Every file's facts (a full run), or those loaded (an incremental one).
+    /// Every file's facts (a full run; with a spill, only their
+    /// conventions), or those loaded (an incremental one).
     facts: BTreeMap<String, FileFacts>,
     graph: Graph,
     /// The per-file store an incremental run reads and writes; `None` in a
@@ -40,7 +40,7 @@ pub struct GraphStore {
     /// A full run's facts not yet resolved ([`Self::add_all`]): `save`
     /// resolves them file by file as it writes, without the graph in memory.
     deferred: bool,
-    /// Where a full run's files' calls are (the facts above are kept without).
+    /// Where a full run's files' facts are (the facts above keep only conventions).
     spill: Option<FactsSpill>,
 }
 
@@ -85,8 +85,8 @@ impl GraphStore {
         }
     }
 
-    /// A store for a full run whose facts come without their calls, which
-    /// are in `spill` ([`FactsSpill::keep`]).
+    /// A store for a full run whose facts come as their conventions alone,
+    /// the rest being in `spill` ([`FactsSpill::keep`]).
     pub fn spilled(index_dir: &Path, spill: FactsSpill) -> GraphStore {
         GraphStore { spill: Some(spill), ..GraphStore::empty(index_dir) }
     }
@@ -359,23 +359,41 @@ impl GraphStore {
     }
 
     /// A full run's save: the store is written under another name and moved
-    /// in place, then the conventions. A thread of its own writes what
-    /// follows from the facts alone while the references resolve (serial
-    /// inserts: run after the resolution, they kept a core idle), then the
-    /// resolved edges batch by batch as they come: what is held of them is
-    /// a few batches, not the repository's.
+    /// in place, then the conventions. A run whose facts are in a spill
+    /// resolves them a batch at a time against the store ([`super::batched`]).
     fn save_whole(&mut self, generation: &str) -> Result<Vec<crate::analysis::patterns::Pattern>> {
-        use rayon::prelude::*;
         let fresh = Db::create_fresh(&self.dir)?;
-        let (facts, graph, spill) = (&self.facts, &self.graph, self.spill.as_ref());
-        // Facts not resolved yet are resolved here (a graph built in memory is read instead).
+        match &self.spill {
+            Some(spill) => super::batched::write_from_spill(&fresh, &self.facts, spill, generation)?,
+            None => self.write_from_memory(&fresh, generation)?,
+        }
+        fresh.publish(&self.dir)?;
+        // What queries read before they read `graph.redb` (format 7).
+        for old in ["graph.bin", "graph.log"] {
+            let _ = std::fs::remove_file(self.dir.join(old));
+        }
+        let patterns = self.patterns();
+        write_patterns(&self.dir, &patterns)?;
+        self.changed.clear();
+        self.touched.clear();
+        Ok(patterns)
+    }
+
+    /// [`save_whole`](Self::save_whole) of facts held in memory (a full run's
+    /// are in its spill): resolved here unless the graph is built already.
+    /// A thread of its own writes what follows from the facts alone while
+    /// the references resolve (serial inserts: run after the resolution,
+    /// they kept a core idle), then the resolved edges batch by batch as
+    /// they come: what is held of them is a few batches.
+    fn write_from_memory(&self, fresh: &Db, generation: &str) -> Result<()> {
+        use rayon::prelude::*;
+        let (facts, graph) = (&self.facts, &self.graph);
         let lookups = self.deferred.then(|| Lookups::new(facts, None));
         let files: Vec<(&String, &FileFacts)> = facts.iter().collect();
         std::thread::scope(|s| {
             let (batches, received) = std::sync::mpsc::sync_channel::<Vec<db::EncodedOut>>(BATCHES_IN_FLIGHT);
-            let fresh = &fresh;
             let writer = s.spawn(move || {
-                let mut write = fresh.begin_full(facts, spill)?;
+                let mut write = fresh.begin_full(facts, None)?;
                 for batch in received {
                     fresh.write_out(&mut write, batch)?;
                 }
@@ -387,16 +405,11 @@ impl GraphStore {
                     .map_init(
                         || lookups.as_ref().map(Resolver::new),
                         |resolver, (p, f)| {
-                            // A spilled file's calls are read back for its own references only.
-                            let (whole, record) = match spill.map(|s| s.facts(p)).transpose()?.flatten() {
-                                Some((whole, record)) => (Cow::Owned(whole), Some(record)),
-                                None => (Cow::Borrowed(*f), None),
-                            };
                             let out = match resolver {
-                                Some(r) => resolve_references(r, &whole, p, &Scope::All).into_out_edges(),
+                                Some(r) => resolve_references(r, f, p, &Scope::All).into_out_edges(),
                                 None => out_edges(graph, p, f),
                             };
-                            fresh.encode_out(p, f, record, &out)
+                            fresh.encode_out(p, f, &out)
                         },
                     )
                     .collect::<Result<Vec<_>>>()?;
@@ -408,17 +421,7 @@ impl GraphStore {
             drop(batches);
             let write = writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
             fresh.finish_full(write, generation, facts)
-        })?;
-        fresh.publish(&self.dir)?;
-        // What queries read before they read `graph.redb` (format 7).
-        for old in ["graph.bin", "graph.log"] {
-            let _ = std::fs::remove_file(self.dir.join(old));
-        }
-        let patterns = self.patterns();
-        write_patterns(&self.dir, &patterns)?;
-        self.changed.clear();
-        self.touched.clear();
-        Ok(patterns)
+        })
     }
 }
 
