@@ -222,6 +222,9 @@ impl Neighbourhood<'_> {
         let mut files: BTreeSet<String> = BTreeSet::new();
         let mut names: BTreeSet<String> = BTreeSet::new();
         let mut segments: BTreeSet<String> = BTreeSet::new();
+        // Symbols by name: the definitions of one name share its (often
+        // long: `kfree`, ~8,000 files) list of referencing files, read once.
+        let mut defined: HashMap<String, BTreeSet<String>> = HashMap::new();
         for key in keys {
             match key {
                 NodeKey::File(path) => {
@@ -230,10 +233,7 @@ impl Neighbourhood<'_> {
                 NodeKey::Symbol { path, qualified_name } => {
                     let facts = self.facts.get(path).and_then(Option::as_ref);
                     let Some(name) = facts.and_then(|f| f.symbols.iter().find(|s| &s.qualified_name == qualified_name)).map(|s| s.name.clone()) else { continue };
-                    let naming = self.snapshot.referencing([&name])?;
-                    // The file's own references into it, and those from files pointing into the file.
-                    let pointing = self.snapshot.edges_into([path])?;
-                    files.extend(naming.into_iter().filter(|f| f == path || pointing.contains(f)));
+                    defined.entry(name).or_default().insert(path.clone());
                 }
                 NodeKey::Stub(name) => {
                     names.insert(name.clone());
@@ -242,6 +242,12 @@ impl Neighbourhood<'_> {
                     segments.insert(import_stem(module));
                 }
             }
+        }
+        for (name, paths) in &defined {
+            let naming = self.snapshot.referencing([name])?;
+            // The files' own references into them, and those from files pointing into them.
+            let pointing = self.snapshot.edges_into(paths)?;
+            files.extend(naming.into_iter().filter(|f| paths.contains(f) || pointing.contains(f)));
         }
         files.extend(self.snapshot.referencing(&names)?);
         files.extend(self.snapshot.importing(&segments)?);
