@@ -37,7 +37,7 @@ pub use stores::state::dump_state;
 pub use index::ci::{run as index_ci, CiOptions, CiReport};
 pub use index::gc::server::{gc_server, ServerGcReport};
 pub use index::gc::{gc, GcReport};
-pub use index::{run as index, IndexError, IndexOptions, Outcome as IndexOutcome, Report as IndexReport, SemanticOptions};
+pub use index::{run as index, IndexError, IndexOptions, MemoryBounds, Outcome as IndexOutcome, Report as IndexReport, SemanticOptions};
 pub use progress::{Progress, RunSize, Silent, Step};
 pub use query::answer::{Answer, FileChunk, FileHit, Hit, Origin, QueryError, Response};
 pub use query::context::Context;

@@ -122,6 +122,7 @@ impl Workspace {
             },
             reindex: Vec::new(),
             paths: self.paths.clone(),
+            memory: crate::index::MemoryBounds::default(),
         }
     }
 

@@ -22,9 +22,6 @@ use super::resolve::{ref_name, resolve_references, Lookups, Missing, Resolver, S
 use super::spill::FactsSpill;
 use super::{FileFacts, GraphError, Result};
 
-/// Files resolved together: the files and names one batch loads are shared
-/// by its files (a directory's files include the same headers).
-const FILES_PER_BATCH: usize = 4096;
 /// Encoded batches that may wait for the store's writer.
 const BATCHES_IN_FLIGHT: usize = 2;
 
@@ -45,7 +42,8 @@ pub(super) fn write_from_spill(fresh: &Db, files: &BTreeMap<String, FileFacts>, 
             }
             Ok::<_, GraphError>(write)
         });
-        for batch in paths.chunks(FILES_PER_BATCH) {
+        // Files resolved together share what they load (a directory's files include the same headers).
+        for batch in paths.chunks(spill.batches().files.max(1)) {
             let (resolved, _) = resolve_batch(&snapshot, &mut universe, batch)?;
             let encoded = resolved.par_iter().map(|(path, out)| fresh.encode_edges(path, out)).collect::<Result<Vec<_>>>()?;
             // A writer that stopped says why when joined.

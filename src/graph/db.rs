@@ -356,8 +356,7 @@ impl Db {
                 let mut table = txn.open_table(def).map_err(|x| e(x.into()))?;
                 let insert = |k: &str| table.insert(k, ()).map(drop).map_err(|x| e(x.into()));
                 match spill {
-                    Some(spill) if t == AT_DEFS || t == AT_NAMES => spilled_definitions(t, &listed, spill, insert)?,
-                    Some(spill) => sorted_entries(&listed, |(path, _)| spilled_keys(t, spill, path), insert)?,
+                    Some(spill) => spilled_entries(t, &listed, spill, insert)?,
                     None if t == AT_DEFS || t == AT_NAMES => sorted_definitions(t, &listed, insert)?,
                     None => sorted_entries(&listed, |(_, f)| Ok(file_keys(t, f)), insert)?,
                 }
@@ -716,31 +715,27 @@ fn sorted_definitions(t: usize, files: &[(&String, &FileFacts)], mut each: impl 
     Ok(())
 }
 
-/// [`file_keys`] of table `t` for a file whose facts are in `spill` (the keys owned).
-fn spilled_keys(t: usize, spill: &super::spill::FactsSpill, path: &str) -> Result<Vec<(Cow<'static, str>, u32)>> {
-    let Some((f, _)) = spill.facts(path)? else { return Ok(Vec::new()) };
-    Ok(file_keys(t, &f).into_iter().map(|(k, i)| (Cow::Owned(k.into_owned()), i)).collect())
-}
-
-/// [`sorted_definitions`] for files whose facts are in `spill`: each file's
-/// entries made whole as it is read back (a qualified name is in the
-/// entry), then all of them sorted (3.8 M on the kernel, ~0.3 GB).
-fn spilled_definitions(t: usize, files: &[(&String, &FileFacts)], spill: &super::spill::FactsSpill, mut each: impl FnMut(&str) -> Result<()>) -> Result<()> {
+/// Lookup table `t`'s entries of every file in `spill`, made whole as each
+/// file is read back (a qualified name is in a definition's entry), then
+/// sorted in runs ([`SortedRuns`]): memory holds a run and a batch of files,
+/// not the table (the kernel's `defs`: 3.8 M entries, ~0.3 GB).
+fn spilled_entries(t: usize, files: &[(&String, &FileFacts)], spill: &super::spill::FactsSpill, each: impl FnMut(&str) -> Result<()>) -> Result<()> {
     use rayon::prelude::*;
-    let per_file: Vec<Vec<String>> = files
-        .par_iter()
-        .map(|(path, _)| {
-            let Some((f, _)) = spill.facts(path)? else { return Ok(Vec::new()) };
-            Ok(file_keys(t, &f).into_iter().map(|(k, i)| key_entry(&k, path, &f, i)).collect())
-        })
-        .collect::<Result<_>>()?;
-    let mut entries: Vec<String> = per_file.into_iter().flatten().collect();
-    entries.par_sort_unstable();
-    entries.dedup();
-    for entry in &entries {
-        each(entry)?;
+    let batches = spill.batches();
+    let mut runs = super::sorted_runs::SortedRuns::new(spill.dir(), batches.sort_run_bytes);
+    for batch in files.chunks(batches.files.max(1)) {
+        let per_file: Vec<Vec<String>> = batch
+            .par_iter()
+            .map(|(path, _)| {
+                let Some((f, _)) = spill.facts(path)? else { return Ok(Vec::new()) };
+                Ok(file_keys(t, &f).into_iter().map(|(k, i)| key_entry(&k, path, &f, i)).collect())
+            })
+            .collect::<Result<_>>()?;
+        for entry in per_file.into_iter().flatten() {
+            runs.push(entry)?;
+        }
     }
-    Ok(())
+    runs.drain_sorted(each)
 }
 
 /// [`file_keys`]' mark of an entry that names no definition.

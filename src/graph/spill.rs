@@ -16,11 +16,12 @@ use std::sync::Mutex;
 
 use rustc_hash::FxHashMap;
 
-use super::{FileFacts, GraphError, Result};
+use super::{FileFacts, GraphError, Batches, Result};
 
 /// Where the facts of a full run's files are kept until the graph is written.
 pub struct FactsSpill {
     dir: PathBuf,
+    batches: Batches,
     file: Mutex<SpillFile>,
 }
 
@@ -34,14 +35,25 @@ struct SpillFile {
 }
 
 impl FactsSpill {
-    /// A spill in the index's directory (on the index's disk, not `/tmp`).
-    pub fn create(index_dir: &Path) -> Result<FactsSpill> {
+    /// A spill in the index's directory (on the index's disk, not `/tmp`),
+    /// read back within `bounds`.
+    pub fn create(index_dir: &Path, batches: Batches) -> Result<FactsSpill> {
         let dir = index_dir.to_path_buf();
         let file = tempfile::tempfile_in(&dir).map_err(|source| GraphError::Read { path: dir.clone(), source })?;
         Ok(FactsSpill {
             dir,
+            batches,
             file: Mutex::new(SpillFile { writer: std::io::BufWriter::with_capacity(1 << 20, file), end: 0, at: FxHashMap::default(), flushed: true }),
         })
+    }
+
+    pub(super) fn batches(&self) -> Batches {
+        self.batches
+    }
+
+    /// The index directory the spill (and its sorted runs) live in.
+    pub(super) fn dir(&self) -> &Path {
+        &self.dir
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, SpillFile> {
@@ -99,7 +111,7 @@ mod tests {
     #[test]
     fn what_is_kept_is_read_back_whole_and_memory_keeps_only_conventions() {
         let dir = tempfile::tempdir().unwrap();
-        let spill = FactsSpill::create(dir.path()).unwrap();
+        let spill = FactsSpill::create(dir.path(), crate::index::MemoryBounds::default().graph()).unwrap();
         let mut facts = FileFacts::default();
         facts.module_calls = vec!["main".into()];
         facts.symbols.push(crate::graph::SymbolFact {

@@ -82,6 +82,35 @@ pub struct IndexOptions {
     pub reindex: Vec<String>,
     /// Which paths are indexed (`rag.include` / `rag.exclude`).
     pub paths: paths::PathRules,
+    /// How much a run holds in memory at once.
+    pub memory: MemoryBounds,
+}
+
+/// How much an index run holds in memory at once, past a small record per
+/// file: the keyword writer's arena (full when it writes a segment), the
+/// code graph's files resolved together, and the graph's lookup entries
+/// sorted in one run before they go to disk. Smaller takes less memory and
+/// more time; none changes what is indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryBounds {
+    pub keyword_heap_bytes: usize,
+    pub graph_files_per_batch: usize,
+    pub graph_sort_run_bytes: usize,
+}
+
+impl Default for MemoryBounds {
+    /// The Linux kernel (78,600 files) in ~1.3 GB: its files' headers are
+    /// shared within a batch; its largest lookup table, 3.8 M definitions,
+    /// is a few runs.
+    fn default() -> Self {
+        MemoryBounds { keyword_heap_bytes: 256_000_000, graph_files_per_batch: 4096, graph_sort_run_bytes: 64 << 20 }
+    }
+}
+
+impl MemoryBounds {
+    pub(crate) fn graph(&self) -> crate::graph::Batches {
+        crate::graph::Batches { files: self.graph_files_per_batch, sort_run_bytes: self.graph_sort_run_bytes }
+    }
 }
 
 /// The semantic layer of a run: which model, which store.
@@ -113,6 +142,7 @@ impl Default for IndexOptions {
             semantic: SemanticOptions::default(),
             reindex: Vec::new(),
             paths: paths::PathRules::default(),
+            memory: MemoryBounds::default(),
         }
     }
 }
@@ -313,15 +343,15 @@ fn peak_rss_mb() -> Option<f64> {
 const SMALL_RUN_FILES: usize = 200;
 
 /// The keyword writer's threads and arena for a run (a quarter of it the
-/// symbol writer's: a small run's 45 MB are 30 for chunks, 15 for symbols),
-/// told to `progress` as the run's size.
-fn size_run(plan: &Plan, progress: &dyn Progress) -> (usize, usize) {
+/// symbol writer's: a small run's 45 MB are 30 for chunks, 15 for symbols;
+/// a large run's is `heap`), told to `progress` as the run's size.
+fn size_run(plan: &Plan, heap: usize, progress: &dyn Progress) -> (usize, usize) {
     let small = !plan.full && plan.index.len() <= SMALL_RUN_FILES;
     progress.run_size(if small { RunSize::Small } else { RunSize::Large });
     if small {
-        (1, 45_000_000)
+        (1, heap.min(45_000_000))
     } else {
-        (rayon::current_num_threads(), 256_000_000)
+        (rayon::current_num_threads(), heap)
     }
 }
 
@@ -332,7 +362,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     };
 
     let t = Instant::now();
-    let (writer_threads, heap) = size_run(&run.plan, progress);
+    let (writer_threads, heap) = size_run(&run.plan, opts.memory.keyword_heap_bytes, progress);
     let mut writer = run.keyword.writer(writer_threads, heap)?;
     if run.plan.full {
         writer.delete_all()?;
@@ -343,7 +373,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     timings.insert("open_writer".into(), millis(t));
 
     let t = Instant::now();
-    let spill = run.plan.full.then(|| crate::graph::FactsSpill::create(index_dir)).transpose()?;
+    let spill = run.plan.full.then(|| crate::graph::FactsSpill::create(index_dir, opts.memory.graph())).transpose()?;
     let mut collected = collect(repo, std::mem::take(&mut run.plan.index), opts, run.manifest.as_ref(), &writer, spill.as_ref(), progress)?;
     collected.skipped.excluded = run.paths.excluded;
     if let (true, Some(m)) = (run.plan.vectors_full || !run.plan.vectors_redo.is_empty(), &run.manifest) {
