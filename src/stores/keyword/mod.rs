@@ -804,7 +804,7 @@ fn segment_tokens(seg: &SegmentReader, field: Field, norms: &tantivy::fieldnorm:
     if let Some(n) = sums.lock().ok().and_then(|m| m.get(&key).copied()) {
         return n;
     }
-    let n = seg.doc_ids_alive().map(|doc| u64::from(norms.fieldnorm(doc))).sum::<u64>();
+    let n = norm_sum(seg, field).unwrap_or_else(|| seg.doc_ids_alive().map(|doc| u64::from(norms.fieldnorm(doc))).sum::<u64>());
     if let Ok(mut m) = sums.lock() {
         // Segments merged away leave entries behind: a long-running server starts over now and then.
         if m.len() >= 4096 {
@@ -813,6 +813,23 @@ fn segment_tokens(seg: &SegmentReader, field: Field, norms: &tantivy::fieldnorm:
         m.insert(key, n);
     }
     n
+}
+
+/// [`segment_tokens`] from the field's norms as stored (a byte per
+/// document): counted by norm, then weighed, which is several times faster
+/// than decoding each document's norm. `None` when the field has no stored norms.
+fn norm_sum(seg: &SegmentReader, field: Field) -> Option<u64> {
+    let bytes = seg.fieldnorms_readers().get_inner_file().open_read(field)?.read_bytes().ok()?;
+    let bytes = bytes.as_slice();
+    if bytes.len() != seg.max_doc() as usize {
+        return None;
+    }
+    let mut count = [0u64; 256];
+    match seg.alive_bitset() {
+        None => bytes.iter().for_each(|&id| count[usize::from(id)] += 1),
+        Some(_) => seg.doc_ids_alive().for_each(|doc| count[usize::from(bytes[doc as usize])] += 1),
+    }
+    Some(count.iter().enumerate().map(|(id, n)| n * u64::from(tantivy::fieldnorm::FieldNormReader::id_to_fieldnorm(id as u8))).sum())
 }
 
 /// The statistics of several indexes as if they were one.
@@ -865,4 +882,40 @@ pub fn get_language(doc: &TantivyDocument, field: Field) -> Language {
 
 pub fn get_u64(doc: &TantivyDocument, field: Field) -> u64 {
     doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tantivy::schema::{Schema, TEXT};
+    use tantivy::{doc, Index};
+
+    /// Counted from the stored bytes, the norms sum as document by document,
+    /// with deletes and without.
+    #[test]
+    fn norm_sums_from_the_stored_bytes_equal_those_document_by_document() {
+        let mut b = Schema::builder();
+        let text = b.add_text_field("text", TEXT);
+        let index = Index::create_in_ram(b.build());
+        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
+        for i in 0..300 {
+            let words: Vec<String> = (0..(i * 37) % 90).map(|w| format!("w{w}")).collect();
+            writer.add_document(doc!(text => format!("doc{} {}", i % 7, words.join(" ")))).unwrap();
+        }
+        writer.commit().unwrap();
+        let by_doc = |seg: &SegmentReader| seg.doc_ids_alive().map(|d| u64::from(seg.get_fieldnorms_reader(text).unwrap().fieldnorm(d))).sum::<u64>();
+        for delete in [false, true] {
+            if delete {
+                writer.delete_term(Term::from_field_text(text, "doc3"));
+                writer.commit().unwrap();
+            }
+            let reader = index.reader().unwrap();
+            reader.reload().unwrap();
+            let searcher = reader.searcher();
+            for seg in searcher.segment_readers() {
+                assert_eq!(seg.has_deletes(), delete);
+                assert_eq!(norm_sum(seg, text), Some(by_doc(seg)));
+            }
+        }
+    }
 }
