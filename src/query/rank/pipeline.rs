@@ -58,7 +58,7 @@ pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut result
                 let pool = results.len().min(super::stage::POOL);
                 source.fill_content(&mut results[..pool])?;
                 let evidence = super::stage::Evidence::read(source, &results[..pool], q)?;
-                results = super::stage::rerank(results, q, &evidence, &super::weights::WEIGHTS, opts.explain);
+                results = super::stage::rerank(results, q, &evidence, &super::weights::TABLE, opts.explain);
             }
         }
         if let Some(lambda) = opts.diversity {

@@ -9,8 +9,9 @@
 //! read from the keyword index), a definition named by the question, the
 //! kind of chunk and how long it is, test and example code.
 //!
-//! Invariant: with the weight of `position` alone, the stage keeps the order
-//! it was given; every other weight is the fit's.
+//! Invariant: with the weight of `position` alone (and no penalty for a
+//! file's further chunks), the stage keeps the order it was given; every
+//! other weight is the fit's.
 
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::is_test_path;
@@ -57,6 +58,16 @@ pub const FEATURES: [&str; 25] = [
 ];
 
 pub type Features = [f32; FEATURES.len()];
+
+/// The stage's parameters, all fitted ([`super::weights::TABLE`]).
+pub struct Table {
+    /// One weight per feature of [`FEATURES`].
+    pub weights: Features,
+    /// What a candidate loses for each chunk of its file placed above it in
+    /// the new order: a short question's ten results should not all be one
+    /// file's, yet a file that answers twice may show it.
+    pub repeat_of_file: f32,
+}
 
 /// Whether the stage re-scores a question's candidates: every short
 /// question does; an issue report keeps its grouped form and a graph
@@ -285,22 +296,21 @@ pub fn placed_by_structure(h: &Hit) -> bool {
 }
 
 /// The candidates in the order of their fitted scores (ties: the order they
-/// came in), those [`placed_by_structure`] kept in their places; `explain`
-/// keeps each candidate's features on it. The scores reported stay the fused
-/// ones, handed out in the new order (the best to the first), so that they
-/// fall down the list and `--min-score` cuts it.
-pub fn rerank(mut hits: Vec<Hit>, q: &Question, evidence: &Evidence, w: &Features, explain: bool) -> Vec<Hit> {
+/// came in), each slot given to the best after every candidate loses
+/// [`Table::repeat_of_file`] per chunk of its file already placed, those
+/// [`placed_by_structure`] kept in their places; `explain` keeps each
+/// candidate's features on it. The scores reported stay the fused ones,
+/// handed out in the new order (the best to the first), so that they fall
+/// down the list and `--min-score` cuts it.
+pub fn rerank(mut hits: Vec<Hit>, q: &Question, evidence: &Evidence, table: &Table, explain: bool) -> Vec<Hit> {
     if !applies(q) {
         return hits;
     }
     let n = hits.len().min(POOL);
     let feats = features(&hits[..n], q, evidence);
     let kept: Vec<bool> = hits[..n].iter().map(placed_by_structure).collect();
-    let mut scored: Vec<(f32, usize)> = feats.iter().enumerate().filter(|(i, _)| !kept[*i]).map(|(i, f)| (f.iter().zip(w).map(|(a, b)| a * b).sum(), i)).collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    // Kept candidates stay in their slots; the others fill the rest in order.
-    let mut reordered = scored.into_iter().map(|(_, i)| i);
-    let order: Vec<usize> = (0..n).filter_map(|slot| if kept[slot] { Some(slot) } else { reordered.next() }).collect();
+    let scores: Vec<f32> = feats.iter().map(|f| f.iter().zip(&table.weights).map(|(a, b)| a * b).sum()).collect();
+    let order = placed_order(&hits[..n], &scores, &kept, table.repeat_of_file);
     let rest = hits.split_off(n);
     let mut fused_scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
     fused_scores.sort_by(|a, b| b.total_cmp(a));
@@ -317,6 +327,27 @@ pub fn rerank(mut hits: Vec<Hit>, q: &Question, evidence: &Evidence, w: &Feature
     }
     out.extend(rest);
     out
+}
+
+/// The order of `pool` by `scores`: kept candidates in their own slots,
+/// every other slot to the best remaining candidate once each has lost
+/// `repeat` for every chunk of its file above the slot (ties: the earlier).
+fn placed_order(pool: &[Hit], scores: &[f32], kept: &[bool], repeat: f32) -> Vec<usize> {
+    let mut placed_of_file: HashMap<&str, f32> = HashMap::new();
+    let mut free: Vec<usize> = (0..pool.len()).filter(|i| !kept[*i]).collect();
+    let mut order = Vec::with_capacity(pool.len());
+    for slot in 0..pool.len() {
+        let pick = if kept[slot] {
+            slot
+        } else {
+            let value = |i: usize| scores[i] - repeat * placed_of_file.get(pool[i].path.as_str()).copied().unwrap_or(0.0);
+            let Some(at) = (0..free.len()).reduce(|best, at| if value(free[at]) > value(free[best]) { at } else { best }) else { break };
+            free.remove(at)
+        };
+        *placed_of_file.entry(pool[pick].path.as_str()).or_insert(0.0) += 1.0;
+        order.push(pick);
+    }
+    order
 }
 
 #[cfg(test)]
@@ -339,12 +370,12 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
         let mut w = [0.0; FEATURES.len()];
         w[0] = 1.0;
-        let order: Vec<String> = rerank(hits.clone(), &q, &Evidence::empty(), &w, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits.clone(), &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["x", "y", "merge"]);
         // Reordered, the scores still fall down the list.
         w[0] = 0.0;
         w[1] = 1.0;
-        let scored: Vec<(String, f32)> = rerank(hits, &q, &Evidence::empty(), &w, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
+        let scored: Vec<(String, f32)> = rerank(hits, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
         assert_eq!(scored, [("y".to_string(), 0.5), ("merge".to_string(), 0.2), ("x".to_string(), 0.1)]);
     }
 
@@ -402,6 +433,19 @@ mod tests {
     }
 
     #[test]
+    fn a_file_already_placed_gives_way() {
+        let q = Question::new("where is the session cookie jar merged");
+        let hits = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("a.py", "z", 0.7), hit("b.py", "w", 0.5)];
+        let mut weights = [0.0; FEATURES.len()];
+        weights[1] = 1.0;
+        let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), &q, &Evidence::empty(), &Table { weights, repeat_of_file }, false).into_iter().filter_map(|h| h.symbol).collect() };
+        assert_eq!(order(0.0), ["x", "y", "z", "w"]);
+        // Scores over the best: x 1, y .89, z .78, w .56; y loses 0.25 once x is placed, z twice that.
+        assert_eq!(order(0.25), ["x", "y", "w", "z"]);
+        assert_eq!(order(0.5), ["x", "w", "y", "z"]);
+    }
+
+    #[test]
     fn a_candidate_placed_by_structure_keeps_its_place() {
         let q = Question::new("how are redirects followed from start to finish");
         let mut step = hit("web/a.py", "next_location", 0.4);
@@ -410,7 +454,7 @@ mod tests {
         // Weights that reverse the fused order move the others around it.
         let mut w = [0.0; FEATURES.len()];
         w[0] = -1.0;
-        let order: Vec<String> = rerank(hits, &q, &Evidence::empty(), &w, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["y", "next_location", "x", "follow"]);
     }
 

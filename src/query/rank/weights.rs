@@ -7,7 +7,10 @@
 //! nDCG@10 in-sample: kit-novec 0.756, kit-vec 0.810, semble 0.785;
 //! leave one repository out: kit-novec 0.742, kit-vec 0.799, semble 0.772.
 
-use super::stage::Features;
+use super::stage::Table;
 
 #[rustfmt::skip]
-pub const WEIGHTS: Features = [1.000, 1.000, 0.500, -0.700, 0.300, 0.800, -0.600, 0.000, 0.300, 0.000, 0.250, 0.000, -0.050, -0.400, -0.700, -4.000, -0.700, -4.000, -2.000, 0.500, 2.150, 2.000, 1.100, 1.200, 0.450];
+pub const TABLE: Table = Table {
+    weights: [1.000, 1.000, 0.500, -0.700, 0.300, 0.800, -0.600, 0.000, 0.300, 0.000, 0.250, 0.000, -0.050, -0.400, -0.700, -4.000, -0.700, -4.000, -2.000, 0.500, 2.150, 2.000, 1.100, 1.200, 0.450],
+    repeat_of_file: 0.000,
+};
