@@ -181,6 +181,30 @@ fn components_scripts_are_in_the_graph() {
 }
 
 #[test]
+fn a_documents_examples_are_among_the_callers_of_what_they_use() {
+    // A README shows the library in Python and shell blocks; its examples'
+    // own definitions are not the project's.
+    let repo = TestRepo::new();
+    repo.write("shop/db.py", "def connect(url):\n    return url\n\n\ndef migrate(conn):\n    return conn\n");
+    repo.write("zeta/app.py", "from shop.db import connect\n\n\ndef serve():\n    return connect('db://')\n");
+    repo.write(
+        "README.md",
+        "# Shop\n\nConnect first:\n\n```python\nfrom shop.db import connect\n\ndef handler(request):\n    return connect(request.url)\n```\n\n## Text\n\n```\nmigrate(conn)  # no language: prose\n```\n\n~~~console\n$ migrate\n~~~\n",
+    );
+    repo.commit("docs");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("connect", &["--mode", "graph", "--relation", "callers"]);
+    let readme = v["results"].as_array().and_then(|rs| rs.iter().find(|r| r["path"] == "README.md"));
+    // Shown by the section whose example calls it, after the code that calls it.
+    assert_eq!(readme.map(|r| (r["kind"].as_str(), r["start_line"].as_u64(), r["rank"].as_u64())), Some((Some("section"), Some(1), Some(2))), "{v}");
+    assert_eq!(located(&v)[0], ("zeta/app.py", "serve"), "{v}");
+    let v = repo.query("migrate", &["--mode", "graph", "--relation", "callers"]);
+    assert!(!located(&v).iter().any(|r| r.0 == "README.md"), "a block without a language is not code: {v}");
+    let v = repo.query("handler", &["--mode", "symbol"]);
+    assert!(v["results"].as_array().is_none_or(|r| r.is_empty()), "{v}");
+}
+
+#[test]
 fn protobuf_messages_are_in_the_graph_where_they_are_used() {
     let repo = TestRepo::new();
     repo.write("proto/shop/v1/item.proto", "syntax = \"proto3\";\npackage shop.v1;\n\n// An item for sale.\nmessage Item {\n  string sku = 1;\n}\n");

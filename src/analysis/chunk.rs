@@ -172,6 +172,7 @@ pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
         module_calls = parsed.module_calls;
     } else if language == Language::Markdown {
         builder.markdown();
+        module_calls = crate::analysis::tags::fenced_calls(data);
     } else {
         builder.paragraphs(0, data.len(), ChunkKind::Text, None);
     }

@@ -117,6 +117,41 @@ fn blanked_for_parsing(language: Language, source: &[u8]) -> Option<Vec<u8>> {
 /// Parses `source` with the language's grammar and tags query. `None` when
 /// the language has no query (or it failed to compile).
 pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
+    // A component's scripts only; none: the file is markup (text).
+    match embedded::code_ranges(language, source) {
+        Some(ranges) if ranges.is_empty() => None,
+        Some(ranges) => parse_within(language, source, &ranges),
+        None => parse_within(language, source, &[]),
+    }
+}
+
+/// What the fenced code blocks of a Markdown text call ([`embedded::fenced_blocks`]),
+/// each language's blocks parsed together: the names a document's examples
+/// use, so that the code graph lists the document among their callers. The
+/// examples' own definitions are not the project's and are left out.
+pub fn fenced_calls(source: &[u8]) -> Vec<String> {
+    let mut by_language: Vec<(Language, Vec<std::ops::Range<usize>>)> = Vec::new();
+    for (language, range) in embedded::fenced_blocks(source) {
+        match by_language.iter_mut().find(|(l, _)| *l == language) {
+            Some((_, ranges)) => ranges.push(range),
+            None => by_language.push((language, vec![range])),
+        }
+    }
+    let mut calls: Vec<String> = Vec::new();
+    for (language, ranges) in by_language {
+        let Some(parsed) = parse_within(language, source, &ranges) else { continue };
+        let raws = parsed.symbols.into_iter().flat_map(|s| s.calls).chain(parsed.module_calls);
+        for raw in raws {
+            if !calls.contains(&raw) {
+                calls.push(raw);
+            }
+        }
+    }
+    calls
+}
+
+/// [`parse`] of only `within` (byte ranges of `source`; empty: all of it).
+fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usize>]) -> Option<ParsedFile> {
     let query = compiled(language)?;
     let grammar = language.grammar()?;
     // One parser per thread, kept between files: its stacks and buffers are
@@ -124,12 +159,7 @@ pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
     thread_local! {
         static PARSER: std::cell::RefCell<Parser> = std::cell::RefCell::new(Parser::new());
     }
-    // A component's scripts only; none: the file is markup (text).
-    let ranges = match embedded::code_ranges(language, source) {
-        Some(ranges) if ranges.is_empty() => return None,
-        Some(ranges) => embedded::included(source, &ranges),
-        None => Vec::new(),
-    };
+    let ranges = embedded::included(source, within);
     let blanked = blanked_for_parsing(language, source);
     let tree = PARSER.with_borrow_mut(|parser| {
         parser.set_language(&grammar).ok()?;

@@ -144,6 +144,32 @@ pub fn file_hit(index: &KeywordIndex, path: &str) -> Result<Option<Hit>> {
     Ok(Some(hit_of_chunk(index, &doc, &id)))
 }
 
+/// The chunk of a document (a file without an outline: Markdown, text)
+/// that names `names` most, by BM25 within the file: where a README's
+/// example calls a function. `None` when no chunk of it names any.
+pub fn chunk_naming(index: &KeywordIndex, path: &str, names: &[String]) -> Result<Option<Hit>> {
+    let (chunk_reader, _) = index.readers()?;
+    let chunks = chunk_reader.searcher();
+    let cf = index.cf;
+    let terms: Vec<(Occur, Box<dyn Query>)> = names
+        .iter()
+        .flat_map(|n| crate::stores::keyword::analyze(n).into_iter().next())
+        .map(|t| (Occur::Should, Box::new(TermQuery::new(Term::from_field_text(cf.content, &t), IndexRecordOption::WithFreqs)) as Box<dyn Query>))
+        .collect();
+    if terms.is_empty() {
+        return Ok(None);
+    }
+    let q = BooleanQuery::new(vec![
+        (Occur::Must, Box::new(ConstScoreQuery::new(Box::new(TermQuery::new(Term::from_field_text(cf.path, path), IndexRecordOption::Basic)), 0.0)) as Box<dyn Query>),
+        (Occur::Must, Box::new(BooleanQuery::new(terms))),
+    ]);
+    let top = index.top_docs(&chunks, &q, 1, "key")?;
+    let Some((_, addr)) = top.first() else { return Ok(None) };
+    let doc = index.doc(&chunks, *addr)?;
+    let id = get_str(&doc, cf.id).unwrap_or_default();
+    Ok(Some(hit_of_chunk(index, &doc, &id)))
+}
+
 /// For each of `paths`, which of `terms` its chunks hold ([`KeywordIndex::terms_in_files`]).
 pub fn terms_in_files(index: &KeywordIndex, paths: &[&str], terms: &[String]) -> Result<Vec<Vec<bool>>> {
     let chunks = index.readers()?.0.searcher();

@@ -24,7 +24,7 @@ pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
     // order (a much-called name's callers are thousands of files).
     if !walk.neighbours && ask.relation == Relation::Callers && walk.depth <= 1 {
         let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(nb.graph(), *s)).collect();
-        let order = |p: &str| (crate::analysis::lang::is_test_path(p), !subject_paths.contains(p), p.to_string());
+        let order = |p: &str| (is_document(p), crate::analysis::lang::is_test_path(p), !subject_paths.contains(p), p.to_string());
         let untested = |g: &Graph, n: &NodeIndex| !is_test_node(g, *n);
         let (found, all) = nb.incoming_in_order(&subjects, &[EdgeKind::Calls], order, |g, found| found.iter().filter(|n| untested(g, n)).count() >= opts.limit)?;
         let listed = list_reached(&nb, keyword, ask, walk, &subjects, found.into_iter().map(|n| (n, 1)).collect(), opts)?;
@@ -40,6 +40,12 @@ pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
 }
 
 /// Whether a node is test code (by its path, or a Rust `mod tests`).
+/// A document whose examples call the subject ([`crate::analysis::tags::fenced_calls`]):
+/// listed after the code that does.
+fn is_document(path: &str) -> bool {
+    crate::analysis::lang::Language::from_path(path) == crate::analysis::lang::Language::Markdown
+}
+
 fn is_test_node(graph: &Graph, ix: NodeIndex) -> bool {
     let p = node_path(graph, ix).unwrap_or_default();
     match &graph.graph[ix].key {
@@ -103,7 +109,7 @@ fn list_reached(nb: &Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Wal
             true => (false, node.end_line.saturating_sub(node.start_line)),
             false => (!subject_paths.contains(&p), 0),
         };
-        (*depth, is_test_node(graph, *ix), elsewhere, std::cmp::Reverse(size), p, node.start_line)
+        (*depth, is_document(&p), is_test_node(graph, *ix), elsewhere, std::cmp::Reverse(size), p, node.start_line)
     });
     let mut order: Vec<petgraph::stable_graph::NodeIndex> = Vec::new();
     let first_depth_end = reached.iter().position(|(_, d)| *d > 1).unwrap_or(reached.len());
@@ -112,6 +118,7 @@ fn list_reached(nb: &Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Wal
         order.extend(subjects.iter().copied());
     }
     order.extend(reached[first_depth_end..].iter().map(|(n, _)| *n));
+    let subject_names: Vec<String> = subjects.iter().map(|ix| short_name(graph, *ix)).filter(|n| !n.is_empty()).collect();
     let paths = PathFilter::new(opts)?;
     let mut seen = HashSet::new();
     let mut hits = Vec::new();
@@ -121,7 +128,11 @@ fn list_reached(nb: &Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Wal
         }
         let hit = match &graph.graph[ix].key {
             NodeKey::Symbol { path, qualified_name } => keyword.symbol_hit(path, qualified_name)?,
-            NodeKey::File(path) => keyword.file_hit(path)?,
+            // A document (no outline) calls from the section that names the subject.
+            NodeKey::File(path) => match keyword.file_hit(path)? {
+                Some(hit) => Some(hit),
+                None => keyword.chunk_naming(path, &subject_names)?,
+            },
             _ => None,
         };
         let Some(mut hit) = hit else { continue };

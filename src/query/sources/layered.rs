@@ -87,6 +87,18 @@ impl Keyword<'_> {
         }
     }
 
+    /// A document's chunk that names `names` ([`keyword::chunk_naming`]),
+    /// from the side that holds its path.
+    pub fn chunk_naming(&self, path: &str, names: &[String]) -> Result<Option<Hit>> {
+        match self.layer.filter(|l| l.hides(path)) {
+            Some(layer) => Ok(keyword::chunk_naming(&layer.keyword, path, names)?.map(|mut h| {
+                h.source = Origin::Worktree;
+                h
+            })),
+            None => keyword::chunk_naming(self.base, path, names),
+        }
+    }
+
     fn side(&self, hit: &Hit) -> &KeywordIndex {
         match (hit.source, self.layer) {
             (Origin::Worktree, Some(layer)) => &layer.keyword,
