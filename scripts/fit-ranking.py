@@ -325,12 +325,32 @@ FREE: set[int] = set()
 FIXED = {"other_lists", "repeat_of_file"} | set(filter(None, os.environ.get("FIT_FIXED", "").split(",")))
 
 
+def table_weights(n_features: int) -> list[float]:
+    """The weights of weights.rs's TABLE and its `repeat_of_file` (a feature
+    added since it was written: 0)."""
+    text = WEIGHTS.read_text()
+    row = re.search(r"weights: \[(.*?)\]", text, re.S)
+    repeat = re.search(r"repeat_of_file: ([-0-9.]+)", text)
+    if not row or not repeat:
+        sys.exit(f"cannot read TABLE from {WEIGHTS}")
+    w = [float(x) for x in row.group(1).split(",") if x.strip()]
+    return (w + [0.0] * n_features)[:n_features] + [float(repeat.group(1))]
+
+
+# FIT_START=table: start from weights.rs's TABLE instead of the identity
+# (with FIT_FEATURES, only those weights move from the shipped table: a new
+# feature is fitted without refitting the others).
+START_FROM_TABLE = os.environ.get("FIT_START") == "table"
+
+
 def fit(data: Data, subset, n_features: int, passes: int = 6, min_gain: float = MIN_GAIN):
-    """Coordinate ascent from the identity (the fused order): each weight in
-    turn moves by the step that most raises the objective, until a pass
-    changes nothing. A change of one weight rescores only its class's rows,
-    by adding the step times that feature to their scores."""
-    weights = [[1.0] + [0.0] * n_features for _ in CLASSES]
+    """Coordinate ascent from the identity (the fused order; FIT_START=table:
+    from the shipped table): each weight in turn moves by the step that
+    most raises the objective, until a pass changes nothing. A change of
+    one weight rescores only its class's rows, by adding the step times that
+    feature to their scores."""
+    start = table_weights(n_features) if START_FROM_TABLE else [1.0] + [0.0] * n_features
+    weights = [list(start) for _ in CLASSES]
     raw = [data.raw_scores(r, weights) for r in subset]
     per_row = [data.ndcg_of(r, s) for r, s in zip(subset, raw)]
     best = objective_of(subset, per_row)
@@ -410,6 +430,8 @@ def fit_command(args) -> None:
     data = Data(rows, len(names))
     identity = [[1.0] + [0.0] * len(names) for _ in CLASSES]
     report(data, identity, "as fused (identity)")
+    if START_FROM_TABLE:
+        report(data, [table_weights(len(names)) for _ in CLASSES], "the shipped table")
     weights, _ = fit(data, data.rows, len(names))
     insample = report(data, weights, "in-sample fit")
     # Leave one repository out: a group (a semble repository, a kit corpus
@@ -451,6 +473,14 @@ def fit_command(args) -> None:
         write_weights(weights, names, args.data, insample, loo)
 
 
+def started() -> str:
+    """How the written table was reached, when not from the identity."""
+    if not START_FROM_TABLE:
+        return ""
+    moved = os.environ.get("FIT_FEATURES", "every weight")
+    return f" (from the previous table, moving {moved})"
+
+
 def write_weights(weights, names, data_path, insample, loo) -> None:
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     fmt = lambda ds: ", ".join(f"{k} {v:.3f}" for k, v in sorted(ds.items()))
@@ -460,7 +490,7 @@ def write_weights(weights, names, data_path, insample, loo) -> None:
 //! ([`super::stage::FEATURES`]: {", ".join(names)}).
 //! Written by `scripts/fit-ranking.py fit --write`; do not edit by hand: rerun the script.
 //!
-//! Fitted at commit {commit} on {Path(data_path).name}: semble's development split
+//! Fitted at commit {commit} on {Path(data_path).name}{started()}: semble's development split
 //! (keyword layers) and the dev kit's five corpora (with and without vectors).
 //! nDCG@10 in-sample: {fmt(insample)};
 //! leave one repository out: {fmt(loo)}.

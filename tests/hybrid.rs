@@ -927,16 +927,22 @@ fn a_function_definition_comes_before_its_prototypes() {
 /// names are read from `FEATURES` in the stage's source, as
 /// `scripts/fit-ranking.py` reads them.
 fn stage_features(repo: &TestRepo, text: &str) -> Vec<(String, BTreeMap<String, f64>)> {
+    stage_features_of(repo, text, 20)
+}
+
+fn stage_features_of(repo: &TestRepo, text: &str, n: usize) -> Vec<(String, BTreeMap<String, f64>)> {
     let source = std::fs::read_to_string(crate::common::root().join("src/query/rank/stage.rs")).expect("stage.rs");
     let block = source.split("pub const FEATURES").nth(1).and_then(|s| s.split("];").next()).expect("FEATURES");
     let names: Vec<&str> = block.lines().filter_map(|l| l.trim().strip_prefix('"').and_then(|l| l.split('"').next())).collect();
-    let v = repo.query(text, &["-n", "20", "--explain-ranking"]);
+    let v = repo.query(text, &["-n", &n.to_string(), "--explain-ranking"]);
     v["results"]
         .as_array()
         .expect("results")
         .iter()
+        // Past the stage's pool (40 and the named files), hits are not re-scored.
+        .filter(|r| r["rank"].as_u64().is_some_and(|k| k <= 40) || !r["features"].is_null())
         .map(|r| {
-            let values = r["features"].as_array().expect("features on every hit");
+            let values = r["features"].as_array().expect("features on every hit of the pool");
             assert_eq!(values.len(), names.len(), "{names:?}");
             let named = names.iter().zip(values).map(|(n, v)| (n.to_string(), v.as_f64().unwrap_or(f64::NAN))).collect();
             (r["path"].as_str().unwrap_or_default().to_string(), named)
@@ -985,4 +991,27 @@ fn the_stage_reads_the_question_words_a_whole_file_holds() {
     let after = share("zoo/spread.py", "file_words", &hits);
     assert!(!after.is_empty() && after.iter().all(|s| (s - 2.0 / 3.0).abs() < 1e-6), "{hits:?}");
     assert!(share("zoo/one.py", "file_words", &hits).iter().all(|s| (s - 1.0).abs() < 1e-6), "{hits:?}");
+}
+
+/// A file named by the question's words joins the stage's candidates
+/// though its chunks say nothing of them (`retrieve::paths`: `config` for
+/// "configuration", which BM25's terms do not match), with its rank among
+/// such files as a signal and a feature.
+#[test]
+fn a_file_the_question_names_joins_the_candidates() {
+    let repo = TestRepo::new();
+    repo.write("cli/config.py", "def load(path):\n    return dict(path=path)\n");
+    for i in 0..45 {
+        repo.write(&format!("cmd/c{i:02}.py"), format!("def run_{i}(settings):\n    \"\"\"The command reads its configuration; configuration shapes the command.\"\"\"\n    return settings.command_{i}\n"));
+    }
+    repo.commit("c");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let question = "where is the configuration of the command read";
+    let bm25 = repo.query(question, &["--mode", "keyword", "-n", "100"]);
+    assert!(!located(&bm25).iter().any(|r| r.0 == "cli/config.py"), "BM25 alone does not find it: {bm25}");
+    let v = repo.query(question, &["-n", "60", "--explain-ranking"]);
+    let named = v["results"].as_array().and_then(|rs| rs.iter().find(|r| r["path"] == "cli/config.py")).expect("named file among the results");
+    assert_eq!((named["kind"].as_str(), named["signals"]["named"].as_u64()), (Some("file"), Some(1)), "{v}");
+    let features = stage_features_of(&repo, question, 60);
+    assert!(features.iter().any(|(p, f)| p == "cli/config.py" && f["named"] == 1.0 && f["name_parts"] > 0.0), "{features:?}");
 }

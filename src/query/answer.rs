@@ -82,6 +82,9 @@ pub struct Signals {
     /// Rank among what a concept question's best candidates call.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub callees: Option<usize>,
+    /// Rank among the files the question's words name (`retrieve::paths`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub named: Option<usize>,
 }
 
 /// Where a result comes from.

@@ -70,7 +70,11 @@ pub fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<A
         }
         Mode::Hybrid => hybrid(source, &q, &mentions, opts, &list_opts, &mut answer)?,
     };
+    let t = Instant::now();
     let (results, files) = super::pipeline::finish(source, &q, &mentions, results, opts)?;
+    if opts.query.mode == Mode::Hybrid {
+        answer.timings.insert("rank", millis(t));
+    }
     answer.files = files;
     answer.response.results = results;
     answer.response.took_ms = millis(started);

@@ -18,18 +18,19 @@ use crate::analysis::lang::is_test_path;
 use crate::query::answer::Hit;
 use crate::query::question::about::{role, Role};
 use crate::query::question::intent::Intent;
-use crate::query::question::words::is_stopword;
 use crate::query::question::Question;
 use crate::query::answer::SearchResult;
+use crate::query::retrieve::paths::{content_words, name_parts, names_part};
 use crate::query::retrieve::Chunks;
-use crate::stores::keyword::{analyze, split_identifier};
+use crate::stores::keyword::analyze;
 use std::collections::HashMap;
 
-/// Candidates the stage re-scores (the fused list's head); the rest follow.
+/// Candidates the stage re-scores (the fused list's head, and the files the
+/// question names: [`crate::query::retrieve::paths`]); the rest follow.
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 25] = [
+pub const FEATURES: [&str; 26] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -55,6 +56,7 @@ pub const FEATURES: [&str; 25] = [
     "file_words",     // share of them the chunk's file holds, in any of its chunks
     "name_as_written", // the question writes the definition's name, letter case and all: its own name, or its qualified name (`Invoice.tax`, not the class `Invoice`)
     "file_named",     // the file's name (without extensions) is a word of the question: `Request` -> Request.php, "the router" -> router.js
+    "named",          // 1/rank among the files the question's words name, whose outline joined the candidates
 ];
 
 pub type Features = [f32; FEATURES.len()];
@@ -77,18 +79,6 @@ pub fn applies(q: &Question) -> bool {
         Intent::Identifier | Intent::Keyword | Intent::Concept | Intent::Mixed => true,
         Intent::Graph | Intent::Document => false,
     }
-}
-
-/// The question's content words, lowercase: what a path or a name may say.
-fn content_words(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for w in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        let w = w.to_lowercase();
-        if w.chars().count() >= 3 && !is_stopword(&w) && !out.contains(&w) {
-            out.push(w);
-        }
-    }
-    out
 }
 
 fn reciprocal(rank: Option<usize>) -> f32 {
@@ -116,33 +106,6 @@ fn aside(path: &str) -> bool {
 fn span(h: &Hit) -> f32 {
     let lines = h.end_line.saturating_sub(h.start_line) as f32;
     (lines.ln_1p() / 200f32.ln_1p()).min(1.0)
-}
-
-/// The parts of a path's file name (without extensions) and of its folder's
-/// name, split as identifiers, and each name whole, lowercase:
-/// `rails/generators/app_generator.rb` -> app, generator, app_generator, generators.
-fn name_parts(path: &str) -> Vec<String> {
-    let mut names = path.rsplit('/');
-    let file = names.next().unwrap_or(path);
-    let file = file.split('.').next().unwrap_or(file);
-    let mut parts: Vec<String> = Vec::new();
-    for name in [Some(file), names.next()].into_iter().flatten() {
-        for part in split_identifier(name).into_iter().chain([name]) {
-            let part = part.to_lowercase();
-            if !part.is_empty() && !parts.contains(&part) {
-                parts.push(part);
-            }
-        }
-    }
-    parts
-}
-
-/// Whether a question's word names a part of a name: the same word, or one
-/// the prefix of the other when the shorter has 3 letters or more (`dependency`
-/// and `dependencies`, `app` and `application`).
-fn names_part(word: &str, part: &str) -> bool {
-    let (short, long) = if word.len() <= part.len() { (word, part) } else { (part, word) };
-    short == long || short.len() >= 3 && long.starts_with(short)
 }
 
 /// The share of `words` that name a part of the path's names ([`name_parts`]).
@@ -252,6 +215,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             evidence.files.get(&h.path).map_or(0.0, |held| evidence.share(held)),
             f32::from(u8::from(h.symbol.as_deref().zip(own_name).is_some_and(|(s, own)| written.iter().any(|w| names_as_written(w, s, own))))),
             f32::from(u8::from(words.contains(&file_stem))),
+            reciprocal(s.named),
         ]);
     }
     out
@@ -302,11 +266,11 @@ pub fn placed_by_structure(h: &Hit) -> bool {
 /// candidate's features on it. The scores reported stay the fused ones,
 /// handed out in the new order (the best to the first), so that they fall
 /// down the list and `--min-score` cuts it.
-pub fn rerank(mut hits: Vec<Hit>, q: &Question, evidence: &Evidence, table: &Table, explain: bool) -> Vec<Hit> {
+pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence, table: &Table, explain: bool) -> Vec<Hit> {
     if !applies(q) {
         return hits;
     }
-    let n = hits.len().min(POOL);
+    let n = hits.len().min(pool);
     let feats = features(&hits[..n], q, evidence);
     let kept: Vec<bool> = hits[..n].iter().map(placed_by_structure).collect();
     let scores: Vec<f32> = feats.iter().map(|f| f.iter().zip(&table.weights).map(|(a, b)| a * b).sum()).collect();
@@ -370,12 +334,12 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
         let mut w = [0.0; FEATURES.len()];
         w[0] = 1.0;
-        let order: Vec<String> = rerank(hits.clone(), &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits.clone(), POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["x", "y", "merge"]);
         // Reordered, the scores still fall down the list.
         w[0] = 0.0;
         w[1] = 1.0;
-        let scored: Vec<(String, f32)> = rerank(hits, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
+        let scored: Vec<(String, f32)> = rerank(hits, POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
         assert_eq!(scored, [("y".to_string(), 0.5), ("merge".to_string(), 0.2), ("x".to_string(), 0.1)]);
     }
 
@@ -438,7 +402,7 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("a.py", "z", 0.7), hit("b.py", "w", 0.5)];
         let mut weights = [0.0; FEATURES.len()];
         weights[1] = 1.0;
-        let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), &q, &Evidence::empty(), &Table { weights, repeat_of_file }, false).into_iter().filter_map(|h| h.symbol).collect() };
+        let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), POOL, &q, &Evidence::empty(), &Table { weights, repeat_of_file }, false).into_iter().filter_map(|h| h.symbol).collect() };
         assert_eq!(order(0.0), ["x", "y", "z", "w"]);
         // Scores over the best: x 1, y .89, z .78, w .56; y loses 0.25 once x is placed, z twice that.
         assert_eq!(order(0.25), ["x", "y", "w", "z"]);
@@ -454,7 +418,7 @@ mod tests {
         // Weights that reverse the fused order move the others around it.
         let mut w = [0.0; FEATURES.len()];
         w[0] = -1.0;
-        let order: Vec<String> = rerank(hits, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits, POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["y", "next_location", "x", "follow"]);
     }
 

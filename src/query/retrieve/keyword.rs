@@ -137,6 +137,9 @@ pub fn file_hit(index: &KeywordIndex, path: &str) -> Result<Option<Hit>> {
         (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(cf.path, path), IndexRecordOption::Basic)) as Box<dyn Query>),
         (Occur::Must, Box::new(TermQuery::new(Term::from_field_text(cf.kind, Kind::File.as_str()), IndexRecordOption::Basic))),
     ]);
+    // Not scored: BM25's statistics of the path and kind fields cost a pass
+    // over every document's norms (~2 ms each on the Linux kernel's 2.2 M chunks).
+    let q = ConstScoreQuery::new(Box::new(q), 1.0);
     let top = index.top_docs(&chunks, &q, 1, "key")?;
     let Some((_, addr)) = top.first() else { return Ok(None) };
     let doc = index.doc(&chunks, *addr)?;

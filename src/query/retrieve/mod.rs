@@ -11,6 +11,7 @@ pub mod bm25;
 pub mod dense;
 pub mod keyword;
 pub mod literals;
+pub mod paths;
 pub mod patterns;
 pub mod symbols;
 
@@ -51,6 +52,8 @@ pub trait Chunks {
     /// them) the file's chunks hold; `None` from a source without an index
     /// of every chunk's words.
     fn terms_in_files(&self, paths: &[&str], terms: &[String]) -> SearchResult<Option<Vec<Vec<bool>>>>;
+    /// Every path the source holds an index of.
+    fn paths(&self) -> Box<dyn Iterator<Item = &str> + '_>;
 }
 
 /// The dense retriever's answer: chunk hits, the patterns nearest in

@@ -11,7 +11,7 @@ use crate::analysis::kind::Kind;
 use crate::query::answer::{Hit, Result};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::intent::{GraphAsk, Relation};
-use crate::query::retrieve::{Chunks, Walk};
+use crate::query::retrieve::Walk;
 use crate::graph::{EdgeKind, Graph, Neighbourhood, NodeKey};
 
 /// A graph question's answer from `nb` (the index's graph, with the work

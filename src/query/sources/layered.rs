@@ -10,7 +10,7 @@
 use crate::query::answer::{Hit, Origin, SearchResult as Result};
 use crate::query::options::QueryOptions;
 use crate::query::question::Question;
-use crate::query::retrieve::{bm25, keyword, literals, symbols, Chunks};
+use crate::query::retrieve::{bm25, keyword, literals, symbols};
 use crate::stores::keyword::KeywordIndex;
 use crate::worktree::Layer;
 
@@ -147,8 +147,10 @@ fn merge_sorted(base: Vec<Hit>, layer: Vec<Hit>) -> Vec<Hit> {
     out
 }
 
-impl Chunks for Keyword<'_> {
-    fn fill_content(&self, hits: &mut [Hit]) -> Result<()> {
+/// What a source's [`Chunks`] asks of its keyword index, from the side
+/// that holds each path.
+impl Keyword<'_> {
+    pub fn fill_content(&self, hits: &mut [Hit]) -> Result<()> {
         let (mut base, mut layer): (Vec<Hit>, Vec<Hit>) = (Vec::new(), Vec::new());
         let mut order = Vec::with_capacity(hits.len());
         for h in hits.iter() {
@@ -169,7 +171,7 @@ impl Chunks for Keyword<'_> {
         Ok(())
     }
 
-    fn file_hit(&self, path: &str) -> Result<Option<Hit>> {
+    pub fn file_hit(&self, path: &str) -> Result<Option<Hit>> {
         match self.layer.filter(|l| l.hides(path)) {
             Some(layer) => Ok(keyword::file_hit(&layer.keyword, path)?.map(|mut h| {
                 h.source = Origin::Worktree;
@@ -179,7 +181,7 @@ impl Chunks for Keyword<'_> {
         }
     }
 
-    fn terms_in_files(&self, paths: &[&str], terms: &[String]) -> Result<Option<Vec<Vec<bool>>>> {
+    pub fn terms_in_files(&self, paths: &[&str], terms: &[String]) -> Result<Option<Vec<Vec<bool>>>> {
         // A file the work tree changed is read from the layer, the others from the index.
         let in_layer = |p: &str| self.layer.is_some_and(|l| l.hides(p));
         let (layer_paths, base_paths): (Vec<&str>, Vec<&str>) = paths.iter().partition(|p| in_layer(p));
@@ -192,7 +194,7 @@ impl Chunks for Keyword<'_> {
         Ok(Some(paths.iter().map(|p| if in_layer(p) { layer.next() } else { base.next() }.unwrap_or_default()).collect()))
     }
 
-    fn parent(&self, hit: &Hit) -> Result<Option<Hit>> {
+    pub fn parent(&self, hit: &Hit) -> Result<Option<Hit>> {
         let Some(id) = &hit.chunk_id else { return Ok(None) };
         let side = self.side(hit);
         let parent = match keyword::chunk_hit(side, id)? {

@@ -232,6 +232,10 @@ impl Chunks for Local<'_> {
     fn terms_in_files(&self, paths: &[&str], terms: &[String]) -> SearchResult<Option<Vec<Vec<bool>>>> {
         self.keyword.terms_in_files(paths, terms)
     }
+
+    fn paths(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        Box::new(self.engine.state.files.keys().map(String::as_str))
+    }
 }
 
 /// The local index's files (the work tree's where the layer holds them),

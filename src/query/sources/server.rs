@@ -240,6 +240,10 @@ impl Source for Server {
 }
 
 impl Chunks for Server {
+    fn paths(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        Box::new(self.index.files.keys().map(String::as_str))
+    }
+
     fn terms_in_files(&self, _paths: &[&str], _terms: &[String]) -> SearchResult<Option<Vec<Vec<bool>>>> {
         // The collection holds each chunk's text, not an index of its words.
         Ok(None)

@@ -1,0 +1,142 @@
+//! Files the question's words name: `config` -> `config.py`, `args` ->
+//! `args.h`, "routing" -> `Routing/Router.php`. BM25 reads a path's words as
+//! one more field of a chunk, so a file named after the question whose
+//! chunks say little of it may not be among the candidates at all; these
+//! files' outlines join the ranking stage's pool, and its features (a file
+//! named by the question, its name parts) decide where they go.
+
+use crate::analysis::lang::is_test_path;
+use crate::query::question::words::is_stopword;
+use crate::stores::keyword::split_identifier;
+
+/// How many named files join the pool at most.
+pub const NAMED_FILES: usize = 5;
+
+/// The question's content words, lowercase: what a path or a name may say.
+pub fn content_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        let w = w.to_lowercase();
+        if w.chars().count() >= 3 && !is_stopword(&w) && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// The parts of a path's file name (without extensions) and of its folder's
+/// name, split as identifiers, and each name whole, lowercase:
+/// `rails/generators/app_generator.rb` -> app, generator, app_generator, generators.
+pub fn name_parts(path: &str) -> Vec<String> {
+    let mut names = path.rsplit('/');
+    let file = names.next().unwrap_or(path);
+    let file = file.split('.').next().unwrap_or(file);
+    let mut parts: Vec<String> = Vec::new();
+    for name in [Some(file), names.next()].into_iter().flatten() {
+        for part in split_identifier(name).into_iter().chain([name]) {
+            let part = part.to_lowercase();
+            if !part.is_empty() && !parts.contains(&part) {
+                parts.push(part);
+            }
+        }
+    }
+    parts
+}
+
+/// Whether a question's word names a part of a name: the same word, or one
+/// the prefix of the other when the shorter has 3 letters or more (`dependency`
+/// and `dependencies`, `app` and `application`).
+pub fn names_part(word: &str, part: &str) -> bool {
+    let (short, long) = if word.len() <= part.len() { (word, part) } else { (part, word) };
+    short == long || short.len() >= 3 && long.starts_with(short)
+}
+
+/// Up to `k` of `paths` whose names `words` name, best first: each word
+/// counts by how few files it names (a word naming most of the repository,
+/// its own name, counts for nearly nothing), in the file's own name fully,
+/// in its folder's name half; code before tests, then shorter paths.
+pub fn named_files<'p>(paths: impl Iterator<Item = &'p str>, words: &[String], k: usize) -> Vec<String> {
+    if words.is_empty() || k == 0 {
+        return Vec::new();
+    }
+    // Per path: for each word, 2 (its own name), 1 (its folder's) or 0.
+    let mut matched: Vec<(&str, Vec<u8>)> = Vec::new();
+    let mut total = 0usize;
+    // A part a word names starts with the word's first three letters: most
+    // paths are passed over without splitting their names (the kernel has
+    // 78,600; splitting them all cost ~20 ms a question).
+    let heads: Vec<[u8; 3]> = words.iter().filter_map(|w| w.as_bytes().get(..3)).map(|h| [h[0], h[1], h[2]]).collect();
+    for path in paths {
+        total += 1;
+        let mut tail = path.rsplitn(3, '/').take(2);
+        if !tail.any(|name| may_name(name.as_bytes(), &heads)) {
+            continue;
+        }
+        let (own, folder) = own_and_folder_parts(path);
+        let m: Vec<u8> = words.iter().map(|w| if own.iter().any(|p| names_part(w, p)) { 2 } else { u8::from(folder.iter().any(|p| names_part(w, p))) }).collect();
+        if m.iter().any(|x| *x == 2) {
+            matched.push((path, m));
+        } else if m.iter().any(|x| *x > 0) {
+            // Counted for the words' rarity, never a candidate alone.
+            matched.push(("", m));
+        }
+    }
+    let named_by: Vec<usize> = (0..words.len()).map(|i| matched.iter().filter(|(_, m)| m[i] > 0).count()).collect();
+    let rarity: Vec<f32> = named_by.iter().map(|n| ((total as f32 + 1.0) / (*n as f32 + 1.0)).ln()).collect();
+    let mut scored: Vec<(f32, &str)> = matched
+        .iter()
+        .filter(|(p, _)| !p.is_empty())
+        .map(|(p, m)| (m.iter().zip(&rarity).map(|(x, r)| f32::from(*x) / 2.0 * r).sum(), *p))
+        .collect();
+    scored.sort_by(|a, b| is_test_path(a.1).cmp(&is_test_path(b.1)).then(b.0.total_cmp(&a.0)).then(a.1.len().cmp(&b.1.len())).then(a.1.cmp(b.1)));
+    scored.into_iter().filter(|(s, _)| *s > 0.0).take(k).map(|(_, p)| p.to_string()).collect()
+}
+
+/// Whether a part of `name` may start with one of `heads` (lowercase):
+/// checked where a part may start (the name's start, after a separator, at
+/// a capital or where letters and digits meet), ASCII letters in any case.
+fn may_name(name: &[u8], heads: &[[u8; 3]]) -> bool {
+    (0..name.len().saturating_sub(2)).any(|i| {
+        let starts = i == 0 || {
+            let (before, at) = (name[i - 1], name[i]);
+            !before.is_ascii_alphanumeric() || at.is_ascii_uppercase() || before.is_ascii_digit() != at.is_ascii_digit()
+        };
+        starts && {
+            let three = [name[i].to_ascii_lowercase(), name[i + 1].to_ascii_lowercase(), name[i + 2].to_ascii_lowercase()];
+            heads.contains(&three)
+        }
+    })
+}
+
+/// [`name_parts`] of a path's own file name, and of its folder's name.
+fn own_and_folder_parts(path: &str) -> (Vec<String>, Vec<String>) {
+    let mut names = path.rsplit('/');
+    let file = names.next().unwrap_or(path);
+    let own = name_parts(file);
+    let folder = names.next().map(name_parts).unwrap_or_default();
+    (own, folder)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        content_words(text)
+    }
+
+    #[test]
+    fn the_files_a_question_names_rarest_word_first() {
+        let paths = ["fmt/include/fmt/args.h", "fmt/include/fmt/format.h", "fmt/src/format.cc", "fmt/test/args-test.cc", "fmt/include/fmt/color.h", "fmt/doc/api.md"];
+        let named = named_files(paths.into_iter(), &words("fmt::arg named arguments for use in format strings"), 5);
+        // `arg` names args.h (and its test, last); `format` two files; `fmt` names every folder but no file.
+        assert_eq!(named, ["fmt/include/fmt/args.h", "fmt/include/fmt/format.h", "fmt/src/format.cc", "fmt/test/args-test.cc"]);
+        let named = named_files(["src/Routing/Router.php", "src/Http/Request.php"].into_iter(), &words("routing HTTP requests to controllers"), 5);
+        assert_eq!(named, ["src/Http/Request.php"], "a folder's name alone names no file");
+        assert!(named_files(paths.into_iter(), &words("how does it work"), 5).is_empty());
+        // Parts start at capitals, separators and digits, in any case.
+        let heads = [*b"req", *b"v2x"];
+        assert!(may_name(b"HttpRequest", &heads) && may_name(b"http_REQUEST.php", &heads) && may_name(b"a-v2x", &heads));
+        assert!(!may_name(b"unrequested", &heads) && !may_name(b"re", &heads));
+    }
+}
