@@ -1014,4 +1014,9 @@ fn a_file_the_question_names_joins_the_candidates() {
     assert_eq!((named["kind"].as_str(), named["signals"]["named"].as_u64()), (Some("file"), Some(1)), "{v}");
     let features = stage_features_of(&repo, question, 60);
     assert!(features.iter().any(|(p, f)| p == "cli/config.py" && f["named"] == 1.0 && f["name_parts"] > 0.0), "{features:?}");
+    // The query's filters hold for it as for every list.
+    for filter in [["--exclude", "cli/**"], ["--path", "cmd/**"], ["--kind", "function"]] {
+        let v = repo.query(question, &["-n", "60", filter[0], filter[1]]);
+        assert!(!located(&v).iter().any(|r| r.0 == "cli/config.py"), "{filter:?}: {v}");
+    }
 }

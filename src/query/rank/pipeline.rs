@@ -56,7 +56,7 @@ pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut result
             }
             if !q.document && super::stage::applies(q) {
                 let mut pool = results.len().min(super::stage::POOL);
-                pool += add_named_files(source, q, &mut results, pool)?;
+                pool += add_named_files(source, q, &mut results, pool, &opts.query)?;
                 source.fill_content(&mut results[..pool])?;
                 let evidence = super::stage::Evidence::read(source, &results[..pool], q)?;
                 results = super::stage::rerank(results, pool, q, &evidence, &super::weights::TABLE, opts.explain);
@@ -111,18 +111,21 @@ fn add_mentioned_files(source: &dyn Chunks, results: &mut Vec<Hit>, mentions: &M
 /// rank marked on their chunks already among the candidates too lifted
 /// whole files: held out, semble 0.785 and the kit unchanged at best,
 /// every weight above 0 lower.)
-fn add_named_files(source: &dyn Chunks, q: &Question, results: &mut Vec<Hit>, pool: usize) -> Result<usize> {
+fn add_named_files(source: &dyn Chunks, q: &Question, results: &mut Vec<Hit>, pool: usize, opts: &QueryOptions) -> Result<usize> {
     use crate::query::retrieve::paths::{content_words, named_files, NAMED_FILES};
     if q.analysis.intent == crate::query::question::intent::Intent::Identifier {
         return Ok(0);
     }
+    // What the query's filters keep, as every retriever's list does.
+    let rule = crate::query::options::PathFilter::new(opts)?;
+    let kept = |h: &Hit| rule.matches(&h.path) && opts.lang.is_none_or(|l| l == h.language) && opts.kind.as_ref().is_none_or(|k| k.eq_ignore_ascii_case(h.kind.as_str()));
     let named = named_files(source.paths(), &content_words(&q.text), NAMED_FILES);
     let mut added = 0;
     for (rank, path) in named.iter().enumerate() {
         if results[..pool].iter().any(|h| &h.path == path) {
             continue;
         }
-        let Some(mut hit) = source.file_hit(path)? else { continue };
+        let Some(mut hit) = source.file_hit(path)?.filter(|h| kept(h)) else { continue };
         let below = results.iter().skip(pool + added).position(|h| h.path == hit.path && h.start_line == hit.start_line && h.end_line == hit.end_line);
         if let Some(at) = below {
             hit = results.remove(pool + added + at);
