@@ -182,8 +182,9 @@ fn components_scripts_are_in_the_graph() {
 
 #[test]
 fn a_documents_examples_are_among_the_callers_of_what_they_use() {
-    // A README shows the library in Python and shell blocks; its examples'
-    // own definitions are not the project's.
+    // A README shows the library in a Python block, a block without a
+    // language and a console session; its examples' own definitions are
+    // not the project's.
     let repo = TestRepo::new();
     repo.write("shop/db.py", "def connect(url):\n    return url\n\n\ndef migrate(conn):\n    return conn\n");
     repo.write("zeta/app.py", "from shop.db import connect\n\n\ndef serve():\n    return connect('db://')\n");
