@@ -44,14 +44,25 @@ pub fn name_parts(path: &str) -> Vec<String> {
 }
 
 /// Whether a question's word names a part of a name: the same word, or one
-/// the prefix of the other when the shorter has 3 letters or more (`dependency`
-/// and `dependencies`, `app` and `application`).
+/// the prefix of the other when the shorter has 3 letters or more (`config`
+/// and `configuration`, `app` and `application`).
 pub fn names_part(word: &str, part: &str) -> bool {
     let (short, long) = if word.len() <= part.len() { (word, part) } else { (part, word) };
     short == long || short.len() >= 3 && long.starts_with(short)
 }
 
-/// Up to `k` of `paths` whose names `words` name, best first: each word
+/// [`names_part`], or the two share all but the last two letters of the
+/// shorter, four at least (`impls` and `implementations`, `router` and
+/// `routing`, `dependency` and `dependencies`): how a question says what a
+/// file's name abbreviates.
+fn names_part_loosely(word: &str, part: &str) -> bool {
+    let common = word.chars().zip(part.chars()).take_while(|(a, b)| a == b).count();
+    let shorter = word.chars().count().min(part.chars().count());
+    names_part(word, part) || common >= 4 && common + 2 >= shorter
+}
+
+/// Up to `k` of `paths` whose names `words` name ([`names_part_loosely`]),
+/// best first: each word
 /// counts by how few files it names (a word naming most of the repository,
 /// its own name, counts for nearly nothing), in the file's own name fully,
 /// in its folder's name half; code before tests, then shorter paths.
@@ -73,7 +84,7 @@ pub fn named_files<'p>(paths: impl Iterator<Item = &'p str>, words: &[String], k
             continue;
         }
         let (own, folder) = own_and_folder_parts(path);
-        let m: Vec<u8> = words.iter().map(|w| if own.iter().any(|p| names_part(w, p)) { 2 } else { u8::from(folder.iter().any(|p| names_part(w, p))) }).collect();
+        let m: Vec<u8> = words.iter().map(|w| if own.iter().any(|p| names_part_loosely(w, p)) { 2 } else { u8::from(folder.iter().any(|p| names_part_loosely(w, p))) }).collect();
         if m.iter().any(|x| *x == 2) {
             matched.push((path, m));
         } else if m.iter().any(|x| *x > 0) {
@@ -131,9 +142,12 @@ mod tests {
         let named = named_files(paths.into_iter(), &words("fmt::arg named arguments for use in format strings"), 5);
         // `arg` names args.h (and its test, last); `format` two files; `fmt` names every folder but no file.
         assert_eq!(named, ["fmt/include/fmt/args.h", "fmt/include/fmt/format.h", "fmt/src/format.cc", "fmt/test/args-test.cc"]);
-        let named = named_files(["src/Routing/Router.php", "src/Http/Request.php"].into_iter(), &words("routing HTTP requests to controllers"), 5);
+        let named = named_files(["src/Routing/UrlGenerator.php", "src/Http/Request.php"].into_iter(), &words("routing HTTP requests to controllers"), 5);
         assert_eq!(named, ["src/Http/Request.php"], "a folder's name alone names no file");
         assert!(named_files(paths.into_iter(), &words("how does it work"), 5).is_empty());
+        // A name abbreviated otherwise than by a prefix.
+        assert!(names_part_loosely("implementations", "impls") && names_part_loosely("routing", "router") && names_part_loosely("dependencies", "dependency"));
+        assert!(!names_part_loosely("parse", "part") && !names_part_loosely("routing", "route_map") && !names_part("routing", "router"));
         // Parts start at capitals, separators and digits, in any case.
         let heads = [*b"req", *b"v2x"];
         assert!(may_name(b"HttpRequest", &heads) && may_name(b"http_REQUEST.php", &heads) && may_name(b"a-v2x", &heads));
