@@ -62,10 +62,10 @@ fn names_part_loosely(word: &str, part: &str) -> bool {
 }
 
 /// Up to `k` of `paths` whose names `words` name ([`names_part_loosely`]),
-/// best first: each word
-/// counts by how few files it names (a word naming most of the repository,
-/// its own name, counts for nearly nothing), in the file's own name fully,
-/// in its folder's name half; code before tests, then shorter paths.
+/// best first: each word counts by how few files it names (a word naming
+/// most of the repository, its own name, counts for nearly nothing), in the
+/// file's own name fully, in its folder's name half; code before tests,
+/// then shorter paths.
 pub fn named_files<'p>(paths: impl Iterator<Item = &'p str>, words: &[String], k: usize) -> Vec<String> {
     if words.is_empty() || k == 0 {
         return Vec::new();
