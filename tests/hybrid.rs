@@ -1021,3 +1021,37 @@ fn a_file_the_question_names_joins_the_candidates() {
         assert!(!located(&v).iter().any(|r| r.0 == "cli/config.py"), "{filter:?}: {v}");
     }
 }
+
+#[test]
+fn a_name_defined_in_several_places_lists_the_one_the_project_builds_on_first() {
+    let repo = TestRepo::new();
+    // Each name in two places, the same code (so the same score); the
+    // index's own tie order (a hash of where) puts `f6/views.py` first.
+    let model = "class Model:\n    def save(self):\n        return 1\n";
+    repo.write("aaa/models.py", model);
+    repo.write("app/models.py", model);
+    repo.write("app/orders.py", "from app.models import Model\n\n\ndef order():\n    return Model().save()\n");
+    repo.write("app/users.py", "from app.models import Model\n\n\ndef user():\n    return Model()\n");
+    let view = "class View:\n    pass\n";
+    repo.write("f6/views.py", view);
+    repo.write("zzz/views.py", view);
+    repo.write("zzz/urls.py", "from zzz.views import View\n\n\ndef routes():\n    return [View()]\n");
+    // Copies: a deeper file with the same folder and name.
+    let pad = "def pad_left(text, n):\n    return text.rjust(n)\n";
+    repo.write("tools/copy/strings/pad.py", pad);
+    repo.write("strings/pad.py", pad);
+    let trim = "def trim_all(text):\n    return text.strip()\n";
+    repo.write("fmt/trim.py", trim);
+    repo.write("vendor/z/fmt/trim.py", trim);
+    repo.commit("two of each");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let first = |name: &str| repo.hits(name, &["--mode", "symbol", "-n", "1"]).into_iter().next().map(|h| h.0);
+    // The file other files import and call into.
+    assert_eq!(first("Model").as_deref(), Some("app/models.py"));
+    assert_eq!(first("View").as_deref(), Some("zzz/views.py"));
+    // The original before its copy.
+    assert_eq!(first("pad_left").as_deref(), Some("strings/pad.py"));
+    assert_eq!(first("trim_all").as_deref(), Some("fmt/trim.py"));
+    // Every definition is still listed.
+    assert_eq!(repo.hits("Model", &["--mode", "symbol"]).iter().filter(|h| h.3.as_deref() == Some("Model")).count(), 2);
+}

@@ -588,6 +588,30 @@ impl Snapshot<'_> {
         self.lookup(AT_INTO, paths)
     }
 
+    /// How many other files have a resolved edge into `path` (or its
+    /// symbols), counted up to `cap` (the kernel's `slab.h`: ~9,000).
+    pub(super) fn dependents(&self, path: &str, cap: usize) -> Result<usize> {
+        let table = self.txn.open_table(LOOKUPS[AT_INTO]).map_err(|e| self.db.error()(e.into()))?;
+        if self.overlay.is_some() {
+            let mut n = 0;
+            self.values(AT_INTO, &table, path, |v| n += usize::from(v != path))?;
+            return Ok(n.min(cap));
+        }
+        let prefix = entry(path, "");
+        let mut n = 0;
+        for row in table.range::<&str>(prefix.as_str()..).map_err(|e| self.db.error()(e.into()))? {
+            let (k, _) = row.map_err(|e| self.db.error()(e.into()))?;
+            match k.value().strip_prefix(prefix.as_str()) {
+                Some(v) => n += usize::from(v != path),
+                None => break,
+            }
+            if n >= cap {
+                break;
+            }
+        }
+        Ok(n)
+    }
+
     /// (path, qualified name) of every definition whose name, as
     /// [`lookup_name`](super::lookup_name) folds it, is `key`.
     pub(super) fn named(&self, key: &str) -> Result<Vec<(String, String)>> {

@@ -120,6 +120,13 @@ impl Neighbourhood<'_> {
         Ok(found.into_iter().filter_map(|p| self.graph.node(&NodeKey::File(p))).collect())
     }
 
+    /// For each of `paths`, how many other files use it (import it, or
+    /// call, extend or name what it defines; edges resolved at index time),
+    /// up to `cap`.
+    pub fn dependents(&self, paths: &[&str], cap: usize) -> Result<Vec<usize>> {
+        paths.iter().map(|p| self.snapshot.dependents(p, cap)).collect()
+    }
+
     /// [`Graph::walk`] over the whole graph, loading each level's edges first.
     pub fn walk(&mut self, start: &[NodeIndex], kinds: &[EdgeKind], direction: Direction, depth: usize) -> Result<Vec<(NodeIndex, usize)>> {
         let mut walk = Walk::new(start);

@@ -22,6 +22,8 @@ pub enum SearchError {
     BadGlob { glob: String, message: String },
     #[error(transparent)]
     Store(#[from] crate::stores::vector::StoreError),
+    #[error(transparent)]
+    Graph(#[from] crate::graph::GraphError),
 }
 
 /// What a retriever's search returns.

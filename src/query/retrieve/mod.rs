@@ -34,7 +34,7 @@ pub fn search(index: &KeywordIndex, q: &Question, opts: &QueryOptions) -> Search
     let chunks = chunk_reader.searcher();
     let results = match opts.mode {
         Mode::Keyword | Mode::Semantic | Mode::Hybrid | Mode::Graph => bm25::keyword_search(index, &chunks, q, opts, &paths, true)?,
-        Mode::Symbol => symbols::symbol_search(index, &symbol_reader.searcher(), &chunks, &q.words, opts, &paths, None)?,
+        Mode::Symbol => symbols::symbol_search(index, &symbol_reader.searcher(), &q.words, opts, &paths, None)?,
     };
     Ok(Response { query: q.asked.clone(), took_ms: crate::progress::millis(started), results })
 }

@@ -5,6 +5,8 @@
 //! files' outlines join the ranking stage's pool, and its features (a file
 //! named by the question, its name parts) decide where they go.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::analysis::lang::is_test_path;
 use crate::query::question::words::is_stopword;
 use crate::stores::keyword::split_identifier;
@@ -128,8 +130,48 @@ fn own_and_folder_parts(path: &str) -> (Vec<String>, Vec<String>) {
     (own, folder)
 }
 
+/// The last two parts of a path (its folder and name); `None` for a file at
+/// the root.
+fn folder_and_name(path: &str) -> Option<&str> {
+    let name = path.rfind('/')?;
+    Some(path[..name].rfind('/').map_or(path, |folder| &path[folder + 1..]))
+}
+
+/// How many folders a path's folder and name are under.
+fn depth_above(path: &str, end: &str) -> usize {
+    path[..path.len() - end.len()].matches('/').count()
+}
+
+/// Which of `paths` copy another file of `all`: one that ends in the same
+/// folder and name nearer the root (`tools/include/linux/slab.h` beside
+/// `include/linux/slab.h`: mirrored headers, vendored trees). One pass over
+/// every path, looking up only the endings of `paths`.
+pub fn copies<'p>(paths: &[&'p str], all: impl Iterator<Item = impl AsRef<str>>) -> HashSet<&'p str> {
+    let mut nearest: HashMap<&str, usize> = paths.iter().filter_map(|p| folder_and_name(p)).map(|end| (end, usize::MAX)).collect();
+    for p in all {
+        let p = p.as_ref();
+        if let Some(d) = folder_and_name(p).and_then(|end| nearest.get_mut(end).map(|d| (d, end))) {
+            *d.0 = (*d.0).min(depth_above(p, d.1));
+        }
+    }
+    paths.iter().copied().filter(|p| folder_and_name(p).is_some_and(|end| nearest.get(end).is_some_and(|d| *d < depth_above(p, end)))).collect()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_deeper_file_with_the_same_folder_and_name_is_a_copy() {
+        let all = ["include/linux/slab.h", "tools/include/linux/slab.h", "tools/virtio/linux/kernel.h", "include/linux/kernel.h", "mm/slab.c", "a/b/slab.c", "README"];
+        let paths = ["tools/include/linux/slab.h", "include/linux/slab.h", "tools/virtio/linux/kernel.h", "mm/slab.c", "a/b/slab.c", "README"];
+        let mut found: Vec<&str> = copies(&paths, all.iter()).into_iter().collect();
+        found.sort();
+        // `a/b/slab.c` ends in `b/slab.c`, not `mm/slab.c`.
+        assert_eq!(found, ["tools/include/linux/slab.h", "tools/virtio/linux/kernel.h"]);
+        assert_eq!(folder_and_name("linux/slab.h"), Some("linux/slab.h"));
+        assert_eq!((folder_and_name("x/y/linux/slab.h"), folder_and_name("slab.h")), (Some("linux/slab.h"), None));
+        assert_eq!(depth_above("x/y/linux/slab.h", "linux/slab.h"), 2);
+    }
+
     use super::*;
 
     fn words(text: &str) -> Vec<String> {

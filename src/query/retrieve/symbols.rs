@@ -5,7 +5,7 @@ use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RegexQuery, Te
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
 
-use super::keyword::{chunk_content, filters, regex_escape, with_filters};
+use super::keyword::{filters, regex_escape, with_filters};
 use crate::query::answer::{Hit, SearchResult as Result, Signals};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::words::is_stopword;
@@ -18,19 +18,18 @@ pub const SYMBOL_NAME_MATCH: f32 = 30.0;
 
 /// Symbol lookup keeping only name matches (score ≥ [`SYMBOL_NAME_MATCH`]):
 /// the symbol list of hybrid retrieval. Looser matches are never read from
-/// the document store, and the hits' `content` is left empty when they have a
-/// chunk, for [`super::keyword::fill_content`] to read once the fusion has picked its results
+/// the document store. Every lookup leaves the `content` of hits that have a
+/// chunk empty, for [`super::keyword::fill_content`] to read once the results are picked
 /// (reading every candidate's chunk is most of a lookup's cost on a big index).
 pub fn symbol_name_matches(index: &KeywordIndex, words: &[Word], opts: &QueryOptions) -> Result<Vec<Hit>> {
     let paths = PathFilter::new(opts)?;
-    let (chunk_reader, symbol_reader) = index.readers()?;
-    symbol_search(index, &symbol_reader.searcher(), &chunk_reader.searcher(), words, opts, &paths, Some(SYMBOL_NAME_MATCH))
+    let (_, symbol_reader) = index.readers()?;
+    symbol_search(index, &symbol_reader.searcher(), words, opts, &paths, Some(SYMBOL_NAME_MATCH))
 }
 
 pub(super) fn symbol_search(
     index: &KeywordIndex,
     searcher: &Searcher,
-    chunks: &Searcher,
     words: &[Word],
     opts: &QueryOptions,
     paths: &PathFilter,
@@ -80,19 +79,18 @@ pub(super) fn symbol_search(
         let start_line = get_u64(&doc, sf.start_line) as usize;
         let end_line = get_u64(&doc, sf.end_line) as usize;
         let chunk_id = get_str(&doc, sf.chunk_id);
+        // A definition's lines are read from its chunk for the results kept
+        // (`fill_content`); one without a chunk shows its signature and doc.
         let content = match &chunk_id {
-            // Name matches only (hybrid): the content is read for the results kept.
-            Some(_) if min_score.is_some() => Some(String::new()),
-            Some(id) => chunk_content(index, chunks, id, start_line, end_line)?,
-            None => None,
-        };
-        let content = content.unwrap_or_else(|| {
-            let sig = get_str(&doc, sf.signature).unwrap_or_default();
-            match get_str(&doc, sf.doc) {
-                Some(d) => format!("{sig}\n{d}"),
-                None => sig,
+            Some(_) => String::new(),
+            None => {
+                let sig = get_str(&doc, sf.signature).unwrap_or_default();
+                match get_str(&doc, sf.doc) {
+                    Some(d) => format!("{sig}\n{d}"),
+                    None => sig,
+                }
             }
-        });
+        };
         hits.push(Hit {
             tie,
             features: None,

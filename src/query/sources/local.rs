@@ -14,6 +14,7 @@ use crate::query::question::intent::{GraphAsk, Intent};
 use crate::query::question::mentions::Mentions;
 use crate::query::question::Question;
 use crate::query::retrieve::patterns::{pattern_dense, pattern_hit, pattern_keyword};
+use crate::query::retrieve::paths::copies;
 use crate::query::retrieve::{dense, literals, symbols, Chunks, Dense, DenseOutcome, Source, Texts, Walk};
 use crate::progress::millis;
 use crate::worktree::dense::VectorSources;
@@ -59,6 +60,61 @@ impl<'a> Local<'a> {
     }
 }
 
+/// How many of a symbol lookup's matches are read to order a tie among
+/// the first (a name defined in many places: the kernel's `kfree`, 8).
+const TIE_WINDOW: usize = 40;
+
+/// A file's uses are counted up to this many: past it, one file is as
+/// central as another.
+const USES_COUNTED: usize = 200;
+
+impl Local<'_> {
+    /// `hits` (name matches, best first) with each run of equal scores in
+    /// the order a bare name is meant: a file that copies another
+    /// ([`copies`]) after the rest, a prototype after a definition, a file
+    /// nearer the root first, then the file most used
+    /// ([`crate::graph::Neighbourhood::dependents`]). The kernel's
+    /// `kmalloc` in `include/linux/slab.h` before its copies under `tools/`;
+    /// laravel's `Request` in `Http/` before `Http/Client/`'s; of two
+    /// `models.py` side by side, the one other files import. (The
+    /// symbol mode's order; the ranking stage's name list keeps the index's:
+    /// 2026-11-29, `docs/benchmarks.md`.)
+    fn definitions_first(&self, hits: &mut [Hit]) -> Result<()> {
+        let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut start = 0;
+        while start < hits.len() {
+            let score = hits[start].score;
+            let end = start + hits[start..].iter().take_while(|h| h.score == score).count();
+            if end - start > 1 {
+                runs.push(start..end);
+            }
+            start = end;
+        }
+        if runs.is_empty() {
+            return Ok(());
+        }
+        let mut paths: Vec<&str> = runs.iter().flat_map(|r| hits[r.clone()].iter().map(|h| h.path.as_str())).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let copied: std::collections::HashSet<String> = copies(&paths, self.paths()).into_iter().map(str::to_string).collect();
+        // A graph that cannot be read leaves the uses out (the graph's own lists report it).
+        let used: Vec<usize> = match question(self.engine, self.layer.map(|l| l.as_ref())) {
+            Ok(nb) => nb.dependents(&paths, USES_COUNTED).map_err(crate::query::answer::SearchError::from)?,
+            Err(_) => vec![0; paths.len()],
+        };
+        let uses: std::collections::HashMap<String, usize> = paths.iter().map(|p| p.to_string()).zip(used).collect();
+        for run in runs {
+            // A prototype stays after a definition (the symbol key's top bit).
+            hits[run].sort_by_key(|h| (copied.contains(&h.path), h.tie >> 63 == 0, h.path.matches('/').count(), std::cmp::Reverse(uses.get(&h.path).copied().unwrap_or(0))));
+        }
+        for (i, h) in hits.iter_mut().enumerate() {
+            h.rank = i + 1;
+            h.signals.symbol = h.signals.symbol.map(|_| i + 1);
+        }
+        Ok(())
+    }
+}
+
 /// How a query is answered from the open index: its retrievers over the
 /// index (and the work tree laid over it), ranked by the one stage.
 impl Engine {
@@ -87,7 +143,14 @@ impl Source for Local<'_> {
 
     fn single(&self, q: &Question, opts: &QueryOptions) -> Result<Vec<Hit>> {
         match opts.mode {
-            Mode::Symbol => Ok(self.keyword.list(opts, |index, o| Ok(crate::query::retrieve::search(index, q, o)?.results))?),
+            Mode::Symbol => {
+                // A tie runs past the first few: order it whole, then cut.
+                let wide = QueryOptions { limit: opts.limit.max(TIE_WINDOW), ..opts.clone() };
+                let mut hits = self.keyword.list(&wide, |index, o| Ok(crate::query::retrieve::search(index, q, o)?.results))?;
+                self.definitions_first(&mut hits)?;
+                hits.truncate(opts.limit);
+                Ok(hits)
+            }
             _ => Ok(self.keyword.bm25(q, opts, true)?),
         }
     }
@@ -104,6 +167,8 @@ impl Source for Local<'_> {
         match &q.analysis.signals {
             // A document names its code among many words: look the names up one by one.
             Some(signals) => self.signal_symbols(signals, mentions, &o),
+            // Ties stay in the index's order: ordered as `--mode symbol`
+            // orders them, semble's split lost 0.0017 (fmtlib, circe; 2026-11-29).
             None => Ok(self.keyword.list(&o, |index, o| symbols::symbol_name_matches(index, &q.words, o))?),
         }
     }
