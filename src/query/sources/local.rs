@@ -76,9 +76,9 @@ impl Local<'_> {
     /// ([`crate::graph::Neighbourhood::dependents`]). The kernel's
     /// `kmalloc` in `include/linux/slab.h` before its copies under `tools/`;
     /// laravel's `Request` in `Http/` before `Http/Client/`'s; of two
-    /// `models.py` side by side, the one other files import. (The
-    /// symbol mode's order; the ranking stage's name list keeps the index's:
-    /// 2026-11-29, `docs/benchmarks.md`.)
+    /// `models.py` side by side, the one other files import. (The symbol
+    /// mode's order, and a bare name's list in hybrid mode; a question's
+    /// name list keeps the index's: 2026-11-29, `docs/benchmarks.md`.)
     fn definitions_first(&self, hits: &mut [Hit]) -> Result<()> {
         let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
         let mut start = 0;
@@ -167,9 +167,16 @@ impl Source for Local<'_> {
         match &q.analysis.signals {
             // A document names its code among many words: look the names up one by one.
             Some(signals) => self.signal_symbols(signals, mentions, &o),
-            // Ties stay in the index's order: ordered as `--mode symbol`
-            // orders them, semble's split lost 0.0017 (fmtlib, circe; 2026-11-29).
-            None => Ok(self.keyword.list(&o, |index, o| symbols::symbol_name_matches(index, &q.words, o))?),
+            None => {
+                let mut hits = self.keyword.list(&o, |index, o| symbols::symbol_name_matches(index, &q.words, o))?;
+                // A bare name's ties in the symbol mode's order; a question's
+                // stay in the index's (ordered, semble's split lost 0.0017:
+                // fmtlib, circe; 2026-11-29).
+                if q.analysis.intent == Intent::Identifier {
+                    self.definitions_first(&mut hits)?;
+                }
+                Ok(hits)
+            }
         }
     }
 
