@@ -31,6 +31,7 @@ use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
 use crate::analysis::parse::SymbolKind;
 
+mod norm_sums;
 mod tokenize;
 pub use tokenize::{analyze, analyzer, code_terms, exact_analyze, exact_terms, split_identifier, ExactTokenizer, StemmedCodeTokenizer};
 
@@ -227,6 +228,7 @@ impl KeywordIndex {
         let (ss, sf) = symbol_schema();
         let chunks = open_one(&root.join("chunks"), cs, create)?;
         let symbols = open_one(&root.join("symbols"), ss, create)?;
+        norm_sums::load(root);
         Ok(KeywordIndex { chunks, symbols, cf, sf, root: root.to_path_buf(), readers: std::sync::OnceLock::new(), scope: None, in_ram: None })
     }
 
@@ -654,6 +656,9 @@ impl KeywordWriter<'_> {
         let err = |source| KeywordError::Tantivy { path: index.root.clone(), source };
         chunks.wait_merging_threads().map_err(err)?;
         symbols.wait_merging_threads().map_err(err)?;
+        // The segments are final now. A cache: where it cannot be written,
+        // queries compute the sums as they did before it.
+        let _ = norm_sums::save(&index.root, [&index.chunks, &index.symbols]);
         Ok(())
     }
 }
@@ -742,7 +747,7 @@ impl Bm25StatisticsProvider for ExactStats<'_> {
         let mut total = 0u64;
         for (i, seg) in self.searcher.segment_readers().iter().enumerate() {
             let norms = seg.get_fieldnorms_reader(field)?;
-            total += segment_tokens(seg, field, &norms);
+            total += norm_sums::segment_tokens(seg, field, &norms);
             // Less the hidden documents (all alive): a few, where a lookup
             // per live document cost ~10% of a query over the work tree.
             total -= self.hidden_in(i).into_iter().flatten().map(|doc| u64::from(norms.fieldnorm(*doc))).sum::<u64>();
@@ -789,47 +794,6 @@ impl Bm25StatisticsProvider for ExactStats<'_> {
         }
         Ok(total)
     }
-}
-
-/// A segment's sum of its live documents' field lengths, computed once per
-/// process for each (segment, deletes, field): every search's BM25 weights
-/// ask for it, and summing it reads every document's field norm (on the
-/// Linux kernel's 3.8 M symbols, ~6 ms a field, twice per lookup of one
-/// definition).
-fn segment_tokens(seg: &SegmentReader, field: Field, norms: &tantivy::fieldnorm::FieldNormReader) -> u64 {
-    type Key = (tantivy::index::SegmentId, Option<tantivy::Opstamp>, Field);
-    static SUMS: std::sync::OnceLock<Mutex<HashMap<Key, u64>>> = std::sync::OnceLock::new();
-    let key = (seg.segment_id(), seg.delete_opstamp(), field);
-    let sums = SUMS.get_or_init(Default::default);
-    if let Some(n) = sums.lock().ok().and_then(|m| m.get(&key).copied()) {
-        return n;
-    }
-    let n = norm_sum(seg, field).unwrap_or_else(|| seg.doc_ids_alive().map(|doc| u64::from(norms.fieldnorm(doc))).sum::<u64>());
-    if let Ok(mut m) = sums.lock() {
-        // Segments merged away leave entries behind: a long-running server starts over now and then.
-        if m.len() >= 4096 {
-            m.clear();
-        }
-        m.insert(key, n);
-    }
-    n
-}
-
-/// [`segment_tokens`] from the field's norms as stored (a byte per
-/// document): counted by norm, then weighed, which is several times faster
-/// than decoding each document's norm. `None` when the field has no stored norms.
-fn norm_sum(seg: &SegmentReader, field: Field) -> Option<u64> {
-    let bytes = seg.fieldnorms_readers().get_inner_file().open_read(field)?.read_bytes().ok()?;
-    let bytes = bytes.as_slice();
-    if bytes.len() != seg.max_doc() as usize {
-        return None;
-    }
-    let mut count = [0u64; 256];
-    match seg.alive_bitset() {
-        None => bytes.iter().for_each(|&id| count[usize::from(id)] += 1),
-        Some(_) => seg.doc_ids_alive().for_each(|doc| count[usize::from(bytes[doc as usize])] += 1),
-    }
-    Some(count.iter().enumerate().map(|(id, n)| n * u64::from(tantivy::fieldnorm::FieldNormReader::id_to_fieldnorm(id as u8))).sum())
 }
 
 /// The statistics of several indexes as if they were one.
@@ -914,7 +878,7 @@ mod tests {
             let searcher = reader.searcher();
             for seg in searcher.segment_readers() {
                 assert_eq!(seg.has_deletes(), delete);
-                assert_eq!(norm_sum(seg, text), Some(by_doc(seg)));
+                assert_eq!(norm_sums::norm_sum(seg, text), Some(by_doc(seg)));
             }
         }
     }
