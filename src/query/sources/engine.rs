@@ -50,6 +50,8 @@ pub struct Engine {
     pub(crate) embedder: Mutex<Option<Arc<Embedder>>>,
     pub(crate) graph: OnceLock<std::result::Result<Option<GraphReader>, Unavailable>>,
     pub(crate) patterns: OnceLock<Vec<crate::analysis::patterns::Pattern>>,
+    /// The indexed paths' folder-and-name endings, built on first use.
+    pub(crate) path_ends: OnceLock<crate::query::retrieve::paths::PathEnds>,
     /// The work tree laid over this index by the last query (a long-lived
     /// process reuses it while the tree stays as it is).
     pub(crate) layers: crate::worktree::LayerCache,
@@ -67,6 +69,7 @@ impl Engine {
             embedder: Mutex::new(None),
             graph: OnceLock::new(),
             patterns: OnceLock::new(),
+            path_ends: OnceLock::new(),
             layers: Default::default(),
         })
     }

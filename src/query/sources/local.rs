@@ -14,7 +14,7 @@ use crate::query::question::intent::{GraphAsk, Intent};
 use crate::query::question::mentions::Mentions;
 use crate::query::question::Question;
 use crate::query::retrieve::patterns::{pattern_dense, pattern_hit, pattern_keyword};
-use crate::query::retrieve::paths::copies;
+use crate::query::retrieve::paths::PathEnds;
 use crate::query::retrieve::{dense, literals, symbols, Chunks, Dense, DenseOutcome, Source, Texts, Walk};
 use crate::progress::millis;
 use crate::worktree::dense::VectorSources;
@@ -71,7 +71,7 @@ const USES_COUNTED: usize = 200;
 impl Local<'_> {
     /// `hits` (name matches, best first) with each run of equal scores in
     /// the order a bare name is meant: a file that copies another
-    /// ([`copies`]) after the rest, a prototype after a definition, a file
+    /// ([`PathEnds::copies`]) after the rest, a prototype after a definition, a file
     /// nearer the root first, then the file most used
     /// ([`crate::graph::Neighbourhood::dependents`]). The kernel's
     /// `kmalloc` in `include/linux/slab.h` before its copies under `tools/`;
@@ -96,7 +96,8 @@ impl Local<'_> {
         let mut paths: Vec<&str> = runs.iter().flat_map(|r| hits[r.clone()].iter().map(|h| h.path.as_str())).collect();
         paths.sort_unstable();
         paths.dedup();
-        let copied: std::collections::HashSet<String> = copies(&paths, self.paths()).into_iter().map(str::to_string).collect();
+        let ends = self.engine.path_ends.get_or_init(|| PathEnds::of(self.engine.state.files.keys()));
+        let copied: std::collections::HashSet<String> = ends.copies(&paths).into_iter().map(str::to_string).collect();
         // A graph that cannot be read leaves the uses out (the graph's own lists report it).
         let used: Vec<usize> = match question(self.engine, self.layer.map(|l| l.as_ref())) {
             Ok(nb) => nb.dependents(&paths, USES_COUNTED).map_err(crate::query::answer::SearchError::from)?,
