@@ -847,39 +847,3 @@ pub fn get_language(doc: &TantivyDocument, field: Field) -> Language {
 pub fn get_u64(doc: &TantivyDocument, field: Field) -> u64 {
     doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tantivy::schema::{Schema, TEXT};
-    use tantivy::{doc, Index};
-
-    /// Counted from the stored bytes, the norms sum as document by document,
-    /// with deletes and without.
-    #[test]
-    fn norm_sums_from_the_stored_bytes_equal_those_document_by_document() {
-        let mut b = Schema::builder();
-        let text = b.add_text_field("text", TEXT);
-        let index = Index::create_in_ram(b.build());
-        let mut writer = index.writer_with_num_threads(1, 15_000_000).unwrap();
-        for i in 0..300 {
-            let words: Vec<String> = (0..(i * 37) % 90).map(|w| format!("w{w}")).collect();
-            writer.add_document(doc!(text => format!("doc{} {}", i % 7, words.join(" ")))).unwrap();
-        }
-        writer.commit().unwrap();
-        let by_doc = |seg: &SegmentReader| seg.doc_ids_alive().map(|d| u64::from(seg.get_fieldnorms_reader(text).unwrap().fieldnorm(d))).sum::<u64>();
-        for delete in [false, true] {
-            if delete {
-                writer.delete_term(Term::from_field_text(text, "doc3"));
-                writer.commit().unwrap();
-            }
-            let reader = index.reader().unwrap();
-            reader.reload().unwrap();
-            let searcher = reader.searcher();
-            for seg in searcher.segment_readers() {
-                assert_eq!(seg.has_deletes(), delete);
-                assert_eq!(norm_sums::norm_sum(seg, text), Some(by_doc(seg)));
-            }
-        }
-    }
-}
