@@ -40,7 +40,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 - "$bin" "$CORPORA" "$work" "$commits" "${GIT_RAG_BIN_BEFORE:-}" "${GIT_RAG_MODEL_BEFORE:-}" <<'PY'
-import json, os, statistics, subprocess, sys, time
+import json, os, shutil, statistics, subprocess, sys, time
 bin_, corpora, work, commits, before, model_before = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
 env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
            GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
@@ -63,6 +63,9 @@ def du(path):
 
 def full_index(name, repo, binary=bin_, model=None):
     idx = os.path.join(work, f"idx-{name}")
+    # Every full index here embeds everything: the vector cache all worktrees
+    # share (<common-dir>/rag-vectors) would hand a second run the first's vectors.
+    shutil.rmtree(os.path.join(repo, ".git", "rag-vectors"), ignore_errors=True)
     # A model directory as `git -c rag.model=DIR` would give it.
     extra = {"GIT_CONFIG_PARAMETERS": f"'rag.model'='{model}'"} if model else None
     wall, rss, out = run([binary, "index", "--full", "-q", "--json", "--index-dir", idx], repo, extra)

@@ -13,11 +13,11 @@ fn embedder() -> Option<Embedder> {
         eprintln!("skipped: no embedding model installed (run `git rag model install`)");
         return None;
     }
-    Some(Embedder::load(&default_model_dir(), EmbedOptions { threads: 2, batch_size: 4, optimize_graph: true }).expect("the installed model loads"))
+    Some(Embedder::load(&default_model_dir(), EmbedOptions { threads: 1, sessions: 2, batch_size: 2, optimize_graph: true }).expect("the installed model loads"))
 }
 
 #[test]
-fn vectors_are_normalised_and_batching_does_not_change_them() {
+fn vectors_are_normalised_and_neither_batching_nor_side_by_side_sessions_change_them() {
     let Some(e) = embedder() else { return };
     let texts: Vec<String> = vec![
         "def add(a, b): return a + b".into(),
@@ -113,7 +113,7 @@ fn a_query_loaded_without_graph_optimization_gets_the_same_vector() {
     // optimizations (faster for one input); its query vectors must still
     // live in the space the index was embedded in.
     let Some(optimized) = embedder() else { return };
-    let quick = Embedder::load(&default_model_dir(), EmbedOptions { threads: 1, batch_size: 1, optimize_graph: false }).expect("loads unoptimized");
+    let quick = Embedder::load(&default_model_dir(), EmbedOptions { threads: 1, sessions: 1, batch_size: 1, optimize_graph: false }).expect("loads unoptimized");
     for q in ["how are cookies merged", "retry with exponential backoff", "x"] {
         let (a, b) = (optimized.embed_query(q).unwrap(), quick.embed_query(q).unwrap());
         let c = cosine(&a, &b);
@@ -157,7 +157,7 @@ fn the_integer_graph_agrees_with_the_reference_or_is_declined() {
     assert!(manifest.sha256.keys().all(|k| k.starts_with("models/integer/")), "{:?}", manifest.sha256);
 
     // Its vectors: what was measured, on texts it was not checked on too.
-    let opts = EmbedOptions { threads: 2, batch_size: 8, optimize_graph: true };
+    let opts = EmbedOptions { threads: 1, sessions: 2, batch_size: 8, optimize_graph: true };
     let (a, b) = (Embedder::load(&reference, opts).expect("reference loads"), Embedder::load(&integer, opts).expect("integer loads"));
     let texts: Vec<String> = agreement_texts().into_iter().take(6).chain(["fn parse_header(line: &str) -> Option<(&str, &str)> { line.split_once(':') }".to_string()]).collect();
     for (x, y) in a.embed_documents(&texts).expect("embed").iter().zip(b.embed_documents(&texts).expect("embed")) {

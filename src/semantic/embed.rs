@@ -12,6 +12,7 @@
 //! directory.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use ort::session::Session;
@@ -202,8 +203,11 @@ impl PaddedBatch {
 /// Options of an [`Embedder`].
 #[derive(Debug, Clone, Copy)]
 pub struct EmbedOptions {
-    /// ONNX Runtime intra-op threads.
+    /// ONNX Runtime intra-op threads of each session.
     pub threads: usize,
+    /// Sessions that run batches side by side, each with `threads` (the
+    /// second and later are loaded when a call first has batches for them).
+    pub sessions: usize,
     /// Inputs per inference call (similar lengths are batched together).
     pub batch_size: usize,
     /// Let ONNX Runtime optimize the graph at load. That costs ~250 ms here
@@ -212,10 +216,19 @@ pub struct EmbedOptions {
     pub optimize_graph: bool,
 }
 
+/// Most sessions side by side: each holds its own copy of the weights.
+const MAX_SESSIONS: usize = 4;
+
 impl Default for EmbedOptions {
+    /// One-thread sessions side by side, one text a call: on 2 cores that
+    /// embedded 1.5x (reference graph) to 1.8x (integer graph) as fast as
+    /// one two-thread session on batches of 16 (docs/benchmarks.md,
+    /// "Sessions side by side"): a small model's operators split poorly
+    /// across threads, and a batch of one needs no padding.
     fn default() -> Self {
-        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        EmbedOptions { threads, batch_size: 16, optimize_graph: true }
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let sessions = cores.clamp(1, MAX_SESSIONS);
+        EmbedOptions { threads: (cores / sessions).max(1), sessions, batch_size: 4, optimize_graph: true }
     }
 }
 
@@ -364,7 +377,10 @@ impl TokenWork {
 
 /// A loaded ONNX model, ready to embed.
 pub struct OnnxEmbedder {
-    session: Mutex<Session>,
+    /// Side-by-side sessions; the first is loaded with the model.
+    sessions: Vec<Mutex<Option<Session>>>,
+    onnx: PathBuf,
+    opts: EmbedOptions,
     tokenizer: Tokenizer,
     manifest: ModelManifest,
     batch_size: usize,
@@ -382,21 +398,7 @@ impl OnnxEmbedder {
         if !onnx.exists() {
             return Err(EmbedError::NoModel { path: onnx });
         }
-        let env = environment(&runtime_library())?;
-        let model_err = |message: String| EmbedError::Model { path: onnx.clone(), message };
-        let mut builder = Session::builder(env).map_err(|e| model_err(e.to_string()))?;
-        if !opts.optimize_graph || manifest.optimize == Some(false) {
-            builder = builder
-                .with_optimization_level(ort::session::builder::GraphOptimizationLevel::Disable)
-                .map_err(|e| model_err(ort::Error::<()>::from(e).to_string()))?;
-        }
-        let session = builder
-            .with_intra_threads(opts.threads.max(1))
-            .map_err(|e| model_err(ort::Error::<()>::from(e).to_string()))?
-            .with_intra_op_spinning(false)
-            .map_err(|e| model_err(ort::Error::<()>::from(e).to_string()))?
-            .commit_from_file(&onnx)
-            .map_err(|e| model_err(e.to_string()))?;
+        let session = open_session(&onnx, &manifest, opts)?;
         let wants_token_types = session.inputs().iter().any(|i| i.name() == "token_type_ids");
         let mut tokenizer =
             Tokenizer::from_file(&tok_path).map_err(|e| EmbedError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
@@ -405,7 +407,9 @@ impl OnnxEmbedder {
             .map_err(|e| EmbedError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
         tokenizer.with_padding(None);
         let batch_size = opts.batch_size.min(manifest.max_batch.unwrap_or(usize::MAX)).max(1);
-        Ok(OnnxEmbedder { session: Mutex::new(session), tokenizer, manifest, batch_size, wants_token_types, work: Mutex::new(TokenWork::default()) })
+        let mut sessions: Vec<Mutex<Option<Session>>> = (0..opts.sessions.max(1)).map(|_| Mutex::new(None)).collect();
+        sessions[0] = Mutex::new(Some(session));
+        Ok(OnnxEmbedder { sessions, onnx, opts, tokenizer, manifest, batch_size, wants_token_types, work: Mutex::new(TokenWork::default()) })
     }
 
     pub fn manifest(&self) -> &ModelManifest {
@@ -424,20 +428,60 @@ impl OnnxEmbedder {
         v.pop().ok_or_else(|| EmbedError::Inference("no vector for the query".into()))
     }
 
-    /// Tokenizes everything, then runs batches of similar length (padding
-    /// costs compute), and returns vectors in input order.
+    /// Tokenizes everything, then embeds it ([`Self::embed_encodings`]).
     fn embed_raw(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
         let encodings = self.tokenize(texts)?;
+        let refs: Vec<&tokenizers::Encoding> = encodings.iter().collect();
+        self.embed_encodings(&refs)
+    }
+
+    /// Runs batches of similar length (padding costs compute), spread over
+    /// the sessions side by side, and returns vectors in input order.
+    pub fn embed_encodings(&self, encodings: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
         let mut order: Vec<usize> = (0..encodings.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let batches: Vec<&[usize]> = order.chunks(self.batch_size).collect();
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let workers = self.sessions.len().min(batches.len());
+        let run_share = |slot: &Mutex<Option<Session>>| -> Result<Vec<(usize, Vec<f32>)>> {
+            let mut guard = slot.lock().map_err(|_| EmbedError::Inference("the model session was poisoned".into()))?;
+            if guard.is_none() {
+                let opened = open_session(&self.onnx, &self.manifest, self.opts);
+                failed.fetch_or(opened.is_err(), Ordering::Relaxed);
+                *guard = Some(opened?);
+            }
+            let session = guard.as_mut().ok_or_else(|| EmbedError::Inference("no model session".into()))?;
+            let mut done = Vec::new();
+            loop {
+                let b = next.fetch_add(1, Ordering::Relaxed);
+                if b >= batches.len() || failed.load(Ordering::Relaxed) {
+                    return Ok(done);
+                }
+                let encs: Vec<&tokenizers::Encoding> = batches[b].iter().map(|&i| encodings[i]).collect();
+                match self.run_batch(session, &encs) {
+                    Ok(vectors) => done.extend(batches[b].iter().copied().zip(vectors)),
+                    Err(e) => {
+                        failed.store(true, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        let shares: Vec<Result<Vec<(usize, Vec<f32>)>>> = if workers <= 1 {
+            vec![run_share(&self.sessions[0])]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = self.sessions[..workers].iter().map(|slot| scope.spawn(|| run_share(slot))).collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(EmbedError::Inference("an embedding thread panicked".into())))).collect()
+            })
+        };
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); encodings.len()];
-        for batch in order.chunks(self.batch_size) {
-            let encs: Vec<&tokenizers::Encoding> = batch.iter().map(|&i| &encodings[i]).collect();
-            let vectors = self.run_batch(&encs)?;
-            for (&i, v) in batch.iter().zip(vectors) {
+        for share in shares {
+            for (i, v) in share? {
                 out[i] = v;
             }
         }
@@ -451,9 +495,11 @@ impl OnnxEmbedder {
         self.tokenizer.encode_batch(inputs, true).map_err(|e| EmbedError::Inference(e.to_string()))
     }
 
-    /// One inference call on a batch of encodings: the model alone.
+    /// One inference call on a batch of encodings, on the first session: the model alone.
     pub fn infer(&self, batch: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
-        self.run_batch(batch)
+        let mut guard = self.sessions[0].lock().map_err(|_| EmbedError::Inference("the model session was poisoned".into()))?;
+        let session = guard.as_mut().ok_or_else(|| EmbedError::Inference("no model session".into()))?;
+        self.run_batch(session, batch)
     }
 
     pub fn batch_size(&self) -> usize {
@@ -465,7 +511,7 @@ impl OnnxEmbedder {
         self.work.lock().map(|w| *w).unwrap_or_default()
     }
 
-    fn run_batch(&self, encs: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
+    fn run_batch(&self, session: &mut Session, encs: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
         let PaddedBatch { rows, cols, ids, mask, types } = PaddedBatch::of(encs);
         if let Ok(mut w) = self.work.lock() {
             w.batches += 1;
@@ -476,7 +522,6 @@ impl OnnxEmbedder {
         let shape = [rows as i64, cols as i64];
         let ids_t = Tensor::from_array((shape, ids)).map_err(err)?;
         let mask_t = Tensor::from_array((shape, mask.clone())).map_err(err)?;
-        let mut session = self.session.lock().map_err(|_| EmbedError::Inference("the model session was poisoned".into()))?;
         let outputs = if self.wants_token_types {
             let types_t = Tensor::from_array((shape, types)).map_err(err)?;
             session.run(ort::inputs!["input_ids" => ids_t, "attention_mask" => mask_t, "token_type_ids" => types_t]).map_err(err)?
@@ -502,6 +547,26 @@ impl OnnxEmbedder {
         }
         Ok(vectors)
     }
+}
+
+/// One ONNX Runtime session of the graph at `onnx`, as `opts` and the
+/// model's manifest allow.
+fn open_session(onnx: &Path, manifest: &ModelManifest, opts: EmbedOptions) -> Result<Session> {
+    let env = environment(&runtime_library())?;
+    let model_err = |message: String| EmbedError::Model { path: onnx.to_path_buf(), message };
+    let mut builder = Session::builder(env).map_err(|e| model_err(e.to_string()))?;
+    if !opts.optimize_graph || manifest.optimize == Some(false) {
+        builder = builder
+            .with_optimization_level(ort::session::builder::GraphOptimizationLevel::Disable)
+            .map_err(|e| model_err(ort::Error::<()>::from(e).to_string()))?;
+    }
+    builder
+        .with_intra_threads(opts.threads.max(1))
+        .map_err(|e| model_err(ort::Error::<()>::from(e).to_string()))?
+        .with_intra_op_spinning(false)
+        .map_err(|e| model_err(ort::Error::<()>::from(e).to_string()))?
+        .commit_from_file(onnx)
+        .map_err(|e| model_err(e.to_string()))
 }
 
 /// An embedder loaded on first use: a run whose texts are all in the

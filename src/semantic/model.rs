@@ -470,7 +470,7 @@ pub fn install(force: bool, progress: &dyn Progress) -> Result<InstallReport> {
 
 fn verify(cache: &Path, downloaded: Vec<String>, integer: IntegerGraphReport) -> Result<InstallReport> {
     let model_dir = &embed::default_model_dir();
-    let embedder = embed::OnnxEmbedder::load(model_dir, embed::EmbedOptions { threads: 1, batch_size: 1, optimize_graph: false })?;
+    let embedder = embed::OnnxEmbedder::load(model_dir, embed::EmbedOptions { threads: 1, sessions: 1, batch_size: 1, optimize_graph: false })?;
     let v = embedder.embed_query("check that the model runs")?;
     Ok(InstallReport {
         cache_dir: cache.to_path_buf(),
