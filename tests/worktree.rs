@@ -257,6 +257,24 @@ fn a_commit_moves_the_base_and_the_layer_empties() {
     assert!(!stderr(&out).contains("work tree"), "{}", stderr(&out));
 }
 
+/// A query process skips comparing the indexed tree with git's index file
+/// when the file's cache of tree ids (written by `git commit`) says it holds
+/// that tree. A staged edit whose work-tree file is the staged one shows
+/// only in that comparison: it is laid over, before and after `git commit`
+/// (the index then holds a tree other than the indexed one).
+#[test]
+fn a_staged_edit_is_laid_over_while_the_work_tree_matches_the_index() {
+    let repo = indexed_repo();
+    repo.write("src/beta.py", "def beta_renderer(tree):\n    return str(tree)\n\n\ndef zeta_stager(tree):\n    return sorted(tree)\n");
+    repo.git(&["add", "src/beta.py"]);
+    let first = |repo: &TestRepo| sources(repo, "zeta_stager", &[]).first().map(|h| (h.0.clone(), h.1.clone()));
+    assert_eq!(first(&repo), Some(("src/beta.py".to_string(), "worktree".to_string())));
+    repo.commit("zeta");
+    assert_eq!(first(&repo), Some(("src/beta.py".to_string(), "worktree".to_string())));
+    repo.rag_ok(&["index", "-q"]);
+    assert_eq!(first(&repo), Some(("src/beta.py".to_string(), "commit".to_string())));
+}
+
 #[test]
 fn path_rules_binaries_and_symlinks_in_the_work_tree() {
     let repo = indexed_repo();

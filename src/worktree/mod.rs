@@ -461,13 +461,22 @@ fn changed_paths(repo: &Repo, base: &ObjectId, patterns: Vec<gix::bstr::BString>
             scope.spawn(move || untracked::untracked_files(&repo, index, &workdir, dir))
         });
         let mut paths = BTreeSet::new();
-        for item in status.into_iter(patterns).map_err(|e| err(e.to_string()))? {
-            let item = item.map_err(|e| err(e.to_string()))?;
-            let path = match &item {
-                gix::status::Item::IndexWorktree(change) => change.rela_path().to_string(),
-                gix::status::Item::TreeIndex(change) => change.location().to_string(),
-            };
-            paths.insert(path);
+        if index_matches_tree(&index, tree.detach()) {
+            // Nothing staged since `base`: only the work tree can differ,
+            // and building an index from the tree (every tree object of a
+            // large repository) is skipped.
+            for item in status.into_index_worktree_iter(patterns).map_err(|e| err(e.to_string()))? {
+                paths.insert(item.map_err(|e| err(e.to_string()))?.rela_path().to_string());
+            }
+        } else {
+            for item in status.into_iter(patterns).map_err(|e| err(e.to_string()))? {
+                let item = item.map_err(|e| err(e.to_string()))?;
+                let path = match &item {
+                    gix::status::Item::IndexWorktree(change) => change.rela_path().to_string(),
+                    gix::status::Item::TreeIndex(change) => change.location().to_string(),
+                };
+                paths.insert(path);
+            }
         }
         if let Some(walk) = walk {
             let found = walk.join().map_err(|_| err("listing the untracked files failed".to_string()))?;
@@ -475,6 +484,13 @@ fn changed_paths(repo: &Repo, base: &ObjectId, patterns: Vec<gix::bstr::BString>
         }
         Ok(paths)
     })
+}
+
+/// Whether git's index file holds exactly `tree`: its cache of tree ids
+/// (the `TREE` extension git writes on commit and invalidates on any
+/// staging) has a valid root with that id.
+fn index_matches_tree(index: &gix::index::State, tree: ObjectId) -> bool {
+    index.tree().is_some_and(|root| root.name.is_empty() && root.num_entries.is_some() && root.id == tree)
 }
 
 /// The index's path rules with the `.gitattributes` files as the work tree
