@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
 use proptest::prelude::*;
 
-const EXTENSIONS: &[&str] = &["py", "js", "ts", "tsx", "rs", "go", "java", "c", "h", "cpp", "cs", "rb", "lua", "kt", "swift", "php", "scala", "sh", "ex", "hs", "zig", "proto", "erl", "ml", "mli", "m", "jl", "R", "tf", "dart", "sql", "clj", "yml", "toml", "json", "vue", "svelte", "md", "txt", "weird"];
+const EXTENSIONS: &[&str] = &["py", "js", "ts", "tsx", "rs", "go", "java", "c", "h", "cpp", "cs", "rb", "lua", "kt", "swift", "php", "scala", "sh", "ex", "hs", "zig", "proto", "erl", "ml", "mli", "m", "jl", "R", "tf", "dart", "sql", "clj", "pl", "yml", "toml", "json", "vue", "svelte", "md", "txt", "weird"];
 
 const SEEDS: &[&str] = &[
     "import os\nfrom .x import y\n\n\nclass A(B):\n    \"\"\"Doc.\"\"\"\n\n    @property\n    def f(self, x):\n        try:\n            return g(x)\n        except ValueError as e:\n            log.error('bad %s', e)\n            raise\n\n\ndef h(*a, **k):\n    return [i for i in a]\n",
@@ -35,6 +35,7 @@ const SEEDS: &[&str] = &[
     "import 'package:p/a.dart' as p;\n/// Doc.\nabstract class A<T> extends B with M implements C {\n  A(this.x);\n  factory A.parse(String s) { try { return A(p.f(s)); } catch (e) { rethrow; } }\n  final int x;\n  int get y => x..toString();\n}\nvoid main() {\n  test('t', () => expect(A(1).y, 1));\n}\n",
     "-- Doc.\nCREATE TABLE IF NOT EXISTS \"public\".\"users\" (id serial PRIMARY KEY, org int REFERENCES orgs(id));\nCREATE INDEX users_org ON users(org);\nCREATE TYPE s AS ENUM ('a', 'b');\n/* Doc. */\nCREATE OR REPLACE FUNCTION f(x int) RETURNS int AS $$\nBEGIN\n  RETURN (SELECT count(*) FROM users u JOIN orgs o ON o.id = u.org);\nEND;\n$$ LANGUAGE plpgsql;\nCREATE VIEW v AS SELECT * FROM users;\n",
     "(ns a.b\n  \"Doc.\"\n  (:require [clojure.string :as str] c.d))\n;; Doc.\n(defn- f\n  \"Doc.\"\n  ([x] (f x 1))\n  ([x y] (try (str/join [x y]) (catch Exception e (throw (ex-info \"bad\" {}))))))\n(defrecord R [a] P (m [this] a))\n(deftest t (is (= 1 (f 1))))\n#?(:cljs (def x 1))\n",
+    "package A::B;\nuse strict;\nuse C::D qw(f);\nuse constant PI => 3.14;\n# Doc.\nsub new {\n    my $class = shift;\n    return bless { @_ }, $class;\n}\nsub g { my ($x) = @_; eval { C::D::f($x) } or die \"bad: $@\"; return $x->h(1) }\npackage E { sub i { g(1) } }\n=pod\n\nDoc.\n\n=cut\n1;\n",
     "# Doc.\nname: CI\non: [push]\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          cargo test\n  'quoted key': {a: 1}\n---\n- a\n",
     "# Doc.\n[package]\nname = \"x\"\nversion.workspace = true\n\n[dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\n\n[[bin]]\nname = \"y\"\n",
     "{\n  \"name\": \"x\",\n  // A comment.\n  \"scripts\": {\"test\": \"jest\", \"\": 1},\n  \"files\": [\"a\", {\"b\": [1, 2.5e3, null, true]}]\n}\n",

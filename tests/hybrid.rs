@@ -333,6 +333,19 @@ fn clojure_calls_across_required_namespaces_are_in_the_graph() {
 }
 
 #[test]
+fn perl_calls_across_used_packages_are_in_the_graph() {
+    let repo = TestRepo::new();
+    repo.write("lib/Shop/Price.pm", "package Shop::Price;\nuse strict;\n\n# Cents as a price text.\nsub format_cents {\n    my ($cents) = @_;\n    return sprintf('%d.%02d', int($cents / 100), $cents % 100);\n}\n\n1;\n");
+    repo.write("lib/Shop/Cart.pm", "package Shop::Cart;\nuse strict;\nuse Shop::Price;\n\nsub total {\n    my $self = shift;\n    return Shop::Price::format_cents($self->sum);\n}\n\n1;\n");
+    repo.commit("shop");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let v = repo.query("format_cents", &["--mode", "graph", "--relation", "callers"]);
+    assert!(located(&v).contains(&("lib/Shop/Cart.pm", "total")), "{v}");
+    let v = repo.query("what imports Price.pm", &["--mode", "graph"]);
+    assert!(located(&v).iter().any(|r| r.0 == "lib/Shop/Cart.pm"), "{v}");
+}
+
+#[test]
 fn terraform_uses_across_files_and_local_modules_are_in_the_graph() {
     let repo = TestRepo::new();
     repo.write("infra/variables.tf", "variable \"bucket_name\" {\n  description = \"Name of the logs bucket.\"\n  type        = string\n}\n");

@@ -582,6 +582,28 @@ fn clojure_namespaces_definitions_docstrings_and_requires() {
     assert_eq!(Language::from_shebang(b"#!/usr/bin/env bb\n"), Some(Language::Clojure));
 }
 
+#[test]
+fn perl_packages_subs_methods_comments_and_uses() {
+    let fc = assert_defines(
+        "perl/_query.pm",
+        Language::Perl,
+        &[("URI::_query", "module"), ("query", "method"), ("query_form", "method"), ("equery", "function"), ("_is_array", "function")],
+    );
+    // The `#` comment above a sub is its doc, and opens its chunk.
+    assert_doc(&fc, "query_form", "Handle ...?foo=bar&bar=foo type of query");
+    assert_eq!(chunk_lines(&fc, "query_form"), (30, 80));
+    assert_calls(&fc, "query_form", "_is_array");
+    assert_calls(&fc, "query_form", "query");
+    let calls: Vec<&String> = fc.symbols.iter().flat_map(|s| &s.calls).collect();
+    assert!(!calls.iter().any(|c| ["shift", "die", "defined", "map"].contains(&c.as_str())), "builtins are not calls: {calls:?}");
+    let imports: Vec<&str> = fc.imports.iter().map(|i| i.module.as_str()).collect();
+    assert_eq!(imports, ["URI", "URI::Escape", "Scalar::Util"], "pragmas (strict, warnings) are not imports");
+    let fc = assert_defines("perl/Escape.pm", Language::Perl, &[("URI::Escape", "module"), ("uri_escape", "function"), ("uri_unescape", "function")]);
+    assert_calls(&fc, "uri_escape_utf8", "uri_escape");
+    assert_eq!(Language::from_shebang(b"#!/usr/bin/env perl\n"), Some(Language::Perl));
+    assert_eq!(Language::from_shebang(b"#!/usr/bin/perl -w\n"), Some(Language::Perl));
+}
+
 /// The chunk whose symbol is `symbol` (not a block of it): its lines.
 fn chunk_lines(fc: &FileChunks, symbol: &str) -> (usize, usize) {
     let c = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some(symbol) && c.kind != ChunkKind::Block).unwrap_or_else(|| panic!("{symbol}'s chunk"));

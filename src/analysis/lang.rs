@@ -50,6 +50,8 @@ pub enum Language {
     Sql,
     /// Clojure, ClojureScript and `.cljc` (tree-sitter-clojure-orchard).
     Clojure,
+    /// Perl 5: `.pl`, `.pm`, `.t` tests (tree-sitter-perl).
+    Perl,
     /// Configuration (YAML, TOML, JSON): keys as definitions, two levels deep.
     Yaml,
     Toml,
@@ -107,6 +109,7 @@ impl Language {
             "dart" => Language::Dart,
             "sql" => Language::Sql,
             "clj" | "cljs" | "cljc" | "edn" => Language::Clojure,
+            "pl" | "pm" | "t" | "psgi" => Language::Perl,
             "yml" | "yaml" => Language::Yaml,
             "toml" => Language::Toml,
             "json" | "jsonc" => Language::Json,
@@ -155,6 +158,7 @@ impl Language {
             "Rscript" => Language::R,
             "dart" => Language::Dart,
             "bb" | "clojure" | "clj" => Language::Clojure,
+            "perl" => Language::Perl,
             "runhaskell" | "runghc" => Language::Haskell,
             "scala" => Language::Scala,
             "kotlin" => Language::Kotlin,
@@ -166,7 +170,7 @@ impl Language {
     /// Every language, in the order help texts and schemas list them: the
     /// one list behind `--lang`'s possible values, the MCP schema's enum and
     /// the query filter.
-    pub const ALL: [Language; 38] = [
+    pub const ALL: [Language; 39] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -198,6 +202,7 @@ impl Language {
         Language::Dart,
         Language::Sql,
         Language::Clojure,
+        Language::Perl,
         Language::Yaml,
         Language::Toml,
         Language::Json,
@@ -248,6 +253,7 @@ impl Language {
             Language::Dart => "dart",
             Language::Sql => "sql",
             Language::Clojure => "clojure",
+            Language::Perl => "perl",
             Language::Yaml => "yaml",
             Language::Toml => "toml",
             Language::Json => "json",
@@ -292,6 +298,7 @@ impl Language {
             Language::Dart => &[],
             Language::Sql => &["postgresql", "mysql", "sqlite"],
             Language::Clojure => &["clj", "cljs", "clojurescript"],
+            Language::Perl => &["pl", "perl5"],
             Language::Yaml => &["yml"],
             Language::Toml | Language::Json => &[],
             Language::Vue | Language::Svelte => &[],
@@ -340,6 +347,7 @@ impl Language {
             Language::Dart => Some(tree_sitter_dart::LANGUAGE.into()),
             Language::Sql => Some(tree_sitter_sequel::LANGUAGE.into()),
             Language::Clojure => Some(tree_sitter_clojure_orchard::LANGUAGE.into()),
+            Language::Perl => Some(tree_sitter_perl::LANGUAGE.into()),
             Language::Yaml => Some(tree_sitter_yaml::LANGUAGE.into()),
             Language::Toml => Some(tree_sitter_toml_ng::LANGUAGE.into()),
             Language::Json => Some(tree_sitter_json::LANGUAGE.into()),
@@ -382,6 +390,7 @@ impl Language {
             Language::Dart => Some(include_str!("queries/dart.scm")),
             Language::Sql => Some(include_str!("queries/sql.scm")),
             Language::Clojure => Some(include_str!("queries/clojure.scm")),
+            Language::Perl => Some(include_str!("queries/perl.scm")),
             Language::Yaml => Some(include_str!("queries/yaml.scm")),
             Language::Toml => Some(include_str!("queries/toml.scm")),
             Language::Json => Some(include_str!("queries/json.scm")),
@@ -523,7 +532,7 @@ pub fn looks_binary(data: &[u8]) -> bool {
 /// `test_x.py`, `x.test.ts`, `x_test.go`, `x_test.exs` (any `_test`,
 /// `_tests`, `_spec`, `_unittest` stem), `XTest.java`, `XTests.cs`,
 /// `XTests.swift`, `XTest.php`, `XSpec.scala`, `XSuite.scala`, `XSpec.hs`,
-/// `x.bats`, `conftest.py`.
+/// `x.bats`, Perl's `x.t`, `conftest.py`.
 pub fn is_test_path(path: &str) -> bool {
     let file = path.rsplit('/').next().unwrap_or(path);
     let stem = file.split('.').next().unwrap_or(file);
@@ -532,6 +541,7 @@ pub fn is_test_path(path: &str) -> bool {
     if stem_ends(&["Test", "Tests"]) && file_ends(&[".java", ".cs", ".kt", ".swift", ".php", ".scala"])
         || stem_ends(&["Spec", "Suite"]) && file_ends(&[".scala", ".kt", ".hs", ".swift"])
         || file.ends_with(".bats")
+        || file.ends_with(".t")
         || stem_ends(&["_SUITE"]) && file_ends(&[".erl"])
     {
         return true;
@@ -606,6 +616,9 @@ mod tests {
             ("src/medley/core.cljc", Language::Clojure),
             ("src/app/core.cljs", Language::Clojure),
             ("deps.edn", Language::Clojure),
+            ("lib/URI/Escape.pm", Language::Perl),
+            ("script/run.pl", Language::Perl),
+            ("t/escape.t", Language::Perl),
         ] {
             assert_eq!(Language::from_path(path), language, "{path}");
         }
@@ -632,7 +645,8 @@ mod tests {
         assert_eq!(Language::detect("tool", b"#!/usr/bin/env -S python3.12 -u\n"), Language::Python);
         assert_eq!(Language::detect("serve", b"#!/usr/bin/env node\n"), Language::JavaScript);
         assert_eq!(Language::detect("notes", b"plain words\n"), Language::Text);
-        assert_eq!(Language::detect("run", b"#!/usr/bin/env perl\n"), Language::Text, "a language without a grammar stays text");
+        assert_eq!(Language::detect("run", b"#!/usr/bin/env perl\n"), Language::Perl);
+        assert_eq!(Language::detect("run", b"#!/usr/bin/env tclsh\n"), Language::Text, "a language without a grammar stays text");
         // The name decides when there is one: a `.txt` with a `#!` line is text.
         assert_eq!(Language::detect("example.txt", b"#!/bin/bash\n"), Language::Text);
         assert_eq!(Language::detect("x.py", b"#!/bin/bash\n"), Language::Python);
@@ -643,7 +657,7 @@ mod tests {
 
     #[test]
     fn test_files_by_each_languages_convention() {
-        for path in ["src/FooTest.php", "Tests/AppTests/RouteTests.swift", "core/JobTest.kt", "src/test/DecoderSpec.scala", "DecoderSuite.scala", "test/router_test.exs", "test/ParserSpec.hs", "test/plugins.bats"] {
+        for path in ["src/FooTest.php", "Tests/AppTests/RouteTests.swift", "core/JobTest.kt", "src/test/DecoderSpec.scala", "DecoderSuite.scala", "test/router_test.exs", "test/ParserSpec.hs", "test/plugins.bats", "t/escape.t"] {
             assert!(is_test_path(path), "{path}");
         }
         for path in ["src/Testing.php", "Sources/Spec.swift", "lib/router.ex", "src/Text/Pandoc.hs", "src/main.zig"] {

@@ -18,7 +18,8 @@
 ///    are blanked before parsing ([`macros`]).
 /// 10: what a Markdown file's fenced code blocks call (the graph's edges
 ///     from the document).
-pub const VERSION: u32 = 10;
+/// 11: Perl parsed.
+pub const VERSION: u32 = 11;
 
 pub mod chunk;
 pub mod embedded;

@@ -185,6 +185,8 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
         Language::Sql => calls.iter_mut().for_each(|(_, callee)| *callee = unquote_identifiers(callee)),
         // Clojure's `str/join` is the var `join` of the namespace `str`.
         Language::Clojure => calls.iter_mut().for_each(|(_, callee)| *callee = callee.replace('/', ".")),
+        // Perl's `URI::Escape::escape_char` is the sub `escape_char` of the package `URI::Escape`.
+        Language::Perl => calls.iter_mut().for_each(|(_, callee)| *callee = callee.replace("::", ".")),
         _ => {}
     }
     if patterns::marked_from_tree(language) {
@@ -287,7 +289,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
     }
     let mut matches = cursor.matches(query, root, source);
     while let Some(m) = matches.next() {
-        if let Some((id, mark, parts)) = pattern_mark(query, m.captures(), source) {
+        if let Some((id, mark, parts)) = pattern_mark(query, m.captures, source) {
             // A quantified capture (`rescue A, B`) matches once per node: gather the parts.
             let entry = marks.entry((m.pattern_index, id)).or_insert_with(|| (mark, Vec::new()));
             for p in parts {
@@ -301,7 +303,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
         let (mut name, mut body, mut scope, mut callee, mut module) = (None, None, None, None, None);
         let (mut receiver, mut doc, mut part) = (None, None, None);
         let (mut bases, mut import_names) = (Vec::new(), Vec::new());
-        for c in m.captures() {
+        for c in m.captures {
             let capture = names[c.index as usize];
             match capture {
                 "name" => name = Some(c.node),
@@ -845,7 +847,7 @@ fn is_comment(kind: &str) -> bool {
 fn trailing_comment(node: Node) -> Option<Node> {
     let mut n = node;
     loop {
-        let last = n.child(n.child_count().checked_sub(1)?)?;
+        let last = n.child(u32::try_from(n.child_count().checked_sub(1)?).ok()?)?;
         if is_comment(last.kind()) {
             return Some(last);
         }

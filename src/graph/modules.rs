@@ -165,6 +165,8 @@ pub(super) fn find(tree: &Tree, from: &str, module: &str) -> Option<Option<Strin
             let (clj, cljc, cljs) = (format!("{base}.clj"), format!("{base}.cljc"), format!("{base}.cljs"));
             closest(tree.ending_with(&clj).chain(tree.ending_with(&cljc)).chain(tree.ending_with(&cljs)), from)
         }
+        // `use URI::Escape;`: `URI/Escape.pm` under a library root (`lib/`).
+        Language::Perl => closest(tree.ending_with(&format!("{}.pm", module.replace("::", "/"))), from),
         // `import "a/b.proto"` names a file under an include root.
         Language::Protobuf => closest(tree.ending_with(module), from),
         Language::CSharp | Language::Zig | Language::Bash | Language::Kotlin | Language::Scala | Language::Swift | Language::Sql => None,
