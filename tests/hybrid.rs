@@ -335,14 +335,21 @@ fn clojure_calls_across_required_namespaces_are_in_the_graph() {
 #[test]
 fn perl_calls_across_used_packages_are_in_the_graph() {
     let repo = TestRepo::new();
-    repo.write("lib/Shop/Price.pm", "package Shop::Price;\nuse strict;\n\n# Cents as a price text.\nsub format_cents {\n    my ($cents) = @_;\n    return sprintf('%d.%02d', int($cents / 100), $cents % 100);\n}\n\n1;\n");
-    repo.write("lib/Shop/Cart.pm", "package Shop::Cart;\nuse strict;\nuse Shop::Price;\n\nsub total {\n    my $self = shift;\n    return Shop::Price::format_cents($self->sum);\n}\n\n1;\n");
+    repo.write("lib/Shop/Price.pm", "package Shop::Price;\nuse strict;\n\n# Cents as a price text.\nsub format_cents {\n    my ($cents) = @_;\n    return sprintf('%d.%02d', int($cents / 100), $cents % 100);\n}\n\nsub currency { return 'EUR' }\n\n1;\n");
+    // `use parent` names the module of the parent class; `my ($self, %opts) = @_`
+    // takes the invocant (a method); `currency => …` is a hash key, not a call.
+    repo.write("lib/Shop/Cart.pm", "package Shop::Cart;\nuse strict;\nuse parent 'Shop::Price';\n\nsub total {\n    my ($self, %opts) = @_;\n    return Shop::Price::format_cents($self->sum, currency => 'EUR');\n}\n\n1;\n");
     repo.commit("shop");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     let v = repo.query("format_cents", &["--mode", "graph", "--relation", "callers"]);
     assert!(located(&v).contains(&("lib/Shop/Cart.pm", "total")), "{v}");
     let v = repo.query("what imports Price.pm", &["--mode", "graph"]);
     assert!(located(&v).iter().any(|r| r.0 == "lib/Shop/Cart.pm"), "{v}");
+    let v = repo.query("total", &["--mode", "symbol"]);
+    assert_eq!(v["results"][0]["kind"], "method", "{v}");
+    let v = repo.query("total", &["--mode", "graph", "--relation", "callees"]);
+    let callees: Vec<&str> = v["results"].as_array().into_iter().flatten().filter_map(|r| r["symbol"].as_str()).collect();
+    assert!(callees.contains(&"format_cents") && !callees.contains(&"currency"), "{v}");
 }
 
 #[test]

@@ -6,10 +6,14 @@
 (package_statement (package_name) @name body: (block)? @body) @definition.module
 
 ; A sub whose first statement takes the invocant (`my $self = shift;`,
-; `my $class = shift;`) is a method; any other sub is a function.
+; `my ($class, %args) = @_;`) is a method; any other sub is a function.
 (function_definition
   name: (identifier) @name
   body: (block . (binary_expression variable: (variable_declaration variable_name: (scalar_variable) @_invocant))) @body
+  (#any-of? @_invocant "$self" "$class" "$this")) @definition.method
+(function_definition
+  name: (identifier) @name
+  body: (block . (binary_expression variable: (variable_declaration (array . (scalar_variable) @_invocant)))) @body
   (#any-of? @_invocant "$self" "$class" "$this")) @definition.method
 (function_definition name: (identifier) @name body: (block) @body) @definition.function
 
@@ -24,12 +28,19 @@
   (#match? @import.module "^[A-Z]"))
 ((require_statement package_name: (package_name) @import.module) @import
   (#match? @import.module "^[A-Z]"))
+; `use parent 'Foo::Base';`, `use base 'Foo::Base';`: the parent class's module.
+(use_parent_statement (string_single_quoted) @import.module) @import
+((use_no_statement package_name: (package_name) @_pragma (string_single_quoted) @import.module) @import
+  (#any-of? @_pragma "base" "parent"))
 
-; Calls: a sub by its name as written (`uri_unescape`, `URI::Escape::escape_char`
-; as `URI.Escape.escape_char`), builtins left out; a method by its name
-; (`$self->query`, `URI->new`).
-((call_expression_with_bareword) @callee @reference.call
-  (#not-match? @callee "^(shift|unshift|push|pop|splice|die|warn|defined|undef|ref|scalar|wantarray|return|exists|delete|keys|values|each|join|split|map|grep|sort|reverse|print|printf|sprintf|say|length|substr|index|rindex|lc|uc|lcfirst|ucfirst|chomp|chop|chr|ord|abs|int|hex|oct|sqrt|local|bless|eval|do|open|close|binmode|exit|caller|time|localtime|gmtime|sleep|croak|carp|confess|cluck|pos|quotemeta|sprintf|pack|unpack|wait|exec|system|last|next|redo|goto|no|utf8::[a-z_]+)$"))
+; Calls: a sub by its name as written (`uri_unescape($x)`, `carp_about $x`,
+; `URI::Escape::escape_char($1)` as `URI.Escape.escape_char`), builtins left
+; out; a bareword alone is a hash key (`a => 1`) or a constant, not a call. A
+; method by its name (`$self->query`, `URI->new`).
+((call_expression_with_args_with_brackets (call_expression_with_bareword) @callee) @reference.call
+  (#not-match? @callee "^(shift|unshift|push|pop|splice|die|warn|defined|undef|ref|scalar|wantarray|return|exists|delete|keys|values|each|join|split|map|grep|sort|reverse|print|printf|sprintf|say|length|substr|index|rindex|lc|uc|lcfirst|ucfirst|chomp|chop|chr|ord|abs|int|hex|oct|sqrt|local|bless|eval|do|open|close|binmode|exit|caller|time|localtime|gmtime|sleep|croak|carp|confess|cluck|pos|quotemeta|pack|unpack|wait|exec|system|utf8::[a-z_]+)$"))
+((call_expression_with_spaced_args (call_expression_with_bareword) @callee) @reference.call
+  (#not-match? @callee "^(shift|unshift|push|pop|splice|die|warn|defined|undef|ref|scalar|wantarray|return|exists|delete|keys|values|each|join|split|map|grep|sort|reverse|print|printf|sprintf|say|length|substr|index|rindex|lc|uc|lcfirst|ucfirst|chomp|chop|chr|ord|abs|int|hex|oct|sqrt|local|bless|eval|do|open|close|binmode|exit|caller|time|localtime|gmtime|sleep|croak|carp|confess|cluck|pos|quotemeta|pack|unpack|wait|exec|system|utf8::[a-z_]+)$"))
 (method_invocation function_name: (identifier) @callee) @reference.call
 
 ; Conventions (@pattern.<category>, keyed by (#set! key) and @pattern.key).
