@@ -37,9 +37,8 @@
 ; `URI::Escape::escape_char($1)` as `URI.Escape.escape_char`), builtins left
 ; out; a bareword alone is a hash key (`a => 1`) or a constant, not a call. A
 ; method by its name (`$self->query`, `URI->new`).
-((call_expression_with_args_with_brackets (call_expression_with_bareword) @callee) @reference.call
-  (#not-match? @callee "^(shift|unshift|push|pop|splice|die|warn|defined|undef|ref|scalar|wantarray|return|exists|delete|keys|values|each|join|split|map|grep|sort|reverse|print|printf|sprintf|say|length|substr|index|rindex|lc|uc|lcfirst|ucfirst|chomp|chop|chr|ord|abs|int|hex|oct|sqrt|local|bless|eval|do|open|close|binmode|exit|caller|time|localtime|gmtime|sleep|croak|carp|confess|cluck|pos|quotemeta|pack|unpack|wait|exec|system|utf8::[a-z_]+)$"))
-((call_expression_with_spaced_args (call_expression_with_bareword) @callee) @reference.call
+([(call_expression_with_args_with_brackets (call_expression_with_bareword) @callee)
+ (call_expression_with_spaced_args (call_expression_with_bareword) @callee)] @reference.call
   (#not-match? @callee "^(shift|unshift|push|pop|splice|die|warn|defined|undef|ref|scalar|wantarray|return|exists|delete|keys|values|each|join|split|map|grep|sort|reverse|print|printf|sprintf|say|length|substr|index|rindex|lc|uc|lcfirst|ucfirst|chomp|chop|chr|ord|abs|int|hex|oct|sqrt|local|bless|eval|do|open|close|binmode|exit|caller|time|localtime|gmtime|sleep|croak|carp|confess|cluck|pos|quotemeta|pack|unpack|wait|exec|system|utf8::[a-z_]+)$"))
 (method_invocation function_name: (identifier) @callee) @reference.call
 
