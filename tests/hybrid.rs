@@ -1014,6 +1014,34 @@ fn the_stage_reads_the_question_words_a_whole_file_holds() {
     assert!(share("zoo/one.py", "file_words", &hits).iter().all(|s| (s - 1.0).abs() < 1e-6), "{hits:?}");
 }
 
+/// A short question that names a topic lifts the file most about it as a
+/// whole (BM25 of the file's chunks together, rare words weighing more),
+/// once: on the one candidate of each file the other features score best.
+/// A long description of one behaviour, or a lone identifier, is not a topic.
+#[test]
+fn a_short_topical_question_marks_the_file_about_it_once() {
+    let repo = TestRepo::new();
+    repo.write("zoo/feeding.py", "def zebra_feed():\n    return 'zebra hay schedule'\n\n\ndef quokka_feed():\n    return 'quokka leaves schedule'\n\n\ndef feeding_schedule():\n    return [zebra_feed(), quokka_feed()]\n");
+    repo.write("zoo/visitors.py", "def tour():\n    return 'see the zebra'\n");
+    for i in 0..12 {
+        repo.write(&format!("keeper/k{i}.py"), format!("def keep_{i}():\n    return 'schedule {i}'\n"));
+    }
+    repo.commit("c");
+    repo.rag_ok(&["index", "--no-semantic"]);
+    let topic = |path: &str, hits: &[(String, BTreeMap<String, f64>)]| -> Vec<f64> { hits.iter().filter(|(p, _)| p == path).map(|(_, f)| f["topic_file"]).collect() };
+    let hits = stage_features(&repo, "zebra quokka feeding schedule");
+    let feeding = topic("zoo/feeding.py", &hits);
+    assert!(feeding.len() >= 2, "{hits:?}");
+    assert_eq!(feeding.iter().filter(|v| **v != 0.0).count(), 1, "one candidate of the file carries it: {hits:?}");
+    assert!(feeding.contains(&1.0), "the file most about the topic: {hits:?}");
+    let visitors = topic("zoo/visitors.py", &hits);
+    assert!(visitors.iter().any(|v| *v > 0.0 && *v < 0.5), "a file that mentions one word once: {hits:?}");
+    for long in ["when is the zebra fed hay and the quokka fed leaves on the feeding schedule", "zebra_feed"] {
+        let hits = stage_features(&repo, long);
+        assert!(!hits.is_empty() && hits.iter().all(|(_, f)| f["topic_file"] == 0.0), "{long}: {hits:?}");
+    }
+}
+
 /// A file named by the question's words joins the stage's candidates
 /// though its chunks say nothing of them (`retrieve::paths`: `config` for
 /// "configuration", which BM25's terms do not match), with its rank among

@@ -6,8 +6,9 @@
 //! chunk in the list, how many of a file's chunks are candidates, the
 //! question's words in the path and in the parts of the file's name, how
 //! many of the question's words the chunk and its whole file hold ([`Evidence`],
-//! read from the keyword index), a definition named by the question, the
-//! kind of chunk and how long it is, test and example code.
+//! read from the keyword index), how much a whole file is about a short
+//! question's topic (its BM25 as one document), a definition named by the
+//! question, the kind of chunk and how long it is, test and example code.
 //!
 //! Invariant: with the weight of `position` alone (and no penalty for a
 //! file's further chunks), the stage keeps the order it was given; every
@@ -22,7 +23,7 @@ use crate::query::question::Question;
 use crate::query::answer::SearchResult;
 use crate::query::retrieve::paths::{content_words, name_parts, names_part};
 use crate::query::retrieve::Chunks;
-use crate::stores::keyword::analyze;
+use crate::stores::keyword::{analyze, FileTerms};
 use std::collections::HashMap;
 
 /// Candidates the stage re-scores (the fused list's head, and the files the
@@ -30,7 +31,7 @@ use std::collections::HashMap;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 26] = [
+pub const FEATURES: [&str; 27] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -57,6 +58,7 @@ pub const FEATURES: [&str; 26] = [
     "name_as_written", // the question writes the definition's name, letter case and all: its own name, or its qualified name (`Invoice.tax`, not the class `Invoice`)
     "file_named",     // the file's name (without extensions) is a word of the question: `Request` -> Request.php, "the router" -> router.js
     "named",          // 1/rank among the files the question's words name, whose outline joined the candidates
+    "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
 ];
 
 pub type Features = [f32; FEATURES.len()];
@@ -118,12 +120,21 @@ fn name_parts_share(words: &[String], path: &str) -> f32 {
 }
 
 /// What the stage reads of its candidates besides the hits: the question's
-/// words as the keyword index holds them, and which of them each
-/// candidate's file holds (a file that speaks of everything the question
-/// names is about it, though no one chunk of it says it all).
+/// words as the keyword index holds them, how rare each is, and how often
+/// each candidate's file holds them (a file that speaks of everything the
+/// question names is about it, though no one chunk of it says it all).
 pub struct Evidence {
     terms: Vec<String>,
-    files: HashMap<String, Vec<bool>>,
+    idf: Vec<f32>,
+    files: HashMap<String, FileEvidence>,
+    /// The files' mean length in tokens (BM25's norm for a file).
+    mean_length: f32,
+}
+
+/// One file's counts of the question's terms, and its length in tokens.
+struct FileEvidence {
+    counts: Vec<u32>,
+    length: u32,
 }
 
 impl Evidence {
@@ -142,34 +153,51 @@ impl Evidence {
                 paths.push(&h.path);
             }
         }
-        let held = match source.terms_in_files(&paths, &terms)? {
-            Some(held) => held,
-            // Without an index of the files' words: what their candidates hold.
-            None => paths.iter().map(|p| held_by(pool.iter().filter(|h| h.path == *p).map(|h| h.content.as_str()), &terms)).collect(),
+        let found = match source.file_terms(&paths, &terms)? {
+            Some(found) => found,
+            // Without an index of the files' words: what their candidates
+            // hold, every term as rare as the others.
+            None => {
+                let (counts, lengths) = paths.iter().map(|p| counted_in(pool.iter().filter(|h| h.path == *p).map(|h| h.content.as_str()), &terms)).unzip();
+                FileTerms { counts, lengths, idf: vec![1.0; terms.len()] }
+            }
         };
-        let files = paths.iter().map(|p| p.to_string()).zip(held).collect();
-        Ok(Evidence { terms, files })
+        let mean_length = found.lengths.iter().map(|l| *l as f32).sum::<f32>() / found.lengths.len().max(1) as f32;
+        let files = paths.iter().map(|p| p.to_string()).zip(found.counts.into_iter().zip(found.lengths).map(|(counts, length)| FileEvidence { counts, length })).collect();
+        Ok(Evidence { terms, idf: found.idf, files, mean_length })
     }
 
-    fn share(&self, held: &[bool]) -> f32 {
+    /// The share of the question's terms that `counts` holds.
+    fn share(&self, counts: &[u32]) -> f32 {
         if self.terms.is_empty() {
             return 0.0;
         }
-        held.iter().filter(|h| **h).count() as f32 / self.terms.len() as f32
+        counts.iter().filter(|c| **c > 0).count() as f32 / self.terms.len() as f32
+    }
+
+    /// BM25 of a whole file for the question's terms (k1 1.2, b 0.75, the
+    /// pool's files' mean length as the norm): how much the file is about
+    /// what the question names, beyond any one of its chunks.
+    fn file_bm25(&self, path: &str) -> f32 {
+        let Some(file) = self.files.get(path) else { return 0.0 };
+        let norm = 1.2 * (0.25 + 0.75 * file.length as f32 / self.mean_length.max(1.0));
+        file.counts.iter().zip(&self.idf).map(|(&tf, idf)| idf * tf as f32 * 2.2 / (tf as f32 + norm)).sum()
     }
 }
 
-/// Which of `terms` any of `texts` holds.
-fn held_by<'t>(texts: impl Iterator<Item = &'t str>, terms: &[String]) -> Vec<bool> {
-    let mut held = vec![false; terms.len()];
+/// How often `texts` together hold each of `terms`, and how many tokens they hold.
+fn counted_in<'t>(texts: impl Iterator<Item = &'t str>, terms: &[String]) -> (Vec<u32>, u32) {
+    let mut counts = vec![0; terms.len()];
+    let mut length = 0;
     for text in texts {
         for t in analyze(text) {
+            length += 1;
             if let Some(i) = terms.iter().position(|x| *x == t) {
-                held[i] = true;
+                counts[i] += 1;
             }
         }
     }
-    held
+    (counts, length)
 }
 
 /// The features of each candidate of `pool`, in its order.
@@ -177,6 +205,10 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
     let words = content_words(&q.text);
     let written = written_names(&q.text);
     let top = pool.iter().map(|h| h.score).fold(0.0f32, f32::max);
+    // A short phrase that names a topic (not one identifier, not a long
+    // description of one behaviour) is answered by the file about it.
+    let topical = (3..=6).contains(&words.len()) && q.analysis.intent != Intent::Identifier;
+    let best_file = pool.iter().map(|h| evidence.file_bm25(&h.path)).fold(f32::MIN_POSITIVE, f32::max);
     let mut out = Vec::with_capacity(pool.len());
     for (i, h) in pool.iter().enumerate() {
         let before = pool[..i].iter().filter(|o| o.path == h.path).count();
@@ -211,11 +243,13 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             f32::from(u8::from(aside(&h.path))),
             span(h),
             name_parts_share(&words, &h.path),
-            evidence.share(&held_by(std::iter::once(h.content.as_str()), &evidence.terms)),
-            evidence.files.get(&h.path).map_or(0.0, |held| evidence.share(held)),
+            evidence.share(&counted_in(std::iter::once(h.content.as_str()), &evidence.terms).0),
+            evidence.files.get(&h.path).map_or(0.0, |file| evidence.share(&file.counts)),
             f32::from(u8::from(h.symbol.as_deref().zip(own_name).is_some_and(|(s, own)| written.iter().any(|w| names_as_written(w, s, own))))),
             f32::from(u8::from(words.contains(&file_stem))),
             reciprocal(s.named),
+            // Kept on the file's best candidate only: [`keep_topic_on_best`].
+            if topical { evidence.file_bm25(&h.path) / best_file } else { 0.0 },
         ]);
     }
     out
@@ -271,8 +305,9 @@ pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence
         return hits;
     }
     let n = hits.len().min(pool);
-    let feats = features(&hits[..n], q, evidence);
+    let mut feats = features(&hits[..n], q, evidence);
     let kept: Vec<bool> = hits[..n].iter().map(placed_by_structure).collect();
+    keep_topic_on_best(&hits[..n], &mut feats, &table.weights);
     let scores: Vec<f32> = feats.iter().map(|f| f.iter().zip(&table.weights).map(|(a, b)| a * b).sum()).collect();
     let order = placed_order(&hits[..n], &scores, &kept, table.repeat_of_file);
     let rest = hits.split_off(n);
@@ -291,6 +326,27 @@ pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence
     }
     out.extend(rest);
     out
+}
+
+/// `topic_file` speaks of a file, not a chunk: it stays on the candidate of
+/// each file that the other features score best, and is 0 on the rest
+/// (lifting the file once, as one result, not all its chunks).
+fn keep_topic_on_best(pool: &[Hit], feats: &mut [Features], weights: &Features) {
+    let topic = FEATURES.len() - 1;
+    let without_topic = |f: &Features| -> f32 { f.iter().zip(weights).take(topic).map(|(a, b)| a * b).sum() };
+    let mut best_of_file: HashMap<&str, (usize, f32)> = HashMap::new();
+    for (i, (h, f)) in pool.iter().zip(feats.iter()).enumerate() {
+        let score = without_topic(f);
+        let best = best_of_file.entry(h.path.as_str()).or_insert((i, score));
+        if score > best.1 {
+            *best = (i, score);
+        }
+    }
+    for (i, (h, f)) in pool.iter().zip(feats.iter_mut()).enumerate() {
+        if best_of_file.get(h.path.as_str()).is_some_and(|(b, _)| *b != i) {
+            f[topic] = 0.0;
+        }
+    }
 }
 
 /// The order of `pool` by `scores`: kept candidates in their own slots,
@@ -320,7 +376,7 @@ mod tests {
 
     impl Evidence {
         fn empty() -> Evidence {
-            Evidence { terms: Vec::new(), files: HashMap::new() }
+            Evidence { terms: Vec::new(), idf: Vec::new(), files: HashMap::new(), mean_length: 0.0 }
         }
     }
 
@@ -370,7 +426,12 @@ mod tests {
     #[test]
     fn features_read_the_words_of_chunks_files_and_names() {
         let q = Question::new("how is the application generator configured");
-        let evidence = Evidence { terms: ["applic", "generat", "configur"].map(String::from).to_vec(), files: HashMap::from([("gen/app_generator.rb".to_string(), vec![true, true, false])]) };
+        let evidence = Evidence {
+            terms: ["applic", "generat", "configur"].map(String::from).to_vec(),
+            idf: vec![1.0; 3],
+            files: HashMap::from([("gen/app_generator.rb".to_string(), FileEvidence { counts: vec![2, 1, 0], length: 40 })]),
+            mean_length: 40.0,
+        };
         let mut a = hit("gen/app_generator.rb", "run", 1.0);
         a.content = "def run\n  generator.configure\nend".into();
         let pool = vec![a, hit("gen/app_generator.rb", "x", 0.5), hit("lib/other.rb", "y", 0.5)];
@@ -394,6 +455,37 @@ mod tests {
         assert!(names_as_written("fmt::format", "fmt::format", "format") && names_as_written("requests.get", "get", "get"));
         assert!(names_as_written("Session.send", "requests.Session.send", "send") && !names_as_written("Session.send", "Session", "Session"));
         assert_eq!(written_names("see `Foo\\Bar::baz()`, then Session."), ["see", "Foo\\Bar::baz", "then", "Session"]);
+    }
+
+    #[test]
+    fn the_topic_stays_on_the_files_best_candidate() {
+        assert_eq!(FEATURES[FEATURES.len() - 1], "topic_file", "keep_topic_on_best reads the last feature");
+        let pool = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("b.py", "z", 0.5)];
+        let mut weights = [0.0; FEATURES.len()];
+        weights[1] = 1.0;
+        let topic = FEATURES.len() - 1;
+        let mut feats: Vec<Features> = [0.5, 1.0, 0.2].iter().map(|s| {
+            let mut f = [0.0; FEATURES.len()];
+            (f[1], f[topic]) = (*s, 0.7);
+            f
+        }).collect();
+        keep_topic_on_best(&pool, &mut feats, &weights);
+        // a.py's second candidate scores better without the topic: it keeps it.
+        assert_eq!(feats.iter().map(|f| f[topic]).collect::<Vec<_>>(), [0.0, 0.7, 0.7]);
+    }
+
+    #[test]
+    fn a_whole_file_is_weighed_by_its_rare_words() {
+        let file = |counts: Vec<u32>, length| FileEvidence { counts, length };
+        let evidence = Evidence {
+            terms: ["zebra", "schedul"].map(String::from).to_vec(),
+            idf: vec![3.0, 0.5],
+            files: HashMap::from([("rare.py".to_string(), file(vec![2, 0], 50)), ("common.py".to_string(), file(vec![0, 6], 50)), ("long.py".to_string(), file(vec![2, 0], 500))]),
+            mean_length: 200.0,
+        };
+        assert!(evidence.file_bm25("rare.py") > evidence.file_bm25("common.py"));
+        assert!(evidence.file_bm25("rare.py") > evidence.file_bm25("long.py"), "the same words in a longer file weigh less");
+        assert_eq!(evidence.file_bm25("absent.py"), 0.0);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use tantivy::{Searcher, Term};
 use crate::query::answer::{Hit, SearchResult as Result, Signals};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::analysis::kind::Kind;
-use crate::stores::keyword::{get_language, get_kind, get_str, get_u64, KeywordError, KeywordIndex};
+use crate::stores::keyword::{get_language, get_kind, get_str, get_u64, FileTerms, KeywordError, KeywordIndex};
 
 /// Filters as clauses that match without scoring: what a result must be
 /// (language, kind, a path `--path` keeps) and must not be (a path `--exclude` drops).
@@ -173,10 +173,10 @@ pub fn chunk_naming(index: &KeywordIndex, path: &str, names: &[String]) -> Resul
     Ok(Some(hit_of_chunk(index, &doc, &id)))
 }
 
-/// For each of `paths`, which of `terms` its chunks hold ([`KeywordIndex::terms_in_files`]).
-pub fn terms_in_files(index: &KeywordIndex, paths: &[&str], terms: &[String]) -> Result<Vec<Vec<bool>>> {
+/// For each of `paths`, how often its chunks hold each of `terms` ([`KeywordIndex::file_terms`]).
+pub fn file_terms(index: &KeywordIndex, paths: &[&str], terms: &[String]) -> Result<FileTerms> {
     let chunks = index.readers()?.0.searcher();
-    Ok(index.terms_in_files(&chunks, paths, terms)?)
+    Ok(index.file_terms(&chunks, paths, terms)?)
 }
 
 pub(super) fn hit_of_chunk(index: &KeywordIndex, doc: &tantivy::TantivyDocument, id: &str) -> Hit {

@@ -24,7 +24,7 @@ use crate::query::options::{Mode, PathFilter, QueryOptions};
 use crate::query::question::intent::GraphAsk;
 use crate::query::question::mentions::Mentions;
 use crate::query::question::Question;
-use crate::stores::keyword::KeywordIndex;
+use crate::stores::keyword::{FileTerms, KeywordIndex};
 
 /// Keyword or symbol mode alone: that retriever's list from the keyword index.
 pub fn search(index: &KeywordIndex, q: &Question, opts: &QueryOptions) -> SearchResult<Response> {
@@ -48,10 +48,10 @@ pub trait Chunks {
     fn file_hit(&self, path: &str) -> SearchResult<Option<Hit>>;
     /// The definition enclosing a hit (for `--expand-parent`), if the source knows it.
     fn parent(&self, hit: &Hit) -> SearchResult<Option<Hit>>;
-    /// For each of `paths`, which of `terms` (as the keyword index analyses
-    /// them) the file's chunks hold; `None` from a source without an index
-    /// of every chunk's words.
-    fn terms_in_files(&self, paths: &[&str], terms: &[String]) -> SearchResult<Option<Vec<Vec<bool>>>>;
+    /// For each of `paths`, how often the file's chunks hold each of `terms`
+    /// (as the keyword index analyses them), and how rare each term is;
+    /// `None` from a source without an index of every chunk's words.
+    fn file_terms(&self, paths: &[&str], terms: &[String]) -> SearchResult<Option<FileTerms>>;
     /// Every path the source holds an index of.
     fn paths(&self) -> Box<dyn Iterator<Item = &str> + '_>;
 }

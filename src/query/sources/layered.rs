@@ -11,7 +11,7 @@ use crate::query::answer::{Hit, Origin, SearchResult as Result};
 use crate::query::options::QueryOptions;
 use crate::query::question::Question;
 use crate::query::retrieve::{bm25, keyword, literals, symbols};
-use crate::stores::keyword::KeywordIndex;
+use crate::stores::keyword::{FileTerms, KeywordIndex};
 use crate::worktree::Layer;
 
 /// The keyword index of the indexed commit, with the work tree over it.
@@ -181,17 +181,19 @@ impl Keyword<'_> {
         }
     }
 
-    pub fn terms_in_files(&self, paths: &[&str], terms: &[String]) -> Result<Option<Vec<Vec<bool>>>> {
-        // A file the work tree changed is read from the layer, the others from the index.
+    pub fn file_terms(&self, paths: &[&str], terms: &[String]) -> Result<Option<FileTerms>> {
+        // A file the work tree changed is read from the layer, the others
+        // from the index; how rare a term is, from the index.
         let in_layer = |p: &str| self.layer.is_some_and(|l| l.hides(p));
         let (layer_paths, base_paths): (Vec<&str>, Vec<&str>) = paths.iter().partition(|p| in_layer(p));
-        let mut base = keyword::terms_in_files(self.base, &base_paths, terms)?.into_iter();
-        let mut layer = match self.layer {
-            Some(l) if !layer_paths.is_empty() => keyword::terms_in_files(&l.keyword, &layer_paths, terms)?,
-            _ => Vec::new(),
-        }
-        .into_iter();
-        Ok(Some(paths.iter().map(|p| if in_layer(p) { layer.next() } else { base.next() }.unwrap_or_default()).collect()))
+        let base = keyword::file_terms(self.base, &base_paths, terms)?;
+        let layer = match self.layer {
+            Some(l) if !layer_paths.is_empty() => keyword::file_terms(&l.keyword, &layer_paths, terms)?,
+            _ => FileTerms::default(),
+        };
+        let (mut from_base, mut from_layer) = (base.counts.into_iter().zip(base.lengths), layer.counts.into_iter().zip(layer.lengths));
+        let (counts, lengths) = paths.iter().map(|p| if in_layer(p) { from_layer.next() } else { from_base.next() }.unwrap_or_else(|| (vec![0; terms.len()], 0))).unzip();
+        Ok(Some(FileTerms { counts, lengths, idf: base.idf }))
     }
 
     pub fn parent(&self, hit: &Hit) -> Result<Option<Hit>> {

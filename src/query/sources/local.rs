@@ -16,6 +16,7 @@ use crate::query::question::Question;
 use crate::query::retrieve::patterns::{pattern_dense, pattern_hit, pattern_keyword};
 use crate::query::retrieve::paths::PathEnds;
 use crate::query::retrieve::{dense, literals, symbols, Chunks, Dense, DenseOutcome, Source, Texts, Walk};
+use crate::stores::keyword::FileTerms;
 use crate::progress::millis;
 use crate::worktree::dense::VectorSources;
 use crate::worktree::{Change, Layer};
@@ -302,8 +303,8 @@ impl Chunks for Local<'_> {
         self.keyword.parent(hit)
     }
 
-    fn terms_in_files(&self, paths: &[&str], terms: &[String]) -> SearchResult<Option<Vec<Vec<bool>>>> {
-        self.keyword.terms_in_files(paths, terms)
+    fn file_terms(&self, paths: &[&str], terms: &[String]) -> SearchResult<Option<FileTerms>> {
+        self.keyword.file_terms(paths, terms)
     }
 
     fn paths(&self) -> Box<dyn Iterator<Item = &str> + '_> {

@@ -17,6 +17,7 @@ use crate::query::question::mentions::Mentions;
 use crate::query::question::Question;
 use crate::query::retrieve::patterns::{pattern_dense, pattern_from_payload, pattern_hit};
 use crate::query::retrieve::{dense, Chunks, Dense, Source, Texts, Walk};
+use crate::stores::keyword::FileTerms;
 use crate::progress::millis;
 use crate::semantic::docs::bm25_query;
 use crate::semantic::embed::{self, EmbedOptions, Embedder, ModelSource};
@@ -244,7 +245,7 @@ impl Chunks for Server {
         Box::new(self.index.files.keys().map(String::as_str))
     }
 
-    fn terms_in_files(&self, _paths: &[&str], _terms: &[String]) -> SearchResult<Option<Vec<Vec<bool>>>> {
+    fn file_terms(&self, _paths: &[&str], _terms: &[String]) -> SearchResult<Option<FileTerms>> {
         // The collection holds each chunk's text, not an index of its words.
         Ok(None)
     }

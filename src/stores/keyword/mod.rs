@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use tantivy::collector::TopDocs;
 use tantivy::directory::{MmapDirectory, RamDirectory};
 use tantivy::indexer::LogMergePolicy;
+use tantivy::postings::Postings;
 use tantivy::query::{Bm25StatisticsProvider, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING,
@@ -182,6 +183,19 @@ fn symbol_schema() -> (Schema, SymbolFields) {
         bases: b.add_text_field("bases", STORED),
     };
     (b.build(), f)
+}
+
+/// What the live chunks of some files hold of some terms
+/// ([`KeywordIndex::file_terms`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileTerms {
+    /// For each file, each term's occurrences in its chunks.
+    pub counts: Vec<Vec<u32>>,
+    /// For each file, the tokens its chunks hold (their field norms summed).
+    pub lengths: Vec<u32>,
+    /// For each term, how rare it is among all chunks (BM25's inverse
+    /// document frequency).
+    pub idf: Vec<f32>,
 }
 
 /// The keyword store: both tantivy indexes.
@@ -488,13 +502,20 @@ impl KeywordIndex {
         searcher.doc(addr).map_err(|e| self.err(e))
     }
 
-    /// For each of `paths`, which of `terms` (as [`analyze`] gives them) a
-    /// live chunk of that file holds in its content: one skip through each
-    /// term's postings per segment, over the files' documents in order.
-    pub fn terms_in_files(&self, chunks: &Searcher, paths: &[&str], terms: &[String]) -> Result<Vec<Vec<bool>>> {
-        let mut found = vec![vec![false; terms.len()]; paths.len()];
+    /// For each of `paths`, how often each of `terms` (as [`analyze`] gives
+    /// them) occurs in the live chunks of that file, and how many tokens
+    /// those chunks hold: one skip through each term's postings per segment,
+    /// over the files' documents in order.
+    pub fn file_terms(&self, chunks: &Searcher, paths: &[&str], terms: &[String]) -> Result<FileTerms> {
+        let mut out = FileTerms { counts: vec![vec![0; terms.len()]; paths.len()], lengths: vec![0; paths.len()], idf: Vec::with_capacity(terms.len()) };
+        let docs_total = chunks.num_docs() as f32;
+        for term in terms {
+            let df = chunks.doc_freq(&Term::from_field_text(self.cf.content, term)).map_err(|e| self.err(e))? as f32;
+            // BM25's inverse document frequency, over chunks.
+            out.idf.push((1.0 + (docs_total - df + 0.5) / (df + 0.5)).ln());
+        }
         if terms.is_empty() {
-            return Ok(found);
+            return Ok(out);
         }
         for seg in chunks.segment_readers() {
             let by_path = seg.inverted_index(self.cf.path).map_err(|e| self.err(e))?;
@@ -516,21 +537,25 @@ impl KeywordIndex {
                 continue;
             }
             docs.sort_unstable();
+            let norms = seg.get_fieldnorms_reader(self.cf.content).map_err(|e| self.err(e))?;
+            for &(doc, i) in &docs {
+                out.lengths[i] += norms.fieldnorm(doc);
+            }
             let content = seg.inverted_index(self.cf.content).map_err(|e| self.err(e))?;
             for (t, term) in terms.iter().enumerate() {
-                let postings = content.read_postings(&Term::from_field_text(self.cf.content, term), IndexRecordOption::Basic);
+                let postings = content.read_postings(&Term::from_field_text(self.cf.content, term), IndexRecordOption::WithFreqs);
                 let Some(mut postings) = postings.map_err(|e| self.io_err(e))? else { continue };
                 for &(doc, i) in &docs {
                     if postings.doc() == TERMINATED {
                         break;
                     }
-                    if !found[i][t] && postings.doc() <= doc && postings.seek(doc) == doc {
-                        found[i][t] = true;
+                    if postings.doc() <= doc && postings.seek(doc) == doc {
+                        out.counts[i][t] += postings.term_freq();
                     }
                 }
             }
         }
-        Ok(found)
+        Ok(out)
     }
 
     fn io_err(&self, source: std::io::Error) -> KeywordError {
