@@ -485,10 +485,7 @@ impl KeywordIndex {
     /// [`KeywordIndex::top_docs`] with each document's key.
     pub fn top_docs_keyed(&self, searcher: &Searcher, query: &dyn Query, limit: usize, key_field: &str) -> Result<Vec<(f32, u64, DocAddress)>> {
         let other = self.scope.as_ref().map(|sc| if searcher.schema() == &self.chunks.schema() { sc.other.0.searcher() } else { sc.other.1.searcher() });
-        let stats = match (&self.scope, &other) {
-            (Some(sc), Some(other)) => LayeredStats { parts: vec![ExactStats::excluding(searcher, &sc.hidden).map_err(|e| self.err(e))?, ExactStats::excluding(other, &sc.other_hidden).map_err(|e| self.err(e))?] },
-            _ => LayeredStats { parts: vec![ExactStats::new(searcher)] },
-        };
+        let stats = self.live_stats(searcher, other.as_ref())?;
         let key_field = key_field.to_string();
         let collector = TopDocs::with_limit(limit.max(1)).tweak_score(move |seg: &SegmentReader| {
             let keys = seg.fast_fields().u64(&key_field).ok().map(|c| c.first_or_default_col(0));
@@ -496,6 +493,15 @@ impl KeywordIndex {
         });
         let hits = searcher.search_with_statistics_provider(query, &collector, &stats).map_err(|e| self.err(e))?;
         Ok(hits.into_iter().map(|((score, key), addr)| (score, key, addr)).collect())
+    }
+
+    /// BM25 statistics over the live documents `searcher` shows and, in a
+    /// scope, the other side's (`other`), less the documents either hides.
+    fn live_stats<'s>(&self, searcher: &'s Searcher, other: Option<&'s Searcher>) -> Result<LayeredStats<'s>> {
+        Ok(match (&self.scope, other) {
+            (Some(sc), Some(other)) => LayeredStats { parts: vec![ExactStats::excluding(searcher, &sc.hidden).map_err(|e| self.err(e))?, ExactStats::excluding(other, &sc.other_hidden).map_err(|e| self.err(e))?] },
+            _ => LayeredStats { parts: vec![ExactStats::new(searcher)] },
+        })
     }
 
     pub fn doc(&self, searcher: &Searcher, addr: DocAddress) -> Result<TantivyDocument> {
@@ -508,9 +514,13 @@ impl KeywordIndex {
     /// over the files' documents in order.
     pub fn file_terms(&self, chunks: &Searcher, paths: &[&str], terms: &[String]) -> Result<FileTerms> {
         let mut out = FileTerms { counts: vec![vec![0; terms.len()]; paths.len()], lengths: vec![0; paths.len()], idf: Vec::with_capacity(terms.len()) };
-        let docs_total = chunks.num_docs() as f32;
+        // Over live documents, as BM25 counts them: an index built commit
+        // by commit gives the same as one built at once.
+        let other = self.scope.as_ref().map(|sc| sc.other.0.searcher());
+        let stats = self.live_stats(chunks, other.as_ref())?;
+        let docs_total = stats.total_num_docs().map_err(|e| self.err(e))? as f32;
         for term in terms {
-            let df = chunks.doc_freq(&Term::from_field_text(self.cf.content, term)).map_err(|e| self.err(e))? as f32;
+            let df = stats.doc_freq(&Term::from_field_text(self.cf.content, term)).map_err(|e| self.err(e))? as f32;
             // BM25's inverse document frequency, over chunks.
             out.idf.push((1.0 + (docs_total - df + 0.5) / (df + 0.5)).ln());
         }
