@@ -85,6 +85,7 @@ def query(binary: str, cwd: Path, index: Path, text: str) -> dict | None:
     return {
         "intent": d.get("analysis", {}).get("intent"),
         "results": [{"path": r["path"], "start_line": int(r["start_line"]), "end_line": int(r["end_line"]), "features": r.get("features"),
+                     "symbol": r.get("symbol"), "kind": r.get("kind"),
                      # Its rank in the lists placed by the question's structure (stage.rs `placed_by_structure`).
                      "structural": min((v for k in ("callees", "patterns") if (v := (r.get("signals") or {}).get(k)) is not None), default=None)}
                     for r in d.get("results", [])],

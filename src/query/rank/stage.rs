@@ -18,7 +18,7 @@ use crate::analysis::kind::Kind;
 use crate::analysis::lang::is_test_path;
 use crate::query::answer::Hit;
 use crate::query::question::about::{role, Role};
-use crate::query::question::intent::Intent;
+use crate::query::question::intent::{looks_like_code, Intent};
 use crate::query::question::Question;
 use crate::query::answer::SearchResult;
 use crate::query::retrieve::paths::{content_words, name_parts, names_part};
@@ -31,7 +31,7 @@ use std::collections::HashMap;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 27] = [
+pub const FEATURES: [&str; 28] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -58,6 +58,7 @@ pub const FEATURES: [&str; 27] = [
     "name_as_written", // the question writes the definition's name, letter case and all: its own name, or its qualified name (`Invoice.tax`, not the class `Invoice`)
     "file_named",     // the file's name (without extensions) is a word of the question: `Request` -> Request.php, "the router" -> router.js
     "named",          // 1/rank among the files the question's words name, whose outline joined the candidates
+    "code_name",      // the question writes a code-shaped name (`snake_case`, `camelCase`, `Foo::bar`) that this candidate defines, and no other file of the pool does
     "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
 ];
 
@@ -209,6 +210,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
     // description of one behaviour) is answered by the file about it.
     let topical = (3..=6).contains(&words.len()) && q.analysis.intent != Intent::Identifier;
     let best_file = pool.iter().map(|h| evidence.file_bm25(&h.path)).fold(f32::MIN_POSITIVE, f32::max);
+    let sole_definitions = sole_definitions(pool, &written);
     let mut out = Vec::with_capacity(pool.len());
     for (i, h) in pool.iter().enumerate() {
         let before = pool[..i].iter().filter(|o| o.path == h.path).count();
@@ -245,9 +247,10 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             name_parts_share(&words, &h.path),
             evidence.share(&counted_in(std::iter::once(h.content.as_str()), &evidence.terms).0),
             evidence.files.get(&h.path).map_or(0.0, |file| evidence.share(&file.counts)),
-            f32::from(u8::from(h.symbol.as_deref().zip(own_name).is_some_and(|(s, own)| written.iter().any(|w| names_as_written(w, s, own))))),
+            f32::from(u8::from(written.iter().any(|w| defines(h, w)))),
             f32::from(u8::from(words.contains(&file_stem))),
             reciprocal(s.named),
+            f32::from(u8::from(sole_definitions.contains(&i))),
             // Kept on the file's best candidate only: [`keep_topic_on_best`].
             if topical { evidence.file_bm25(&h.path) / best_file } else { 0.0 },
         ]);
@@ -264,6 +267,32 @@ fn written_names(text: &str) -> Vec<&str> {
         .map(|w| w.trim_matches(qualifier))
         .filter(|w| !w.is_empty())
         .collect()
+}
+
+/// Whether `h` defines a name the question writes (`written`, letter case
+/// kept): [`names_as_written`].
+fn defines(h: &Hit, written: &str) -> bool {
+    h.symbol.as_deref().is_some_and(|s| names_as_written(written, s, s.rsplit(['.', ':', '\\', '/', '#']).next().unwrap_or(s)))
+}
+
+/// The candidates that define a code-shaped name the question writes
+/// (`LimitedRead`, `build_pool_key`, `fmt::format`: not an English word)
+/// when they are the pool's only file that does: a question that names
+/// one definition this way asks for it, however topical its other words
+/// ("LimitedRead type in the response module"). A name several files
+/// define (an interface and its implementations, two versions of an API)
+/// says less: the other features choose among them.
+fn sole_definitions(pool: &[Hit], written: &[&str]) -> Vec<usize> {
+    let mut sole = Vec::new();
+    for name in written.iter().filter(|w| looks_like_code(w) || w.contains([':', '\\'])) {
+        let defining: Vec<usize> = (0..pool.len()).filter(|&i| defines(&pool[i], name)).collect();
+        if let Some(&first) = defining.first() {
+            if defining.iter().all(|&i| pool[i].path == pool[first].path) {
+                sole.extend(defining);
+            }
+        }
+    }
+    sole
 }
 
 /// Whether `written` (a name as the question writes it) names the
@@ -455,6 +484,21 @@ mod tests {
         assert!(names_as_written("fmt::format", "fmt::format", "format") && names_as_written("requests.get", "get", "get"));
         assert!(names_as_written("Session.send", "requests.Session.send", "send") && !names_as_written("Session.send", "Session", "Session"));
         assert_eq!(written_names("see `Foo\\Bar::baz()`, then Session."), ["see", "Foo\\Bar::baz", "then", "Session"]);
+    }
+
+    #[test]
+    fn a_code_shaped_name_marks_its_only_file_s_definition() {
+        let at = FEATURES.iter().position(|n| *n == "code_name").expect("feature");
+        let marked = |question: &str, pool: &[Hit]| -> Vec<f32> { features(pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect() };
+        let pool = [hit("src/response.rs", "LimitedRead", 0.5), hit("src/response.rs", "LimitedRead::new", 0.9), hit("src/response.rs", "Response", 1.0)];
+        assert_eq!(marked("LimitedRead type in the response module", &pool), [1.0, 0.0, 0.0]);
+        // An English word is not a code-shaped name, however it is written.
+        assert_eq!(marked("the Response type", &pool), [0.0; 3]);
+        // A qualified name is; `new` alone would not be.
+        assert_eq!(marked("what LimitedRead::new checks", &pool), [0.0, 1.0, 0.0]);
+        // Defined in two files of the pool (an interface and its implementation): neither is marked.
+        let pool = [hit("src/de/mod.rs", "MapAccess", 1.0), hit("src/private/de.rs", "MapAccess", 0.5), hit("src/de/mod.rs", "SeqAccess", 0.4)];
+        assert_eq!(marked("MapAccess and SeqAccess for collections", &pool), [0.0, 0.0, 1.0]);
     }
 
     #[test]
