@@ -31,7 +31,7 @@ use std::collections::HashMap;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 28] = [
+pub const FEATURES: [&str; 29] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -59,6 +59,7 @@ pub const FEATURES: [&str; 28] = [
     "file_named",     // the file's name (without extensions) is a word of the question: `Request` -> Request.php, "the router" -> router.js
     "named",          // 1/rank among the files the question's words name, whose outline joined the candidates
     "code_name",      // the question writes a code-shaped name (`snake_case`, `camelCase`, `Foo::bar`) that this candidate defines, and no other file of the pool does
+    "superseded",     // in a folder the code has moved on from (`deprecated/`, `v1/` beside the current code), not asked for
     "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
 ];
 
@@ -101,6 +102,35 @@ fn aside(path: &str) -> bool {
     lower.ends_with(".d.ts")
         || role(path) == Role::Vendored
         || lower.split('/').rev().skip(1).any(|dir| matches!(dir, "example" | "examples" | "demo" | "demos" | "sample" | "samples" | "compat" | "benchmark" | "benchmarks" | "bench"))
+}
+
+/// Folders of code kept for what it replaced.
+const OLD_FOLDERS: [&str; 4] = ["deprecated", "legacy", "obsolete", "old"];
+
+/// Whether `path` is in a folder the code has moved on from: `deprecated/`,
+/// `legacy/`, or a version folder (`v1`) beside a newer one or beside the
+/// current code among the pool's `paths` (`pydantic/v1/fields.py` beside
+/// `pydantic/fields.py`; `v3/types.ts` beside `v4/core/api.ts`); not when
+/// the question (`asked`: its words, lowercase) names that folder or asks
+/// for old or compatibility code. Such a copy matches a question's words
+/// as well as the code people mean.
+fn superseded(path: &str, paths: &[&str], asked: &[String]) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    let folders = &parts[..parts.len() - 1];
+    let asks = |word: &str| asked.iter().any(|w| w == word);
+    if folders.iter().any(|f| asks(&f.to_lowercase())) || ["compat", "compatibility"].into_iter().chain(OLD_FOLDERS).any(asks) {
+        return false;
+    }
+    let version = |name: &str| name.strip_prefix(['v', 'V']).and_then(|n| n.parse::<u32>().ok());
+    folders.iter().any(|f| OLD_FOLDERS.contains(&f.to_lowercase().as_str()))
+        || folders.iter().enumerate().any(|(k, folder)| {
+            version(folder).is_some_and(|v| {
+                paths.iter().any(|other| {
+                    let theirs: Vec<&str> = other.split('/').collect();
+                    theirs.len() > k && theirs[..k] == parts[..k] && version(theirs[k]).is_none_or(|w| w > v && theirs.len() > k + 1)
+                })
+            })
+        })
 }
 
 /// How much code a chunk shows, from a one-line clause (0) to a section of
@@ -211,6 +241,8 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
     let topical = (3..=6).contains(&words.len()) && q.analysis.intent != Intent::Identifier;
     let best_file = pool.iter().map(|h| evidence.file_bm25(&h.path)).fold(f32::MIN_POSITIVE, f32::max);
     let sole_definitions = sole_definitions(pool, &written);
+    let asked: Vec<String> = q.text.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect();
+    let paths: Vec<&str> = pool.iter().map(|h| h.path.as_str()).collect();
     let mut out = Vec::with_capacity(pool.len());
     for (i, h) in pool.iter().enumerate() {
         let before = pool[..i].iter().filter(|o| o.path == h.path).count();
@@ -251,6 +283,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             f32::from(u8::from(words.contains(&file_stem))),
             reciprocal(s.named),
             f32::from(u8::from(sole_definitions.contains(&i))),
+            f32::from(u8::from(superseded(&h.path, &paths, &asked))),
             // Kept on the file's best candidate only: [`keep_topic_on_best`].
             if topical { evidence.file_bm25(&h.path) / best_file } else { 0.0 },
         ]);
@@ -499,6 +532,19 @@ mod tests {
         // Defined in two files of the pool (an interface and its implementation): neither is marked.
         let pool = [hit("src/de/mod.rs", "MapAccess", 1.0), hit("src/private/de.rs", "MapAccess", 0.5), hit("src/de/mod.rs", "SeqAccess", 0.4)];
         assert_eq!(marked("MapAccess and SeqAccess for collections", &pool), [0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn a_folder_the_code_moved_on_from_is_superseded() {
+        let asked = |q: &str| -> Vec<String> { q.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect() };
+        let pool = ["pkg/v1/fields.py", "pkg/fields.py", "js/v3/types.ts", "js/v4/core/api.ts", "api/v2/users.py", "pkg/deprecated/decorator.py"];
+        let q = asked("how are model fields declared");
+        let marked: Vec<bool> = pool.iter().map(|p| superseded(p, &pool, &q)).collect();
+        // v1 beside the current code, v3 beside v4 and a deprecated folder are; the newest version is not, nor a version alone.
+        assert_eq!(marked, [true, false, true, false, false, true]);
+        // Asked for by its folder's name, or for old code, none is.
+        assert!(!superseded("js/v3/types.ts", &pool, &asked("v3 error types")) && !superseded("pkg/v1/fields.py", &pool, &asked("the legacy fields")));
+        assert!(superseded("js/v3/types.ts", &pool, &asked("v4 error types")));
     }
 
     #[test]
