@@ -31,7 +31,7 @@ use std::collections::HashMap;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 29] = [
+pub const FEATURES: [&str; 30] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -60,6 +60,7 @@ pub const FEATURES: [&str; 29] = [
     "named",          // 1/rank among the files the question's words name, whose outline joined the candidates
     "code_name",      // the question writes a code-shaped name (`snake_case`, `camelCase`, `Foo::bar`) that this candidate defines, and no other file of the pool does
     "superseded",     // in a folder the code has moved on from (`deprecated/`, `v1/` beside the current code), not asked for
+    "declares_other", // a header, stub or interface whose implementation's file is in the pool too (`connect.h` beside `connect.c`)
     "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
 ];
 
@@ -131,6 +132,35 @@ fn superseded(path: &str, paths: &[&str], asked: &[String]) -> bool {
                 })
             })
         })
+}
+
+/// A file's name without its extension, and the extension (`d.ts` whole).
+fn stem_and_extension(path: &str) -> (&str, &str) {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.strip_suffix(".d.ts") {
+        Some(stem) => (stem, "d.ts"),
+        None => name.rsplit_once('.').unwrap_or((name, "")),
+    }
+}
+
+/// Whether `path` declares what another of the pool's `paths` implements:
+/// a header or stub beside the source of the same name (`connect.h` and
+/// `connect.c`, `api.pyi` and `api.py`, `index.d.ts` and `index.js`), or
+/// an interface in a folder of interfaces beside the class of the same
+/// file name (`Contracts/Events/Dispatcher.php`, `Events/Dispatcher.php`).
+/// Both match the question's words; the implementation is what it asks for.
+fn declares_other(path: &str, paths: &[&str]) -> bool {
+    const DECLARATIONS: [&str; 6] = ["h", "hh", "hpp", "hxx", "pyi", "d.ts"];
+    const SOURCES: [&str; 9] = ["c", "cc", "cpp", "cxx", "m", "mm", "py", "js", "ts"];
+    const INTERFACE_FOLDERS: [&str; 5] = ["contracts", "contract", "interfaces", "interface", "abstractions"];
+    let in_interfaces = |p: &str| p.split('/').rev().skip(1).any(|f| INTERFACE_FOLDERS.contains(&f.to_lowercase().as_str()));
+    let (stem, extension) = stem_and_extension(path);
+    paths.iter().filter(|other| **other != path).any(|other| {
+        let (other_stem, other_extension) = stem_and_extension(other);
+        other_stem == stem
+            && ((DECLARATIONS.contains(&extension) && SOURCES.contains(&other_extension))
+                || (other_extension == extension && in_interfaces(path) && !in_interfaces(other)))
+    })
 }
 
 /// How much code a chunk shows, from a one-line clause (0) to a section of
@@ -284,6 +314,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             reciprocal(s.named),
             f32::from(u8::from(sole_definitions.contains(&i))),
             f32::from(u8::from(superseded(&h.path, &paths, &asked))),
+            f32::from(u8::from(declares_other(&h.path, &paths))),
             // Kept on the file's best candidate only: [`keep_topic_on_best`].
             if topical { evidence.file_bm25(&h.path) / best_file } else { 0.0 },
         ]);
@@ -545,6 +576,15 @@ mod tests {
         // Asked for by its folder's name, or for old code, none is.
         assert!(!superseded("js/v3/types.ts", &pool, &asked("v3 error types")) && !superseded("pkg/v1/fields.py", &pool, &asked("the legacy fields")));
         assert!(superseded("js/v3/types.ts", &pool, &asked("v4 error types")));
+    }
+
+    #[test]
+    fn a_declaration_beside_its_implementation_declares_it() {
+        let pool = ["lib/connect.h", "lib/connect.c", "lib/urldata.h", "src/Contracts/Events/Dispatcher.php", "src/Events/Dispatcher.php", "types/index.d.ts", "lib/index.js"];
+        let marked: Vec<bool> = pool.iter().map(|p| declares_other(p, &pool)).collect();
+        assert_eq!(marked, [true, false, false, true, false, true, false]);
+        // A header alone (a header-only library) declares nothing else.
+        assert!(!declares_other("include/fmt/format.h", &["include/fmt/format.h", "include/fmt/core.h"]));
     }
 
     #[test]
