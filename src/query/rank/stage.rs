@@ -109,9 +109,10 @@ fn aside(path: &str) -> bool {
 const OLD_FOLDERS: [&str; 4] = ["deprecated", "legacy", "obsolete", "old"];
 
 /// Whether `path` is in a folder the code has moved on from: `deprecated/`,
-/// `legacy/`, or a version folder (`v1`) beside a newer one or beside the
-/// current code among the pool's `paths` (`pydantic/v1/fields.py` beside
-/// `pydantic/fields.py`; `v3/types.ts` beside `v4/core/api.ts`); not when
+/// `legacy/`, or a version folder (`v1`) when the pool's `paths` hold a
+/// newer version's folder beside it (`v3/types.ts`, `v4/core/api.ts`) or
+/// the same file without it (`pydantic/v1/fields.py`, `pydantic/fields.py`);
+/// an `api/v1/` that is the only API is current code. Not when
 /// the question (`asked`: its words, lowercase) names that folder or asks
 /// for old or compatibility code. Such a copy matches a question's words
 /// as well as the code people mean.
@@ -128,7 +129,7 @@ fn superseded(path: &str, paths: &[&str], asked: &[String]) -> bool {
             version(folder).is_some_and(|v| {
                 paths.iter().any(|other| {
                     let theirs: Vec<&str> = other.split('/').collect();
-                    theirs.len() > k && theirs[..k] == parts[..k] && version(theirs[k]).is_none_or(|w| w > v && theirs.len() > k + 1)
+                    theirs.len() > k && theirs[..k] == parts[..k] && ((theirs.len() > k + 1 && version(theirs[k]).is_some_and(|w| w > v)) || theirs[k..] == parts[k + 1..])
                 })
             })
         })
@@ -573,6 +574,8 @@ mod tests {
         let marked: Vec<bool> = pool.iter().map(|p| superseded(p, &pool, &q)).collect();
         // v1 beside the current code, v3 beside v4 and a deprecated folder are; the newest version is not, nor a version alone.
         assert_eq!(marked, [true, false, true, false, false, true]);
+        // A version folder beside other code, but neither a newer version nor its own file's current copy, is current.
+        assert!(!superseded("pkg/v1/schema.py", &pool, &q));
         // Asked for by its folder's name, or for old code, none is.
         assert!(!superseded("js/v3/types.ts", &pool, &asked("v3 error types")) && !superseded("pkg/v1/fields.py", &pool, &asked("the legacy fields")));
         assert!(superseded("js/v3/types.ts", &pool, &asked("v4 error types")));
