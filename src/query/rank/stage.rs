@@ -31,7 +31,7 @@ use std::collections::HashMap;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 30] = [
+pub const FEATURES: [&str; 31] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -61,6 +61,7 @@ pub const FEATURES: [&str; 30] = [
     "code_name",      // the question writes a code-shaped name (`snake_case`, `camelCase`, `Foo::bar`) that this candidate defines, and no other file of the pool does
     "superseded",     // in a folder the code has moved on from (`deprecated/`, `v1/` beside the current code), not asked for
     "declares_other", // a header, stub or interface whose implementation's file is in the pool too (`connect.h` beside `connect.c`)
+    "lead_file",      // a short topical question's first word is the file's name (`Job interface and its lifecycle` -> Job.kt), on the file's first candidate
     "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
 ];
 
@@ -316,6 +317,8 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             f32::from(u8::from(sole_definitions.contains(&i))),
             f32::from(u8::from(superseded(&h.path, &paths, &asked))),
             f32::from(u8::from(declares_other(&h.path, &paths))),
+            // A short phrase leads with its subject; said once per file.
+            f32::from(u8::from(topical && words.first() == Some(&file_stem) && before == 0)),
             // Kept on the file's best candidate only: [`keep_topic_on_best`].
             if topical { evidence.file_bm25(&h.path) / best_file } else { 0.0 },
         ]);
@@ -588,6 +591,20 @@ mod tests {
         assert_eq!(marked, [true, false, false, true, false, true, false]);
         // A header alone (a header-only library) declares nothing else.
         assert!(!declares_other("include/fmt/format.h", &["include/fmt/format.h", "include/fmt/core.h"]));
+    }
+
+    #[test]
+    fn a_short_phrase_leads_with_its_file() {
+        let at = FEATURES.iter().position(|n| *n == "lead_file").expect("feature");
+        let lead = |question: &str| -> Vec<f32> {
+            let pool = [hit("src/Job.kt", "Job.cancel", 1.0), hit("src/Job.kt", "Job", 0.9), hit("src/JobSupport.kt", "JobImpl", 0.8)];
+            features(&pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect()
+        };
+        assert_eq!(lead("Job interface and coroutine lifecycle"), [1.0, 0.0, 0.0]);
+        // Not its first word, a lone name, or a long description: none.
+        assert_eq!(lead("coroutine lifecycle of a Job"), [0.0; 3]);
+        assert_eq!(lead("Job"), [0.0; 3]);
+        assert_eq!(lead("job that cancels its children when one of them fails with an exception"), [0.0; 3]);
     }
 
     #[test]
