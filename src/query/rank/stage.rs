@@ -282,7 +282,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
         let path = h.path.to_lowercase();
         let file_stem = stem(&h.path);
         let share = |hay: &str| if words.is_empty() { 0.0 } else { words.iter().filter(|w| hay.contains(w.as_str())).count() as f32 / words.len() as f32 };
-        let own_name = h.symbol.as_deref().map(|s| s.rsplit(['.', ':', '\\', '/', '#']).next().unwrap_or(s));
+        let own_name = h.symbol.as_deref().map(own_name);
         let name = own_name.map(str::to_lowercase);
         let s = &h.signals;
         let other = [s.feedback, s.callees, s.patterns].into_iter().flatten().min();
@@ -340,7 +340,13 @@ fn written_names(text: &str) -> Vec<&str> {
 /// Whether `h` defines a name the question writes (`written`, letter case
 /// kept): [`names_as_written`].
 fn defines(h: &Hit, written: &str) -> bool {
-    h.symbol.as_deref().is_some_and(|s| names_as_written(written, s, s.rsplit(['.', ':', '\\', '/', '#']).next().unwrap_or(s)))
+    h.symbol.as_deref().is_some_and(|s| names_as_written(written, s, own_name(s)))
+}
+
+/// A definition's own name, from its qualified name in any language's
+/// separators (`Session.send`, `fmt::format`, `Foo\\Bar`, `a/b#c` -> the last).
+fn own_name(symbol: &str) -> &str {
+    symbol.rsplit(['.', ':', '\\', '/', '#']).next().unwrap_or(symbol)
 }
 
 /// The candidates that define a code-shaped name the question writes
