@@ -121,6 +121,17 @@ impl Repo {
         self.repo.to_thread_local().common_dir().to_path_buf()
     }
 
+    /// The project's name as its checkout says it: the folder of the main
+    /// work tree (shared by every linked worktree), or a bare repository's
+    /// folder less `.git`. `None` when the folder has no name.
+    pub fn project_name(&self) -> Option<String> {
+        let common = self.common_dir();
+        let common = common.canonicalize().unwrap_or(common);
+        let folder = if common.file_name()? == ".git" { common.parent()?.file_name()? } else { common.file_name()? };
+        let name = folder.to_str()?;
+        Some(name.strip_suffix(".git").unwrap_or(name).to_string()).filter(|n| !n.is_empty())
+    }
+
     /// The work tree's root, `None` for a bare repository.
     pub fn workdir(&self) -> Option<PathBuf> {
         self.repo.work_dir().map(|p| p.to_path_buf())
@@ -355,5 +366,34 @@ pub mod hex_id {
                 None => Ok(None),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git").current_dir(dir).args(args).output().expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    #[test]
+    fn a_project_is_named_by_its_main_checkout() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let main = tmp.path().join("telescope.nvim");
+        std::fs::create_dir(&main).expect("mkdir");
+        git(&main, &["init", "-q"]);
+        git(&main, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"]);
+        std::fs::create_dir(main.join("lua")).expect("mkdir");
+        let name = |path: &Path| Repo::discover(path).expect("repo").project_name();
+        assert_eq!(name(&main.join("lua")).as_deref(), Some("telescope.nvim"));
+        // A linked worktree is the same project, whatever its folder.
+        git(&main, &["worktree", "add", "-q", "-b", "feature", tmp.path().join("feature-x").to_str().expect("utf-8")]);
+        assert_eq!(name(&tmp.path().join("feature-x")).as_deref(), Some("telescope.nvim"));
+        // A bare clone: its folder less `.git`.
+        git(tmp.path(), &["clone", "-q", "--bare", "telescope.nvim", "zls.git"]);
+        assert_eq!(name(&tmp.path().join("zls.git")).as_deref(), Some("zls"));
     }
 }

@@ -120,6 +120,8 @@ pub enum Target<'a> {
 /// Answers `req` from `target`: search, rerank, and (when asked) the context.
 pub fn run(target: Target, repo: &Repo, reranker: &RerankerSource, req: &Request) -> Result<Outcome> {
     req.search.query.validate().map_err(answer::HybridError::from)?;
+    let mut search = req.search.clone();
+    search.project = search.project.or_else(|| repo.project_name());
     let mut notices = Vec::new();
     if let (Mode::Semantic, Target::Local(engine)) = (req.search.query.mode, target) {
         if engine.state().semantic.is_none() {
@@ -139,14 +141,14 @@ pub fn run(target: Target, repo: &Repo, reranker: &RerankerSource, req: &Request
     let (mut answer, layer) = match target {
         Target::Local(engine) => {
             let (layer, scan_ms) = worktree_layer(engine, repo, req, &mut notices);
-            let mut answer = engine.search_over(&req.text, &req.search, layer.as_ref())?;
+            let mut answer = engine.search_over(&req.text, &search, layer.as_ref())?;
             if let Some((status, analyse)) = scan_ms {
                 answer.timings.insert("worktree_status", status);
                 answer.timings.insert("worktree_analyse", analyse);
             }
             (answer, layer)
         }
-        Target::Server(server) => (rank::hybrid::answer(server, &req.text, &req.search)?, None),
+        Target::Server(server) => (rank::hybrid::answer(server, &req.text, &search)?, None),
     };
     if let Some(r) = reranker {
         let t = Instant::now();

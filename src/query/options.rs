@@ -143,11 +143,15 @@ pub struct HybridOptions {
     pub files: bool,
     /// Keep the ranking stage's features on each hit (the fitting script's data).
     pub explain: bool,
+    /// The project's own name ([`crate::git::Repo::project_name`]), which a
+    /// question says to name the project rather than a file in it; the
+    /// query sets it from the repository it answers for.
+    pub project: Option<String>,
 }
 
 impl HybridOptions {
     pub fn new(query: QueryOptions) -> HybridOptions {
-        HybridOptions { query, window: DEFAULT_WINDOW, diversity: None, expand_parent: false, depth: 1, relation: None, timeout: Duration::from_secs(10), files: false, explain: false }
+        HybridOptions { query, window: DEFAULT_WINDOW, diversity: None, expand_parent: false, depth: 1, relation: None, timeout: Duration::from_secs(10), files: false, explain: false, project: None }
     }
 }
 

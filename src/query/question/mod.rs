@@ -62,6 +62,11 @@ pub struct Question {
     /// A document's title: its first line, when that reads as a sentence
     /// above the rest (an issue's summary, not a log line or a frame).
     pub title: Option<String>,
+    /// The words of the project's own name (`kotlinx-coroutines`: kotlinx,
+    /// coroutines), lowercased: "how zls resolves imports" names the
+    /// project with its first word, not the file `zls.zig`. Empty unless
+    /// the caller knows the project ([`crate::query::options::HybridOptions::project`]).
+    pub project: Vec<String>,
 }
 
 impl Question {
@@ -88,7 +93,7 @@ impl Question {
             Intent::Identifier => LooksFor::Definition,
             Intent::Graph | Intent::Document => LooksFor::Anything,
         };
-        Question { asked: asked.to_string(), text: text.to_string(), document, analysis, literals, words: words(text), about, prose, parts, title }
+        Question { asked: asked.to_string(), text: text.to_string(), document, analysis, literals, words: words(text), about, prose, parts, title, project: Vec::new() }
     }
 
     /// What the dense retriever embeds: a document's prose (the model reads
@@ -114,6 +119,11 @@ impl Question {
     pub fn about_tests(&self) -> bool {
         self.about.tests
     }
+}
+
+/// The words of a name (`telescope.nvim`, `laravel-framework`), lowercased.
+pub fn name_words(name: &str) -> Vec<String> {
+    name.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
 }
 
 /// The words of `text` that may be identifiers: `snake_case`, `camelCase`,

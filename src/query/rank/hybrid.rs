@@ -81,9 +81,11 @@ pub fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<A
     Ok(answer)
 }
 
-/// The question, with the graph relation `--relation` forces.
+/// The question, with the graph relation `--relation` forces and the
+/// project's name.
 fn question(text: &str, opts: &HybridOptions) -> Question {
     let mut q = Question::new(text);
+    q.project = opts.project.as_deref().map(crate::query::question::name_words).unwrap_or_default();
     if let Some(r) = opts.relation {
         let ask = crate::query::question::intent::graph_ask(text).unwrap_or(GraphAsk { relation: r, subject: identifier_subjects(text), context: Vec::new() });
         q.analysis.graph = Some(GraphAsk { relation: r, ..ask });

@@ -61,7 +61,7 @@ pub const FEATURES: [&str; 31] = [
     "code_name",      // the question writes a code-shaped name (`snake_case`, `camelCase`, `Foo::bar`) that this candidate defines, and no other file of the pool does
     "superseded",     // in a folder the code has moved on from (`deprecated/`, `v1/` beside the current code), not asked for
     "declares_other", // a header, stub or interface whose implementation's file is in the pool too (`connect.h` beside `connect.c`)
-    "lead_file",      // a short topical question's first word is the file's name (`Job interface and its lifecycle` -> Job.kt), on the file's first candidate
+    "lead_file",      // a short topical question's first word (not the project's name) is the file's name (`Job interface and its lifecycle` -> Job.kt), on the file's first candidate
     "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
 ];
 
@@ -271,6 +271,9 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
     // A short phrase that names a topic (not one identifier, not a long
     // description of one behaviour) is answered by the file about it.
     let topical = (3..=6).contains(&words.len()) && q.analysis.intent != Intent::Identifier;
+    // Its subject: the first word, unless that is the project's name
+    // ("how zls resolves imports" is about imports, not `zls.zig`).
+    let subject = words.iter().find(|w| !q.project.contains(w));
     let best_file = pool.iter().map(|h| evidence.file_bm25(&h.path)).fold(f32::MIN_POSITIVE, f32::max);
     let sole_definitions = sole_definitions(pool, &written);
     let asked: Vec<String> = q.text.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect();
@@ -318,7 +321,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             f32::from(u8::from(superseded(&h.path, &paths, &asked))),
             f32::from(u8::from(declares_other(&h.path, &paths))),
             // A short phrase leads with its subject; said once per file.
-            f32::from(u8::from(topical && words.first() == Some(&file_stem) && before == 0)),
+            f32::from(u8::from(topical && subject == Some(&file_stem) && before == 0)),
             // Kept on the file's best candidate only: [`keep_topic_on_best`].
             if topical { evidence.file_bm25(&h.path) / best_file } else { 0.0 },
         ]);
@@ -611,6 +614,15 @@ mod tests {
         assert_eq!(lead("coroutine lifecycle of a Job"), [0.0; 3]);
         assert_eq!(lead("Job"), [0.0; 3]);
         assert_eq!(lead("job that cancels its children when one of them fails with an exception"), [0.0; 3]);
+        // The project's name says which project: the next word leads.
+        let with_project = |question: &str, project: &str| -> Vec<f32> {
+            let pool = [hit("src/zls.zig", "Server", 1.0), hit("src/analysis.zig", "resolve", 0.9)];
+            let mut q = Question::new(question);
+            q.project = crate::query::question::name_words(project);
+            features(&pool, &q, &Evidence::empty()).iter().map(|f| f[at]).collect()
+        };
+        assert_eq!(with_project("how zls analysis resolves imports", "zls"), [0.0, 1.0]);
+        assert_eq!(with_project("how zls analysis resolves imports", "other"), [1.0, 0.0]);
     }
 
     #[test]
