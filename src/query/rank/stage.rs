@@ -121,19 +121,21 @@ fn superseded(path: &str, paths: &[&str], asked: &[String]) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     let folders = &parts[..parts.len() - 1];
     let asks = |word: &str| asked.iter().any(|w| w == word);
-    if folders.iter().any(|f| asks(&f.to_lowercase())) || ["compat", "compatibility"].into_iter().chain(OLD_FOLDERS).any(asks) {
+    if ["compat", "compatibility"].into_iter().chain(OLD_FOLDERS).any(asks) {
         return false;
     }
     let version = |name: &str| name.strip_prefix(['v', 'V']).and_then(|n| n.parse::<u32>().ok());
-    folders.iter().any(|f| OLD_FOLDERS.contains(&f.to_lowercase().as_str()))
-        || folders.iter().enumerate().any(|(k, folder)| {
-            version(folder).is_some_and(|v| {
+    // Only the old folder itself, named by the question, asks for it: the
+    // folders above it (`packages/zod/src/v3`) are the current code's too.
+    folders.iter().enumerate().filter(|(_, f)| !asks(&f.to_lowercase())).any(|(k, folder)| {
+        OLD_FOLDERS.contains(&folder.to_lowercase().as_str())
+            || version(folder).is_some_and(|v| {
                 paths.iter().any(|other| {
                     let theirs: Vec<&str> = other.split('/').collect();
                     theirs.len() > k && theirs[..k] == parts[..k] && ((theirs.len() > k + 1 && version(theirs[k]).is_some_and(|w| w > v)) || theirs[k..] == parts[k + 1..])
                 })
             })
-        })
+    })
 }
 
 /// A file's name without its extension, and the extension (`d.ts` whole).
@@ -591,6 +593,8 @@ mod tests {
         // Asked for by its folder's name, or for old code, none is.
         assert!(!superseded("js/v3/types.ts", &pool, &asked("v3 error types")) && !superseded("pkg/v1/fields.py", &pool, &asked("the legacy fields")));
         assert!(superseded("js/v3/types.ts", &pool, &asked("v4 error types")));
+        // A folder above the old one named by the question (the package's) does not ask for it.
+        assert!(superseded("js/v3/types.ts", &pool, &asked("js array and tuple types")));
     }
 
     #[test]
