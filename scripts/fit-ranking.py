@@ -13,11 +13,13 @@ fitted on the others only.
 Data (all of it, every time; built by the eval scripts, see their READMEs):
   - semble's development split: ../shared/eval/semble (run.py's checkouts and
     indexes under $SEMBLE_EVAL_WORK, labels from the benchmark snapshot);
+    with `--semble-vec-label`, also over run.py's `--semantic` indexes
+    (the dataset semble-vec);
   - the dev kit: ../shared/eval/queries/<corpus>.jsonl over corpora built by
     corpus.py, each indexed with vectors and without.
 The SWE-bench split holds issue reports, which the stage leaves alone.
 
-  scripts/fit-ranking.py collect --out /tmp/rank-data.jsonl [--semble-label L] [--kit-index PATTERN]
+  scripts/fit-ranking.py collect --out /tmp/rank-data.jsonl [--semble-label L] [--semble-vec-label L] [--kit-index PATTERN]
   scripts/fit-ranking.py fit /tmp/rank-data.jsonl [--write]
 
 `fit --write` rewrites src/query/rank/weights.rs with a header naming the data
@@ -92,7 +94,9 @@ def query(binary: str, cwd: Path, index: Path, text: str) -> dict | None:
     }
 
 
-def semble_items(args) -> list[dict]:
+def semble_items(args, label: str, dataset: str) -> list[dict]:
+    """Semble's development questions over run.py's indexes labelled `label`
+    (keyword layers, or `--semantic` ones for the dataset with vectors)."""
     os.environ.setdefault("SEMBLE_EVAL_WORK", args.semble_work)
     run = load_module("semble_run", Path(args.eval_dir) / "semble" / "run.py")
     specs, ann = run.load_benchmark(run.DEFAULT_SEMBLE_GIT, run.DEFAULT_SEMBLE_REV)
@@ -102,12 +106,12 @@ def semble_items(args) -> list[dict]:
         if name not in run.DEV_REPOS:
             continue
         work = Path(args.semble_work) / "repos" / name
-        index = Path(args.semble_work) / "index" / args.semble_label / name
+        index = Path(args.semble_work) / "index" / label / name
         if not (index / ".rag_index_state.json").exists():
-            print(f"[semble {name}] no index at {index}; run run.py first", file=sys.stderr)
+            print(f"[{dataset} {name}] no index at {index}; run run.py first", file=sys.stderr)
             continue
         for t in run.tasks_for(spec, ann.get(name, [])):
-            items.append({"dataset": "semble", "group": name, "unit": name, "language": spec["language"], "category": t["category"],
+            items.append({"dataset": dataset, "group": name, "unit": name, "language": spec["language"], "category": t["category"],
                           "query": t["query"], "root": spec.get("benchmark_root") or "", "targets": t["targets"], "cwd": str(work), "index": str(index)})
     return items
 
@@ -128,7 +132,9 @@ def kit_items(args) -> list[dict]:
 
 
 def collect(args) -> None:
-    items = semble_items(args) + kit_items(args)
+    items = semble_items(args, args.semble_label, "semble") + kit_items(args)
+    if args.semble_vec_label:
+        items += semble_items(args, args.semble_vec_label, "semble-vec")
     print(f"{len(items)} questions", file=sys.stderr)
 
     def one(item):
@@ -157,7 +163,7 @@ def prepare(row: dict, n_features: int):
     """The row's candidates as (features, gain data); gains are read in any order by `score`."""
     res = row["results"][:POOL]
     feats = [r["features"] if r.get("features") else [0.0] * n_features for r in res]
-    if row["dataset"] == "semble":
+    if row["dataset"].startswith("semble"):
         root = row["root"]
         covers = []
         for r in res:
@@ -522,6 +528,7 @@ def main() -> None:
     c.add_argument("--eval-dir", default=str(ROOT.parent / "shared" / "eval"))
     c.add_argument("--semble-work", default=os.environ.get("SEMBLE_EVAL_WORK", str(Path.home() / ".cache" / "semble-eval")))
     c.add_argument("--semble-label", default="before", help="run.py's index label")
+    c.add_argument("--semble-vec-label", default="", help="run.py's label of `--semantic` indexes: the dataset semble-vec (a repository is held out with both)")
     c.add_argument("--corpora", default=os.environ.get("CORPORA", "/tmp/corpora"))
     c.add_argument("--kit-index", default="/tmp/kit-index/before-{variant}/{corpus}", help="index dir pattern with {variant} (vec/novec) and {corpus}")
     c.add_argument("--jobs", type=int, default=2)
