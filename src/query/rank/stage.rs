@@ -21,7 +21,7 @@ use crate::query::question::about::{role, Role};
 use crate::query::question::intent::{looks_like_code, Intent};
 use crate::query::question::Question;
 use crate::query::answer::SearchResult;
-use crate::query::retrieve::paths::{content_words, name_parts, names_part};
+use crate::query::retrieve::paths::{content_words, name_parts, names_part, names_part_loosely};
 use crate::query::retrieve::Chunks;
 use crate::stores::keyword::{analyze, FileTerms};
 use std::collections::HashMap;
@@ -31,7 +31,7 @@ use std::collections::HashMap;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 31] = [
+pub const FEATURES: [&str; 32] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -62,6 +62,7 @@ pub const FEATURES: [&str; 31] = [
     "superseded",     // in a folder the code has moved on from (`deprecated/`, `v1/` beside the current code), not asked for
     "declares_other", // a header, stub or interface whose implementation's file is in the pool too (`connect.h` beside `connect.c`)
     "lead_file",      // a short topical question's first word (not the project's name) is the file's name (`Job interface and its lifecycle` -> Job.kt), on the file's first candidate
+    "phrase_path",    // a short topical question's subject names the file's folder and a later word the file (`engine configuration and load paths` -> engine/configuration.rb), on the file's first candidate
     "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
 ];
 
@@ -324,11 +325,25 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             f32::from(u8::from(declares_other(&h.path, &paths))),
             // A short phrase leads with its subject; said once per file.
             f32::from(u8::from(topical && subject == Some(&file_stem) && before == 0)),
+            f32::from(u8::from(topical && before == 0 && reads_as_path(&words, subject, &h.path))),
             // Kept on the file's best candidate only: [`keep_topic_on_best`].
             if topical { evidence.file_bm25(&h.path) / best_file } else { 0.0 },
         ]);
     }
     out
+}
+
+/// Whether a phrase reads as `path` from its `subject` on: the subject
+/// names the file's folder and a later word the file ("engine
+/// configuration and load paths" -> `engine/configuration.rb`, "session
+/// driver" -> `Sessions/SessionDriver.swift`), each loosely
+/// ([`names_part_loosely`]: plurals, `-ing`, abbreviations).
+fn reads_as_path(words: &[String], subject: Option<&String>, path: &str) -> bool {
+    let Some(at) = subject.and_then(|s| words.iter().position(|w| w == s)) else { return false };
+    let mut folders = path.rsplit('/').skip(1);
+    let Some(folder) = folders.next().map(str::to_lowercase) else { return false };
+    let file = stem(path);
+    names_part_loosely(&words[at], &folder) && words[at + 1..].iter().any(|w| names_part_loosely(w, &file))
 }
 
 /// The names a question writes, letter case kept: words, and qualified
@@ -627,6 +642,19 @@ mod tests {
         };
         assert_eq!(with_project("how zls analysis resolves imports", "zls"), [0.0, 1.0]);
         assert_eq!(with_project("how zls analysis resolves imports", "other"), [1.0, 0.0]);
+    }
+
+    #[test]
+    fn a_phrase_reads_as_its_path() {
+        let at = FEATURES.iter().position(|n| *n == "phrase_path").expect("feature");
+        let pool = [hit("lib/rails/engine/configuration.rb", "Configuration", 1.0), hit("lib/rails/engine.rb", "Engine", 0.9), hit("lib/rails/engine/configuration.rb", "paths", 0.8)];
+        let read = |question: &str| -> Vec<f32> { features(&pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect() };
+        // The subject names the folder, a later word the file: its first candidate.
+        assert_eq!(read("engine configuration and load paths"), [1.0, 0.0, 0.0]);
+        assert_eq!(read("engines configured with load paths"), [1.0, 0.0, 0.0]);
+        // The file's words in another order, or a long description: none.
+        assert_eq!(read("configuration of the engine and load paths"), [0.0; 3]);
+        assert_eq!(read("engine configuration that decides which load paths are eager loaded at boot"), [0.0; 3]);
     }
 
     #[test]

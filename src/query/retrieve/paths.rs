@@ -60,7 +60,7 @@ pub fn names_part(word: &str, part: &str) -> bool {
 /// shorter, four at least (`impls` and `implementations`, `router` and
 /// `routing`, `dependency` and `dependencies`): how a question says what a
 /// file's name abbreviates.
-fn names_part_loosely(word: &str, part: &str) -> bool {
+pub fn names_part_loosely(word: &str, part: &str) -> bool {
     let common = word.chars().zip(part.chars()).take_while(|(a, b)| a == b).count();
     let shorter = word.chars().count().min(part.chars().count());
     names_part(word, part) || common >= 4 && common + 2 >= shorter
