@@ -340,8 +340,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
 /// ([`names_part_loosely`]: plurals, `-ing`, abbreviations).
 fn reads_as_path(words: &[String], subject: Option<&String>, path: &str) -> bool {
     let Some(at) = subject.and_then(|s| words.iter().position(|w| w == s)) else { return false };
-    let mut folders = path.rsplit('/').skip(1);
-    let Some(folder) = folders.next().map(str::to_lowercase) else { return false };
+    let Some(folder) = path.rsplit('/').nth(1).map(str::to_lowercase) else { return false };
     let file = stem(path);
     names_part_loosely(&words[at], &folder) && words[at + 1..].iter().any(|w| names_part_loosely(w, &file))
 }
