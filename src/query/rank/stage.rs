@@ -31,7 +31,7 @@ use std::collections::HashMap;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 32] = [
+pub const FEATURES: [&str; 33] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -63,6 +63,7 @@ pub const FEATURES: [&str; 32] = [
     "declares_other", // a header, stub or interface whose implementation's file is in the pool too (`connect.h` beside `connect.c`)
     "lead_file",      // a short topical question's first word (not the project's name) is the file's name (`Job interface and its lifecycle` -> Job.kt), on the file's first candidate
     "phrase_path",    // a short topical question's subject names the file's folder and a later word the file (`engine configuration and load paths` -> engine/configuration.rb), on the file's first candidate
+    "first_definition", // of the several files of the pool that define a name the question writes, the one the symbol list puts first (a file nearer the root, the most used: laravel's `Http/Request.php` before `Http/Client/Request.php`)
     "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
 ];
 
@@ -279,6 +280,8 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
     let subject = words.iter().find(|w| !q.project.contains(w));
     let best_file = pool.iter().map(|h| evidence.file_bm25(&h.path)).fold(f32::MIN_POSITIVE, f32::max);
     let sole_definitions = sole_definitions(pool, &written);
+    // Only a bare name's symbol list has its ties in that order (`Local::definitions_first`).
+    let first_definitions = if q.analysis.intent == Intent::Identifier { first_definitions(pool, &written) } else { Vec::new() };
     let asked: Vec<String> = q.text.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect();
     let paths: Vec<&str> = pool.iter().map(|h| h.path.as_str()).collect();
     let mut out = Vec::with_capacity(pool.len());
@@ -326,6 +329,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             // A short phrase leads with its subject; said once per file.
             f32::from(u8::from(topical && subject == Some(&file_stem) && before == 0)),
             f32::from(u8::from(topical && before == 0 && reads_as_path(&words, subject, &h.path))),
+            f32::from(u8::from(first_definitions.contains(&i))),
             // Kept on the file's best candidate only: [`keep_topic_on_best`].
             if topical { evidence.file_bm25(&h.path) / best_file } else { 0.0 },
         ]);
@@ -386,6 +390,27 @@ fn sole_definitions(pool: &[Hit], written: &[&str]) -> Vec<usize> {
         }
     }
     sole
+}
+
+/// The candidates that define a name the question writes (`written`) when
+/// several files of the pool define it, each the one the symbol list ranks
+/// first of them: for a bare name that list orders a name's definitions as
+/// it is meant (copies and prototypes after, nearer the root and more used
+/// first), where the fused order may follow the file that repeats it most.
+/// Only a bare name's list is so ordered: other questions mark none.
+fn first_definitions(pool: &[Hit], written: &[&str]) -> Vec<usize> {
+    let mut first = Vec::new();
+    for name in written {
+        // A one-line binding (`var parse = require('./utils').parse`) names
+        // what another file defines.
+        let binding = |h: &Hit| matches!(h.kind, Kind::Variable | Kind::Const) && h.start_line == h.end_line;
+        let defining: Vec<usize> = (0..pool.len()).filter(|&i| defines(&pool[i], name) && pool[i].signals.symbol.is_some() && !binding(&pool[i])).collect();
+        let Some(&one) = defining.first() else { continue };
+        if defining.iter().any(|&i| pool[i].path != pool[one].path) {
+            first.extend(defining.iter().copied().min_by_key(|&i| pool[i].signals.symbol));
+        }
+    }
+    first
 }
 
 /// Whether `written` (a name as the question writes it) names the
@@ -592,6 +617,29 @@ mod tests {
         // Defined in two files of the pool (an interface and its implementation): neither is marked.
         let pool = [hit("src/de/mod.rs", "MapAccess", 1.0), hit("src/private/de.rs", "MapAccess", 0.5), hit("src/de/mod.rs", "SeqAccess", 0.4)];
         assert_eq!(marked("MapAccess and SeqAccess for collections", &pool), [0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn a_bare_name_s_first_definition_is_the_symbol_list_s() {
+        let at = FEATURES.iter().position(|n| *n == "first_definition").expect("feature");
+        let ranked = |path: &str, symbol: &str, symbol_rank: usize| {
+            let mut h = hit(path, symbol, 1.0);
+            h.kind = Kind::Class;
+            h.signals.symbol = Some(symbol_rank);
+            h
+        };
+        let marked = |question: &str, pool: &[Hit]| -> Vec<f32> { features(pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect() };
+        let pool = [ranked("Http/Client/Request.php", "Request", 2), ranked("Http/Request.php", "Request", 1), ranked("Support/Facades/Request.php", "Request", 3)];
+        assert_eq!(marked("Request", &pool), [0.0, 1.0, 0.0]);
+        // A question's symbol list keeps the index's order: nothing marked.
+        assert_eq!(marked("how a Request reads its headers", &pool), [0.0; 3]);
+        // One file defines it: nothing to choose.
+        assert_eq!(marked("Request", &pool[1..2]), [0.0]);
+        // A one-line binding of what another file defines is not a definition.
+        let mut binding = ranked("lib/application.js", "compileQueryParser", 1);
+        (binding.kind, binding.start_line, binding.end_line) = (Kind::Variable, 25, 25);
+        let pool = [binding, ranked("lib/utils.js", "exports.compileQueryParser", 2), ranked("lib/router.js", "exports.compileQueryParser", 3)];
+        assert_eq!(marked("compileQueryParser", &pool), [0.0, 1.0, 0.0]);
     }
 
     #[test]
