@@ -63,7 +63,7 @@ pub const FEATURES: [&str; 33] = [
     "declares_other", // a header, stub or interface whose implementation's file is in the pool too (`connect.h` beside `connect.c`)
     "lead_file",      // a short topical question's first word (not the project's name) is the file's name (`Job interface and its lifecycle` -> Job.kt), on the file's first candidate
     "phrase_path",    // a short topical question's subject names the file's folder and a later word the file (`engine configuration and load paths` -> engine/configuration.rb), on the file's first candidate
-    "first_definition", // of the several files of the pool that define a name the question writes, the one the symbol list puts first (a file nearer the root, the most used: laravel's `Http/Request.php` before `Http/Client/Request.php`)
+    "first_definition", // of the several files of the pool that define the bare name a question is, the one the symbol list puts first (a file nearer the root, the most used: laravel's `Http/Request.php` before `Http/Client/Request.php`)
     "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
 ];
 
@@ -399,11 +399,11 @@ fn sole_definitions(pool: &[Hit], written: &[&str]) -> Vec<usize> {
 /// first), where the fused order may follow the file that repeats it most.
 /// Only a bare name's list is so ordered: other questions mark none.
 fn first_definitions(pool: &[Hit], written: &[&str]) -> Vec<usize> {
+    // A one-line binding (`var parse = require('./utils').parse`) names
+    // what another file defines.
+    let binding = |h: &Hit| matches!(h.kind, Kind::Variable | Kind::Const) && h.start_line == h.end_line;
     let mut first = Vec::new();
     for name in written {
-        // A one-line binding (`var parse = require('./utils').parse`) names
-        // what another file defines.
-        let binding = |h: &Hit| matches!(h.kind, Kind::Variable | Kind::Const) && h.start_line == h.end_line;
         let defining: Vec<usize> = (0..pool.len()).filter(|&i| defines(&pool[i], name) && pool[i].signals.symbol.is_some() && !binding(&pool[i])).collect();
         let Some(&one) = defining.first() else { continue };
         if defining.iter().any(|&i| pool[i].path != pool[one].path) {
