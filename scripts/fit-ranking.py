@@ -25,8 +25,9 @@ The SWE-bench split holds issue reports, which the stage leaves alone.
 `fit --write` rewrites src/query/rank/weights.rs with a header naming the data
 and the commit it was fitted on; rerunning it on the same data reproduces it.
 
-One feature depends on the weights: `topic_file` rides on the candidate of
-each file that the other features score best (stage.rs `keep_topic_on_best`),
+Two features depend on the weights: `whole_name` and `topic_file` ride on the
+candidate of each file that the other features score best (stage.rs
+`keep_file_features_on_best`),
 chosen under the table the features were collected with. After a fit that
 moves other weights, collect again with the new binary and score the table
 on that data: it is what the end-to-end runs give.

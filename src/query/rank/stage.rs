@@ -23,7 +23,7 @@ use crate::query::question::Question;
 use crate::query::answer::SearchResult;
 use crate::query::retrieve::paths::{content_words, name_parts, names_part, names_part_loosely};
 use crate::query::retrieve::Chunks;
-use crate::stores::keyword::{analyze, FileTerms};
+use crate::stores::keyword::{analyze, split_identifier, FileTerms};
 use std::collections::HashMap;
 
 /// Candidates the stage re-scores (the fused list's head, and the files the
@@ -31,7 +31,7 @@ use std::collections::HashMap;
 pub const POOL: usize = 40;
 
 /// The features, in the order of every weight table.
-pub const FEATURES: [&str; 33] = [
+pub const FEATURES: [&str; 34] = [
     "position",       // 1/rank in the fused list (alone: the fused order)
     "score",          // the fused score, over the best one's
     "bm25",           // 1/rank in each retriever's list (0: not in it) ...
@@ -64,6 +64,7 @@ pub const FEATURES: [&str; 33] = [
     "lead_file",      // a short topical question's first word (not the project's name) is the file's name (`Job interface and its lifecycle` -> Job.kt), on the file's first candidate
     "phrase_path",    // a short topical question's subject names the file's folder and a later word the file (`engine configuration and load paths` -> engine/configuration.rb), on the file's first candidate
     "first_definition", // of the several files of the pool that define the bare name a question is, the one the symbol list puts first (a file nearer the root, the most used: laravel's `Http/Request.php` before `Http/Client/Request.php`)
+    "whole_name",     // every part of the file's own name is one a question word (not the project's name) names, loosely (`routing` -> Router.php, `string utils` -> StringUtils.java), times file_words; not a name several folders of the pool share; on the file's best candidate
     "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
 ];
 
@@ -284,6 +285,9 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
     let first_definitions = if q.analysis.intent == Intent::Identifier { first_definitions(pool, &written) } else { Vec::new() };
     let asked: Vec<String> = q.text.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect();
     let paths: Vec<&str> = pool.iter().map(|h| h.path.as_str()).collect();
+    // The project's name names the project, not its `zls.zig` or `phoenix.ex`.
+    let naming: Vec<String> = words.iter().filter(|w| !q.project.contains(w)).cloned().collect();
+    let shared_names = names_in_several_folders(&paths);
     let mut out = Vec::with_capacity(pool.len());
     for (i, h) in pool.iter().enumerate() {
         let before = pool[..i].iter().filter(|o| o.path == h.path).count();
@@ -294,6 +298,9 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
         let own_name = h.symbol.as_deref().map(own_name);
         let name = own_name.map(str::to_lowercase);
         let s = &h.signals;
+        let file_share = evidence.files.get(&h.path).map_or(0.0, |file| evidence.share(&file.counts));
+        // A file the question names and that holds its words is what it asks about.
+        let whole_name = !shared_names.contains(&own_stem(&h.path)) && names_whole_file(&naming, &h.path);
         let other = [s.feedback, s.callees, s.patterns].into_iter().flatten().min();
         out.push([
             1.0 / (i + 1) as f32,
@@ -319,7 +326,7 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             span(h),
             name_parts_share(&words, &h.path),
             evidence.share(&counted_in(std::iter::once(h.content.as_str()), &evidence.terms).0),
-            evidence.files.get(&h.path).map_or(0.0, |file| evidence.share(&file.counts)),
+            file_share,
             f32::from(u8::from(written.iter().any(|w| defines(h, w)))),
             f32::from(u8::from(words.contains(&file_stem))),
             reciprocal(s.named),
@@ -330,7 +337,8 @@ pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features
             f32::from(u8::from(topical && subject == Some(&file_stem) && before == 0)),
             f32::from(u8::from(topical && before == 0 && reads_as_path(&words, subject, &h.path))),
             f32::from(u8::from(first_definitions.contains(&i))),
-            // Kept on the file's best candidate only: [`keep_topic_on_best`].
+            // These two kept on the file's best candidate only: [`keep_file_features_on_best`].
+            if whole_name { file_share } else { 0.0 },
             if topical { evidence.file_bm25(&h.path) / best_file } else { 0.0 },
         ]);
     }
@@ -347,6 +355,37 @@ fn reads_as_path(words: &[String], subject: Option<&String>, path: &str) -> bool
     let Some(folder) = path.rsplit('/').nth(1).map(str::to_lowercase) else { return false };
     let file = stem(path);
     names_part_loosely(&words[at], &folder) && words[at + 1..].iter().any(|w| names_part_loosely(w, &file))
+}
+
+/// Whether `words` name every part of `path`'s own name (`StringUtils`:
+/// string, utils), each loosely ([`names_part_loosely`]: "routing" names
+/// `Router.php`, "transfer" `transfer.c`): the question says the file's
+/// name, in its own words.
+fn names_whole_file(words: &[String], path: &str) -> bool {
+    // `bash-it.completion`, `format-inl`, `Application+Cache`: every piece.
+    let parts: Vec<String> = own_stem(path).split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).flat_map(split_identifier).map(str::to_lowercase).collect();
+    !parts.is_empty() && parts.iter().all(|p| words.iter().any(|w| names_part_loosely(w, p)))
+}
+
+/// `path`'s file name without its last extension (`pipe.test` of
+/// `pipe.test.ts`), letter case kept.
+fn own_stem(path: &str) -> &str {
+    stem_and_extension(path).0
+}
+
+/// The file names (without their last extension) that files of several
+/// folders of `paths` have (`v4/core/schemas.ts`, `v4/classic/schemas.ts`):
+/// a question naming one names none of them more than the others.
+fn names_in_several_folders<'p>(paths: &[&'p str]) -> Vec<&'p str> {
+    let mut folders: HashMap<&str, Vec<&str>> = HashMap::new();
+    for path in paths {
+        let folder = path.rsplit_once('/').map_or("", |(f, _)| f);
+        let seen = folders.entry(own_stem(path)).or_default();
+        if !seen.contains(&folder) {
+            seen.push(folder);
+        }
+    }
+    folders.into_iter().filter(|(_, f)| f.len() > 1).map(|(name, _)| name).collect()
 }
 
 /// The names a question writes, letter case kept: words, and qualified
@@ -454,7 +493,7 @@ pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence
     let n = hits.len().min(pool);
     let mut feats = features(&hits[..n], q, evidence);
     let kept: Vec<bool> = hits[..n].iter().map(placed_by_structure).collect();
-    keep_topic_on_best(&hits[..n], &mut feats, &table.weights);
+    keep_file_features_on_best(&hits[..n], &mut feats, &table.weights);
     let scores: Vec<f32> = feats.iter().map(|f| f.iter().zip(&table.weights).map(|(a, b)| a * b).sum()).collect();
     let order = placed_order(&hits[..n], &scores, &kept, table.repeat_of_file);
     let rest = hits.split_off(n);
@@ -475,11 +514,15 @@ pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence
     out
 }
 
-/// `topic_file` speaks of a file, not a chunk: it stays on the candidate of
-/// each file that the other features score best, and is 0 on the rest
-/// (lifting the file once, as one result, not all its chunks).
-fn keep_topic_on_best(pool: &[Hit], feats: &mut [Features], weights: &Features) {
-    let topic = FEATURES.len() - 1;
+/// How many of the last [`FEATURES`] speak of a file, not a chunk
+/// (`whole_name`, `topic_file`).
+const FILE_FEATURES: usize = 2;
+
+/// The last [`FILE_FEATURES`] speak of a file, not a chunk: they stay on the
+/// candidate of each file that the other features score best, and are 0 on
+/// the rest (lifting the file once, as one result, not all its chunks).
+fn keep_file_features_on_best(pool: &[Hit], feats: &mut [Features], weights: &Features) {
+    let topic = FEATURES.len() - FILE_FEATURES;
     let without_topic = |f: &Features| -> f32 { f.iter().zip(weights).take(topic).map(|(a, b)| a * b).sum() };
     let mut best_of_file: HashMap<&str, (usize, f32)> = HashMap::new();
     for (i, (h, f)) in pool.iter().zip(feats.iter()).enumerate() {
@@ -491,7 +534,7 @@ fn keep_topic_on_best(pool: &[Hit], feats: &mut [Features], weights: &Features) 
     }
     for (i, (h, f)) in pool.iter().zip(feats.iter_mut()).enumerate() {
         if best_of_file.get(h.path.as_str()).is_some_and(|(b, _)| *b != i) {
-            f[topic] = 0.0;
+            f[topic..].fill(0.0);
         }
     }
 }
@@ -706,7 +749,7 @@ mod tests {
 
     #[test]
     fn the_topic_stays_on_the_files_best_candidate() {
-        assert_eq!(FEATURES[FEATURES.len() - 1], "topic_file", "keep_topic_on_best reads the last feature");
+        assert_eq!(FEATURES[FEATURES.len() - FILE_FEATURES..], ["whole_name", "topic_file"], "keep_file_features_on_best reads the last features");
         let pool = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("b.py", "z", 0.5)];
         let mut weights = [0.0; FEATURES.len()];
         weights[1] = 1.0;
@@ -716,9 +759,34 @@ mod tests {
             (f[1], f[topic]) = (*s, 0.7);
             f
         }).collect();
-        keep_topic_on_best(&pool, &mut feats, &weights);
+        keep_file_features_on_best(&pool, &mut feats, &weights);
         // a.py's second candidate scores better without the topic: it keeps it.
         assert_eq!(feats.iter().map(|f| f[topic]).collect::<Vec<_>>(), [0.0, 0.7, 0.7]);
+    }
+
+    #[test]
+    fn a_question_naming_a_whole_file_marks_it() {
+        let said = |q: &str, path: &str| names_whole_file(&content_words(q), path);
+        // Every part of the name, each loosely: plurals, `-ing`, what it abbreviates.
+        assert!(said("string utils for padding", "src/StringUtils.java"));
+        assert!(said("how routing works", "src/Routing/Router.php"));
+        assert!(!said("string padding", "src/StringUtils.java"), "utils is not said");
+        // Every piece of a name with dashes, dots or pluses, not its first.
+        assert!(!said("bash main entry point", "completion/bash-it.completion.bash"));
+        assert!(!said("format errors", "include/fmt/format-inl.h"));
+        assert!(said("format errors", "include/fmt/format.h"));
+        // A name files of several folders have names none of them; a header beside its source is one folder.
+        assert_eq!(names_in_several_folders(&["v4/core/schemas.ts", "v4/classic/schemas.ts", "v4/core/api.ts", "lib/connect.c", "lib/connect.h"]), ["schemas"]);
+
+        // As a feature: the share of the question's words its file holds; the project's name names no file.
+        let at = FEATURES.iter().position(|n| *n == "whole_name").expect("feature");
+        let file = |counts: Vec<u32>| FileEvidence { counts, length: 100 };
+        let files = HashMap::from([("src/analysis.zig".to_string(), file(vec![0, 2, 1])), ("src/zls.zig".to_string(), file(vec![3, 1, 0]))]);
+        let evidence = Evidence { terms: ["zls", "analysi", "scope"].map(String::from).to_vec(), idf: vec![1.0; 3], files, mean_length: 100.0 };
+        let mut q = Question::new("how zls analysis resolves a scope");
+        q.project = crate::query::question::name_words("zls");
+        let f = features(&[hit("src/analysis.zig", "resolve", 1.0), hit("src/zls.zig", "main", 0.9)], &q, &evidence);
+        assert_eq!((f[0][at], f[1][at]), (2.0 / 3.0, 0.0));
     }
 
     #[test]
