@@ -358,11 +358,10 @@ fn reads_as_path(words: &[String], subject: Option<&String>, path: &str) -> bool
 }
 
 /// Whether `words` name every part of `path`'s own name (`StringUtils`:
-/// string, utils), each loosely ([`names_part_loosely`]: "routing" names
+/// string, utils; `bash-it.completion`: bash, it, completion), each loosely ([`names_part_loosely`]: "routing" names
 /// `Router.php`, "transfer" `transfer.c`): the question says the file's
 /// name, in its own words.
 fn names_whole_file(words: &[String], path: &str) -> bool {
-    // `bash-it.completion`, `format-inl`, `Application+Cache`: every piece.
     let parts: Vec<String> = own_stem(path).split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).flat_map(split_identifier).map(str::to_lowercase).collect();
     !parts.is_empty() && parts.iter().all(|p| words.iter().any(|w| names_part_loosely(w, p)))
 }
@@ -522,11 +521,11 @@ const FILE_FEATURES: usize = 2;
 /// candidate of each file that the other features score best, and are 0 on
 /// the rest (lifting the file once, as one result, not all its chunks).
 fn keep_file_features_on_best(pool: &[Hit], feats: &mut [Features], weights: &Features) {
-    let topic = FEATURES.len() - FILE_FEATURES;
-    let without_topic = |f: &Features| -> f32 { f.iter().zip(weights).take(topic).map(|(a, b)| a * b).sum() };
+    let first = FEATURES.len() - FILE_FEATURES;
+    let without_them = |f: &Features| -> f32 { f.iter().zip(weights).take(first).map(|(a, b)| a * b).sum() };
     let mut best_of_file: HashMap<&str, (usize, f32)> = HashMap::new();
     for (i, (h, f)) in pool.iter().zip(feats.iter()).enumerate() {
-        let score = without_topic(f);
+        let score = without_them(f);
         let best = best_of_file.entry(h.path.as_str()).or_insert((i, score));
         if score > best.1 {
             *best = (i, score);
@@ -534,7 +533,7 @@ fn keep_file_features_on_best(pool: &[Hit], feats: &mut [Features], weights: &Fe
     }
     for (i, (h, f)) in pool.iter().zip(feats.iter_mut()).enumerate() {
         if best_of_file.get(h.path.as_str()).is_some_and(|(b, _)| *b != i) {
-            f[topic..].fill(0.0);
+            f[first..].fill(0.0);
         }
     }
 }
