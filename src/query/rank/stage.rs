@@ -358,9 +358,10 @@ fn reads_as_path(words: &[String], subject: Option<&String>, path: &str) -> bool
 }
 
 /// Whether `words` name every part of `path`'s own name (`StringUtils`:
-/// string, utils; `bash-it.completion`: bash, it, completion), each loosely ([`names_part_loosely`]: "routing" names
-/// `Router.php`, "transfer" `transfer.c`): the question says the file's
-/// name, in its own words.
+/// string, utils; `bash-it.completion`: bash, it, completion), each
+/// loosely ([`names_part_loosely`]: "routing" names `Router.php`,
+/// "transfer" `transfer.c`): the question says the file's name, in its
+/// own words.
 fn names_whole_file(words: &[String], path: &str) -> bool {
     let parts: Vec<String> = own_stem(path).split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).flat_map(split_identifier).map(str::to_lowercase).collect();
     !parts.is_empty() && parts.iter().all(|p| words.iter().any(|w| names_part_loosely(w, p)))
