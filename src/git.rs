@@ -266,6 +266,99 @@ impl Repo {
 }
 
 impl Repo {
+    /// The first parent of `commit`; `None` for a root commit (or one whose
+    /// parents a shallow clone cut off).
+    pub fn first_parent(&self, commit: &ObjectId) -> Result<Option<ObjectId>> {
+        let repo = self.local();
+        let obj_err = |e: &dyn std::fmt::Display| GitError::Object { id: commit.to_string(), message: e.to_string() };
+        let c = repo.find_object(*commit).map_err(|e| obj_err(&e))?.peel_to_commit().map_err(|e| obj_err(&e))?;
+        let parent = c.parent_ids().next().map(|id| id.detach());
+        Ok(parent.filter(|p| self.has_commit(p)))
+    }
+
+    /// Every file git's index (the staging area) holds at stage 0, as a
+    /// commit of it would: path and blob id.
+    pub fn staged_files(&self) -> Result<Vec<TreeFile>> {
+        let repo = self.local();
+        let index = repo.index_or_empty().map_err(other)?;
+        let mut files: Vec<TreeFile> = index
+            .entries()
+            .iter()
+            .filter(|e| e.stage_raw() == 0)
+            .filter_map(|e| {
+                let kind = entry_kind(e.mode.to_tree_entry_mode()?)?;
+                Some(TreeFile { path: e.path(&index).to_str_lossy().into_owned(), id: e.id, kind })
+            })
+            .collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(files)
+    }
+
+    /// The best common ancestor of two commits (`A...B`), if they have one.
+    pub fn merge_base(&self, one: &ObjectId, two: &ObjectId) -> Result<Option<ObjectId>> {
+        let repo = self.local();
+        repo.merge_base(*one, *two).map(|id| id.map(|i| i.detach())).map_err(other)
+    }
+
+    /// Up to `limit` commits from `head` back along first parents, newest
+    /// first, each with the paths it changed against its first parent (no
+    /// rename detection); `None` for a merge or root commit. The walk stops
+    /// early at `stop` (a commit already read) and where history is cut off
+    /// (a shallow clone).
+    /// Also says whether the walk met `stop`.
+    pub fn first_parent_history(&self, head: &ObjectId, limit: usize, stop: Option<&ObjectId>) -> Result<(Vec<(ObjectId, Option<Vec<String>>)>, bool)> {
+        let repo = self.local();
+        let walk = repo.rev_walk([*head]).first_parent_only().all().map_err(other)?;
+        let mut commits: Vec<(ObjectId, bool)> = Vec::new();
+        let mut met = false;
+        for info in walk {
+            let Ok(info) = info else { break };
+            if Some(&info.id) == stop {
+                met = true;
+                break;
+            }
+            if commits.len() >= limit {
+                break;
+            }
+            commits.push((info.id, info.parent_ids.len() == 1));
+        }
+        use rayon::prelude::*;
+        let chunks: Vec<Vec<(ObjectId, Option<Vec<String>>)>> = commits
+            .par_chunks(64)
+            .map(|chunk| {
+                let repo = self.local();
+                chunk.iter().map(|(id, single)| (*id, single.then(|| changed_against_parent(&repo, id)).flatten())).collect()
+            })
+            .collect();
+        Ok((chunks.into_iter().flatten().collect(), met))
+    }
+}
+
+/// The paths `commit` changed against its only parent (`None` when a
+/// tree cannot be read).
+fn changed_against_parent(repo: &gix::Repository, commit: &ObjectId) -> Option<Vec<String>> {
+    let c = repo.find_object(*commit).ok()?.peel_to_commit().ok()?;
+    let parent = c.parent_ids().next()?.object().ok()?.peel_to_commit().ok()?;
+    let (old, new) = (parent.tree().ok()?, c.tree().ok()?);
+    let mut opts = gix::diff::Options::default();
+    opts.track_path().track_rewrites(None);
+    let changes = repo.diff_tree_to_tree(Some(&old), Some(&new), Some(opts)).ok()?;
+    use gix::object::tree::diff::ChangeDetached as C;
+    let mut paths: Vec<String> = changes
+        .into_iter()
+        .filter_map(|change| match change {
+            C::Addition { location, entry_mode, .. } | C::Deletion { location, entry_mode, .. } | C::Modification { location, entry_mode, .. } => {
+                entry_mode.is_blob().then(|| location.to_str_lossy().into_owned())
+            }
+            C::Rewrite { location, .. } => Some(location.to_str_lossy().into_owned()),
+        })
+        .collect();
+    paths.sort();
+    paths.dedup();
+    Some(paths)
+}
+
+impl Repo {
     /// The remote that promises the objects a partial clone left out
     /// (`remote.<name>.promisor = true`), if this is a partial clone.
     pub fn promisor_remote(&self) -> Option<String> {

@@ -137,6 +137,18 @@ fn every_endpoint_answers_as_the_cli_does() {
     assert_eq!(v["markdown"], want["markdown"]);
     assert!(v["tokens"].as_u64().is_some_and(|t| t > 0 && t <= 1500), "{v}");
 
+    // What an edit touches, as `git rag impact --json` says.
+    repo.write("pkg/auth.py", "def check_token(token):\n    if not token:\n        raise ValueError(\"no token\")\n    return token\n");
+    let (s, v) = http.post("/v1/codebase/impact", json!({}));
+    assert_eq!(s, 200, "{v}");
+    let strip = |mut v: Value| {
+        v.as_object_mut().map(|o| o.remove("took_ms"));
+        v
+    };
+    assert_eq!(strip(v.clone()), strip(cli(&repo, &["impact", "--json"])), "{v}");
+    assert_eq!(v["impacted"][0]["symbol"], "Session.send", "{v}");
+    repo.git(&["checkout", "--", "pkg/auth.py"]);
+
     // MCP's Streamable HTTP transport: the same tools, the same answers.
     let (s, v) = http.post("/mcp", json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
     assert_eq!((s, v["result"]["protocolVersion"].as_str()), (200, Some("2025-06-18")), "{v}");
@@ -154,7 +166,7 @@ fn every_endpoint_answers_as_the_cli_does() {
 
     let (s, v) = http.get("/openapi.json", &[]);
     assert_eq!((s, v["openapi"].as_str()), (200, Some("3.1.0")));
-    for p in ["/health", "/v1/codebase/search", "/v1/codebase/context", "/v1/codebase/index", "/v1/codebase/stats", "/mcp"] {
+    for p in ["/health", "/v1/codebase/search", "/v1/codebase/context", "/v1/codebase/impact", "/v1/codebase/index", "/v1/codebase/stats", "/mcp"] {
         assert!(v["paths"][p].is_object(), "{p}");
     }
     let search_schema = &v["paths"]["/v1/codebase/search"]["post"]["requestBody"]["content"]["application/json"]["schema"];

@@ -78,7 +78,7 @@ fn handshake_tools_and_every_tool_on_a_real_repo() {
 
     let tools = mcp.request("tools/list", json!({}));
     let names: Vec<&str> = tools["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["search", "context", "symbols", "callers", "callees", "status", "index"]);
+    assert_eq!(names, ["search", "context", "symbols", "callers", "callees", "impact", "status", "index"]);
     // The language filter offers every language, from the list `--lang` uses.
     let search_schema = &tools["result"]["tools"][0]["inputSchema"]["properties"];
     let offered: Vec<&str> = search_schema["language"]["enum"].as_array().expect("an enum of languages").iter().filter_map(Value::as_str).collect();
@@ -125,6 +125,19 @@ fn handshake_tools_and_every_tool_on_a_real_repo() {
     assert!(callees.contains(&"check_token".to_string()) && callees.contains(&"Session.adapter".to_string()), "{c}");
     let e = mcp.tool_error("callers", json!({"symbol": "nothing_is_called_this"}));
     assert!(e.contains("no symbol named"), "{e}");
+
+    // impact: an edit of the work tree, its callers and tests.
+    let auth = std::fs::read_to_string(repo.path().join("pkg/auth.py")).expect("auth.py");
+    repo.write("pkg/auth.py", format!("{auth}\n"));
+    let i = mcp.tool("impact", json!({}));
+    assert!(i["changed"].as_array().is_some_and(|c| c.is_empty()), "a blank line at the end changes no definition: {i}");
+    repo.write("pkg/auth.py", auth.replacen("(token)", "(token, strict=False)", 1));
+    let i = mcp.tool("impact", json!({"depth": 1}));
+    assert_eq!(i["changed"][0]["symbol"], "check_token", "{i}");
+    assert_eq!(i["changed"][0]["change"], "signature", "{i}");
+    assert!(symbols(&i["impacted"]).contains(&"Session.send".to_string()), "{i}");
+    assert!(mcp.tool_error("impact", json!({"rev": "HEAD", "staged": true})).contains("--staged"));
+    repo.write("pkg/auth.py", &auth);
 
     // context: Markdown within the budget, every piece cited.
     let ctx = mcp.tool("context", json!({"query": "how are sessions persisted?", "budget": 600}));

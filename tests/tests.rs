@@ -27,6 +27,8 @@ mod git_history;
 mod hooks;
 mod http_api;
 mod hybrid;
+mod impact;
+mod impact_languages;
 mod incremental;
 mod languages;
 mod linked_worktrees;

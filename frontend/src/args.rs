@@ -152,6 +152,35 @@ pub enum Command {
         #[arg(long, hide = true)]
         explain_ranking: bool,
     },
+    /// What a change touches: the definitions it changes, the code that
+    /// depends on them (callers, importers, subclasses, implementations,
+    /// overrides) and the tests to run, each with its evidence and a score.
+    /// With no revision: the work tree against the indexed commit.
+    Impact {
+        /// A commit (against its first parent), `A..B`, or `A...B` (from their merge base).
+        rev: Option<String>,
+        /// The staged files against HEAD.
+        #[arg(long)]
+        staged: bool,
+        /// Hops of dependents to follow (tests are looked for through at least 2).
+        #[arg(long, default_value_t = 2)]
+        depth: usize,
+        /// Most impacted definitions and tests listed.
+        #[arg(long, short = 'n', default_value_t = 50)]
+        limit: usize,
+        /// Print the machine contract (JSON) instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Print a token-budgeted, cited review context (Markdown; in the JSON with --json).
+        #[arg(long)]
+        context: bool,
+        /// Tokens the context may use (cl100k_base).
+        #[arg(long, default_value_t = 8000)]
+        budget: usize,
+        /// Print nothing; exit 1 when the change touches code, 0 when it touches none (as `git diff --quiet`).
+        #[arg(long, short = 'q', conflicts_with_all = ["json", "context"])]
+        quiet: bool,
+    },
     /// Answer a question with your LLM (an OpenAI-compatible chat endpoint:
     /// `git config rag.chat.url`, `rag.chat.model`), citing the code it read
     /// as `[n] path:start-end`.

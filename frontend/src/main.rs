@@ -6,6 +6,7 @@
 mod args;
 mod cmd_ask;
 mod cmd_hooks;
+mod cmd_impact;
 mod cmd_index;
 mod cmd_inspect;
 mod cmd_man;
@@ -95,6 +96,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let query = git_rag::QueryOptions { lang: scope.lang, path: scope.path, exclude: scope.exclude, ..git_rag::QueryOptions::new(git_rag::Mode::Hybrid, 10) };
             let request = git_rag::AskRequest { question, search: git_rag::HybridOptions::new(query), budget: budget.max(100), worktree: (!at_commit).then(|| ws.layer_options()) };
             cmd_ask::run(&ws, &request, json, secs(wait))
+        }
+        Command::Impact { rev, staged, depth, limit, json, context, budget, quiet } => {
+            let target = git_rag::ImpactTarget::parse(rev.as_deref(), staged)?;
+            let request = git_rag::ImpactRequest { target, depth: depth.max(1), limit: limit.max(1), context_budget: context.then_some(budget), layer: ws.layer_options() };
+            cmd_impact::run(&ws, &request, json, quiet)
         }
         Command::Status { json } => cmd_inspect::status(&ws, json),
         Command::Serve { mcp, http, max_in_flight, wait, timeout, lazy } => {

@@ -127,6 +127,27 @@ impl Neighbourhood<'_> {
         paths.iter().map(|p| self.snapshot.dependents(p, cap)).collect()
     }
 
+    /// The facts of `path` as the store (and overlay) holds them, its nodes
+    /// loaded; `None` when the graph has no such file.
+    pub fn facts_of(&mut self, path: &str) -> Result<Option<&FileFacts>> {
+        self.load_files(vec![path.to_string()])?;
+        Ok(self.facts.get(path).and_then(Option::as_ref))
+    }
+
+    /// Files with a reference (a call or a base, resolved or not) whose last
+    /// name is one of `names`, as written.
+    pub fn referencing(&self, names: &[String]) -> Result<BTreeSet<String>> {
+        self.snapshot.referencing(names)
+    }
+
+    /// Every path of the graph, in order.
+    pub fn paths(&mut self) -> Result<&[String]> {
+        if self.paths.is_none() {
+            self.paths = Some(self.snapshot.paths()?);
+        }
+        Ok(self.paths.as_deref().unwrap_or_default())
+    }
+
     /// [`Graph::walk`] over the whole graph, loading each level's edges first.
     pub fn walk(&mut self, start: &[NodeIndex], kinds: &[EdgeKind], direction: Direction, depth: usize) -> Result<Vec<(NodeIndex, usize)>> {
         let mut walk = Walk::new(start);

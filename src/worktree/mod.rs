@@ -493,6 +493,13 @@ fn index_matches_tree(index: &gix::index::State, tree: ObjectId) -> bool {
     index.tree().is_some_and(|root| root.name.is_empty() && root.num_entries.is_some() && root.id == tree)
 }
 
+/// The index's path rules with the indexed commit's `.gitattributes` files:
+/// what decides, for a tree other than the work tree, which of its paths
+/// the index would hold.
+pub(crate) fn indexed_path_filter(repo: &Repo, state: &IndexState, rules: &PathRules) -> Result<PathFilter, WorktreeError> {
+    path_filter(repo, state, Path::new(""), &BTreeSet::new(), rules)
+}
+
 /// The index's path rules with the `.gitattributes` files as the work tree
 /// has them (the indexed version where it has not changed).
 fn path_filter(repo: &Repo, state: &IndexState, workdir: &Path, changed: &BTreeSet<String>, rules: &PathRules) -> Result<PathFilter, WorktreeError> {

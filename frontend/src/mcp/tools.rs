@@ -104,6 +104,23 @@ pub const TOOLS: &[Tool] = &[
         http: None,
     },
     Tool {
+        name: "impact",
+        title: "What a change touches",
+        description: "For the work tree's edits against the indexed commit (or `rev`: a commit, `A..B`, `A...B`; or the staged files): \
+             the definitions the change makes, the code that depends on them (callers, importers, subclasses, implementations, \
+             overrides; with depth, evidence line and score) and the ranked tests to run, each with why.",
+        read_only: true,
+        schema: schema::<ImpactArgs>,
+        run: |server, args| impact(server, parse(args)?),
+        http: Some(Endpoint {
+            path: "/v1/codebase/impact",
+            get: false,
+            summary: "what a change touches and the tests to run (the MCP `impact` tool)",
+            answers: "the answer of `git rag impact --json`",
+            long_running: false,
+        }),
+    },
+    Tool {
         name: "status",
         title: "Index status",
         description: "Which commit the index is at, whether it is behind HEAD, whether a run is in progress, counts and the last run.",
@@ -156,6 +173,12 @@ fn twenty() -> u64 {
 }
 fn one() -> u64 {
     1
+}
+fn two() -> u64 {
+    2
+}
+fn fifty() -> u64 {
+    50
 }
 fn default_budget() -> u64 {
     8000
@@ -235,6 +258,27 @@ struct GraphArgs {
     #[serde(default = "twenty")]
     #[schemars(range(min = 1, max = 100))]
     limit: u64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ImpactArgs {
+    /// A commit (against its first parent), `A..B` or `A...B`; none: the work tree against the indexed commit.
+    rev: Option<String>,
+    /// The staged files against HEAD.
+    #[serde(default)]
+    staged: bool,
+    /// Hops of dependents to follow.
+    #[serde(default = "two")]
+    #[schemars(range(min = 1, max = 5))]
+    depth: u64,
+    /// Most impacted definitions and tests listed.
+    #[serde(default = "fifty")]
+    #[schemars(range(min = 1, max = 500))]
+    limit: u64,
+    /// A review context of this many tokens, in the answer's `context`.
+    #[schemars(range(min = 1, max = 200000))]
+    budget: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -367,6 +411,14 @@ fn graph(server: &Server, a: GraphArgs, relation: Relation) -> ToolResult {
     }
     let key = if relation == Relation::Callers { "callers" } else { "callees" };
     Ok(json!({"symbol": symbol, "subjects": answer.subjects, "depth": depth, key: answer.response.results}))
+}
+
+fn impact(server: &Server, a: ImpactArgs) -> ToolResult {
+    let target = git_rag::ImpactTarget::parse(a.rev.as_deref().filter(|r| !r.trim().is_empty()), a.staged).map_err(|e| ToolError::invalid(e.to_string()))?;
+    let context_budget = a.budget.map(|b| in_range("budget", b, 200_000)).transpose()?;
+    let request = git_rag::ImpactRequest { target, depth: in_range("depth", a.depth, MAX_DEPTH)?, limit: in_range("limit", a.limit, 500)?, context_budget, layer: server.ws.layer_options() };
+    let impact = git_rag::impact(&server.ws.repo, &server.opts.index_dir, &request).map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(serde_json::to_value(impact)?)
 }
 
 fn status(server: &Server, _: StatusArgs) -> ToolResult {

@@ -1,0 +1,59 @@
+//! `git rag impact`: the library answers, this renders — the JSON contract,
+//! the review context, or three short lists; `--quiet` only an exit status.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use git_rag::{Impact, ImpactRequest, Workspace};
+
+use crate::output::outln;
+
+pub fn run(ws: &Workspace, request: &ImpactRequest, json: bool, quiet: bool) -> Result<ExitCode> {
+    let impact = git_rag::impact(&ws.repo, &ws.index_dir, request)?;
+    if quiet {
+        return Ok(if impact.changed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    }
+    for notice in &impact.notices {
+        eprintln!("git-rag: {notice}");
+    }
+    if json {
+        outln!("{}", serde_json::to_string(&impact)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(ctx) = &impact.context {
+        outln!("{}", ctx.markdown.trim_end());
+        return Ok(ExitCode::SUCCESS);
+    }
+    render(&impact)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(impact: &Impact) -> Result<()> {
+    eprintln!("git-rag: {} ({:.0} ms)", impact.target, impact.took_ms);
+    if impact.changed.is_empty() {
+        eprintln!("git-rag: nothing changed");
+        return Ok(());
+    }
+    outln!("changed ({}):", impact.changed.len());
+    for c in &impact.changed {
+        let change = serde_json::to_value(c.change)?;
+        let was = c.previous.as_deref().map(|p| format!(", was {p}")).unwrap_or_default();
+        outln!("  {}:{}-{}  {}  [{}{was}]", c.path, c.start_line, c.end_line, c.symbol.as_deref().unwrap_or("-"), change.as_str().unwrap_or(""));
+    }
+    outln!("impacted ({}):", impact.impacted.len());
+    for i in &impact.impacted {
+        let relation = serde_json::to_value(i.relation)?;
+        outln!("  {}:{}-{}  {}  [{} {}, depth {}, {:.2}]", i.path, i.start_line, i.end_line, i.symbol.as_deref().unwrap_or("-"), relation.as_str().unwrap_or(""), i.reaches, i.depth, i.score);
+        if let Some(e) = &i.evidence {
+            outln!("      {}: {}", e.line, e.text);
+        }
+    }
+    for o in &impact.omitted {
+        outln!("  … {} {}: {} more dependents not listed", o.path, o.symbol.as_deref().unwrap_or(""), o.more);
+    }
+    outln!("tests ({}):", impact.tests.len());
+    for t in &impact.tests {
+        outln!("  {}{}  [{:.2}]  {}", t.path, t.symbol.as_deref().map(|s| format!("::{s}")).unwrap_or_default(), t.score, t.why.join("; "));
+    }
+    Ok(())
+}

@@ -1,0 +1,217 @@
+//! Which definitions a change touches: the line diff of a file's two
+//! versions (imara-diff's histogram, as git uses) mapped onto the
+//! definitions each side parses. A changed line belongs to the innermost
+//! definition holding it (a method, not its class); a line outside every
+//! definition is the module's. A definition only one side has was added or
+//! deleted, unless the other side has one of the same kind and parent whose
+//! text is the same but for its name: then it was renamed.
+
+use std::collections::{BTreeMap, HashSet};
+
+use gix::diff::blob::{Algorithm, Diff, InternedInput};
+
+use super::{ChangeKind, ChangedCode};
+use crate::analysis::chunk::FileChunks;
+use crate::analysis::kind::Kind;
+use crate::analysis::parse::Symbol;
+
+/// Two texts whose lines are this much the same (Jaccard of their trimmed
+/// lines, the name replaced) are one definition renamed.
+const RENAMED_SIMILARITY: f32 = 0.8;
+
+/// Lines of each side that the diff touches (0-based), and the places in the
+/// new text where lines were only removed (the index of the next line).
+struct Touched {
+    old: Vec<usize>,
+    new: Vec<usize>,
+    removed_at: Vec<usize>,
+}
+
+/// Blank lines added or removed change no definition.
+fn touched(old: &str, new: &str) -> Touched {
+    let input = InternedInput::new(old, new);
+    let mut diff = Diff::compute(Algorithm::Histogram, &input);
+    diff.postprocess_lines(&input);
+    let (old_lines, new_lines): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let said = |lines: &[&str], i: &usize| lines.get(*i).is_some_and(|l| !l.trim().is_empty());
+    let mut t = Touched { old: Vec::new(), new: Vec::new(), removed_at: Vec::new() };
+    for hunk in diff.hunks() {
+        let removed: Vec<usize> = (hunk.before.start as usize..hunk.before.end as usize).filter(|i| said(&old_lines, i)).collect();
+        t.new.extend((hunk.after.start as usize..hunk.after.end as usize).filter(|i| said(&new_lines, i)));
+        if hunk.is_pure_removal() && !removed.is_empty() {
+            t.removed_at.push(hunk.after.start as usize);
+        }
+        t.old.extend(removed);
+    }
+    t
+}
+
+/// The innermost symbol whose lines (1-based, inclusive) hold every one of
+/// `lines` (0-based).
+fn innermost<'s>(symbols: &'s [Symbol], lines: &[usize]) -> Option<&'s Symbol> {
+    symbols
+        .iter()
+        .filter(|s| lines.iter().all(|l| s.span.start_line <= l + 1 && l + 1 <= s.span.end_line))
+        .min_by_key(|s| (s.span.end_line - s.span.start_line, s.span.start_line))
+}
+
+/// What changed in one file between its two versions (`None`: the file is
+/// absent on that side). Deleted definitions carry the old side's lines.
+pub(crate) fn in_file(path: &str, old: Option<(&str, &FileChunks)>, new: Option<(&str, &FileChunks)>) -> Vec<ChangedCode> {
+    let whole = |change, text: &str, kind| ChangedCode::file(path, change, text.lines().count().max(1), kind);
+    match (old, new) {
+        (None, None) => Vec::new(),
+        (None, Some((text, _))) => vec![whole(ChangeKind::Added, text, Kind::File)],
+        (Some((text, chunks)), None) => {
+            let mut out = vec![whole(ChangeKind::Deleted, text, Kind::File)];
+            out.extend(chunks.symbols.iter().map(|s| ChangedCode::symbol(path, s, ChangeKind::Deleted)));
+            out
+        }
+        (Some(old), Some(new)) => between(path, old, new),
+    }
+}
+
+fn between(path: &str, (old_text, old): (&str, &FileChunks), (new_text, new): (&str, &FileChunks)) -> Vec<ChangedCode> {
+    let t = touched(old_text, new_text);
+    let olds: BTreeMap<&str, &Symbol> = old.symbols.iter().rev().map(|s| (s.qualified_name.as_str(), s)).collect();
+    let news: BTreeMap<&str, &Symbol> = new.symbols.iter().rev().map(|s| (s.qualified_name.as_str(), s)).collect();
+    // The definitions the changed lines fall in, on either side; lines in none are the module's.
+    let mut touched_names: HashSet<&str> = HashSet::new();
+    let mut module_lines: Vec<usize> = Vec::new();
+    let mut module_touched = false;
+    for l in &t.new {
+        match innermost(&new.symbols, &[*l]) {
+            Some(s) => drop(touched_names.insert(&s.qualified_name)),
+            None => module_lines.push(l + 1),
+        }
+    }
+    for l in &t.old {
+        match innermost(&old.symbols, &[*l]) {
+            Some(s) => drop(touched_names.insert(&s.qualified_name)),
+            None => module_touched = true,
+        }
+    }
+    for at in &t.removed_at {
+        // Lines removed between two kept lines: the definition holding both.
+        match (*at > 0).then(|| innermost(&new.symbols, &[at - 1, *at])).flatten() {
+            Some(s) => drop(touched_names.insert(&s.qualified_name)),
+            None => module_touched = true,
+        }
+    }
+    let mut out: Vec<ChangedCode> = Vec::new();
+    for s in new.symbols.iter().filter(|s| olds.contains_key(s.qualified_name.as_str()) && touched_names.contains(s.qualified_name.as_str())) {
+        let before = olds[s.qualified_name.as_str()];
+        let change = if before.signature.trim() != s.signature.trim() { ChangeKind::Signature } else { ChangeKind::Body };
+        if !out.iter().any(|c| c.symbol.as_deref() == Some(&s.qualified_name)) {
+            out.push(ChangedCode::symbol(path, s, change));
+        }
+    }
+    let added: Vec<&Symbol> = dedup(new.symbols.iter().filter(|s| !olds.contains_key(s.qualified_name.as_str())));
+    let deleted: Vec<&Symbol> = dedup(old.symbols.iter().filter(|s| !news.contains_key(s.qualified_name.as_str())));
+    out.extend(renames_and_the_rest(path, (old_text, &deleted), (new_text, &added)));
+    if !module_lines.is_empty() || module_touched {
+        let (first, last) = (module_lines.iter().min().copied(), module_lines.iter().max().copied());
+        out.push(ChangedCode {
+            path: path.to_string(),
+            symbol: None,
+            kind: Kind::Code,
+            start_line: first.unwrap_or(1),
+            end_line: last.unwrap_or(1),
+            change: ChangeKind::Module,
+            previous: None,
+        });
+    }
+    out
+}
+
+/// Symbols by qualified name, each once (a redefinition keeps the first).
+fn dedup<'s>(symbols: impl Iterator<Item = &'s Symbol>) -> Vec<&'s Symbol> {
+    let mut seen = HashSet::new();
+    symbols.filter(|s| seen.insert(s.qualified_name.as_str())).collect()
+}
+
+/// Pairs each deleted definition with an added one of the same kind and
+/// parent whose text is the same (but for the name); the rest are deleted
+/// or added.
+fn renames_and_the_rest(path: &str, (old_text, deleted): (&str, &[&Symbol]), (new_text, added): (&str, &[&Symbol])) -> Vec<ChangedCode> {
+    let old_lines: Vec<&str> = old_text.lines().collect();
+    let new_lines: Vec<&str> = new_text.lines().collect();
+    let mut taken: HashSet<usize> = HashSet::new();
+    let mut out = Vec::new();
+    for d in deleted {
+        let before = body_lines(&old_lines, d, &d.name);
+        let partner = added.iter().enumerate().filter(|(i, a)| !taken.contains(i) && a.kind == d.kind && a.parent == d.parent).find(|(_, a)| similarity(&before, &body_lines(&new_lines, a, &a.name)) >= RENAMED_SIMILARITY);
+        match partner {
+            Some((i, a)) => {
+                taken.insert(i);
+                let mut c = ChangedCode::symbol(path, a, ChangeKind::Renamed);
+                c.previous = Some(d.qualified_name.clone());
+                out.push(c);
+            }
+            None => out.push(ChangedCode::symbol(path, d, ChangeKind::Deleted)),
+        }
+    }
+    out.extend(added.iter().enumerate().filter(|(i, _)| !taken.contains(i)).map(|(_, a)| ChangedCode::symbol(path, a, ChangeKind::Added)));
+    out
+}
+
+/// A definition's trimmed lines with its own name blanked out.
+fn body_lines(lines: &[&str], s: &Symbol, name: &str) -> Vec<String> {
+    let (from, to) = (s.span.start_line.saturating_sub(1), s.span.end_line.min(lines.len()));
+    lines.get(from..to).unwrap_or_default().iter().map(|l| l.trim().replace(name, "\u{0}")).filter(|l| !l.is_empty()).collect()
+}
+
+fn similarity(a: &[String], b: &[String]) -> f32 {
+    let (sa, sb): (HashSet<&String>, HashSet<&String>) = (a.iter().collect(), b.iter().collect());
+    let union = sa.union(&sb).count();
+    if union == 0 {
+        return 0.0;
+    }
+    sa.intersection(&sb).count() as f32 / union as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::chunk::{chunk_file, ChunkOptions};
+
+    fn changes(old: &str, new: &str) -> Vec<(String, ChangeKind)> {
+        let opts = ChunkOptions::default();
+        let (a, b) = (chunk_file("m.py", old.as_bytes(), &opts), chunk_file("m.py", new.as_bytes(), &opts));
+        in_file("m.py", Some((old, &a)), Some((new, &b))).into_iter().map(|c| (c.symbol.unwrap_or_else(|| "<module>".into()), c.change)).collect()
+    }
+
+    const BASE: &str = "import os\n\nclass A:\n    def f(self, x):\n        return x + 1\n\n    def g(self):\n        y = 2\n        return y\n\ndef h():\n    return A().f(1)\n";
+
+    #[test]
+    fn a_changed_body_is_its_innermost_definition() {
+        let new = BASE.replace("return x + 1", "return x + 2");
+        assert_eq!(changes(BASE, &new), vec![("A.f".into(), ChangeKind::Body)]);
+        assert_eq!(changes(BASE, &format!("{BASE}\n\n")), vec![], "blank lines change nothing");
+    }
+
+    #[test]
+    fn a_changed_signature_an_added_and_a_deleted_definition() {
+        let new = BASE.replace("def f(self, x):", "def f(self, x, y=0):").replace("    def g(self):\n        y = 2\n        return y\n", "    def k(self):\n        print('other')\n        return None\n");
+        let got = changes(BASE, &new);
+        assert!(got.contains(&("A.f".into(), ChangeKind::Signature)), "{got:?}");
+        assert!(got.contains(&("A.g".into(), ChangeKind::Deleted)), "{got:?}");
+        assert!(got.contains(&("A.k".into(), ChangeKind::Added)), "{got:?}");
+    }
+
+    #[test]
+    fn a_renamed_definition_is_paired_with_its_old_name() {
+        let new = BASE.replace("def h():", "def helper():");
+        let got = changes(BASE, &new);
+        assert!(got.contains(&("helper".into(), ChangeKind::Renamed)), "{got:?}");
+        assert!(!got.iter().any(|(_, c)| matches!(c, ChangeKind::Added | ChangeKind::Deleted)), "{got:?}");
+    }
+
+    #[test]
+    fn a_module_line_is_the_module_s() {
+        let new = BASE.replace("import os\n", "import os\nimport sys\n");
+        assert_eq!(changes(BASE, &new), vec![("<module>".into(), ChangeKind::Module)]);
+        let removed = BASE.replace("        y = 2\n", "");
+        assert_eq!(changes(BASE, &removed), vec![("A.g".into(), ChangeKind::Body)]);
+    }
+}

@@ -1,0 +1,104 @@
+//! Which files change together: the paths of each of the last
+//! [`HISTORY_COMMITS`] commits along first parents of the indexed commit,
+//! kept beside the index (`impact-history.json`) and extended from the commit
+//! it was read at when the index moves on, so a hook-driven index reads each
+//! commit once. Merges and sweeping commits (more than
+//! [`HISTORY_MAX_FILES`] files) are left out: they tie everything to everything.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use gix::ObjectId;
+use serde::{Deserialize, Serialize};
+
+use super::weights::{HISTORY_COMMITS, HISTORY_MAX_FILES};
+use crate::git::Repo;
+
+const FILE: &str = "impact-history.json";
+/// Bumped when what a commit's entry holds changes.
+const FORMAT: u32 = 1;
+
+/// The commits read, newest first, each as the sorted ids of its paths.
+#[derive(Default, Serialize, Deserialize)]
+pub(crate) struct History {
+    format: u32,
+    head: String,
+    paths: Vec<String>,
+    commits: Vec<Vec<u32>>,
+    /// Commits walked, kept or not (merges, sweeps): where the walk stands.
+    walked: usize,
+}
+
+impl History {
+    /// The history up to `head`, from the cache in `index_dir` where it
+    /// holds (extended by the commits since), else read anew. A history
+    /// that cannot be read (a shallow clone) is as far as it goes; one that
+    /// cannot be kept is read again next time.
+    pub fn load(repo: &Repo, index_dir: &Path, head: &ObjectId) -> History {
+        let path = index_dir.join(FILE);
+        let cached: Option<History> = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()).filter(|h: &History| h.format == FORMAT);
+        let head_hex = head.to_string();
+        if let Some(h) = cached.as_ref().filter(|h| h.head == head_hex) {
+            return History { format: h.format, head: h.head.clone(), paths: h.paths.clone(), commits: h.commits.clone(), walked: h.walked };
+        }
+        let stop = cached.as_ref().and_then(|h| ObjectId::from_hex(h.head.as_bytes()).ok());
+        let Ok((walked, met)) = repo.first_parent_history(head, HISTORY_COMMITS, stop.as_ref()) else { return History::default() };
+        let mut fresh = History { format: FORMAT, head: head_hex, ..History::default() };
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        fresh.walked = walked.len();
+        for paths in walked.into_iter().filter_map(|(_, p)| p) {
+            fresh.push(&mut ids, paths.iter().map(String::as_str));
+        }
+        if let (true, Some(old)) = (met, cached) {
+            // The new commits, then the old ones, as far as the limit goes.
+            let mut left = HISTORY_COMMITS.saturating_sub(fresh.walked);
+            for commit in old.commits {
+                if left == 0 {
+                    break;
+                }
+                left -= 1;
+                fresh.walked += 1;
+                fresh.push(&mut ids, commit.iter().filter_map(|i| old.paths.get(*i as usize).map(String::as_str)));
+            }
+        }
+        if let Ok(bytes) = serde_json::to_vec(&fresh) {
+            let _ = crate::stores::fs::write_atomic(&path, &bytes, None);
+        }
+        fresh
+    }
+
+    fn push<'p>(&mut self, ids: &mut HashMap<String, u32>, paths: impl Iterator<Item = &'p str>) {
+        let paths: Vec<&str> = paths.collect();
+        if paths.is_empty() || paths.len() > HISTORY_MAX_FILES {
+            return;
+        }
+        let mut commit: Vec<u32> = paths
+            .into_iter()
+            .map(|p| {
+                *ids.entry(p.to_string()).or_insert_with(|| {
+                    self.paths.push(p.to_string());
+                    (self.paths.len() - 1) as u32
+                })
+            })
+            .collect();
+        commit.sort_unstable();
+        self.commits.push(commit);
+    }
+
+    /// How many commits changed `path`, and for each other path how many
+    /// of those changed it too.
+    pub fn together_with(&self, path: &str) -> (usize, HashMap<&str, usize>) {
+        let Some(id) = self.paths.iter().position(|p| p == path).map(|i| i as u32) else { return (0, HashMap::new()) };
+        let mut n = 0;
+        let mut with: HashMap<&str, usize> = HashMap::new();
+        for commit in self.commits.iter().filter(|c| c.binary_search(&id).is_ok()) {
+            n += 1;
+            for other in commit.iter().filter(|i| **i != id) {
+                if let Some(p) = self.paths.get(*other as usize) {
+                    *with.entry(p.as_str()).or_default() += 1;
+                }
+            }
+        }
+        (n, with)
+    }
+}

@@ -1,0 +1,361 @@
+//! `git rag impact`: what a change touches. For a change — the work tree
+//! against the indexed commit, the staged files against HEAD, a commit
+//! against its parent, `A..B`, or `A...B` from their merge base — it lists
+//! the definitions the change makes (`changed.rs`), the code that depends
+//! on them (`reach.rs`: callers, importers, subclasses, implementations,
+//! overrides, to a depth) and the tests to run (`tests_to_run.rs`, with the
+//! repository's co-change history, `history.rs`), each with its evidence
+//! and a score (`weights.rs`); and, when asked, a token-budgeted review
+//! context of them (`review.rs`).
+//!
+//! Both sides are read as the index holds the indexed commit with the
+//! files that differ laid over it (`side.rs`): the same overlay of the
+//! graph a work-tree query uses. So `impact A..B` with the index at A
+//! equals the work-tree form of the same diff, and an unindexed commit
+//! costs only the analysis of the files it changed.
+//!
+//! Invariants: nothing here writes to the index but the history cache
+//! beside it; paths are repository-relative and lines 1-based inclusive
+//! (a deleted definition's are its old side's).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::Serialize;
+
+mod changed;
+mod history;
+mod reach;
+mod review;
+mod side;
+mod tests_to_run;
+pub mod weights;
+
+use crate::analysis::kind::Kind;
+use crate::analysis::parse::Symbol;
+use crate::git::Repo;
+use crate::graph::{GraphReader, NodeKey};
+use crate::stores::state::{IndexState, STATE_FILE};
+use crate::worktree::LayerOptions;
+use side::{Side, Snapshot, Sources};
+
+/// Changed files analysed at most; past it the answer says how many were left out.
+pub const MAX_CHANGED_FILES: usize = 2_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ImpactError {
+    #[error("there is no index yet at {0}; run `git rag index` first")]
+    NoIndex(PathBuf),
+    #[error("the index has no code graph; run `git rag index`")]
+    NoGraph,
+    #[error("`--staged` compares the staged files with HEAD; give no revision with it")]
+    StagedWithRevision,
+    #[error("the repository has no commits: nothing to compare `{0}` with")]
+    NoHead(String),
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+    #[error(transparent)]
+    Graph(#[from] crate::graph::GraphError),
+    #[error(transparent)]
+    Worktree(#[from] crate::worktree::WorktreeError),
+    #[error(transparent)]
+    State(#[from] crate::stores::state::StateError),
+}
+
+/// Which change to look at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImpactTarget {
+    /// The work tree (staged or not) against the indexed commit.
+    WorkTree,
+    /// The staged files against HEAD.
+    Staged,
+    /// A commit against its first parent.
+    Commit(String),
+    /// `from..to`, or with `merge_base` `from...to` (from their merge base).
+    Range { from: String, to: String, merge_base: bool },
+}
+
+impl ImpactTarget {
+    /// From the command line's revision argument and `--staged`.
+    pub fn parse(rev: Option<&str>, staged: bool) -> Result<ImpactTarget, ImpactError> {
+        match (rev, staged) {
+            (Some(_), true) => Err(ImpactError::StagedWithRevision),
+            (None, true) => Ok(ImpactTarget::Staged),
+            (None, false) => Ok(ImpactTarget::WorkTree),
+            (Some(rev), false) => Ok(match rev.split_once("...").map(|(a, b)| (a, b, true)).or_else(|| rev.split_once("..").map(|(a, b)| (a, b, false))) {
+                Some((from, to, merge_base)) => {
+                    let or_head = |s: &str| if s.is_empty() { "HEAD".to_string() } else { s.to_string() };
+                    ImpactTarget::Range { from: or_head(from), to: or_head(to), merge_base }
+                }
+                None => ImpactTarget::Commit(rev.to_string()),
+            }),
+        }
+    }
+}
+
+/// What `impact` is asked.
+#[derive(Debug, Clone)]
+pub struct ImpactRequest {
+    pub target: ImpactTarget,
+    /// Hops of dependents walked (at least 1); tests are looked for through at least two.
+    pub depth: usize,
+    /// Most impacted definitions and tests listed.
+    pub limit: usize,
+    /// A review context of this many tokens (cl100k_base).
+    pub context_budget: Option<usize>,
+    /// The index's analysis options and path rules.
+    pub layer: LayerOptions,
+}
+
+/// How a definition changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    /// Its body changed, its signature did not.
+    Body,
+    /// Its signature (the declaration line: parameters, return type) changed.
+    Signature,
+    Added,
+    Deleted,
+    /// Renamed from `previous`; its text otherwise (nearly) the same.
+    Renamed,
+    /// Module-level lines (imports, top-level statements) outside any definition.
+    Module,
+}
+
+/// A definition (or file, `symbol` null) the change makes.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangedCode {
+    pub path: String,
+    pub symbol: Option<String>,
+    pub kind: Kind,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub change: ChangeKind,
+    /// A renamed definition's old qualified name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
+}
+
+impl ChangedCode {
+    fn symbol(path: &str, s: &Symbol, change: ChangeKind) -> ChangedCode {
+        ChangedCode { path: path.to_string(), symbol: Some(s.qualified_name.clone()), kind: Kind::from(s.kind), start_line: s.span.start_line, end_line: s.span.end_line, change, previous: None }
+    }
+
+    fn file(path: &str, change: ChangeKind, lines: usize, kind: Kind) -> ChangedCode {
+        ChangedCode { path: path.to_string(), symbol: None, kind, start_line: 1, end_line: lines, change, previous: None }
+    }
+
+    /// Whether what depends on it is found on the old side (it is gone from the new).
+    fn gone(&self) -> bool {
+        matches!(self.change, ChangeKind::Deleted)
+    }
+}
+
+/// How impacted code depends on what it reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Relation {
+    Calls,
+    Imports,
+    Inherits,
+    Implements,
+    Overrides,
+}
+
+impl Relation {
+    fn weight(self) -> f32 {
+        match self {
+            Relation::Calls => weights::CALLS,
+            Relation::Imports => weights::IMPORTS,
+            Relation::Inherits => weights::INHERITS,
+            Relation::Implements => weights::IMPLEMENTS,
+            Relation::Overrides => weights::OVERRIDES,
+        }
+    }
+}
+
+/// The line that shows a dependency.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evidence {
+    pub line: usize,
+    pub text: String,
+}
+
+/// Code the change reaches.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImpactedCode {
+    pub path: String,
+    pub symbol: Option<String>,
+    pub kind: Kind,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub relation: Relation,
+    /// Hops from the changed code (1: it depends on it directly).
+    pub depth: usize,
+    /// Falls with depth and with the fan-out of what it depends on (0–1).
+    pub score: f64,
+    /// The changed (or impacted) definition it depends on, one hop nearer.
+    pub reaches: String,
+    pub evidence: Option<Evidence>,
+}
+
+/// A test file to run, with why.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestToRun {
+    pub path: String,
+    /// The test function that reaches the change most directly, if one does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    pub score: f64,
+    pub why: Vec<String>,
+}
+
+/// A definition with more dependents than a hop lists.
+#[derive(Debug, Clone, Serialize)]
+pub struct Omitted {
+    pub path: String,
+    pub symbol: Option<String>,
+    /// Dependents listed.
+    pub listed: usize,
+    /// Dependents left out (at least; counting them all would read them all).
+    pub more: usize,
+}
+
+/// The answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Impact {
+    /// What was compared, in words (`work tree against 1a2b3c4d5e6f`).
+    pub target: String,
+    pub changed: Vec<ChangedCode>,
+    pub impacted: Vec<ImpactedCode>,
+    pub tests: Vec<TestToRun>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<Omitted>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
+    pub took_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::query::context::Context>,
+}
+
+/// The two sides a target compares, and its description.
+fn sides(target: &ImpactTarget, src: &Sources) -> Result<(Snapshot, Snapshot, String), ImpactError> {
+    let repo = src.repo;
+    let short = |id: &gix::ObjectId| crate::query::short(&id.to_string()).to_string();
+    let indexed = src.indexed_commit().map(|c| short(&c)).unwrap_or_default();
+    let head = || repo.head_commit()?.ok_or_else(|| ImpactError::NoHead("HEAD".into()));
+    let parent_side = |c: &gix::ObjectId| -> Result<Snapshot, ImpactError> { Ok(repo.first_parent(c)?.map_or(Snapshot::Empty, Snapshot::Commit)) };
+    Ok(match target {
+        ImpactTarget::WorkTree => (Snapshot::Indexed, Snapshot::WorkTree, format!("work tree against the indexed commit {indexed}")),
+        ImpactTarget::Staged => {
+            let head = head()?;
+            (Snapshot::Commit(head), Snapshot::Staged, format!("staged files against HEAD {}", short(&head)))
+        }
+        ImpactTarget::Commit(rev) => {
+            let c = repo.resolve(rev)?;
+            (parent_side(&c)?, Snapshot::Commit(c), format!("commit {} against its parent", short(&c)))
+        }
+        ImpactTarget::Range { from, to, merge_base } => {
+            let (a, b) = (repo.resolve(from)?, repo.resolve(to)?);
+            let base = if *merge_base { repo.merge_base(&a, &b)?.map_or(Snapshot::Empty, Snapshot::Commit) } else { Snapshot::Commit(a) };
+            (base, Snapshot::Commit(b), format!("{from}{}{to} ({}..{})", if *merge_base { "..." } else { ".." }, short(&a), short(&b)))
+        }
+    })
+}
+
+/// Answers `request` from the index in `index_dir`.
+pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Impact, ImpactError> {
+    let started = Instant::now();
+    let state = IndexState::load_for_queries(&index_dir.join(STATE_FILE))?;
+    let Some((state, indexed)) = state.and_then(|s| s.last_commit.map(|c| (s, c))) else { return Err(ImpactError::NoIndex(index_dir.to_path_buf())) };
+    let src = Sources::new(repo, &state, index_dir, &request.layer);
+    let (old_snap, new_snap, target) = sides(&request.target, &src)?;
+    let (old, new) = (Side::read(old_snap, &src)?, Side::read(new_snap, &src)?);
+    let mut notices: Vec<String> = old.skipped.iter().chain(&new.skipped).map(|(p, why)| format!("{p}: not analysed ({why})")).collect();
+    let mut paths = side::changed_paths(&old, &new, &src);
+    let over = old.over_cap + new.over_cap + paths.len().saturating_sub(MAX_CHANGED_FILES);
+    if over > 0 {
+        paths.truncate(MAX_CHANGED_FILES);
+        notices.push(format!("{over} more changed files were left out: the first {} (in path order) were analysed", paths.len()));
+    }
+    let mut changed: Vec<ChangedCode> = Vec::new();
+    for p in &paths {
+        let (a, b) = (old.text(p, &src), new.text(p, &src));
+        let (ca, cb) = (old.chunks(p, &src), new.chunks(p, &src));
+        changed.extend(changed::in_file(p, a.as_deref().zip(ca.as_deref()), b.as_deref().zip(cb.as_deref())));
+    }
+    let reader = GraphReader::open(index_dir)?.ok_or(ImpactError::NoGraph)?;
+    let depth = request.depth.max(1);
+    let walked_depth = depth.max(2);
+    let mut nb_new = reader.question_over(new.graph(&src)?)?;
+    let mut walked = reach::walk(&mut nb_new, &new, &src, &starts(&changed, false), walked_depth)?;
+    let old_starts = starts(&changed, true);
+    if !old_starts.is_empty() {
+        let mut nb_old = reader.question_over(old.graph(&src)?)?;
+        let gone = reach::walk(&mut nb_old, &old, &src, &old_starts, walked_depth)?;
+        merge(&mut walked, gone);
+    }
+    let history = history::History::load(repo, index_dir, &indexed);
+    let inputs = tests_to_run::Inputs { changed: &changed, changed_paths: &paths, reached: &walked.reached, history: &history };
+    let tests = tests_to_run::rank(&mut nb_new, &inputs, request.limit)?;
+    let impacted: Vec<ImpactedCode> = walked.reached.iter().filter(|r| !r.test && r.depth <= depth).take(request.limit).map(impacted_code).collect();
+    let mut impact = Impact { target, changed, impacted, tests, omitted: walked.omitted, notices, took_ms: 0.0, context: None };
+    if let Some(budget) = request.context_budget {
+        impact.context = Some(review::context(&impact, &old, &new, &src, budget));
+    }
+    impact.took_ms = crate::progress::millis(started);
+    Ok(impact)
+}
+
+/// Where the walks start: on the new side, what the change keeps or adds
+/// (and a changed module's file); on the old side, what it removes (a
+/// deleted definition or file, a renamed one's old name).
+fn starts(changed: &[ChangedCode], old_side: bool) -> Vec<reach::Start> {
+    let mut out = Vec::new();
+    for c in changed {
+        let key = |q: &str| NodeKey::Symbol { path: c.path.clone(), qualified_name: q.to_string() };
+        match (&c.symbol, old_side) {
+            (Some(q), false) if !c.gone() => out.push(reach::Start { key: key(q) }),
+            (Some(q), true) if c.gone() => out.push(reach::Start { key: key(q) }),
+            (Some(_), true) if c.change == ChangeKind::Renamed => out.extend(c.previous.as_deref().map(|p| reach::Start { key: key(p) })),
+            (None, false) if c.change == ChangeKind::Module => out.push(reach::Start { key: NodeKey::File(c.path.clone()) }),
+            (None, true) if c.change == ChangeKind::Deleted => out.push(reach::Start { key: NodeKey::File(c.path.clone()) }),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Adds the old side's reached code to the new side's, keeping the better of each.
+fn merge(into: &mut reach::Walked, other: reach::Walked) {
+    for r in other.reached {
+        match into.reached.iter_mut().find(|x| x.key == r.key) {
+            Some(x) if x.score >= r.score => {}
+            Some(x) => *x = r,
+            None => into.reached.push(r),
+        }
+    }
+    into.omitted.extend(other.omitted);
+    into.reached.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.depth.cmp(&b.depth)).then_with(|| a.key.cmp(&b.key)));
+}
+
+/// A score as the answer shows it: four decimals (the same in every frontend's JSON).
+fn rounded(score: f32) -> f64 {
+    (f64::from(score) * 1e4).round() / 1e4
+}
+
+fn impacted_code(r: &reach::Reached) -> ImpactedCode {
+    ImpactedCode {
+        path: r.path().to_string(),
+        symbol: r.symbol().map(str::to_string),
+        kind: r.kind,
+        start_line: r.start_line,
+        end_line: r.end_line,
+        relation: r.relation,
+        depth: r.depth,
+        score: rounded(r.score),
+        reaches: r.reaches.clone(),
+        evidence: r.evidence.clone(),
+    }
+}

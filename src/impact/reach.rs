@@ -1,0 +1,321 @@
+//! The code a change reaches: the graph's edges into each changed
+//! definition, walked backwards breadth first — callers, subclasses and
+//! implementations, overrides of a changed method, files importing a
+//! changed name — to a depth, each reached definition with the evidence
+//! line and a score that falls with depth and fan-out (`weights.rs`).
+//! A definition with more dependents than a hop lists says so ([`Omitted`]).
+
+use std::collections::{HashMap, HashSet};
+
+use petgraph::stable_graph::NodeIndex;
+use petgraph::Direction;
+
+use super::side::{Side, Sources};
+use super::weights::{CODE_FANOUT, DEPTH_DECAY, FANOUT_SLOPE, FRONTIER, TEST_FANOUT};
+use super::{Evidence, Omitted, Relation};
+use crate::analysis::kind::Kind;
+use crate::analysis::lang;
+use crate::graph::{EdgeKind, GraphError, Neighbourhood, NodeKey};
+
+/// Where a walk starts: a changed definition (or file) of one side.
+pub(crate) struct Start {
+    pub key: NodeKey,
+}
+
+/// A definition (or file) the walk reached, the best way it was reached.
+#[derive(Debug, Clone)]
+pub(crate) struct Reached {
+    pub key: NodeKey,
+    pub kind: Kind,
+    pub start_line: usize,
+    pub end_line: usize,
+    pub relation: Relation,
+    pub depth: usize,
+    pub score: f32,
+    /// What it depends on: the changed (or reached) definition one hop nearer.
+    pub reaches: String,
+    /// The name its evidence line says (a call's callee, a base, an import).
+    pub names: String,
+    pub evidence: Option<Evidence>,
+    pub test: bool,
+}
+
+impl Reached {
+    pub fn path(&self) -> &str {
+        key_path(&self.key)
+    }
+
+    pub fn symbol(&self) -> Option<&str> {
+        match &self.key {
+            NodeKey::Symbol { qualified_name, .. } => Some(qualified_name),
+            _ => None,
+        }
+    }
+}
+
+pub(crate) fn key_path(key: &NodeKey) -> &str {
+    match key {
+        NodeKey::File(p) | NodeKey::Symbol { path: p, .. } => p,
+        NodeKey::Stub(n) | NodeKey::External(n) => n,
+    }
+}
+
+/// The last part of a qualified name or reference (`Session.send`, `a::b`, `A#b`, `self.x()`).
+pub(crate) fn own_name(q: &str) -> &str {
+    let q = q.split('(').next().unwrap_or(q);
+    q.rsplit(['.', ':', '#', '\\', '/']).find(|s| !s.is_empty()).unwrap_or(q)
+}
+
+/// The enclosing definition's qualified name (`Shape` of `Shape.area`, `Shape::area`, `Shape#area`).
+pub(crate) fn parent_of(q: &str) -> Option<&str> {
+    let one = q.rfind(['.', '#']);
+    let two = q.rfind("::");
+    let at = one.into_iter().chain(two).max()?;
+    Some(&q[..at]).filter(|p| !p.is_empty())
+}
+
+/// Whether a node is test code.
+pub(crate) fn is_test_key(key: &NodeKey) -> bool {
+    match key {
+        NodeKey::Symbol { path, qualified_name } => lang::is_test_code(path, Some(qualified_name)),
+        other => lang::is_test_path(key_path(other)),
+    }
+}
+
+/// One dependent of a node: who, by which relation, naming what.
+struct Dependent {
+    node: NodeIndex,
+    relation: Relation,
+    names: String,
+    /// The evidence line where it is known without searching (an import's, an override's).
+    line: Option<usize>,
+}
+
+/// What a walk found, by node.
+pub(crate) struct Walked {
+    pub reached: Vec<Reached>,
+    pub omitted: Vec<Omitted>,
+}
+
+/// Walks from `starts` on one side's graph to `depth`.
+pub(crate) fn walk(nb: &mut Neighbourhood, side: &Side, src: &Sources, starts: &[Start], depth: usize) -> Result<Walked, GraphError> {
+    let start_keys: HashSet<&NodeKey> = starts.iter().map(|s| &s.key).collect();
+    let mut best: HashMap<NodeKey, (Reached, Option<usize>)> = HashMap::new();
+    let mut omitted = Vec::new();
+    let mut frontier: Vec<(NodeIndex, f32)> = Vec::new();
+    for s in starts {
+        if let Some(ix) = nb.node(&s.key)? {
+            frontier.push((ix, 1.0));
+        }
+    }
+    for level in 1..=depth {
+        frontier.sort_by(|a, b| b.1.total_cmp(&a.1));
+        frontier.dedup_by_key(|f| f.0);
+        frontier.truncate(FRONTIER);
+        let mut next: Vec<(NodeIndex, f32)> = Vec::new();
+        for (ix, score) in std::mem::take(&mut frontier) {
+            let (found, left_out) = dependents(nb, ix, level)?;
+            let via = describe(&nb.graph().graph[ix].key);
+            if left_out > 0 {
+                omitted.push(Omitted { path: key_path(&nb.graph().graph[ix].key).to_string(), symbol: symbol_of(&nb.graph().graph[ix].key), listed: found.len(), more: left_out });
+            }
+            let distinct = found.iter().map(|d| d.node).collect::<HashSet<_>>().len().max(1) + left_out;
+            let share = score * fanout(distinct) * if level > 1 { DEPTH_DECAY } else { 1.0 };
+            for d in found {
+                let node = &nb.graph().graph[d.node];
+                if start_keys.contains(&node.key) {
+                    continue;
+                }
+                let s = share * d.relation.weight();
+                if best.get(&node.key).is_some_and(|(r, _)| r.score >= s) {
+                    continue;
+                }
+                let test = is_test_key(&node.key);
+                let reached = Reached {
+                    key: node.key.clone(),
+                    kind: node.kind,
+                    start_line: node.start_line,
+                    end_line: node.end_line,
+                    relation: d.relation,
+                    depth: level,
+                    score: s,
+                    reaches: via.clone(),
+                    names: d.names,
+                    evidence: None,
+                    test,
+                };
+                if !test && matches!(node.key, NodeKey::Symbol { .. }) {
+                    next.push((d.node, s));
+                }
+                best.insert(node.key.clone(), (reached, d.line));
+            }
+        }
+        frontier = next;
+    }
+    let mut reached: Vec<Reached> = best.into_values().map(|(mut r, line)| {
+        r.evidence = evidence(side, src, &r, line);
+        r
+    }).collect();
+    reached.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.depth.cmp(&b.depth)).then_with(|| a.key.cmp(&b.key)));
+    Ok(Walked { reached, omitted })
+}
+
+fn fanout(n: usize) -> f32 {
+    1.0 / (1.0 + FANOUT_SLOPE * (n.max(1) as f32).ln())
+}
+
+fn describe(key: &NodeKey) -> String {
+    match key {
+        NodeKey::Symbol { qualified_name, .. } => qualified_name.clone(),
+        other => key_path(other).to_string(),
+    }
+}
+
+fn symbol_of(key: &NodeKey) -> Option<String> {
+    match key {
+        NodeKey::Symbol { qualified_name, .. } => Some(qualified_name.clone()),
+        _ => None,
+    }
+}
+
+/// The dependents of `ix` one hop out (those listed, and how many more
+/// there are past the fan-out caps): for a file, the files importing it;
+/// for a definition, its callers, subclasses and implementations, the
+/// overrides of a method, and (on the first hop) files importing its name.
+fn dependents(nb: &mut Neighbourhood, ix: NodeIndex, level: usize) -> Result<(Vec<Dependent>, usize), GraphError> {
+    let key = nb.graph().graph[ix].key.clone();
+    let mut out = Vec::new();
+    let mut left_out = 0;
+    match &key {
+        NodeKey::File(_) => left_out += incoming(nb, ix, &[EdgeKind::Imports], &mut out)?,
+        NodeKey::Symbol { path, qualified_name } => {
+            left_out += incoming(nb, ix, &[EdgeKind::Calls, EdgeKind::Inherits], &mut out)?;
+            out.extend(overrides(nb, path, qualified_name)?);
+            if level == 1 {
+                out.extend(importers_naming(nb, path, own_name(qualified_name))?);
+            }
+        }
+        NodeKey::Stub(_) | NodeKey::External(_) => {}
+    }
+    Ok((out, left_out))
+}
+
+/// The sources of `kinds` edges into `ix`, code and tests each up to its
+/// cap (read in path order); returns how many were left out.
+fn incoming(nb: &mut Neighbourhood, ix: NodeIndex, kinds: &[EdgeKind], out: &mut Vec<Dependent>) -> Result<usize, GraphError> {
+    let enough = |g: &crate::graph::Graph, found: &[NodeIndex]| {
+        let tests = found.iter().filter(|n| is_test_key(&g.graph[**n].key)).count();
+        tests >= TEST_FANOUT && found.len() - tests >= CODE_FANOUT
+    };
+    let (found, all) = nb.incoming_in_order(&[ix], kinds, |p: &str| p.to_string(), enough)?;
+    let g = &nb.graph().graph;
+    let target_is_interface = g[ix].kind == Kind::Interface;
+    let (mut code, mut tests, mut left_out) = (0, 0, 0);
+    for source in found {
+        let (counter, cap) = if is_test_key(&g[source].key) { (&mut tests, TEST_FANOUT) } else { (&mut code, CODE_FANOUT) };
+        if *counter >= cap {
+            left_out += 1;
+            continue;
+        }
+        *counter += 1;
+        let Some(edge) = g.edges_connecting(source, ix).find(|e| kinds.contains(&e.weight().kind)) else { continue };
+        let relation = match edge.weight().kind {
+            EdgeKind::Calls => Relation::Calls,
+            EdgeKind::Imports => Relation::Imports,
+            EdgeKind::Inherits if target_is_interface => Relation::Implements,
+            _ => Relation::Inherits,
+        };
+        out.push(Dependent { node: source, relation, names: own_name(&edge.weight().raw).to_string(), line: None });
+    }
+    // Past the read: at least one more, their number unknown without reading them.
+    Ok(left_out + usize::from(!all))
+}
+
+/// The methods of subclasses (or implementations) of a changed method's
+/// class that have its name: dispatched to in its place.
+fn overrides(nb: &mut Neighbourhood, path: &str, qualified_name: &str) -> Result<Vec<Dependent>, GraphError> {
+    let Some(parent) = parent_of(qualified_name) else { return Ok(Vec::new()) };
+    let Some(class) = nb.node(&NodeKey::Symbol { path: path.to_string(), qualified_name: parent.to_string() })? else { return Ok(Vec::new()) };
+    let interface = nb.graph().graph[class].kind == Kind::Interface;
+    let name = own_name(qualified_name).to_string();
+    let mut subclasses = Vec::new();
+    incoming(nb, class, &[EdgeKind::Inherits], &mut subclasses)?;
+    let g = nb.graph();
+    let mut out = Vec::new();
+    for sub in subclasses {
+        for (member, _) in g.walk(&[sub.node], &[EdgeKind::Contains], Direction::Outgoing, 1) {
+            if let NodeKey::Symbol { qualified_name: q, .. } = &g.graph[member].key {
+                if own_name(q) == name {
+                    let relation = if interface { Relation::Implements } else { Relation::Overrides };
+                    out.push(Dependent { node: member, relation, names: name.clone(), line: Some(g.graph[member].start_line) });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Files whose imports of `path` bring in `name` by name.
+fn importers_naming(nb: &mut Neighbourhood, path: &str, name: &str) -> Result<Vec<Dependent>, GraphError> {
+    let Some(file) = nb.node(&NodeKey::File(path.to_string()))? else { return Ok(Vec::new()) };
+    let mut importers = Vec::new();
+    incoming(nb, file, &[EdgeKind::Imports], &mut importers)?;
+    let mut out = Vec::new();
+    for imp in importers {
+        let importer = key_path(&nb.graph().graph[imp.node].key).to_string();
+        let Some(facts) = nb.facts_of(&importer)? else { continue };
+        if let Some(import) = facts.imports.iter().find(|i| i.names.iter().any(|n| own_name(n) == name)) {
+            out.push(Dependent { node: imp.node, relation: Relation::Imports, names: name.to_string(), line: Some(import.line) });
+        }
+    }
+    Ok(out)
+}
+
+/// The line that shows the dependency: the known one, else the first line
+/// of the dependent that says the name as a word (a whole file for a module-level use).
+fn evidence(side: &Side, src: &Sources, r: &Reached, known: Option<usize>) -> Option<Evidence> {
+    let text = side.text(r.path(), src)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let line = known.or_else(|| {
+        let (from, to) = match r.key {
+            NodeKey::Symbol { .. } => (r.start_line.max(1), r.end_line.max(r.start_line)),
+            _ => (1, lines.len()),
+        };
+        let says = |l: &str| says_word(l, &r.names);
+        (from..=to.min(lines.len())).find(|n| says(lines[n - 1]))
+    })?;
+    let shown: String = lines.get(line.checked_sub(1)?)?.trim().chars().take(160).collect();
+    Some(Evidence { line, text: shown })
+}
+
+/// Whether `line` holds `word` with no identifier character on either side.
+fn says_word(line: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    line.match_indices(word).any(|(i, _)| {
+        let before = line[..i].chars().next_back();
+        let after = line[i + word.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_words() {
+        assert_eq!(own_name("Session.send"), "send");
+        assert_eq!(own_name("a::b::c"), "c");
+        assert_eq!(own_name("self.x()"), "x");
+        assert_eq!(own_name("Shape#area"), "area");
+        assert_eq!(parent_of("Shape::area"), Some("Shape"));
+        assert_eq!(parent_of("a.B#area"), Some("a.B"));
+        assert_eq!(parent_of("top"), None);
+        assert!(says_word("    return send(request)", "send"));
+        assert!(!says_word("    return resend(request)", "send"));
+        assert!(!says_word("    send_all()", "send"));
+    }
+}

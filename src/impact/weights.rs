@@ -1,0 +1,62 @@
+//! Every number that orders what `git rag impact` lists, with its reason.
+//! None was fitted to a benchmark: each says how strong a kind of evidence
+//! is relative to the others, and they are measured, not tuned, on
+//! SWE-bench (`docs/benchmarks.md`, "Change impact").
+
+/// How much of a definition's impact passes along an edge of each kind.
+/// A call runs the changed code; an override or implementation is
+/// dispatched to in its place; a subclass inherits what it does not
+/// override; an import names it but may use none of what changed.
+pub const CALLS: f32 = 1.0;
+pub const OVERRIDES: f32 = 0.9;
+pub const IMPLEMENTS: f32 = 0.9;
+pub const INHERITS: f32 = 0.8;
+pub const IMPORTS: f32 = 0.6;
+
+/// What each further hop keeps: a caller's caller runs the change only on
+/// some of its paths.
+pub const DEPTH_DECAY: f32 = 0.6;
+
+/// How fast a definition's share falls with the number of its dependents
+/// (`1 / (1 + FANOUT_SLOPE * ln n)`): one of a thousand callers of a
+/// helper is less likely to be what a change breaks than the only caller.
+pub const FANOUT_SLOPE: f32 = 0.5;
+
+/// Dependents listed per definition and hop: non-test code, and test code
+/// (read apart, so a much-called helper's tests are not cut off by its
+/// callers). Past either, the answer says how many were left out.
+pub const CODE_FANOUT: usize = 40;
+pub const TEST_FANOUT: usize = 200;
+
+/// Definitions a hop expands, the best first: a change to a base utility
+/// reaches most of a repository by depth 2, and what matters is the near part.
+pub const FRONTIER: usize = 64;
+
+/// A test's evidence, as shares of "it calls the changed code directly".
+/// A test reached through the graph carries that path's score times this.
+pub const TEST_REACHED: f32 = 1.0;
+/// A test file changed in the same diff: the author already tied it to the change.
+pub const TEST_IN_CHANGE: f32 = 1.5;
+/// Named after the changed file (`test_sessions.py` for `sessions.py`): the
+/// convention most projects follow for the tests of a module.
+pub const TEST_NAMED_AFTER_FILE: f32 = 0.8;
+/// Named after the changed file's folder (`test_mark.py` for `mark/structures.py`).
+pub const TEST_NAMED_AFTER_FOLDER: f32 = 0.4;
+/// Imports a changed file: it uses the module, maybe not what changed.
+pub const TEST_IMPORTS: f32 = 0.5;
+/// References a changed definition's name (resolved or not), times the
+/// name's rarity (`1 / (1 + ln files)`): a test that says
+/// `register_blueprint` is about it; one that says `get` may not be.
+pub const TEST_NAMES: f32 = 0.5;
+/// Changed in the same commits as a changed file, as the share of that
+/// file's commits (with [`COCHANGE_PRIOR`] added below the line).
+pub const TEST_COCHANGED: f32 = 1.2;
+/// Pseudo-commits under a co-change share: a file changed twice, both
+/// times with a test, is weaker evidence than one changed thirty times.
+pub const COCHANGE_PRIOR: f32 = 3.0;
+
+/// Commits of history read for co-change, newest first along first parents.
+pub const HISTORY_COMMITS: usize = 3000;
+/// A commit that changes more files than this (a reformat, a rename
+/// sweep, a vendored update) says nothing about which tests go with which code.
+pub const HISTORY_MAX_FILES: usize = 40;

@@ -1,0 +1,174 @@
+//! `git rag impact` on real repositories: the changed definitions, the code
+//! they reach (callers at depth 1 and 2, overrides, implementations,
+//! importers), the tests to run, the work-tree form against `A..B`, and bad
+//! input.
+
+use serde_json::Value;
+
+use crate::common::{stderr, TestRepo};
+
+fn impact(repo: &TestRepo, args: &[&str]) -> Value {
+    let mut all = vec!["impact", "--json"];
+    all.extend_from_slice(args);
+    let mut v: Value = serde_json::from_str(&repo.rag_ok(&all)).expect("impact json");
+    if let Some(o) = v.as_object_mut() {
+        o.remove("took_ms");
+        o.remove("target");
+    }
+    v
+}
+
+/// (path, symbol, change) of each changed entry.
+fn changed(v: &Value) -> Vec<(String, String, String)> {
+    v["changed"].as_array().expect("changed").iter().map(|c| (s(&c["path"]), s(&c["symbol"]), s(&c["change"]))).collect()
+}
+
+/// (symbol or path, relation, depth) of each impacted entry.
+fn impacted(v: &Value) -> Vec<(String, String, u64)> {
+    v["impacted"]
+        .as_array()
+        .expect("impacted")
+        .iter()
+        .map(|c| (c["symbol"].as_str().map(str::to_string).unwrap_or_else(|| s(&c["path"])), s(&c["relation"]), c["depth"].as_u64().unwrap_or(0)))
+        .collect()
+}
+
+fn tests(v: &Value) -> Vec<String> {
+    v["tests"].as_array().expect("tests").iter().map(|t| s(&t["path"])).collect()
+}
+
+fn s(v: &Value) -> String {
+    v.as_str().unwrap_or("-").to_string()
+}
+
+fn python_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("pkg/__init__.py", "");
+    repo.write(
+        "pkg/core.py",
+        "class Base:\n    def run(self, x):\n        return x\n\n\nclass Child(Base):\n    def run(self, x):\n        return x * 2\n\n\n\
+         def helper(x):\n    return x + 1\n\n\ndef old_name(y):\n    return y - 1\n",
+    );
+    repo.write("pkg/service.py", "from pkg.core import helper, old_name\n\n\ndef serve(v):\n    return helper(v)\n\n\ndef top(v):\n    return serve(v) + old_name(v)\n");
+    repo.write("pkg/gone.py", "def legacy():\n    return 1\n");
+    repo.write("pkg/user.py", "from pkg.gone import legacy\n\n\ndef use_legacy():\n    return legacy()\n");
+    repo.write("tests/test_core.py", "from pkg.core import helper\n\n\ndef test_helper():\n    assert helper(1) == 2\n");
+    repo.write("tests/test_service.py", "from pkg.service import serve\n\n\ndef test_serve():\n    assert serve(1) == 2\n");
+    repo.write("tests/test_other.py", "def test_nothing():\n    assert True\n");
+    repo.commit("base");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    repo
+}
+
+#[test]
+fn a_changed_body_reaches_its_callers_at_depth_one_and_two_and_its_tests() {
+    let repo = python_repo();
+    let nothing = impact(&repo, &[]);
+    assert!(changed(&nothing).is_empty() && impacted(&nothing).is_empty(), "{nothing}");
+    assert_eq!(repo.rag(&["impact", "--quiet"]).status.code(), Some(0));
+
+    repo.write("pkg/core.py", &std::fs::read_to_string(repo.path().join("pkg/core.py")).unwrap().replace("return x + 1", "return x + 2"));
+    let v = impact(&repo, &[]);
+    assert_eq!(changed(&v), vec![("pkg/core.py".into(), "helper".into(), "body".into())], "{v}");
+    let reached = impacted(&v);
+    assert!(reached.contains(&("serve".into(), "calls".into(), 1)), "{v}");
+    assert!(reached.contains(&("top".into(), "calls".into(), 2)), "{v}");
+    assert!(reached.contains(&("pkg/service.py".into(), "imports".into(), 1)), "{v}");
+    let serve = v["impacted"].as_array().unwrap().iter().find(|i| i["symbol"] == "serve").unwrap();
+    assert_eq!((serve["evidence"]["line"].as_u64(), serve["evidence"]["text"].as_str()), (Some(5), Some("return helper(v)")), "{v}");
+    assert!(serve["score"].as_f64().unwrap() > v["impacted"].as_array().unwrap().iter().find(|i| i["symbol"] == "top").unwrap()["score"].as_f64().unwrap());
+    let t = tests(&v);
+    assert_eq!(t.first().map(String::as_str), Some("tests/test_core.py"), "{v}");
+    assert!(t.contains(&"tests/test_service.py".to_string()), "{v}");
+    assert!(!t.contains(&"tests/test_other.py".to_string()), "{v}");
+    let first = &v["tests"][0];
+    assert_eq!(first["symbol"], "test_helper", "{v}");
+    assert!(first["why"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("named after pkg/core.py")), "{v}");
+    assert_eq!(repo.rag(&["impact", "--quiet"]).status.code(), Some(1));
+    let depth1 = impacted(&impact(&repo, &["--depth", "1"]));
+    assert!(!depth1.iter().any(|(_, _, d)| *d > 1), "{depth1:?}");
+}
+
+#[test]
+fn an_override_a_rename_and_a_deleted_file_are_found_and_a_range_equals_the_work_tree() {
+    let repo = python_repo();
+    let core = std::fs::read_to_string(repo.path().join("pkg/core.py")).unwrap();
+    repo.write("pkg/core.py", core.replace("        return x\n", "        return -x\n").replace("def old_name(y):", "def new_name(y):"));
+    repo.remove("pkg/gone.py");
+    let v = impact(&repo, &[]);
+    let c = changed(&v);
+    assert!(c.contains(&("pkg/core.py".into(), "Base.run".into(), "body".into())), "{v}");
+    assert!(c.contains(&("pkg/core.py".into(), "new_name".into(), "renamed".into())), "{v}");
+    assert!(c.contains(&("pkg/gone.py".into(), "-".into(), "deleted".into())), "{v}");
+    assert!(c.contains(&("pkg/gone.py".into(), "legacy".into(), "deleted".into())), "{v}");
+    let renamed = v["changed"].as_array().unwrap().iter().find(|c| c["symbol"] == "new_name").unwrap();
+    assert_eq!(renamed["previous"], "old_name");
+    let reached = impacted(&v);
+    assert!(reached.contains(&("Child.run".into(), "overrides".into(), 1)), "{v}");
+    assert!(reached.contains(&("top".into(), "calls".into(), 1)), "the old name's caller: {v}");
+    assert!(reached.contains(&("use_legacy".into(), "calls".into(), 1)), "the deleted file's caller: {v}");
+    assert!(reached.contains(&("pkg/user.py".into(), "imports".into(), 1)), "{v}");
+
+    // The same diff as a commit, with the index still at its parent.
+    repo.commit("edit");
+    let range = impact(&repo, &["HEAD~1..HEAD"]);
+    assert_eq!(range, v, "impact HEAD~1..HEAD equals the work-tree form of the same diff");
+    assert_eq!(impact(&repo, &["HEAD"]), v, "a commit against its parent");
+    // Indexed at the new commit, the range still reads both sides.
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    assert_eq!(impact(&repo, &["HEAD~1..HEAD"]), v);
+    assert!(changed(&impact(&repo, &[])).is_empty());
+}
+
+#[test]
+fn staged_files_are_compared_with_head() {
+    let repo = python_repo();
+    repo.write("pkg/service.py", &std::fs::read_to_string(repo.path().join("pkg/service.py")).unwrap().replace("serve(v) + ", "serve(v) * "));
+    repo.git(&["add", "pkg/service.py"]);
+    repo.write("pkg/core.py", "# unstaged\n");
+    let v = impact(&repo, &["--staged"]);
+    assert_eq!(changed(&v), vec![("pkg/service.py".into(), "top".into(), "body".into())], "{v}");
+    assert!(tests(&v).contains(&"tests/test_service.py".to_string()), "{v}");
+}
+
+#[test]
+fn the_review_context_keeps_its_budget_and_cites_the_change() {
+    let repo = python_repo();
+    repo.write("pkg/core.py", &std::fs::read_to_string(repo.path().join("pkg/core.py")).unwrap().replace("return x + 1", "return x + 2"));
+    let v = impact(&repo, &["--context", "--budget", "400"]);
+    let ctx = &v["context"];
+    assert!(ctx["tokens"].as_u64().unwrap() <= 400, "{ctx}");
+    let md = ctx["markdown"].as_str().unwrap();
+    assert!(md.contains("pkg/core.py:11-12"), "{md}");
+    let text = repo.rag_ok(&["impact", "--context", "--budget", "2000"]);
+    assert!(text.contains("pkg/service.py:4-5"), "{text}");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_or_a_bounded_answer() {
+    let repo = python_repo();
+    let out = repo.rag(&["impact", "no-such-rev"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("no-such-rev"), "{}", stderr(&out));
+    let out = repo.rag(&["impact", "HEAD", "--staged"]);
+    assert!(!out.status.success() && stderr(&out).contains("--staged"), "{}", stderr(&out));
+
+    // A binary file and a file of invalid UTF-8: no crash, the text one analysed.
+    repo.write("pkg/blob.bin", [0u8, 159, 146, 150, 0, 1, 2, 3]);
+    repo.write("pkg/latin.py", b"def f():\n    return '\xe9t\xe9'\n".to_vec());
+    let v = impact(&repo, &[]);
+    assert!(changed(&v).contains(&("pkg/latin.py".into(), "-".into(), "added".into())), "{v}");
+
+    // 10,000 new files: a bounded answer that says so.
+    for i in 0..10_000 {
+        repo.write(&format!("gen/m{i}.py"), format!("def f{i}():\n    return {i}\n"));
+    }
+    let out = repo.rag(&["impact", "--json", "-n", "5"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["notices"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("were left out")), "{}", v["notices"]);
+
+    let empty = TestRepo::new();
+    let out = empty.rag(&["impact"]);
+    assert!(!out.status.success() && stderr(&out).contains("git rag index"), "{}", stderr(&out));
+}
