@@ -11,7 +11,16 @@ use std::path::Path;
 use gix::ObjectId;
 use serde::{Deserialize, Serialize};
 
-use super::weights::{HISTORY_COMMITS, HISTORY_MAX_FILES};
+use super::weights::{COCHANGE_HALF_LIFE, HISTORY_COMMITS, HISTORY_MAX_FILES};
+
+/// A file's commits and what changed with it ([`History::together_with`]).
+#[derive(Default)]
+pub(crate) struct Together<'h> {
+    pub commits: usize,
+    pub recent: f32,
+    /// Path → (commits shared, their recency mass).
+    pub with: HashMap<&'h str, (usize, f32)>,
+}
 use crate::git::Repo;
 
 const FILE: &str = "impact-history.json";
@@ -85,20 +94,25 @@ impl History {
         self.commits.push(commit);
     }
 
-    /// How many commits changed `path`, and for each other path how many
-    /// of those changed it too.
-    pub fn together_with(&self, path: &str) -> (usize, HashMap<&str, usize>) {
-        let Some(id) = self.paths.iter().position(|p| p == path).map(|i| i as u32) else { return (0, HashMap::new()) };
-        let mut n = 0;
-        let mut with: HashMap<&str, usize> = HashMap::new();
-        for commit in self.commits.iter().filter(|c| c.binary_search(&id).is_ok()) {
-            n += 1;
+    /// The commits that changed `path` (how many, and their recency mass),
+    /// and for each other path those of them that changed it too. The j-th
+    /// newest of `path`'s commits weighs `0.5^(j / COCHANGE_HALF_LIFE)`: what
+    /// a file's tests are drifts as the project grows.
+    pub fn together_with(&self, path: &str) -> Together<'_> {
+        let mut out = Together::default();
+        let Some(id) = self.paths.iter().position(|p| p == path).map(|i| i as u32) else { return out };
+        for (j, commit) in self.commits.iter().filter(|c| c.binary_search(&id).is_ok()).enumerate() {
+            let weight = 0.5f32.powf(j as f32 / COCHANGE_HALF_LIFE);
+            out.commits += 1;
+            out.recent += weight;
             for other in commit.iter().filter(|i| **i != id) {
                 if let Some(p) = self.paths.get(*other as usize) {
-                    *with.entry(p.as_str()).or_default() += 1;
+                    let e = out.with.entry(p.as_str()).or_default();
+                    e.0 += 1;
+                    e.1 += weight;
                 }
             }
         }
-        (n, with)
+        out
     }
 }

@@ -209,6 +209,10 @@ pub struct TestToRun {
     pub symbol: Option<String>,
     pub score: f64,
     pub why: Vec<String>,
+    /// Each kind of evidence's value (0–1) before its weight (`impact::weights`):
+    /// `in_change`, `reached`, `named_after_file`, `named_after_folder`,
+    /// `named_after_definition`, `imports`, `names`, `cochanged`, `cochanged_recently`.
+    pub signals: std::collections::BTreeMap<&'static str, f64>,
 }
 
 /// A definition with more dependents than a hop lists.
@@ -299,7 +303,7 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
     let history = history::History::load(repo, index_dir, &indexed);
     let inputs = tests_to_run::Inputs { changed: &changed, changed_paths: &paths, reached: &walked.reached, history: &history };
     let tests = tests_to_run::rank(&mut nb_new, &inputs, request.limit)?;
-    let impacted: Vec<ImpactedCode> = walked.reached.iter().filter(|r| !r.test && r.depth <= depth).take(request.limit).map(impacted_code).collect();
+    let impacted: Vec<ImpactedCode> = walked.reached.iter().filter(|r| r.depth <= depth).take(request.limit).map(impacted_code).collect();
     let mut impact = Impact { target, changed, impacted, tests, omitted: walked.omitted, notices, took_ms: 0.0, context: None };
     if let Some(budget) = request.context_budget {
         impact.context = Some(review::context(&impact, &old, &new, &src, budget));

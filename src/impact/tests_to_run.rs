@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::history::History;
 use super::reach::{own_name, Reached};
-use super::weights::*;
+use super::weights::{COCHANGE_PRIOR, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FOLDER, TEST_NAMES, TEST_REACHED};
 use super::{ChangeKind, ChangedCode, Relation, TestToRun};
 use crate::analysis::lang::{self, Language};
 use crate::graph::{EdgeKind, GraphError, Neighbourhood, NodeKey};
@@ -23,11 +23,46 @@ enum Signal {
     Reached,
     NamedAfterFile,
     NamedAfterFolder,
+    NamedAfterDefinition,
     Imports,
     Names,
     Cochanged,
+    CochangedRecently,
 }
 
+impl Signal {
+    /// The name a test's `signals` give it.
+    fn name(self) -> &'static str {
+        match self {
+            Signal::InChange => "in_change",
+            Signal::Reached => "reached",
+            Signal::NamedAfterFile => "named_after_file",
+            Signal::NamedAfterFolder => "named_after_folder",
+            Signal::NamedAfterDefinition => "named_after_definition",
+            Signal::Imports => "imports",
+            Signal::Names => "names",
+            Signal::Cochanged => "cochanged",
+            Signal::CochangedRecently => "cochanged_recently",
+        }
+    }
+
+    /// What a unit of it is worth (`weights.rs`).
+    fn weight(self) -> f32 {
+        match self {
+            Signal::InChange => TEST_IN_CHANGE,
+            Signal::Reached => TEST_REACHED,
+            Signal::NamedAfterFile => TEST_NAMED_AFTER_FILE,
+            Signal::NamedAfterFolder => TEST_NAMED_AFTER_FOLDER,
+            Signal::NamedAfterDefinition => TEST_NAMED_AFTER_DEFINITION,
+            Signal::Imports => TEST_IMPORTS,
+            Signal::Names => TEST_NAMES,
+            Signal::Cochanged => TEST_COCHANGED,
+            Signal::CochangedRecently => TEST_COCHANGED_RECENTLY,
+        }
+    }
+}
+
+/// A file's evidence: per signal its strongest value (0–1) and what it says.
 #[derive(Default)]
 struct Found {
     parts: BTreeMap<Signal, (f32, String)>,
@@ -35,10 +70,19 @@ struct Found {
 }
 
 impl Found {
-    fn add(&mut self, signal: Signal, score: f32, why: String) {
-        if self.parts.get(&signal).is_none_or(|(s, _)| score > *s) {
-            self.parts.insert(signal, (score, why));
+    fn add(&mut self, signal: Signal, value: f32, why: String) {
+        if self.parts.get(&signal).is_none_or(|(v, _)| value > *v) {
+            self.parts.insert(signal, (value, why));
         }
+    }
+
+    /// The ranked entry: the score is each signal's value times its weight, summed.
+    fn into_test(self, path: String) -> TestToRun {
+        let signals: BTreeMap<&'static str, f64> = self.parts.iter().map(|(s, (v, _))| (s.name(), super::rounded(*v))).collect();
+        let mut parts: Vec<(f32, String)> = self.parts.into_iter().map(|(s, (v, why))| (s.weight() * v, why)).collect();
+        parts.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let score = super::rounded(parts.iter().map(|p| p.0).sum());
+        TestToRun { path, symbol: self.symbol.map(|(_, s)| s), score, why: parts.into_iter().map(|p| p.1).collect(), signals }
     }
 }
 
@@ -64,7 +108,7 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
     let tests: Vec<&String> = paths.iter().filter(|p| is_test_file(p)).collect();
     let mut found: BTreeMap<String, Found> = BTreeMap::new();
     for p in inputs.changed_paths.iter().filter(|p| is_test_file(p) && paths.contains(*p)) {
-        found.entry(p.clone()).or_default().add(Signal::InChange, TEST_IN_CHANGE, "changed in this diff".to_string());
+        found.entry(p.clone()).or_default().add(Signal::InChange, 1.0, "changed in this diff".to_string());
     }
     for r in inputs.reached.iter().filter(|r| r.test && is_test_file(r.path())) {
         let f = found.entry(r.path().to_string()).or_default();
@@ -76,7 +120,7 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
             Relation::Overrides => "overrides",
         };
         let through = if r.depth > 1 { format!(" (through {} hops)", r.depth) } else { String::new() };
-        f.add(Signal::Reached, TEST_REACHED * r.score, format!("{verb} `{}`{through}", r.reaches));
+        f.add(Signal::Reached, r.score, format!("{verb} `{}`{through}", r.reaches));
         if let Some(sym) = r.symbol().filter(|_| f.symbol.as_ref().is_none_or(|(s, _)| r.score > *s)) {
             f.symbol = Some((r.score, sym.to_string()));
         }
@@ -88,43 +132,55 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
         by_imports(nb, source, &mut found)?;
     }
     by_names(nb, inputs.changed, &mut found)?;
-    let mut out: Vec<TestToRun> = found
-        .into_iter()
-        .map(|(path, f)| {
-            let mut parts: Vec<(f32, String)> = f.parts.into_values().collect();
-            parts.sort_by(|a, b| b.0.total_cmp(&a.0));
-            TestToRun { path, symbol: f.symbol.map(|(_, s)| s), score: super::rounded(parts.iter().map(|p| p.0).sum()), why: parts.into_iter().map(|p| p.1).collect() }
-        })
-        .collect();
+    by_definition_names(inputs.changed, &tests, &mut found);
+    let mut out: Vec<TestToRun> = found.into_iter().map(|(path, f)| f.into_test(path)).collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
     out.truncate(limit);
     Ok(out)
 }
 
-/// A file's stem as tests name it: lowercase, without test affixes,
-/// separators or a plural `s` (`test_blueprints.py`, `BlueprintTest.java`,
-/// `blueprint.spec.ts` and `blueprints.py` all give `blueprint`).
-fn subject_of(file: &str) -> String {
-    let name = file.rsplit('/').next().unwrap_or(file);
-    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s).to_ascii_lowercase();
-    let mut s = stem.as_str();
-    for prefix in ["tests_", "test_", "test-", "test"] {
-        if let Some(rest) = s.strip_prefix(prefix).filter(|r| !r.is_empty()) {
-            s = rest;
-            break;
+/// The words of a name, as tests and the files they test share them:
+/// split at separators and case changes, lowercase, a plural `s` dropped
+/// (`test_ext_viewcode` → test, ext, viewcode; `UserServiceTest` → user, service, test).
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        let boundary = !c.is_alphanumeric() || (c.is_uppercase() && prev_lower);
+        if boundary && !word.is_empty() {
+            out.push(std::mem::take(&mut word));
         }
-    }
-    for suffix in ["_unittest", ".test", ".spec", "_tests", "_test", "-test", "_spec", "-spec", "tests", "test", "spec", "suite"] {
-        if let Some(rest) = s.strip_suffix(suffix).filter(|r| !r.is_empty()) {
-            s = rest;
-            break;
+        if c.is_alphanumeric() {
+            word.extend(c.to_lowercase());
         }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
     }
-    let mut out: String = s.chars().filter(|c| c.is_alphanumeric()).collect();
-    if out.len() > 3 && out.ends_with('s') {
-        out.pop();
-    }
-    out
+    out.extend((!word.is_empty()).then_some(word));
+    out.into_iter()
+        .map(|mut w| {
+            if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") {
+                w.pop();
+            }
+            w
+        })
+        .collect()
+}
+
+/// Words that mark a file as a test, not what it tests.
+fn is_test_word(w: &str) -> bool {
+    matches!(w, "test" | "spec" | "suite" | "unittest")
+}
+
+/// A test file's subject: the words of its name (every extension off) but its test affixes.
+fn subject_words(test: &str) -> Vec<String> {
+    let name = test.rsplit('/').next().unwrap_or(test);
+    let stem = name.split('.').next().unwrap_or(name);
+    let rest = &name[stem.len()..];
+    // `x.test.ts`, `x.spec.js`: the affix is an extension.
+    let mut w: Vec<String> = words(stem);
+    w.extend(words(rest).into_iter().filter(|x| is_test_word(x)));
+    w.into_iter().filter(|x| !is_test_word(x)).collect()
 }
 
 /// Stems that name their folder, not themselves.
@@ -132,29 +188,71 @@ fn names_its_folder(stem: &str) -> bool {
     matches!(stem, "__init__" | "mod" | "index" | "lib" | "main" | "init")
 }
 
+/// How a test file's name says a source file: `Some((true, share))` when
+/// it says the file's own name, `share` the part of the test's words the
+/// source's path holds (`test_ext_viewcode.py` for `sphinx/ext/viewcode.py`:
+/// 1; `test_ext_autodoc_configs.py` for `sphinx/ext/autodoc/__init__.py`:
+/// 2/3); `Some((false, 1))` when it says only the file's folder.
+fn naming(test_words: &[String], source: &str) -> Option<(bool, f32)> {
+    if test_words.is_empty() {
+        return None;
+    }
+    let parts: Vec<&str> = source.split('/').collect();
+    let file = parts.last().copied().unwrap_or(source);
+    let stem = file.split('.').next().unwrap_or(file);
+    let folders = &parts[..parts.len().saturating_sub(1)];
+    let folder = folders.last().map(|f| words(f)).unwrap_or_default();
+    let own = if names_its_folder(stem) { folder.clone() } else { words(stem) };
+    let path_words: Vec<String> = folders.iter().flat_map(|f| words(f)).chain(own.iter().cloned()).collect();
+    let contains = |set: &[String], w: &String| set.contains(w);
+    if !own.is_empty() && own.iter().all(|w| contains(test_words, w)) {
+        let share = test_words.iter().filter(|w| contains(&path_words, w)).count() as f32 / test_words.len() as f32;
+        return Some((true, share));
+    }
+    (!folder.is_empty() && folder.iter().all(|w| contains(test_words, w)) && test_words.iter().all(|w| contains(&path_words, w))).then_some((false, 1.0))
+}
+
 fn by_convention(source: &str, tests: &[&String], found: &mut BTreeMap<String, Found>) {
-    let mut folders = source.rsplit('/').skip(1);
-    let folder = folders.next().map(subject_of);
-    let file_stem = source.rsplit('/').next().and_then(|n| n.split('.').next()).unwrap_or_default();
-    let file = if names_its_folder(file_stem) { folder.clone() } else { Some(subject_of(source)) };
     for t in tests {
-        let subject = subject_of(t);
-        if subject.len() < 3 {
+        match naming(&subject_words(t), source) {
+            Some((true, share)) => found.entry(t.to_string()).or_default().add(Signal::NamedAfterFile, share, format!("named after {source}")),
+            Some((false, share)) => found.entry(t.to_string()).or_default().add(Signal::NamedAfterFolder, share, format!("named after the folder of {source}")),
+            None => {}
+        }
+    }
+}
+
+/// Test files whose name says a changed definition's (or its class's):
+/// `test_arguments.py` for `Argument.__init__`, `fixtures.py` under a test
+/// folder for `_showfixtures_main`.
+fn by_definition_names(changed: &[ChangedCode], tests: &[&String], found: &mut BTreeMap<String, Found>) {
+    let defs: Vec<(&str, Vec<String>)> = changed
+        .iter()
+        .filter(|c| c.change != ChangeKind::Added && !is_test_file(&c.path))
+        .filter_map(|c| c.symbol.as_deref())
+        .map(|q| (q, words(q)))
+        .collect();
+    if defs.is_empty() {
+        return;
+    }
+    for t in tests {
+        let subject = subject_words(t);
+        if subject.iter().map(String::len).sum::<usize>() < 4 {
             continue;
         }
-        if file.as_deref() == Some(subject.as_str()) {
-            found.entry(t.to_string()).or_default().add(Signal::NamedAfterFile, TEST_NAMED_AFTER_FILE, format!("named after {source}"));
-        } else if folder.as_deref() == Some(subject.as_str()) {
-            found.entry(t.to_string()).or_default().add(Signal::NamedAfterFolder, TEST_NAMED_AFTER_FOLDER, format!("named after the folder of {source}"));
+        if let Some((q, _)) = defs.iter().find(|(_, w)| subject.iter().all(|s| w.contains(s))) {
+            found.entry(t.to_string()).or_default().add(Signal::NamedAfterDefinition, 1.0, format!("named after `{q}`"));
         }
     }
 }
 
 fn by_history(source: &str, history: &History, paths: &HashSet<String>, found: &mut BTreeMap<String, Found>) {
-    let (n, with) = history.together_with(source);
-    for (t, k) in with.into_iter().filter(|(t, _)| is_test_file(t) && paths.contains(*t)) {
-        let score = TEST_COCHANGED * k as f32 / (n as f32 + COCHANGE_PRIOR);
-        found.entry(t.to_string()).or_default().add(Signal::Cochanged, score, format!("changed with {source} in {k} of its {n} commits"));
+    let together = history.together_with(source);
+    let n = together.commits;
+    for (t, (k, recent)) in together.with.into_iter().filter(|(t, _)| is_test_file(t) && paths.contains(*t)) {
+        let f = found.entry(t.to_string()).or_default();
+        f.add(Signal::Cochanged, k as f32 / (n as f32 + COCHANGE_PRIOR), format!("changed with {source} in {k} of its {n} commits"));
+        f.add(Signal::CochangedRecently, recent / (together.recent + COCHANGE_PRIOR), format!("changed with {source} recently"));
     }
 }
 
@@ -164,7 +262,7 @@ fn by_imports(nb: &mut Neighbourhood, source: &str, found: &mut BTreeMap<String,
     for ix in importers {
         let path = super::reach::key_path(&nb.graph().graph[ix].key).to_string();
         if is_test_file(&path) {
-            found.entry(path).or_default().add(Signal::Imports, TEST_IMPORTS, format!("imports {source}"));
+            found.entry(path).or_default().add(Signal::Imports, 1.0, format!("imports {source}"));
         }
     }
     Ok(())
@@ -185,7 +283,7 @@ fn by_names(nb: &mut Neighbourhood, changed: &[ChangedCode], found: &mut BTreeMa
         let files = nb.referencing(std::slice::from_ref(&name))?;
         let rarity = 1.0 / (1.0 + (files.len().max(1) as f32).ln());
         for f in files.into_iter().filter(|f| is_test_file(f)) {
-            found.entry(f).or_default().add(Signal::Names, TEST_NAMES * rarity, format!("names `{name}`"));
+            found.entry(f).or_default().add(Signal::Names, rarity, format!("names `{name}`"));
         }
     }
     Ok(())
@@ -197,10 +295,19 @@ mod tests {
 
     #[test]
     fn tests_are_named_after_their_subject_in_every_convention() {
-        for t in ["tests/test_blueprints.py", "src/BlueprintTest.java", "x/blueprint.spec.ts", "blueprint_test.go", "spec/blueprint_spec.rb", "BlueprintsSpec.scala", "__tests__/blueprint.test.js"] {
-            assert_eq!(subject_of(t), "blueprint", "{t}");
+        let named = |t: &str, s: &str| naming(&subject_words(t), s);
+        for t in ["tests/test_blueprints.py", "src/BlueprintTest.java", "x/blueprint.spec.ts", "blueprint_test.go", "spec/blueprint_spec.rb", "BlueprintsSpec.scala", "__tests__/blueprint.test.js", "TestBlueprint.cs"] {
+            assert_eq!(named(t, "src/flask/blueprints.py"), Some((true, 1.0)), "{t}");
         }
-        assert_eq!(subject_of("src/flask/blueprints.py"), "blueprint");
+        assert_eq!(named("tests/test_ext_viewcode.py", "sphinx/ext/viewcode.py"), Some((true, 1.0)));
+        assert_eq!(named("tests/test_domain_std.py", "sphinx/domains/std.py"), Some((true, 1.0)));
+        let (own, share) = named("tests/test_ext_autodoc_configs.py", "sphinx/ext/autodoc/__init__.py").unwrap();
+        assert!(own && (share - 2.0 / 3.0).abs() < 1e-6);
+        assert_eq!(named("testing/test_mark.py", "src/_pytest/mark/structures.py"), Some((false, 1.0)));
+        assert_eq!(named("src/test/java/UserServiceTest.java", "src/main/java/UserService.java"), Some((true, 1.0)));
+        assert_eq!(named("tests/test_other.py", "src/flask/blueprints.py"), None);
+        assert_eq!(words("Argument.__init__"), ["argument", "init"]);
+        assert_eq!(subject_words("testing/python/fixtures.py"), ["fixture"]);
         assert!(is_test_file("tests/test_x.py"));
         assert!(!is_test_file("tests/fixtures/x.py"));
         assert!(!is_test_file("tests/data.json"));

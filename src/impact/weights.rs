@@ -42,6 +42,8 @@ pub const TEST_IN_CHANGE: f32 = 1.5;
 pub const TEST_NAMED_AFTER_FILE: f32 = 0.8;
 /// Named after the changed file's folder (`test_mark.py` for `mark/structures.py`).
 pub const TEST_NAMED_AFTER_FOLDER: f32 = 0.4;
+/// Named after a changed definition or its class (`test_arguments.py` for `Argument.__init__`).
+pub const TEST_NAMED_AFTER_DEFINITION: f32 = 0.6;
 /// Imports a changed file: it uses the module, maybe not what changed.
 pub const TEST_IMPORTS: f32 = 0.5;
 /// References a changed definition's name (resolved or not), times the
@@ -51,6 +53,11 @@ pub const TEST_NAMES: f32 = 0.5;
 /// Changed in the same commits as a changed file, as the share of that
 /// file's commits (with [`COCHANGE_PRIOR`] added below the line).
 pub const TEST_COCHANGED: f32 = 1.2;
+/// The same share with each of the file's commits weighed by its recency
+/// (halved every [`COCHANGE_HALF_LIFE`] of the file's commits, newest first).
+pub const TEST_COCHANGED_RECENTLY: f32 = 0.0;
+/// A file's commits over which a co-change's weight halves.
+pub const COCHANGE_HALF_LIFE: f32 = 10.0;
 /// Pseudo-commits under a co-change share: a file changed twice, both
 /// times with a test, is weaker evidence than one changed thirty times.
 pub const COCHANGE_PRIOR: f32 = 3.0;

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Mines test-selection data for `git rag impact` from git histories.
+
+Each sample is a real commit that changed code and the tests that already
+existed for it: at the commit's parent, the index is brought there, the
+commit's non-test part is applied to the work tree (as an agent's edit is),
+and `git rag impact --json` is asked which tests to run. The test files the
+commit itself edited are the labels; every test `impact` lists is a
+candidate, with its `signals` (each kind of evidence's value before its
+weight). `scripts/fit-impact.py` fits the weights on these samples.
+
+No benchmark's repositories belong in the list (SWE-bench, MULocBench,
+semble's, the dev kit's): the weights must come from elsewhere.
+
+    mine-impact.py OUT --mirrors DIR --repos owner/name,... [--per-repo 30] [--bin git-rag]
+    mine-impact.py OUT --mirrors DIR --commits OUT/commits.txt      # replay exactly
+
+Writes OUT/samples.jsonl and OUT/commits.txt (`owner/name commit` per line:
+the list a replay reads). Repositories come from `fetch github:OWNER/NAME`
+(DIR/<owner>+<name>/repo).
+"""
+import argparse, json, os, re, subprocess, sys, time
+
+CODE = {".py", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".go", ".java", ".kt", ".rs", ".rb", ".php", ".cs", ".c", ".cc",
+        ".cpp", ".h", ".hpp", ".scala", ".swift", ".lua", ".ex", ".exs"}
+MAX_FILES = 10  # a commit over this is a sweep, not a change and its tests
+
+
+def is_test(path):
+    """As git-rag's `is_test_path` reads a path (tests/, test_x, x_test, XTest, x.spec.ts, spec/)."""
+    lower = path.lower()
+    name = lower.rsplit("/", 1)[-1]
+    stem = path.rsplit("/", 1)[-1].split(".")[0]
+    parts = lower.split("/")
+    return (any(p in ("test", "tests", "testing", "__tests__", "spec", "specs") for p in parts[:-1])
+            or name.startswith("test_") or re.search(r"(_test|_tests|_spec)\.", name) is not None
+            or ".test." in name or ".spec." in name
+            or re.search(r"(Test|Tests|Spec)$", stem) is not None)
+
+
+def is_fixture(path):
+    return any(p in ("fixtures", "fixture", "testdata", "examples", "example", "data", "__snapshots__", "snapshots")
+               for p in path.lower().split("/"))
+
+
+def git(*a, cwd, check=True, **k):
+    r = subprocess.run(["git", *a], cwd=cwd, capture_output=True, text=True, **k)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"git {' '.join(a[:3])}: {r.stderr[-300:]}")
+    return r.stdout
+
+
+def candidates(work, limit=3000):
+    """Commits that modify code files and test files that exist at their parent."""
+    out = []
+    for c in git("log", "--first-parent", "--no-merges", "--format=%H", "-n", str(limit), "HEAD", cwd=work).split():
+        status = git("diff-tree", "--no-commit-id", "--name-status", "-r", c, cwd=work).splitlines()
+        if not status or len(status) > MAX_FILES:
+            continue
+        mods = [l.split("\t")[-1] for l in status if l.startswith("M\t")]
+        code = [p for p in mods if os.path.splitext(p)[1] in CODE]
+        sources = [p for p in code if not is_test(p)]
+        tests = [p for p in code if is_test(p) and not is_fixture(p)]
+        if sources and tests:
+            out.append(c)
+    return out[::-1]  # oldest first: the index moves forward
+
+
+def sample(repo, work, commit, env, binary):
+    parent = git("rev-parse", f"{commit}^", cwd=work).strip()
+    status = git("diff-tree", "--no-commit-id", "--name-status", "-r", commit, cwd=work).splitlines()
+    paths = [l.split("\t")[-1] for l in status]
+    sources = [p for p in paths if not is_test(p)]
+    gold = [p for p in paths if is_test(p) and not is_fixture(p) and os.path.splitext(p)[1] in CODE
+            and subprocess.run(["git", "cat-file", "-e", f"{parent}:{p}"], cwd=work).returncode == 0]
+    git("checkout", "-q", "-f", parent, cwd=work)
+    git("clean", "-q", "-fdx", cwd=work)
+    r = subprocess.run([binary, "index", "--quiet", "--no-semantic"], cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        return None, f"index failed: {r.stderr[-200:]}"
+    diff = git("diff", "--binary", parent, commit, "--", *sources, cwd=work)
+    ap = subprocess.run(["git", "apply", "-"], cwd=work, input=diff, capture_output=True, text=True)
+    if ap.returncode != 0:
+        return None, f"does not apply: {ap.stderr[-200:]}"
+    t0 = time.time()
+    r = subprocess.run([binary, "impact", "--json", "-n", "300"], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    took = time.time() - t0
+    git("checkout", "-q", "-f", parent, cwd=work)
+    if r.returncode != 0:
+        return None, f"impact failed: {r.stderr[-200:]}"
+    ans = json.loads(r.stdout)
+    cands = [{"path": t["path"], "score": t["score"], "signals": t.get("signals", {})} for t in ans.get("tests", [])]
+    subject = git("log", "-1", "--format=%s", commit, cwd=work).strip()
+    return {"repo": repo, "commit": commit, "subject": subject, "sources": sources, "gold": gold,
+            "changed": len(ans.get("changed", [])), "candidates": cands, "seconds": round(took, 3)}, None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out"); ap.add_argument("--mirrors", required=True)
+    ap.add_argument("--repos", default=""); ap.add_argument("--commits", default="")
+    ap.add_argument("--per-repo", type=int, default=30); ap.add_argument("--bin", default="git-rag")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    plan = {}
+    if a.commits:
+        for line in open(a.commits):
+            if line.strip():
+                repo, c = line.split()
+                plan.setdefault(repo, []).append(c)
+    else:
+        for repo in [r for r in a.repos.split(",") if r]:
+            plan[repo] = None
+    listed = open(os.path.join(a.out, "commits.txt"), "w")
+    samples = open(os.path.join(a.out, "samples.jsonl"), "w")
+    for repo, commits in plan.items():
+        src = os.path.join(a.mirrors, repo.replace("/", "+"), "repo")
+        if not os.path.isdir(src):
+            print(f"{repo}: not fetched ({src})", file=sys.stderr); continue
+        work = os.path.join(a.out, "repos", repo.replace("/", "+"))
+        if not os.path.isdir(work):
+            subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", src, work], check=True)
+        if commits is None:
+            found = candidates(work)
+            step = max(1, len(found) // a.per_repo)
+            commits = found[::step][-a.per_repo:]
+        env = dict(os.environ, GIT_RAG_DIR=os.path.join(a.out, "idx", repo.replace("/", "+")))
+        kept = 0
+        for c in commits:
+            try:
+                row, why = sample(repo, work, c, env, a.bin)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                row, why = None, str(e)[-200:]
+            if row is None or not row["gold"]:
+                print(f"{repo} {c[:12]}: skipped ({why or 'no test file existed before'})", file=sys.stderr); continue
+            kept += 1
+            listed.write(f"{repo} {c}\n"); listed.flush()
+            samples.write(json.dumps(row) + "\n"); samples.flush()
+        print(f"{repo}: {kept} samples", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
