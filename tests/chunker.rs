@@ -1285,3 +1285,57 @@ fn files_over_the_parse_cap_get_line_windows() {
     let ids: HashSet<&str> = windows.iter().map(|w| w.id.as_str()).collect();
     assert_eq!(ids.len(), windows.len(), "repeated windows still get unique ids");
 }
+
+/// A JSON object whose `keys` long keys each hold `escapes` escape sequences
+/// (the shape of a cache of LLM prompts: `\n` and `\"` all through), with
+/// values of the same kind, in `bytes` or so.
+fn escaped_json(keys: usize, escapes: usize) -> Vec<u8> {
+    let piece = |i: usize, j: usize| format!("line {i} {j} of a prompt\\n\\\"quoted\\\"");
+    let mut out = String::from("{\n");
+    for i in 0..keys {
+        let key: String = (0..escapes).map(|j| piece(i, j)).collect();
+        let value: String = (0..escapes).map(|j| piece(j, i)).collect();
+        out.push_str(&format!("    \"{key}\": \"{value}\"{}\n", if i + 1 < keys { "," } else { "" }));
+    }
+    out.push_str("}\n");
+    out.into_bytes()
+}
+
+/// The same size of JSON with short keys and plain values.
+fn plain_json(bytes: usize) -> Vec<u8> {
+    let mut out = String::from("{\n");
+    let mut i = 0;
+    while out.len() < bytes {
+        out.push_str(&format!("    \"key_{i}\": \"{}\",\n", "plain words of a value ".repeat(8)));
+        i += 1;
+    }
+    out.push_str("    \"last\": 0\n}\n");
+    out.into_bytes()
+}
+
+fn median_chunking_secs(path: &str, data: &[u8]) -> f64 {
+    let mut times: Vec<f64> = (0..3)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            std::hint::black_box(chunk::chunk_file(path, data, &ChunkOptions::default()));
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[1]
+}
+
+/// Keys with thousands of escapes used to cost time quadratic in them: the
+/// JSON query captured each `string_content` piece of a key, one match per
+/// piece (a 328 KB fixture of cached LLM prompts took 17 s). Held against a
+/// plain file of the same size, a ratio a quadratic path cannot meet.
+#[test]
+fn json_keys_full_of_escapes_cost_what_plain_json_of_their_size_costs() {
+    let escaped = escaped_json(40, 300);
+    let plain = plain_json(escaped.len());
+    let fc = chunk::chunk_file("cache.json", &escaped, &ChunkOptions::default());
+    assert_eq!(fc.symbols.len(), 40, "every key is one definition, named whole");
+    assert!(fc.symbols[0].name.starts_with("line 0 0 of a prompt\\n") && fc.symbols[0].name.len() > 1000, "{}", &fc.symbols[0].name[..60]);
+    let (e, p) = (median_chunking_secs("cache.json", &escaped), median_chunking_secs("plain.json", &plain));
+    assert!(e < 8.0 * p + 0.05, "{} bytes of escaped keys took {e:.3} s, the same size of plain JSON {p:.3} s", escaped.len());
+}

@@ -491,11 +491,15 @@ impl<'a> Builder<'a> {
                 }
                 continue;
             }
-            // Measure the run as the text it will hold, separators included.
+            // Measure the run as the text it will hold, separators included:
+            // what it holds plus what lies between its end and this node's
+            // (a count over the whole run per sibling cost a string of
+            // thousands of escapes thousands of times its budget).
+            let grown = run.as_ref().map(|(_, re, rsize, _)| rsize + non_ws_len(&self.src[*re..e.max(*re)]));
             match &mut run {
-                Some((rs, re, rsize, rnames)) if non_ws_len(&self.src[*rs..e]) <= budget => {
+                Some((_, re, rsize, rnames)) if grown.is_some_and(|g| g <= budget) => {
                     *re = e;
-                    *rsize = non_ws_len(&self.src[*rs..e]);
+                    *rsize = grown.unwrap_or(*rsize);
                     rnames.extend(names);
                 }
                 _ => {

@@ -19,7 +19,9 @@
 /// 10: what a Markdown file's fenced code blocks call (the graph's edges
 ///     from the document).
 /// 11: Perl parsed.
-pub const VERSION: u32 = 11;
+/// 12: a JSON key is named by its whole string, escapes and all (it was the
+///     first piece before an escape, one query match per piece).
+pub const VERSION: u32 = 12;
 
 pub mod chunk;
 pub mod embedded;

@@ -2,10 +2,10 @@
 ; below (`scripts.test`), named by their dotted path; deeper keys and
 ; arrays are the text of their key's chunk (captures: see tags.rs).
 (document (object
-  (pair key: (string (string_content) @name) value: [(object) (array)] @body) @definition.key))
+  (pair key: (string) @name value: [(object) (array)] @body) @definition.key))
 (document (object
-  (pair key: (string (string_content) @name)) @definition.key))
+  (pair key: (string) @name) @definition.key))
 (document (object (pair value: (object
-  (pair key: (string (string_content) @name) value: [(object) (array)] @body) @definition.key))))
+  (pair key: (string) @name value: [(object) (array)] @body) @definition.key))))
 (document (object (pair value: (object
-  (pair key: (string (string_content) @name)) @definition.key))))
+  (pair key: (string) @name) @definition.key))))
