@@ -4,9 +4,9 @@ git histories by `scripts/mine-impact.py`.
 
 A test's score is the sum over kinds of evidence of value x weight (the
 `signals` each listed test carries, the `TEST_*` constants of
-src/impact/weights.rs, read and written by name). The fit is pairwise
-logistic regression (each labelled test above each unlabelled one of the
-same sample), weights kept non-negative, scaled so `reached` is 1; it is
+src/impact/weights.rs, read and written by name). The fit is listwise
+(per sample, a softmax over its candidates' scores should put its mass on
+the labelled tests), weights kept non-negative, scaled so `reached` is 1; it is
 judged leave one repository out: for every repository, weights fitted on
 the others rank its samples. Printed beside it: the shipped weights on the
 same samples.
@@ -26,6 +26,7 @@ CONSTANTS = {
     "named_after_definition": "TEST_NAMED_AFTER_DEFINITION",
     "imports": "TEST_IMPORTS",
     "names": "TEST_NAMES",
+    "lexical": "TEST_LEXICAL",
     "cochanged": "TEST_COCHANGED",
     "cochanged_recently": "TEST_COCHANGED_RECENTLY",
 }
@@ -67,24 +68,28 @@ def metrics(rs):
     return {"n": len(rs), "acc1": round(acc(1), 4), "acc3": round(acc(3), 4), "acc5": round(acc(5), 4), "mrr": round(sum(1 / x for x in rs if x) / n, 4)}
 
 
-def fit(rows, iters=300, lr=0.5, l2=1e-3):
-    pairs = []
+def fit(rows, iters=400, lr=2.0, l2=1e-3):
+    """Listwise: per sample, the softmax of the scores over its candidates
+    should put its mass on the labelled tests (cross-entropy), as a ranking
+    judged by its first hits wants; weights kept non-negative."""
+    samples = []
     for r in rows:
-        gold = [features(c) for c in r["candidates"] if c["path"] in r["gold"]]
-        other = [features(c) for c in r["candidates"] if c["path"] not in r["gold"]][:60]
-        for g in gold:
-            for o in other:
-                pairs.append([a - b for a, b in zip(g, o)])
+        xs = [features(c) for c in r["candidates"]]
+        gold = [i for i, c in enumerate(r["candidates"]) if c["path"] in r["gold"]]
+        if gold and len(xs) > 1:
+            samples.append((xs, gold))
     w = [1.0] * len(SIGNALS)
-    if not pairs:
-        return w
     for _ in range(iters):
         grad = [l2 * x for x in w]
-        for d in pairs:
-            z = sum(a * b for a, b in zip(w, d))
-            p = 1.0 / (1.0 + math.exp(min(z, 30)))
-            for i, x in enumerate(d):
-                grad[i] -= p * x / len(pairs)
+        for xs, gold in samples:
+            scores = [sum(a * b for a, b in zip(w, x)) for x in xs]
+            top = max(scores)
+            e = [math.exp(s - top) for s in scores]
+            z, zg = sum(e), sum(e[i] for i in gold)
+            for i, x in enumerate(xs):
+                p = e[i] / z - (e[i] / zg if i in gold else 0.0)
+                for k, v in enumerate(x):
+                    grad[k] += p * v / len(samples)
         w = [max(0.0, x - lr * g) for x, g in zip(w, grad)]
     scale = w[0] if w[0] > 0 else max(w) or 1.0
     return [x / scale for x in w]

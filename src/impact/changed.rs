@@ -46,6 +46,13 @@ fn touched(old: &str, new: &str) -> Touched {
     t
 }
 
+/// The text of the lines the diff of two versions touches (blank ones left out).
+pub(crate) fn touched_lines(old: &str, new: &str) -> Vec<String> {
+    let t = touched(old, new);
+    let (o, n): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    t.old.iter().filter_map(|i| o.get(*i)).chain(t.new.iter().filter_map(|i| n.get(*i))).map(|l| l.to_string()).collect()
+}
+
 /// The innermost symbol whose lines (1-based, inclusive) hold every one of
 /// `lines` (0-based).
 fn innermost<'s>(symbols: &'s [Symbol], lines: &[usize]) -> Option<&'s Symbol> {

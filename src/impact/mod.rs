@@ -25,6 +25,7 @@ use serde::Serialize;
 
 mod changed;
 mod history;
+mod lexical;
 mod reach;
 mod review;
 mod side;
@@ -211,7 +212,7 @@ pub struct TestToRun {
     pub why: Vec<String>,
     /// Each kind of evidence's value (0–1) before its weight (`impact::weights`):
     /// `in_change`, `reached`, `named_after_file`, `named_after_folder`,
-    /// `named_after_definition`, `imports`, `names`, `cochanged`, `cochanged_recently`.
+    /// `named_after_definition`, `imports`, `names`, `lexical`, `cochanged`, `cochanged_recently`.
     pub signals: std::collections::BTreeMap<&'static str, f64>,
 }
 
@@ -284,11 +285,20 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
         notices.push(format!("{over} more changed files were left out: the first {} (in path order) were analysed", paths.len()));
     }
     let mut changed: Vec<ChangedCode> = Vec::new();
+    let mut lines: Vec<String> = Vec::new();
     for p in &paths {
         let (a, b) = (old.text(p, &src), new.text(p, &src));
         let (ca, cb) = (old.chunks(p, &src), new.chunks(p, &src));
         changed.extend(changed::in_file(p, a.as_deref().zip(ca.as_deref()), b.as_deref().zip(cb.as_deref())));
+        if !tests_to_run::is_test_file(p) {
+            lines.extend(changed::touched_lines(a.as_deref().unwrap_or(""), b.as_deref().unwrap_or("")));
+        }
     }
+    let names: Vec<&str> = changed.iter().filter(|c| !tests_to_run::is_test_file(&c.path)).filter_map(|c| c.symbol.as_deref()).map(reach::own_name).collect();
+    let lexical = lexical::tests_like(index_dir, &lexical::query_text(&names, &lines)).unwrap_or_else(|why| {
+        notices.push(format!("tests were not ranked by what they say ({why})"));
+        Default::default()
+    });
     let reader = GraphReader::open(index_dir)?.ok_or(ImpactError::NoGraph)?;
     let depth = request.depth.max(1);
     let walked_depth = depth.max(2);
@@ -301,7 +311,7 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
         merge(&mut walked, gone);
     }
     let history = history::History::load(repo, index_dir, &indexed);
-    let inputs = tests_to_run::Inputs { changed: &changed, changed_paths: &paths, reached: &walked.reached, history: &history };
+    let inputs = tests_to_run::Inputs { changed: &changed, changed_paths: &paths, reached: &walked.reached, history: &history, lexical: &lexical };
     let tests = tests_to_run::rank(&mut nb_new, &inputs, request.limit)?;
     let impacted: Vec<ImpactedCode> = walked.reached.iter().filter(|r| r.depth <= depth).take(request.limit).map(impacted_code).collect();
     let mut impact = Impact { target, changed, impacted, tests, omitted: walked.omitted, notices, took_ms: 0.0, context: None };

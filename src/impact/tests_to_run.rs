@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::history::History;
 use super::reach::{own_name, Reached};
-use super::weights::{COCHANGE_PRIOR, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FOLDER, TEST_NAMES, TEST_REACHED};
+use super::weights::{COCHANGE_PRIOR, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL, TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FOLDER, TEST_NAMES, TEST_REACHED};
 use super::{ChangeKind, ChangedCode, Relation, TestToRun};
 use crate::analysis::lang::{self, Language};
 use crate::graph::{EdgeKind, GraphError, Neighbourhood, NodeKey};
@@ -26,6 +26,7 @@ enum Signal {
     NamedAfterDefinition,
     Imports,
     Names,
+    Lexical,
     Cochanged,
     CochangedRecently,
 }
@@ -41,6 +42,7 @@ impl Signal {
             Signal::NamedAfterDefinition => "named_after_definition",
             Signal::Imports => "imports",
             Signal::Names => "names",
+            Signal::Lexical => "lexical",
             Signal::Cochanged => "cochanged",
             Signal::CochangedRecently => "cochanged_recently",
         }
@@ -56,6 +58,7 @@ impl Signal {
             Signal::NamedAfterDefinition => TEST_NAMED_AFTER_DEFINITION,
             Signal::Imports => TEST_IMPORTS,
             Signal::Names => TEST_NAMES,
+            Signal::Lexical => TEST_LEXICAL,
             Signal::Cochanged => TEST_COCHANGED,
             Signal::CochangedRecently => TEST_COCHANGED_RECENTLY,
         }
@@ -100,6 +103,8 @@ pub(crate) struct Inputs<'a> {
     pub changed_paths: &'a [String],
     pub reached: &'a [Reached],
     pub history: &'a History,
+    /// Test files by what they say (`lexical.rs`): 1 / rank.
+    pub lexical: &'a BTreeMap<String, f32>,
 }
 
 /// The ranked tests, at most `limit`.
@@ -133,6 +138,10 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
     }
     by_names(nb, inputs.changed, &mut found)?;
     by_definition_names(inputs.changed, &tests, &mut found);
+    for (path, value) in inputs.lexical.iter().filter(|(p, _)| paths.contains(*p)) {
+        let rank = (1.0 / value).round() as usize;
+        found.entry(path.clone()).or_default().add(Signal::Lexical, *value, format!("says what the change says (BM25 rank {rank} of the tests)"));
+    }
     let mut out: Vec<TestToRun> = found.into_iter().map(|(path, f)| f.into_test(path)).collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
     out.truncate(limit);

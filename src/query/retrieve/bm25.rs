@@ -131,6 +131,15 @@ pub struct Bm25Candidate {
 }
 
 impl Bm25Candidate {
+    /// The raw BM25 score, before any weight.
+    pub fn raw(&self) -> f32 {
+        self.raw
+    }
+
+    pub fn hit(&self) -> &Hit {
+        &self.hit
+    }
+
     pub fn hit_mut(&mut self) -> &mut Hit {
         &mut self.hit
     }
