@@ -176,6 +176,15 @@ fn words(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Two words of names are one when equal, or when the shorter, of five
+/// letters or more, begins the longer: `build` and `builder`, `config` and
+/// `configs`, `serial` and `serializer` (names inflect; four letters would
+/// let `form` say `formatting`).
+fn same_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || (short.len() >= 5 && long.starts_with(short))
+}
+
 /// Words that mark a file as a test, not what it tests.
 fn is_test_word(w: &str) -> bool {
     matches!(w, "test" | "spec" | "suite" | "unittest")
@@ -213,7 +222,7 @@ fn naming(test_words: &[String], source: &str) -> Option<(bool, f32)> {
     let folder = folders.last().map(|f| words(f)).unwrap_or_default();
     let own = if names_its_folder(stem) { folder.clone() } else { words(stem) };
     let path_words: Vec<String> = folders.iter().flat_map(|f| words(f)).chain(own.iter().cloned()).collect();
-    let contains = |set: &[String], w: &String| set.contains(w);
+    let contains = |set: &[String], w: &String| set.iter().any(|x| same_word(x, w));
     if !own.is_empty() && own.iter().all(|w| contains(test_words, w)) {
         let share = test_words.iter().filter(|w| contains(&path_words, w)).count() as f32 / test_words.len() as f32;
         return Some((true, share));
@@ -310,6 +319,8 @@ mod tests {
         }
         assert_eq!(named("tests/test_ext_viewcode.py", "sphinx/ext/viewcode.py"), Some((true, 1.0)));
         assert_eq!(named("tests/test_domain_std.py", "sphinx/domains/std.py"), Some((true, 1.0)));
+        assert_eq!(named("tests/test_build_manpage.py", "sphinx/builders/manpage.py"), Some((true, 1.0)));
+        assert_eq!(named("tests/test_form.py", "app/formatting.py"), None);
         let (own, share) = named("tests/test_ext_autodoc_configs.py", "sphinx/ext/autodoc/__init__.py").unwrap();
         assert!(own && (share - 2.0 / 3.0).abs() < 1e-6);
         assert_eq!(named("testing/test_mark.py", "src/_pytest/mark/structures.py"), Some((false, 1.0)));
