@@ -381,6 +381,82 @@ const LUA: Case = Case {
     deleted: "src/extra.lua",
 };
 
+const ELIXIR: Case = Case {
+    name: "elixir",
+    files: &[
+        ("lib/scaler.ex", "defmodule Scaler do\n  def scale_value(x) do\n    x * 2\n  end\nend\n"),
+        ("lib/service.ex", "defmodule Service do\n  def serve_request(v) do\n    Scaler.scale_value(v)\n  end\n\n  def top_level_entry(v) do\n    serve_request(v) + 1\n  end\nend\n"),
+        ("lib/extra.ex", "defmodule Extra do\n  def unused_extra do\n    0\n  end\nend\n"),
+        ("test/scaler_test.exs", "defmodule ScalerTest do\n  use ExUnit.Case\n\n  test \"scales\" do\n    assert Scaler.scale_value(2) == 4\n  end\nend\n"),
+    ],
+    edits: &[("lib/scaler.ex", "    x * 2", "    x * 3")],
+    changed: &["scale_value"],
+    caller: "serve_request",
+    callers_caller: "top_level_entry",
+    implementer: None,
+    test: "test/scaler_test.exs",
+    rename: ("lib/scaler.ex", "def scale_value(x) do", "def scale_by_two(x) do"),
+    renamed: ("scale_by_two", "scale_value"),
+    deleted: "lib/extra.ex",
+};
+
+const BASH: Case = Case {
+    name: "bash",
+    files: &[
+        ("lib/scale.sh", "scale_value() {\n  echo $(( $1 * 2 ))\n}\n"),
+        ("lib/service.sh", "serve_request() {\n  scale_value \"$1\"\n}\n\ntop_level_entry() {\n  serve_request \"$1\"\n}\n"),
+        ("lib/extra.sh", "unused_extra() {\n  echo 0\n}\n"),
+        ("test/test_scale.sh", "test_scale() {\n  scale_value 2\n}\n"),
+    ],
+    edits: &[("lib/scale.sh", "$1 * 2", "$1 * 3")],
+    changed: &["scale_value"],
+    caller: "serve_request",
+    callers_caller: "top_level_entry",
+    implementer: None,
+    test: "test/test_scale.sh",
+    rename: ("lib/scale.sh", "scale_value() {", "scale_by_two() {"),
+    renamed: ("scale_by_two", "scale_value"),
+    deleted: "lib/extra.sh",
+};
+
+const ZIG: Case = Case {
+    name: "zig",
+    files: &[
+        ("src/scale.zig", "pub fn scaleValue(x: i32) i32 {\n    return x * 2;\n}\n"),
+        ("src/service.zig", "const scale = @import(\"scale.zig\");\n\npub fn serveRequest(v: i32) i32 {\n    return scale.scaleValue(v);\n}\n\npub fn topLevelEntry(v: i32) i32 {\n    return serveRequest(v) + 1;\n}\n"),
+        ("src/extra.zig", "pub fn unusedExtra() i32 {\n    return 0;\n}\n"),
+        ("tests/scale_test.zig", "const scale = @import(\"../src/scale.zig\");\n\nfn checkScale() void {\n    _ = scale.scaleValue(2);\n}\n"),
+    ],
+    edits: &[("src/scale.zig", "return x * 2;", "return x * 3;")],
+    changed: &["scaleValue"],
+    caller: "serveRequest",
+    callers_caller: "topLevelEntry",
+    implementer: None,
+    test: "tests/scale_test.zig",
+    rename: ("src/scale.zig", "pub fn scaleValue(x: i32) i32 {", "pub fn scaleByTwo(x: i32) i32 {"),
+    renamed: ("scaleByTwo", "scaleValue"),
+    deleted: "src/extra.zig",
+};
+
+const DART: Case = Case {
+    name: "dart",
+    files: &[
+        ("lib/shapes.dart", "abstract class Shape {\n  int area() {\n    return 0;\n  }\n}\n\nclass SquareShape extends Shape {\n  int area() {\n    return 4;\n  }\n}\n\nint scaleValue(int x) {\n  return x * 2;\n}\n"),
+        ("lib/service.dart", "import 'shapes.dart';\n\nint serveRequest(int v) {\n  return scaleValue(v);\n}\n\nint topLevelEntry(int v) {\n  return serveRequest(v) + 1;\n}\n"),
+        ("lib/extra.dart", "int unusedExtra() {\n  return 0;\n}\n"),
+        ("test/shapes_test.dart", "import '../lib/shapes.dart';\n\nvoid checkScale() {\n  assert(scaleValue(2) == 4);\n}\n"),
+    ],
+    edits: &[("lib/shapes.dart", "return x * 2;", "return x * 3;"), ("lib/shapes.dart", "    return 0;", "    return -1;")],
+    changed: &["scaleValue", "area"],
+    caller: "serveRequest",
+    callers_caller: "topLevelEntry",
+    implementer: Some(("area", "overrides")),
+    test: "test/shapes_test.dart",
+    rename: ("lib/shapes.dart", "int scaleValue(int x) {", "int scaleByTwo(int x) {"),
+    renamed: ("scaleByTwo", "scaleValue"),
+    deleted: "lib/extra.dart",
+};
+
 macro_rules! languages {
     ($($test:ident: $case:ident),* $(,)?) => {
         $(#[test] fn $test() { check(&$case); })*
@@ -403,4 +479,8 @@ languages! {
     impact_in_scala: SCALA,
     impact_in_swift: SWIFT,
     impact_in_lua: LUA,
+    impact_in_elixir: ELIXIR,
+    impact_in_bash: BASH,
+    impact_in_zig: ZIG,
+    impact_in_dart: DART,
 }
