@@ -8,14 +8,7 @@ use serde_json::Value;
 use crate::common::{stderr, TestRepo};
 
 fn impact(repo: &TestRepo, args: &[&str]) -> Value {
-    let mut all = vec!["impact", "--json"];
-    all.extend_from_slice(args);
-    let mut v: Value = serde_json::from_str(&repo.rag_ok(&all)).expect("impact json");
-    if let Some(o) = v.as_object_mut() {
-        o.remove("took_ms");
-        o.remove("target");
-    }
-    v
+    repo.impact(args)
 }
 
 /// (path, symbol, change) of each changed entry.

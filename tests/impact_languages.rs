@@ -30,17 +30,6 @@ fn own(name: &str) -> &str {
     name.rsplit(['.', ':', '#', '\\']).find(|s| !s.is_empty()).unwrap_or(name)
 }
 
-fn run(repo: &TestRepo, args: &[&str]) -> Value {
-    let mut all = vec!["impact", "--json"];
-    all.extend_from_slice(args);
-    let mut v: Value = serde_json::from_str(&repo.rag_ok(&all)).expect("impact json");
-    if let Some(o) = v.as_object_mut() {
-        o.remove("took_ms");
-        o.remove("target");
-    }
-    v
-}
-
 fn impacted(v: &Value) -> Vec<(String, String, u64)> {
     v["impacted"].as_array().unwrap().iter().map(|i| (own(i["symbol"].as_str().unwrap_or("-")).to_string(), i["relation"].as_str().unwrap_or("-").to_string(), i["depth"].as_u64().unwrap_or(0))).collect()
 }
@@ -63,7 +52,7 @@ fn check(case: &Case) {
     for e in case.edits {
         edit(&repo, *e, name);
     }
-    let v = run(&repo, &[]);
+    let v = repo.impact(&[]);
     let changed: Vec<&str> = v["changed"].as_array().unwrap().iter().filter_map(|c| c["symbol"].as_str()).map(own).collect();
     for c in case.changed {
         assert!(changed.contains(c), "{name}: {c} not among the changed {changed:?}\n{v}");
@@ -80,14 +69,14 @@ fn check(case: &Case) {
     repo.git(&["checkout", "-q", "--", "."]);
     edit(&repo, case.rename, name);
     repo.remove(case.deleted);
-    let v = run(&repo, &[]);
+    let v = repo.impact(&[]);
     let renamed = v["changed"].as_array().unwrap().iter().find(|c| c["change"] == "renamed");
     let pair = renamed.map(|c| (own(c["symbol"].as_str().unwrap_or("")), own(c["previous"].as_str().unwrap_or(""))));
     assert_eq!(pair, Some(case.renamed), "{name}: the rename\n{v}");
     assert!(v["changed"].as_array().unwrap().iter().any(|c| c["path"] == case.deleted && c["symbol"].is_null() && c["change"] == "deleted"), "{name}: the deleted file\n{v}");
     assert!(impacted(&v).contains(&(case.caller.into(), "calls".into(), 1)), "{name}: the renamed helper's caller\n{v}");
     repo.commit("rename and delete");
-    assert_eq!(run(&repo, &["HEAD~1..HEAD"]), v, "{name}: the range equals the work-tree form");
+    assert_eq!(repo.impact(&["HEAD~1..HEAD"]), v, "{name}: the range equals the work-tree form");
 }
 
 const PYTHON: Case = Case {

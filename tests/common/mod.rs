@@ -111,6 +111,19 @@ impl TestRepo {
         v
     }
 
+    /// `git rag impact --json` with `args`, without its timing and target
+    /// description (what two forms of one change share).
+    pub fn impact(&self, args: &[&str]) -> Value {
+        let mut all = vec!["impact", "--json"];
+        all.extend_from_slice(args);
+        let mut v: Value = serde_json::from_str(&self.rag_ok(&all)).expect("impact json");
+        if let Some(o) = v.as_object_mut() {
+            o.remove("took_ms");
+            o.remove("target");
+        }
+        v
+    }
+
     /// (path, start_line, end_line, symbol) of each result.
     pub fn hits(&self, text: &str, extra: &[&str]) -> Vec<(String, u64, u64, Option<String>)> {
         let v = self.query(text, extra);
