@@ -35,6 +35,7 @@ pub use analysis::lang::Language;
 pub use ask::{AskError, AskRequest, Asked, Citation};
 pub use graph::{dump_graph, load_patterns};
 pub use impact::{run as impact, ChangeKind, ChangedCode, Evidence, Impact, ImpactError, ImpactRequest, ImpactTarget, ImpactedCode, Omitted, Relation as ImpactRelation, TestToRun};
+pub use stores::health::{panic_is_caught, Store, StoreDamaged};
 pub use stores::state::dump_state;
 pub use index::ci::{run as index_ci, CiOptions, CiReport};
 pub use index::gc::server::{gc_server, ServerGcReport};

@@ -50,6 +50,10 @@ pub struct Status {
     /// answer them from the work tree (`None` when not asked or nothing indexed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worktree: Option<WorktreeStatus>,
+    /// The stores that cannot be read as they are (the next `git rag index`
+    /// rebuilds them): checked as a query opens them, or every byte with
+    /// `verify` ([`crate::stores::health`]).
+    pub damaged: Vec<crate::stores::health::StoreDamaged>,
 }
 
 /// Indexed files whose vectors are in the store, of all indexed files: less
@@ -80,8 +84,10 @@ pub struct SemanticStatus {
 
 /// Collects the status of the index in `index_dir`. `count_vectors` opens the
 /// vector store (briefly, read-only) to count its points.
-pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: bool, worktree: Option<&LayerOptions>) -> Result<Status, StatusError> {
+pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: bool, worktree: Option<&LayerOptions>, verify: bool) -> Result<Status, StatusError> {
     let state = IndexState::load(&index_dir.join(STATE_FILE))?;
+    let depth = if verify { crate::stores::health::Depth::Full } else { crate::stores::health::Depth::Open };
+    let damaged = if state.is_some() { crate::index::heal::damaged_stores(index_dir, depth, state.as_ref()) } else { Vec::new() };
     let head = repo.head_commit()?.map(|h| h.to_string());
     let indexed = state.as_ref().and_then(|s| s.last_commit.map(|c| c.to_string()));
     let semantic = state.as_ref().and_then(|s| s.semantic.as_ref()).map(|sem| {
@@ -130,6 +136,7 @@ pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: 
             (Some(opts), Some(state)) => Some(WorktreeStatus::of(crate::worktree::changes(repo, state, opts))),
             _ => None,
         },
+        damaged,
     })
 }
 

@@ -13,20 +13,23 @@ fn small_repo() -> TestRepo {
 }
 
 #[test]
-fn corrupt_state_names_the_file_and_the_fix() {
+fn corrupt_state_names_the_file_and_the_fix_and_the_next_index_rebuilds() {
     let repo = small_repo();
     repo.rag_ok(&["index"]);
     let state = repo.default_index_dir().join(".rag_index_state.json");
     std::fs::write(&state, b"{\"schema_version\": 1, \"files\": [tru").unwrap();
-    for args in [vec!["index"], vec!["query", "convert"], vec!["status"]] {
+    for args in [vec!["query", "convert"], vec!["status"]] {
         let out = repo.rag(&args);
         assert!(!out.status.success(), "{args:?} should fail");
         let err = stderr(&out);
-        assert!(err.contains(".rag_index_state.json") && err.contains("corrupt") && err.contains("git rag index --full"), "{args:?}: {err}");
+        assert!(err.starts_with("git-rag: error: the index state file is damaged; run `git rag index` to rebuild the index ("), "{args:?}: {err}");
+        assert!(err.contains(".rag_index_state.json") && err.trim().lines().count() == 1, "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
-    // The fix works.
-    repo.rag_ok(&["index", "--full"]);
+    // The fix it names works.
+    let out = repo.rag(&["index"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the index state file is damaged (") && stderr(&out).contains("rebuilding the index in full"), "{}", stderr(&out));
     assert_eq!(repo.hits("convert_currency", &["--mode", "symbol"])[0].0, "lib/money.py");
 }
 

@@ -16,6 +16,7 @@ mod architecture;
 mod ask;
 mod bad_input;
 mod chunker;
+mod damage;
 mod ci_index;
 mod cli;
 mod embed;

@@ -205,10 +205,13 @@ pub enum Command {
         #[arg(long)]
         at_commit: bool,
     },
-    /// Show what the index holds and whether it is behind HEAD.
+    /// Show what the index holds, whether it is behind HEAD, and which stores are damaged.
     Status {
         #[arg(long)]
         json: bool,
+        /// Read every byte of the stores against their checksums (what `git rag index` checks before it runs), not only what opening them reads.
+        #[arg(long)]
+        verify: bool,
     },
     /// Serve coding agents and tools: a Model Context Protocol server on
     /// stdin/stdout (tools: search, context, symbols, callers, callees, status,
@@ -277,6 +280,22 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+impl Command {
+    /// Whether the command was asked for JSON (its errors then come as JSON too).
+    pub fn wants_json(&self) -> bool {
+        match self {
+            Command::Index { json, .. }
+            | Command::Query { json, .. }
+            | Command::Impact { json, .. }
+            | Command::Ask { json, .. }
+            | Command::Status { json, .. }
+            | Command::Gc { json, .. }
+            | Command::Patterns { json, .. } => *json,
+            _ => false,
+        }
+    }
 }
 
 #[derive(Subcommand)]

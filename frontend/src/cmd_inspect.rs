@@ -6,8 +6,8 @@ use anyhow::Result;
 use git_rag::{short, Workspace};
 use crate::output::outln;
 
-pub fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
-    let status = git_rag::collect_status(&ws.repo, &ws.index_dir, &ws.backend, true, Some(&ws.layer_options()))?;
+pub fn status(ws: &Workspace, json: bool, verify: bool) -> Result<ExitCode> {
+    let status = git_rag::collect_status(&ws.repo, &ws.index_dir, &ws.backend, true, Some(&ws.layer_options()), verify)?;
     if json {
         outln!("{}", serde_json::to_string_pretty(&status)?);
         return Ok(ExitCode::SUCCESS);
@@ -78,6 +78,9 @@ pub fn status(ws: &Workspace, json: bool) -> Result<ExitCode> {
                 None => outln!("hook run: {} at {} ({}, {} runs in all)", r.outcome, git_rag::hooks::utc(r.finished_at), r.requested_by, h.runs),
             }
         }
+    }
+    for d in &status.damaged {
+        outln!("damaged:  {d}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -12,6 +12,7 @@ mod cmd_inspect;
 mod cmd_man;
 mod cmd_model;
 mod cmd_query;
+mod failure;
 mod http;
 mod mcp;
 mod output;
@@ -35,16 +36,33 @@ use output::outln;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    quiet_caught_panics();
     let cli = Cli::parse();
+    let json = cli.command.wants_json();
     match run(cli) {
         Ok(code) => code,
         // The reader went away (`git rag query … | head -1`): nothing to say.
         Err(e) if output::is_broken_pipe(&e) => ExitCode::from(output::BROKEN_PIPE_STATUS),
         Err(e) => {
-            eprintln!("git-rag: error: {e:#}");
+            eprintln!("git-rag: error: {}", failure::line(&e));
+            if json {
+                let _ = output::write(format_args!("{}\n", failure::json(&e)));
+            }
             ExitCode::FAILURE
         }
     }
+}
+
+/// A store's reader panicking on damaged bytes is caught by the library and
+/// reported as one error line ("… is damaged; run `git rag index` …"):
+/// the default hook's message and backtrace would only bury it.
+fn quiet_caught_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !git_rag::panic_is_caught() {
+            default(info);
+        }
+    }));
 }
 
 /// Seconds from a flag, never negative.
@@ -102,7 +120,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let request = git_rag::ImpactRequest { target, depth: depth.max(1), limit: limit.max(1), context_budget: context.then_some(budget), layer: ws.layer_options() };
             cmd_impact::run(&ws, &request, json, quiet)
         }
-        Command::Status { json } => cmd_inspect::status(&ws, json),
+        Command::Status { json, verify } => cmd_inspect::status(&ws, json, verify),
         Command::Serve { mcp, http, max_in_flight, wait, timeout, lazy } => {
             if !mcp && http.is_none() {
                 anyhow::bail!("say which protocol to serve: `git rag serve --mcp` (stdio) or `git rag serve --http [ADDR]`");

@@ -46,7 +46,7 @@ mod store;
 
 pub use facts::{FileFacts, SymbolFact};
 pub use spill::FactsSpill;
-pub use store::{dump_graph, exists, load_patterns, GraphStore};
+pub use store::{dump_graph, exists, load_patterns, verify, GraphStore};
 pub use overlay::Overlay;
 pub use reader::{GraphReader, Neighbourhood};
 use store::graph_dir;
@@ -87,11 +87,11 @@ pub struct Batches {
 pub enum GraphError {
     #[error("cannot read the code graph {path}: {source}")]
     Read { path: PathBuf, source: std::io::Error },
-    #[error("the code graph {path} is damaged or from another version ({message}); run `git rag index --full`")]
+    #[error("the code graph is damaged; run `git rag index` to rebuild it ({}: {})", path.display(), crate::stores::health::one_line(message, 160))]
     Decode { path: PathBuf, message: String },
     #[error("cannot write the code graph {path}: {source}")]
     Write { path: PathBuf, source: crate::stores::state::StateError },
-    #[error("cannot use the code graph store {path} ({message}); run `git rag index --full`")]
+    #[error("the code graph cannot be read; run `git rag index` to rebuild it ({}: {})", path.display(), crate::stores::health::one_line(message, 160))]
     Store { path: PathBuf, message: String },
     #[error("the index has no code graph; run `git rag index`")]
     Missing,
@@ -781,7 +781,7 @@ mod tests {
         // A damaged store is an error that says what to do.
         std::fs::write(dir.path().join("graph").join(db::DB_FILE), b"garbage").unwrap();
         let err = GraphStore::open(dir.path()).err().expect("a damaged store does not open").to_string();
-        assert!(err.contains("git rag index --full"), "{err}");
+        assert!(err.contains("run `git rag index` to rebuild it"), "{err}");
         assert!(!exists(dir.path()));
     }
 

@@ -60,6 +60,12 @@ pub fn exists(index_dir: &Path) -> bool {
     matches!(Db::open(&dir), Ok(Some(_)))
 }
 
+/// Checks `graph.redb` ([`crate::stores::health::check_redb`]); `None`
+/// when sound or absent.
+pub fn verify(index_dir: &Path, depth: crate::stores::health::Depth) -> Option<crate::stores::health::StoreDamaged> {
+    crate::stores::health::check_redb(crate::stores::health::Store::Graph, &graph_dir(index_dir).join(super::db::DB_FILE), depth)
+}
+
 impl GraphStore {
     /// Opens the index's store for an incremental update; with none (or one
     /// of another format), an empty store: the caller runs in full.

@@ -15,6 +15,7 @@
 pub mod analyze;
 pub mod ci;
 pub mod gc;
+pub mod heal;
 pub mod paths;
 mod record;
 pub mod seed;
@@ -362,14 +363,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     };
 
     let t = Instant::now();
-    let (writer_threads, heap) = size_run(&run.plan, opts.memory.keyword_heap_bytes, progress);
-    let mut writer = run.keyword.writer(writer_threads, heap)?;
-    if run.plan.full {
-        writer.delete_all()?;
-    }
-    for path in &run.plan.clear {
-        writer.delete_path(path);
-    }
+    let mut writer = open_writer(&run.keyword, &run.plan, opts, progress)?;
     timings.insert("open_writer".into(), millis(t));
 
     let t = Instant::now();
@@ -410,6 +404,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         None => Some(vectors_left_behind(&run, "not embedded yet: the run that indexed them was still embedding".into())),
     };
     let (mut state, files_deleted) = next_state(&mut run, &mut collected, target, opts, behind);
+    state.vector_points = vectors.as_ref().and_then(points_left);
     state.updated_at = crate::stores::state::now_secs();
     let t = Instant::now();
     LocalRecord::new(index_dir).commit(&state)?;
@@ -421,6 +416,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         let done = vectors_step(index_dir, opts, &run, docs, &patterns, &mut timings, progress)?;
         crate::env::failpoint("after-vector-commit");
         state.vectors_behind = done.1.clone();
+        state.vector_points = points_left(&done);
         LocalRecord::new(index_dir).commit(&state)?;
         vectors = Some(done);
     }
@@ -454,6 +450,19 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         timings: timings.ms,
         peak_rss_mb: timings.peak_rss_mb,
     })))
+}
+
+/// The keyword writer of a run, with everything the run replaces deleted.
+fn open_writer<'k>(keyword: &'k KeywordIndex, plan: &Plan, opts: &IndexOptions, progress: &dyn Progress) -> Result<crate::stores::keyword::KeywordWriter<'k>> {
+    let (writer_threads, heap) = size_run(plan, opts.memory.keyword_heap_bytes, progress);
+    let mut writer = keyword.writer(writer_threads, heap)?;
+    if plan.full {
+        writer.delete_all()?;
+    }
+    for path in &plan.clear {
+        writer.delete_path(path);
+    }
+    Ok(writer)
 }
 
 /// The code graph: replaces the changed files' facts, re-resolves what they
@@ -562,7 +571,14 @@ fn vectors_step(
         // What queries embedded from the work tree: this run's texts need not be embedded again.
         let pending = crate::semantic::pending::PendingVectors::load(index_dir, &m.id);
         let changes = crate::semantic::sync::Changes { full, cleared: &cleared, docs, patterns: pattern_docs, model_id: &m.id, pending: Some(&pending) };
-        let report = crate::semantic::sync::sync(store.as_ref(), &mut embedder, changes, opts.semantic.shared_cache.as_ref(), progress)?;
+        let mut report = crate::semantic::sync::sync(store.as_ref(), &mut embedder, changes, opts.semantic.shared_cache.as_ref(), progress)?;
+        if matches!(opts.semantic.backend, crate::stores::vector::Backend::Embedded { .. }) {
+            let mut totals = BTreeMap::new();
+            for c in crate::stores::vector::Collection::TREE {
+                totals.insert(c.name().to_string(), store.count(c)?);
+            }
+            report.totals = Some(totals);
+        }
         // Taken into the cache (or not needed): a later query embeds what is still uncommitted.
         if let Err(e) = pending.clear() {
             progress.note(&format!("could not remove {} ({e}); it is only a cache", crate::semantic::pending::FILE));
@@ -575,6 +591,12 @@ fn vectors_step(
         Err(e) if e.is_outage() => Ok((None, Some(vectors_left_behind(run, e.to_string())))),
         Err(e) => Err(e.into()),
     }
+}
+
+/// The embedded store's points per collection after a vectors step that
+/// brought every vector in (what the next run checks the store still holds).
+fn points_left((report, behind): &(Option<crate::semantic::sync::SyncReport>, Option<VectorsBehind>)) -> Option<BTreeMap<String, usize>> {
+    report.as_ref().and_then(|r| r.totals.clone()).filter(|_| behind.is_none())
 }
 
 /// What the vector store lacks after a run that could not write it: what
@@ -592,16 +614,16 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
     let hash = config_hash(&opts.chunk);
     let t = Instant::now();
     let record = LocalRecord::new(index_dir);
-    let mut previous = if opts.full { None } else { record.load()? };
-    // An index made before the code graph existed, or whose graph facts were
-    // lost, gets everything again: the facts come from parsing every file.
-    let mut graph_missing = false;
-    if previous.is_some() && !crate::graph::exists(index_dir) {
-        previous = None;
-        graph_missing = true;
-    }
-    let pending = record.pending();
+    let mut previous = if opts.full { None } else { heal::load_previous(&record, progress)? };
     timings.insert("load_state".into(), millis(t));
+    // A damaged store (or a code graph missing or of another version) is
+    // rebuilt at the indexed commit before the run plans (`heal.rs`).
+    let t = Instant::now();
+    if let Some(prev) = previous.as_mut() {
+        heal::heal(repo, index_dir, prev, opts, progress)?;
+    }
+    timings.insert("verify_heal".into(), millis(t));
+    let pending = record.pending();
     let keyword_dir = index_dir.join("keyword");
     let manifest = semantic_model(opts, previous.as_ref(), progress)?;
     let semantic = manifest.as_ref().map(|m| SemanticState {
@@ -619,9 +641,6 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
     };
     if !plan.full && !opts.reindex.is_empty() {
         add_reindexed(repo, &mut plan, previous.as_ref(), &opts.reindex, &target)?;
-    }
-    if graph_missing {
-        plan.full_reason = Some("the code graph is missing or from another version of git-rag".into());
     }
     timings.insert("plan".into(), millis(t));
     let keyword = match KeywordIndex::open_or_create(&keyword_dir) {

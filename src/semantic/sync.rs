@@ -62,6 +62,10 @@ pub struct SyncReport {
     pub shared_cache_error: Option<String>,
     /// Points written, per collection.
     pub points: BTreeMap<String, usize>,
+    /// The embedded store's points per collection after the run (what the
+    /// state records, [`crate::stores::state::IndexState::vector_points`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub totals: Option<BTreeMap<String, usize>>,
     /// What was embedded, per kind of text, and what the model ran on.
     pub work: EmbedWork,
     /// Where the time went, in ms.

@@ -34,7 +34,7 @@ type Record = (String, String, Vec<u128>, u64, Option<(u64, u64)>);
 type RecordBefore = (String, String, Vec<u128>, u64);
 
 fn corrupt(path: &Path, message: impl std::fmt::Display) -> StateError {
-    StateError::Corrupt { path: path.to_path_buf(), message: message.to_string() }
+    StateError::corrupt(&path, message.to_string())
 }
 
 fn database(path: &Path, create: bool) -> Result<Option<std::sync::Arc<redb::Database>>, StateError> {
@@ -84,8 +84,14 @@ fn encode_head(path: &Path, f: &FileState) -> Result<Vec<u8>, StateError> {
 
 /// Every file's record in `dir`, as much of each as `records` says; `None`
 /// when there is no store.
+/// A damaged store is [`StateError::Corrupt`], also where redb panics on it.
 pub fn load(dir: &Path, records: Records) -> Result<Option<BTreeMap<String, FileState>>, StateError> {
     let path = dir.join(FILES_STORE);
+    crate::stores::health::guard(|| load_from(&path, records), |panic| corrupt(&path, panic))
+}
+
+fn load_from(path: &Path, records: Records) -> Result<Option<BTreeMap<String, FileState>>, StateError> {
+    let path = path.to_path_buf();
     let Some(db) = database(&path, false)? else { return Ok(None) };
     let txn = db.begin_read().map_err(|e| corrupt(&path, e))?;
     let table = match txn.open_table(FILES) {

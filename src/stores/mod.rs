@@ -3,6 +3,7 @@
 
 pub mod files_store;
 pub mod fs;
+pub mod health;
 pub mod keyword;
 pub mod redb_handle;
 pub mod server_state;

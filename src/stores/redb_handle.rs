@@ -26,16 +26,23 @@ pub fn open(path: &Path, cache_bytes: usize, create: bool) -> Result<Option<Arc<
     }
     let mut builder = Database::builder();
     builder.set_cache_size(cache_bytes).set_concurrency_mode(redb::ConcurrencyMode::MultiWriter);
+    // redb's plain open may panic on a file damaged outside redb: its error instead.
+    let corrupted = |panic: String| redb::DatabaseError::Storage(redb::StorageError::Corrupted(panic));
     let db = if path.is_file() {
-        builder.open(path)?
+        crate::stores::health::guard(|| builder.open(path), corrupted)?
     } else if create {
-        builder.create(path)?
+        crate::stores::health::guard(|| builder.create(path), corrupted)?
     } else {
         return Ok(None);
     };
     let db = Arc::new(db);
     open.insert(path.to_path_buf(), Arc::downgrade(&db));
     Ok(Some(db))
+}
+
+/// Whether this process holds a handle of the file at `path`.
+pub fn is_open(path: &Path) -> bool {
+    registry().get(path).is_some_and(|db| db.strong_count() > 0)
 }
 
 /// Forgets the handle of a file just replaced by a rename: the next open

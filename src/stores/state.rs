@@ -24,8 +24,16 @@ pub const PENDING_FILE: &str = ".rag_index_pending.json";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
-    #[error("the index state file {path} is corrupt ({message}); rebuild the index with `git rag index --full`")]
-    Corrupt { path: PathBuf, message: String },
+    /// The state file, or the per-file records beside it (`files.redb`), do
+    /// not read back: `git rag index` rebuilds the index.
+    #[error("{damage}")]
+    Corrupt {
+        path: PathBuf,
+        message: String,
+        /// The same as the store's error (a frontend finds it in the chain).
+        #[source]
+        damage: crate::stores::health::StoreDamaged,
+    },
     #[error("the index state file {path} has schema version {found}, newer than this git-rag understands ({supported}); upgrade git-rag, or rebuild the index with `git rag index --full`")]
     TooNew { path: PathBuf, found: u64, supported: u32 },
     #[error(transparent)]
@@ -35,6 +43,23 @@ pub enum StateError {
 }
 
 pub type Result<T> = std::result::Result<T, StateError>;
+
+impl StateError {
+    /// The state file or the per-file records at `path` do not read back.
+    pub fn corrupt(path: &Path, message: impl std::fmt::Display) -> StateError {
+        let message = message.to_string();
+        StateError::Corrupt { path: path.to_path_buf(), damage: crate::stores::health::StoreDamaged::new(damaged_store(path), path, &message), message }
+    }
+}
+
+/// Which store a damaged file of the state is.
+fn damaged_store(path: &Path) -> crate::stores::health::Store {
+    if path.ends_with(crate::stores::files_store::FILES_STORE) {
+        crate::stores::health::Store::Files
+    } else {
+        crate::stores::health::Store::State
+    }
+}
 
 
 /// What the index holds for one file.
@@ -197,6 +222,11 @@ pub struct IndexState {
     /// store brings them in line; queries leave these paths out of dense search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vectors_behind: Option<VectorsBehind>,
+    /// The embedded vector store's points per collection when the run that
+    /// wrote them ended: a store holding another number lost some (a cut id
+    /// tracker reads back as fewer points), which the next run's check finds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_points: Option<BTreeMap<String, usize>>,
 }
 
 /// Vectors the store lacks or holds stale, and why.
@@ -259,6 +289,7 @@ impl IndexState {
             path_rules: String::new(),
             attributes: BTreeMap::new(),
             vectors_behind: None,
+            vector_points: None,
         }
     }
 
@@ -300,7 +331,7 @@ impl IndexState {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io("cannot read", path)(e).into()),
         };
-        let corrupt = |message: String| StateError::Corrupt { path: path.to_path_buf(), message };
+        let corrupt = |message: String| StateError::corrupt(&path, message);
         #[derive(Deserialize)]
         struct Version {
             schema_version: Option<u64>,
@@ -339,14 +370,14 @@ impl IndexState {
     /// then the state file atomically: temp file, fsync, rename.
     pub fn save(&self, path: &Path) -> Result<()> {
         if self.records != crate::stores::files_store::Records::Whole {
-            return Err(StateError::Corrupt { path: path.to_path_buf(), message: "a state read for queries (without chunk ids) cannot be saved".into() });
+            return Err(StateError::corrupt(&path, "a state read for queries (without chunk ids) cannot be saved"));
         }
         let dir = path.parent().unwrap_or(Path::new("."));
         match &self.changed_records.0 {
             Some(changed) => crate::stores::files_store::update(dir, &self.files, changed)?,
             None => crate::stores::files_store::save(dir, &self.files)?,
         }
-        let json = serde_json::to_vec(self).map_err(|e| StateError::Corrupt { path: path.to_path_buf(), message: e.to_string() })?;
+        let json = serde_json::to_vec(self).map_err(|e| StateError::corrupt(&path, e.to_string()))?;
         write_atomic(path, &json)
     }
 }
@@ -380,8 +411,8 @@ impl Eq for ChangedRecords {}
 /// `files`, as schema 1 kept it (`git rag dump-state`, to compare two indexes).
 pub fn dump_state(index_dir: &Path) -> Result<serde_json::Value> {
     let path = index_dir.join(STATE_FILE);
-    let state = IndexState::load(&path)?.ok_or_else(|| StateError::Corrupt { path: path.clone(), message: "there is no index state; run `git rag index`".into() })?;
-    let encode = |e: serde_json::Error| StateError::Corrupt { path: path.clone(), message: e.to_string() };
+    let state = IndexState::load(&path)?.ok_or_else(|| StateError::corrupt(&path, "there is no index state; run `git rag index`"))?;
+    let encode = |e: serde_json::Error| StateError::corrupt(&path, e.to_string());
     let mut value = serde_json::to_value(&state).map_err(encode)?;
     if let Some(obj) = value.as_object_mut() {
         obj.insert("files".into(), serde_json::to_value(&state.files).map_err(encode)?);
@@ -421,7 +452,7 @@ impl PendingRun {
 
     pub fn save(&self, dir: &Path) -> Result<()> {
         let path = dir.join(PENDING_FILE);
-        let json = serde_json::to_vec(self).map_err(|e| StateError::Corrupt { path: path.clone(), message: e.to_string() })?;
+        let json = serde_json::to_vec(self).map_err(|e| StateError::corrupt(&path, e.to_string()))?;
         write_atomic(&path, &json)
     }
 
@@ -457,7 +488,7 @@ impl LastRun {
     }
 
     pub fn save(&self, dir: &Path) -> Result<()> {
-        let json = serde_json::to_vec_pretty(self).map_err(|e| StateError::Corrupt { path: dir.join(LAST_RUN_FILE), message: e.to_string() })?;
+        let json = serde_json::to_vec_pretty(self).map_err(|e| StateError::corrupt(&dir.join(LAST_RUN_FILE), e.to_string()))?;
         write_atomic(&dir.join(LAST_RUN_FILE), &json)
     }
 }
@@ -507,7 +538,7 @@ mod tests {
 
         std::fs::write(&path, b"{not json").unwrap();
         let err = IndexState::load(&path).unwrap_err().to_string();
-        assert!(err.contains("corrupt") && err.contains("git rag index --full"), "{err}");
+        assert!(err.starts_with("the index state file is damaged; run `git rag index` to rebuild the index ("), "{err}");
 
         std::fs::write(&path, br#"{"schema_version": 99, "whatever": true}"#).unwrap();
         let err = IndexState::load(&path).unwrap_err().to_string();
@@ -551,7 +582,7 @@ mod tests {
         let kept = std::fs::read(&store).unwrap();
         std::fs::remove_file(&store).unwrap();
         let err = IndexState::load(&path).unwrap_err().to_string();
-        assert!(err.contains("files.redb") && err.contains("git rag index --full"), "{err}");
+        assert!(err.contains("files.redb") && err.contains("run `git rag index` to rebuild the index"), "{err}");
         // Damaged: an error to load, replaced by the next save.
         std::fs::write(&store, &kept[..kept.len() / 3]).unwrap();
         assert!(IndexState::load(&path).is_err());

@@ -422,7 +422,7 @@ fn impact(server: &Server, a: ImpactArgs) -> ToolResult {
 }
 
 fn status(server: &Server, _: StatusArgs) -> ToolResult {
-    let status = git_rag::collect_status(&server.ws.repo, &server.opts.index_dir, &server.ws.backend, false, Some(&server.ws.layer_options()))?;
+    let status = git_rag::collect_status(&server.ws.repo, &server.opts.index_dir, &server.ws.backend, false, Some(&server.ws.layer_options()), false)?;
     let mut value = serde_json::to_value(status)?;
     value["server"] = serde_json::to_value(server.engine.status())?;
     Ok(value)

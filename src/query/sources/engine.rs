@@ -189,7 +189,12 @@ impl Engine {
 
     /// The code graph, opened on first use (a question loads what it reads).
     pub fn graph(&self) -> std::result::Result<&GraphReader, Unavailable> {
-        match self.graph.get_or_init(|| GraphReader::open(&self.dir).map_err(Unavailable::failed)) {
+        let open = || {
+            let store = self.dir.join("graph");
+            let damaged = |panic| crate::graph::GraphError::Store { path: store.clone(), message: panic };
+            crate::stores::health::guard(|| GraphReader::open(&self.dir), damaged).map_err(Unavailable::failed)
+        };
+        match self.graph.get_or_init(open) {
             Ok(Some(g)) => Ok(g),
             Ok(None) => Err(Unavailable::NoGraph),
             Err(e) => Err(e.clone()),

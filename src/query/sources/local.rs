@@ -188,13 +188,17 @@ impl Source for Local<'_> {
     }
 
     fn related(&self, _q: &Question, ask: &GraphAsk, walk: Walk, opts: &QueryOptions) -> std::result::Result<(Vec<Hit>, Vec<String>), Unavailable> {
-        let nb = question(self.engine, self.layer.map(|l| l.as_ref()))?;
-        super::graph::graph_list(nb, &self.keyword, ask, walk, opts).map_err(Unavailable::failed)
+        graph_read(self.engine, || {
+            let nb = question(self.engine, self.layer.map(|l| l.as_ref()))?;
+            super::graph::graph_list(nb, &self.keyword, ask, walk, opts).map_err(Unavailable::failed)
+        })
     }
 
     fn callees(&self, seeds: &[Hit], opts: &QueryOptions) -> std::result::Result<Vec<Hit>, Unavailable> {
-        let nb = question(self.engine, self.layer.map(|l| l.as_ref()))?;
-        super::graph::callee_votes(nb, &self.keyword, seeds, opts).map_err(Unavailable::failed)
+        graph_read(self.engine, || {
+            let nb = question(self.engine, self.layer.map(|l| l.as_ref()))?;
+            super::graph::callee_votes(nb, &self.keyword, seeds, opts).map_err(Unavailable::failed)
+        })
     }
 
     fn dense_ready(&self) -> std::result::Result<(), Option<String>> {
@@ -270,6 +274,13 @@ fn nearest(engine: &Engine, d: &super::engine::Dense, layer: Option<&Layer>, vec
     }
     *timings.entry("worktree_vectors").or_default() += millis(t);
     Ok(by_similarity(hits, from_layer, opts.limit))
+}
+
+/// Runs a read of the code graph: redb panics on some damaged pages (a key
+/// that is not UTF-8), which leaves the graph out of this answer, saying so.
+fn graph_read<T>(engine: &Engine, read: impl FnOnce() -> std::result::Result<T, Unavailable>) -> std::result::Result<T, Unavailable> {
+    let store = engine.dir.join("graph");
+    crate::stores::health::guard(read, |panic| Unavailable::failed(crate::stores::health::StoreDamaged::new(crate::stores::health::Store::Graph, &store, panic)))
 }
 
 /// A graph question's view: the index's graph with the layer's over it.

@@ -28,6 +28,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term, TERMINATED};
 
 use crate::analysis::chunk::FileChunks;
+use crate::stores::health::{self, Depth, Store, StoreDamaged};
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
 use crate::analysis::parse::SymbolKind;
@@ -47,6 +48,38 @@ pub enum KeywordError {
     SchemaMismatch { path: PathBuf },
     #[error("no keyword index at {path}; run `git rag index` first")]
     Missing { path: PathBuf },
+    #[error("{0}")]
+    Damaged(#[from] crate::stores::health::StoreDamaged),
+}
+
+/// A tantivy error reading an index that was written whole: its files are
+/// not what tantivy wrote (damaged), or the error is tantivy's own.
+fn read_error(path: &Path, source: tantivy::TantivyError) -> KeywordError {
+    use tantivy::TantivyError as E;
+    match source {
+        E::OpenReadError(_) | E::DataCorruption(_) | E::OpenDirectoryError(_) | E::IoError(_) | E::SchemaError(_) => {
+            KeywordError::Damaged(StoreDamaged::new(Store::Keyword, path, root_cause(&source)))
+        }
+        source => KeywordError::Tantivy { path: path.to_path_buf(), source },
+    }
+}
+
+/// The innermost of an error's causes (tantivy nests one message in three),
+/// with the file it concerns.
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    use tantivy::directory::error::OpenReadError;
+    let open_read = e.downcast_ref::<OpenReadError>().or_else(|| match e.downcast_ref::<tantivy::TantivyError>() {
+        Some(tantivy::TantivyError::OpenReadError(o)) => Some(o),
+        _ => None,
+    });
+    if let Some(OpenReadError::IoError { io_error, filepath }) = open_read {
+        return format!("{}: {io_error}", filepath.display());
+    }
+    let mut e = e;
+    while let Some(inner) = e.source() {
+        e = inner;
+    }
+    e.to_string()
 }
 
 pub type Result<T> = std::result::Result<T, KeywordError>;
@@ -237,13 +270,62 @@ impl KeywordIndex {
         Self::open_impl(root, false)
     }
 
+    /// For queries (`create` false) the readers are opened here too, which
+    /// opens every segment's files: a damaged store is found at open
+    /// ([`Depth::Open`]), as [`KeywordError::Damaged`].
     fn open_impl(root: &Path, create: bool) -> Result<KeywordIndex> {
         let (cs, cf) = chunk_schema();
         let (ss, sf) = symbol_schema();
-        let chunks = open_one(&root.join("chunks"), cs, create)?;
-        let symbols = open_one(&root.join("symbols"), ss, create)?;
-        norm_sums::load(root);
-        Ok(KeywordIndex { chunks, symbols, cf, sf, root: root.to_path_buf(), readers: std::sync::OnceLock::new(), scope: None, in_ram: None })
+        let open = || -> Result<KeywordIndex> {
+            // Opened to read, an index tantivy cannot open is damaged.
+            let read = |e| match e {
+                KeywordError::Tantivy { path, source } if !create => read_error(&path, source),
+                e => e,
+            };
+            let chunks = open_one(&root.join("chunks"), cs, create).map_err(read)?;
+            let symbols = open_one(&root.join("symbols"), ss, create).map_err(read)?;
+            norm_sums::load(root);
+            let index = KeywordIndex { chunks, symbols, cf, sf, root: root.to_path_buf(), readers: std::sync::OnceLock::new(), scope: None, in_ram: None };
+            if !create {
+                index.readers()?;
+            }
+            Ok(index)
+        };
+        health::guard(open, |panic| StoreDamaged::new(Store::Keyword, root, panic).into())
+    }
+
+    /// Checks the keyword store under `root` ([`crate::stores::health`]):
+    /// opening each index reads its meta files and opens every segment's
+    /// files (tantivy checks their footers); at [`Depth::Full`] every file
+    /// is read against its checksum too. `None` when sound or made by
+    /// another schema (a full run follows anyway).
+    pub fn verify(root: &Path, depth: Depth) -> Option<StoreDamaged> {
+        for (name, schema) in [("chunks", chunk_schema().0), ("symbols", symbol_schema().0)] {
+            let dir = root.join(name);
+            let check = || -> std::result::Result<(), String> {
+                let index = match open_one(&dir, schema, false) {
+                    Ok(index) => index,
+                    Err(KeywordError::SchemaMismatch { .. }) => return Ok(()),
+                    Err(KeywordError::Missing { .. }) => return Err("meta.json is missing".into()),
+                    Err(KeywordError::Tantivy { source, .. }) => return Err(root_cause(&source)),
+                    Err(e) => return Err(e.to_string()),
+                };
+                for segment in index.searchable_segments().map_err(|e| root_cause(&e))? {
+                    tantivy::SegmentReader::open(&segment).map_err(|e| root_cause(&e))?;
+                }
+                if depth == Depth::Full {
+                    let failed = index.validate_checksum().map_err(|e| root_cause(&e))?;
+                    if let Some(file) = failed.iter().next() {
+                        return Err(format!("{} fails its checksum", file.display()));
+                    }
+                }
+                Ok(())
+            };
+            if let Err(cause) = health::guard(check, |panic| panic) {
+                return Some(StoreDamaged::new(Store::Keyword, &dir, cause));
+            }
+        }
+        None
     }
 
     /// An index in memory of `files`, laid over `under` whose `hidden`
@@ -352,8 +434,14 @@ impl KeywordIndex {
         }
     }
 
+    /// An error writing the index.
     fn err(&self, source: tantivy::TantivyError) -> KeywordError {
         KeywordError::Tantivy { path: self.root.clone(), source }
+    }
+
+    /// An error reading it.
+    fn read_err(&self, source: tantivy::TantivyError) -> KeywordError {
+        read_error(&self.root, source)
     }
 
     /// A writer; `heap_bytes` is split across `threads` of the chunk index
@@ -455,8 +543,8 @@ impl KeywordIndex {
         if let Some(r) = self.readers.get() {
             return Ok(r.clone());
         }
-        let c: IndexReader = self.chunks.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|e| self.err(e))?;
-        let s: IndexReader = self.symbols.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|e| self.err(e))?;
+        let c: IndexReader = self.chunks.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|e| read_error(&self.root, e))?;
+        let s: IndexReader = self.symbols.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|e| read_error(&self.root, e))?;
         Ok(self.readers.get_or_init(|| (c, s)).clone())
     }
 
@@ -471,8 +559,8 @@ impl KeywordIndex {
 
     /// The commit each index last recorded (its commit payload).
     pub fn committed_payloads(&self) -> Result<(Option<String>, Option<String>)> {
-        let c = self.chunks.load_metas().map_err(|e| self.err(e))?.payload;
-        let s = self.symbols.load_metas().map_err(|e| self.err(e))?.payload;
+        let c = self.chunks.load_metas().map_err(|e| self.read_err(e))?.payload;
+        let s = self.symbols.load_metas().map_err(|e| self.read_err(e))?.payload;
         Ok((c, s))
     }
 
@@ -491,7 +579,7 @@ impl KeywordIndex {
             let keys = seg.fast_fields().u64(&key_field).ok().map(|c| c.first_or_default_col(0));
             move |doc: DocId, score: f32| (score, keys.as_ref().map_or(0, |k| k.get_val(doc)))
         });
-        let hits = searcher.search_with_statistics_provider(query, &collector, &stats).map_err(|e| self.err(e))?;
+        let hits = self.guarded(|| searcher.search_with_statistics_provider(query, &collector, &stats).map_err(|e| self.read_err(e)))?;
         Ok(hits.into_iter().map(|((score, key), addr)| (score, key, addr)).collect())
     }
 
@@ -499,13 +587,19 @@ impl KeywordIndex {
     /// scope, the other side's (`other`), less the documents either hides.
     fn live_stats<'s>(&self, searcher: &'s Searcher, other: Option<&'s Searcher>) -> Result<LayeredStats<'s>> {
         Ok(match (&self.scope, other) {
-            (Some(sc), Some(other)) => LayeredStats { parts: vec![ExactStats::excluding(searcher, &sc.hidden).map_err(|e| self.err(e))?, ExactStats::excluding(other, &sc.other_hidden).map_err(|e| self.err(e))?] },
+            (Some(sc), Some(other)) => LayeredStats { parts: vec![ExactStats::excluding(searcher, &sc.hidden).map_err(|e| self.read_err(e))?, ExactStats::excluding(other, &sc.other_hidden).map_err(|e| self.read_err(e))?] },
             _ => LayeredStats { parts: vec![ExactStats::new(searcher)] },
         })
     }
 
     pub fn doc(&self, searcher: &Searcher, addr: DocAddress) -> Result<TantivyDocument> {
-        searcher.doc(addr).map_err(|e| self.err(e))
+        self.guarded(|| searcher.doc(addr).map_err(|e| self.read_err(e)))
+    }
+
+    /// Runs a read of this index's files: tantivy panics on some damaged
+    /// bytes (a posting list's varints), which is [`KeywordError::Damaged`].
+    fn guarded<T>(&self, read: impl FnOnce() -> Result<T>) -> Result<T> {
+        health::guard(read, |panic| StoreDamaged::new(Store::Keyword, &self.root, panic).into())
     }
 
     /// For each of `paths`, how often each of `terms` (as [`analyze`] gives
@@ -513,14 +607,18 @@ impl KeywordIndex {
     /// those chunks hold: one skip through each term's postings per segment,
     /// over the files' documents in order.
     pub fn file_terms(&self, chunks: &Searcher, paths: &[&str], terms: &[String]) -> Result<FileTerms> {
+        self.guarded(|| self.file_terms_unguarded(chunks, paths, terms))
+    }
+
+    fn file_terms_unguarded(&self, chunks: &Searcher, paths: &[&str], terms: &[String]) -> Result<FileTerms> {
         let mut out = FileTerms { counts: vec![vec![0; terms.len()]; paths.len()], lengths: vec![0; paths.len()], idf: Vec::with_capacity(terms.len()) };
         // Over live documents, as BM25 counts them: an index built commit
         // by commit gives the same as one built at once.
         let other = self.scope.as_ref().map(|sc| sc.other.0.searcher());
         let stats = self.live_stats(chunks, other.as_ref())?;
-        let docs_total = stats.total_num_docs().map_err(|e| self.err(e))? as f32;
+        let docs_total = stats.total_num_docs().map_err(|e| self.read_err(e))? as f32;
         for term in terms {
-            let df = stats.doc_freq(&Term::from_field_text(self.cf.content, term)).map_err(|e| self.err(e))? as f32;
+            let df = stats.doc_freq(&Term::from_field_text(self.cf.content, term)).map_err(|e| self.read_err(e))? as f32;
             // BM25's inverse document frequency, over chunks.
             out.idf.push((1.0 + (docs_total - df + 0.5) / (df + 0.5)).ln());
         }
@@ -528,7 +626,7 @@ impl KeywordIndex {
             return Ok(out);
         }
         for seg in chunks.segment_readers() {
-            let by_path = seg.inverted_index(self.cf.path).map_err(|e| self.err(e))?;
+            let by_path = seg.inverted_index(self.cf.path).map_err(|e| self.read_err(e))?;
             // (document, the path's place in `paths`), in document order.
             let mut docs: Vec<(DocId, usize)> = Vec::new();
             for (i, p) in paths.iter().enumerate() {
@@ -547,11 +645,11 @@ impl KeywordIndex {
                 continue;
             }
             docs.sort_unstable();
-            let norms = seg.get_fieldnorms_reader(self.cf.content).map_err(|e| self.err(e))?;
+            let norms = seg.get_fieldnorms_reader(self.cf.content).map_err(|e| self.read_err(e))?;
             for &(doc, i) in &docs {
                 out.lengths[i] += norms.fieldnorm(doc);
             }
-            let content = seg.inverted_index(self.cf.content).map_err(|e| self.err(e))?;
+            let content = seg.inverted_index(self.cf.content).map_err(|e| self.read_err(e))?;
             for (t, term) in terms.iter().enumerate() {
                 let postings = content.read_postings(&Term::from_field_text(self.cf.content, term), IndexRecordOption::WithFreqs);
                 let Some(mut postings) = postings.map_err(|e| self.io_err(e))? else { continue };

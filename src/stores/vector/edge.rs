@@ -28,6 +28,7 @@ use qdrant_edge::{
 use serde_json::{Map, Value};
 
 use crate::stores::fs::{FileLock, LockError, LockKind};
+use crate::stores::health::{self, Depth, Store as HealthStore, StoreDamaged};
 
 use super::cache::VectorCache;
 use super::{Collection, Filter, Point, Record, Result, ScoredHit, StoreError, VectorStore, DENSE};
@@ -337,6 +338,110 @@ impl VectorStore for EdgeStore {
     }
 }
 
+/// How far from 1 a stored vector's length may be: Qdrant keeps cosine
+/// vectors normalised, so a vector of another length (zeros, flipped bits)
+/// was not written by it. f32 rounding over 1,024 dimensions stays far below.
+const UNIT_LENGTH_SLACK: f32 = 1e-3;
+
+/// Checks the embedded store under `dir` ([`crate::stores::health`]): every
+/// collection that was created loads (Qdrant reads its segments' configs,
+/// id trackers and payload storage); at [`Depth::Full`] every stored vector
+/// is read and must be of unit length, and each collection must hold the
+/// points `expected` says the last run left (a cut id tracker reads back as
+/// fewer). Qdrant keeps no checksums of its vector files: a damaged byte that
+/// still decodes to a unit vector is not found. `None` when sound or absent.
+pub fn verify(dir: &Path, depth: Depth, expected: Option<&std::collections::BTreeMap<String, usize>>) -> Option<StoreDamaged> {
+    if !dir.is_dir() {
+        return None;
+    }
+    for c in Collection::TREE {
+        let shard_dir = dir.join(c.name());
+        if !shard_dir.exists() {
+            continue;
+        }
+        let check = || -> std::result::Result<(), String> {
+            if !shard_dir.join("edge_config.json").exists() {
+                return Err("edge_config.json is missing".into());
+            }
+            check_id_trackers(&shard_dir)?;
+            let shard = EdgeShard::load(&shard_dir, None).map_err(|e| e.to_string())?;
+            if depth == Depth::Full {
+                let probe = Shard { shard, path: shard_dir.clone(), dims: 0 };
+                let records = probe.scroll_all(true).map_err(|e| e.to_string())?;
+                if let Some(want) = expected.and_then(|e| e.get(c.name())).filter(|&&want| want != records.len()) {
+                    return Err(format!("holds {} points, the last run left {want}", records.len()));
+                }
+                for r in records {
+                    // Every point git-rag writes names its file.
+                    if !r.payload.get("path").is_some_and(|p| p.is_string()) {
+                        return Err(format!("point {} has no path in its payload", r.id));
+                    }
+                    let length = r.vector.as_deref().map(|v| v.iter().map(|x| x * x).sum::<f32>().sqrt());
+                    match length {
+                        Some(l) if (l - 1.0).abs() <= UNIT_LENGTH_SLACK => {}
+                        Some(l) => return Err(format!("point {} has a vector of length {l}, not 1", r.id)),
+                        None => return Err(format!("point {} has no vector", r.id)),
+                    }
+                }
+            }
+            Ok(())
+        };
+        if let Err(cause) = health::guard(check, |panic| panic) {
+            return Some(StoreDamaged::new(HealthStore::Vectors, &shard_dir, cause));
+        }
+    }
+    None
+}
+
+/// What a segment's id tracker (`mutable_id_tracker.mappings`: a log of
+/// 1-byte change type, point id, and for an insert its u32 offset) may say
+/// before Qdrant replays it: a damaged offset makes the replay size its
+/// tables by it, gigabytes for one flipped byte. Offsets are given out from
+/// 0, one per insert; twice that and a margin is far above any it gives.
+fn check_id_trackers(shard_dir: &Path) -> std::result::Result<(), String> {
+    const OFFSET_MARGIN: u64 = 4096;
+    let Ok(segments) = std::fs::read_dir(shard_dir.join("segments")) else { return Ok(()) };
+    for segment in segments.flatten() {
+        let path = segment.path().join("mutable_id_tracker.mappings");
+        let Ok(log) = std::fs::read(&path) else { continue };
+        let (mut at, mut inserts, mut largest) = (0usize, 0u64, 0u64);
+        while at < log.len() {
+            let (id_bytes, has_offset) = match log[at] {
+                1 => (8, true),
+                2 => (16, true),
+                3 => (8, false),
+                4 => (16, false),
+                other => return Err(format!("{}: change type {other:#04x} at byte {at} is not one Qdrant writes", path.display())),
+            };
+            let end = at + 1 + id_bytes + if has_offset { 4 } else { 0 };
+            // A cut last entry is Qdrant's to drop (it does, on load).
+            let Some(entry) = log.get(at..end) else { break };
+            if has_offset {
+                let offset = u32::from_le_bytes([entry[1 + id_bytes], entry[2 + id_bytes], entry[3 + id_bytes], entry[4 + id_bytes]]);
+                inserts += 1;
+                largest = largest.max(u64::from(offset));
+            }
+            at = end;
+        }
+        if largest > 2 * inserts + OFFSET_MARGIN {
+            return Err(format!("{}: point offset {largest} after {inserts} inserts", path.display()));
+        }
+    }
+    Ok(())
+}
+
+/// Removes the collections under `dir` (a damaged store, before it is filled again).
+pub fn destroy(dir: &Path) -> std::io::Result<()> {
+    for c in Collection::TREE {
+        match std::fs::remove_dir_all(dir.join(c.name())) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// One collection: an embedded Qdrant shard.
 pub struct Shard {
     shard: EdgeShard,
@@ -345,11 +450,20 @@ pub struct Shard {
 }
 
 impl Shard {
-    /// Opens the shard in `dir`, creating it (with its payload indexes) if absent.
+    /// Opens the shard in `dir`, creating it (with its payload indexes) if
+    /// absent. A shard that does not load (Qdrant's error, or its panic on a
+    /// damaged file) is [`StoreError::Damaged`].
     pub fn open_or_create(dir: &Path, dims: usize, c: Collection) -> Result<Shard> {
+        let damaged = |cause: String| StoreError::Damaged(StoreDamaged::new(HealthStore::Vectors, dir, cause));
+        health::guard(|| Self::open_or_create_unguarded(dir, dims, c), damaged)
+    }
+
+    fn open_or_create_unguarded(dir: &Path, dims: usize, c: Collection) -> Result<Shard> {
+        let damaged = |cause: String| StoreError::Damaged(StoreDamaged::new(HealthStore::Vectors, dir, cause));
         let engine = |e: &dyn std::fmt::Display| StoreError::Engine { place: dir.display().to_string(), message: e.to_string() };
         let shard = if dir.join("edge_config.json").exists() {
-            EdgeShard::load(dir, None).map_err(|e| engine(&e))?
+            check_id_trackers(dir).map_err(damaged)?;
+            EdgeShard::load(dir, None).map_err(|e| damaged(e.to_string()))?
         } else {
             // A directory without a config is a creation that died half-way.
             if dir.exists() {
@@ -439,7 +553,7 @@ impl Shard {
         if !filter.is_empty() {
             builder = builder.filter(self.filter(filter)?);
         }
-        let hits = self.shard.query(builder.build()).map_err(|e| self.err(e))?;
+        let hits = self.read(|| self.shard.query(builder.build()).map_err(|e| self.err(e)))?;
         Ok(hits
             .into_iter()
             .filter_map(|h| match h.id {
@@ -456,7 +570,7 @@ impl Shard {
                 .with_vector(WithVector::Bool(with_vectors))
                 .with_payload(WithPayloadInterface::Bool(!with_vectors))
                 .build();
-            let records = self.shard.retrieve(request).map_err(|e| self.err(e))?;
+            let records = self.read(|| self.shard.retrieve(request).map_err(|e| self.err(e)))?;
             out.extend(records.into_iter().filter_map(record));
         }
         Ok(out)
@@ -470,7 +584,7 @@ impl Shard {
             if let Some(o) = offset {
                 b = b.offset(o);
             }
-            let (records, next) = self.shard.scroll(b.build()).map_err(|e| self.err(e))?;
+            let (records, next) = self.read(|| self.shard.scroll(b.build()).map_err(|e| self.err(e)))?;
             out.extend(records.into_iter().filter_map(record));
             match next {
                 Some(n) => offset = Some(n),
@@ -481,7 +595,13 @@ impl Shard {
 
     pub fn count(&self) -> Result<usize> {
         let request = qdrant_edge::CountRequestBuilder::new().exact(true).build();
-        self.shard.count(request).map_err(|e| self.err(e))
+        self.read(|| self.shard.count(request).map_err(|e| self.err(e)))
+    }
+
+    /// Runs a read of the shard's files: Qdrant panics on some damaged
+    /// ones (a status file cut short), which is [`StoreError::Damaged`].
+    fn read<T>(&self, read: impl FnOnce() -> Result<T>) -> Result<T> {
+        health::guard(read, |panic| StoreError::Damaged(StoreDamaged::new(HealthStore::Vectors, &self.path, panic)))
     }
 
     pub fn flush(&self) -> Result<()> {

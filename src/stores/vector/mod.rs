@@ -32,14 +32,17 @@ pub const SPARSE: &str = "bm25";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("vector store {place}: {message}")]
+    #[error("the vector store failed ({place}: {})", crate::stores::health::one_line(message, 240))]
     Engine { place: String, message: String },
-    #[error("vector store {place}: {message}; rebuild with `git rag index --full`")]
+    #[error("the vector store holds vectors of another shape; rebuild with `git rag index --full` ({place}: {message})")]
     Schema { place: String, message: String },
     #[error("the vector store at {place} is busy: another process is writing it (waited {waited_ms} ms)")]
     Busy { place: String, waited_ms: u128 },
     #[error("cannot reach the Qdrant server at {url}: {message}")]
     Unreachable { url: String, message: String },
+    /// The embedded store's files do not load as Qdrant wrote them.
+    #[error("{0}")]
+    Damaged(#[from] crate::stores::health::StoreDamaged),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;

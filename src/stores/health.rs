@@ -1,0 +1,204 @@
+//! Whether a store on disk can be read, and the one error that says it
+//! cannot. Each store checks what its format lets it check: cheaply on every
+//! open ([`Depth::Open`]: tantivy's footers, redb's header and tables, the
+//! state file's schema), and every byte before an index run
+//! ([`Depth::Full`]: tantivy's checksums, redb's integrity check), which
+//! then rebuilds what is damaged (`index::heal`).
+//!
+//! Invariant: a damaged store is an error value, never a panic. Where a
+//! dependency panics on damaged input (redb opening a corrupted file, tantivy
+//! decoding a damaged block), the store's boundary catches it with [`guard`].
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// The stores of a local index, by what they hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Store {
+    /// `.rag_index_state.json`: which commit the index holds.
+    State,
+    /// `files.redb`: what the index holds for each file.
+    Files,
+    /// `keyword/`: the tantivy indexes of chunks and symbols.
+    Keyword,
+    /// `graph/graph.redb`: the code graph.
+    Graph,
+    /// `qdrant/`: the embedded vector store.
+    Vectors,
+}
+
+impl Store {
+    /// How the store is named in messages.
+    pub fn what(self) -> &'static str {
+        match self {
+            Store::State => "the index state file",
+            Store::Files => "the store of per-file records (files.redb)",
+            Store::Keyword => "the keyword index",
+            Store::Graph => "the code graph",
+            Store::Vectors => "the vector store",
+        }
+    }
+
+    /// What `git rag index` does about it.
+    pub fn remedy(self) -> &'static str {
+        match self {
+            // Without them nothing says what the other stores hold.
+            Store::State | Store::Files => "run `git rag index` to rebuild the index",
+            Store::Keyword | Store::Graph | Store::Vectors => "run `git rag index` to rebuild it",
+        }
+    }
+}
+
+/// How much of a store to read to check it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// What opening the store reads anyway (each query's open).
+    Open,
+    /// Every byte against its checksum (an index run, `git rag status`).
+    Full,
+}
+
+/// A store that cannot be read as it is on disk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+pub struct StoreDamaged {
+    pub store: Store,
+    pub path: PathBuf,
+    /// What the check found, on one line.
+    pub cause: String,
+}
+
+/// The most of a dependency's message an error line carries.
+const CAUSE_CHARS: usize = 160;
+
+impl StoreDamaged {
+    pub fn new(store: Store, path: &Path, cause: impl fmt::Display) -> StoreDamaged {
+        StoreDamaged { store, path: path.to_path_buf(), cause: one_line(&cause.to_string(), CAUSE_CHARS) }
+    }
+}
+
+impl fmt::Display for StoreDamaged {
+    /// One line: what is damaged and what fixes it first, then the details.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} is damaged; {} ({}: {})", self.store.what(), self.store.remedy(), self.path.display(), self.cause)
+    }
+}
+
+/// `text`'s first line, at most `max` characters (an ellipsis says it was cut).
+pub fn one_line(text: &str, max: usize) -> String {
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    if first.chars().count() <= max {
+        return first.to_string();
+    }
+    let mut cut: String = first.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// Runs `read` on a store that may be damaged: a panic inside (a
+/// dependency's decoder meeting bytes it never wrote) becomes `damaged`'s
+/// error instead of taking the process down.
+pub fn guard<T, E>(read: impl FnOnce() -> Result<T, E>, damaged: impl FnOnce(String) -> E) -> Result<T, E> {
+    GUARDED.with(|depth| depth.set(depth.get() + 1));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+    GUARDED.with(|depth| depth.set(depth.get() - 1));
+    match outcome {
+        Ok(result) => result,
+        Err(panic) => Err(damaged(panic_message(panic.as_ref()))),
+    }
+}
+
+thread_local! {
+    /// How many [`guard`]s this thread is inside.
+    static GUARDED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether a panic on this thread now is caught by a [`guard`] (and
+/// reported as its error): a binary's panic hook stays quiet then.
+pub fn panic_is_caught() -> bool {
+    GUARDED.with(|depth| depth.get() > 0)
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+    format!("reading it panicked: {}", text.unwrap_or_else(|| "(no message)".into()))
+}
+
+/// Checks a redb file: at [`Depth::Open`] that it opens (a fresh handle,
+/// dropped after), at [`Depth::Full`] every page's checksum too
+/// (`Database::check_integrity`). A file redb had to repair counts as damaged:
+/// a repair may roll back to an older commit than the index recorded.
+/// `None` when there is no file; skipped (`Ok`) while this process holds
+/// the file open (`redb_handle`): redb allows one handle per process.
+pub fn check_redb(store: Store, path: &Path, depth: Depth) -> Option<StoreDamaged> {
+    if !path.is_file() || crate::stores::redb_handle::is_open(path) {
+        return None;
+    }
+    let damaged = |cause: String| StoreDamaged::new(store, path, cause);
+    let checked = guard(
+        || {
+            let mut db = redb::Database::builder().set_concurrency_mode(redb::ConcurrencyMode::MultiWriter).open(path).map_err(|e| e.to_string())?;
+            match depth {
+                Depth::Open => Ok(()),
+                Depth::Full => match db.check_integrity() {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err("pages failed their checksums (redb repaired the file to an older commit)".to_string()),
+                    // Another process is writing it: that writer checks it.
+                    Err(redb::DatabaseError::TransactionInProgress) => Ok(()),
+                    Err(e) => Err(e.to_string()),
+                },
+            }
+        },
+        |panic| panic,
+    );
+    checked.err().map(damaged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_line_names_the_store_and_its_remedy_before_any_detail() {
+        let long = "x".repeat(5_000);
+        let e = StoreDamaged::new(Store::Keyword, Path::new("/r/.git/rag/keyword"), format!("{long}\nsecond line"));
+        let line = e.to_string();
+        assert!(line.starts_with("the keyword index is damaged; run `git rag index` to rebuild it ("), "{line}");
+        assert!(!line.contains('\n'));
+        assert!(line.chars().count() < 260, "{}", line.chars().count());
+        assert!(line.ends_with("…)"));
+    }
+
+    #[test]
+    fn a_panic_inside_a_guarded_read_is_an_error() {
+        let r: Result<(), String> = guard(|| panic!("entered unreachable code"), |m| m);
+        assert_eq!(r, Err("reading it panicked: entered unreachable code".to_string()));
+        let r: Result<u8, String> = guard(|| Ok(3), |m| m);
+        assert_eq!(r, Ok(3));
+    }
+
+    #[test]
+    fn a_redb_file_of_zeros_or_cut_short_is_damaged_and_a_sound_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.redb");
+        {
+            let db = redb::Database::create(&path).unwrap();
+            let txn = db.begin_write().unwrap();
+            {
+                let mut t = txn.open_table(redb::TableDefinition::<&str, &[u8]>::new("t")).unwrap();
+                for i in 0..2_000u32 {
+                    t.insert(i.to_string().as_str(), [7u8; 64].as_slice()).unwrap();
+                }
+            }
+            txn.commit().unwrap();
+        }
+        assert_eq!(check_redb(Store::Graph, &path, Depth::Full), None);
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, vec![0u8; bytes.len()]).unwrap();
+        assert_eq!(check_redb(Store::Graph, &path, Depth::Open).map(|d| d.store), Some(Store::Graph));
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        assert!(check_redb(Store::Graph, &path, Depth::Full).is_some());
+    }
+}
