@@ -48,18 +48,7 @@ fn chunk_fixture(name: &str, opts: &ChunkOptions) -> (Vec<u8>, FileChunks) {
 
 // ---- helpers ----------------------------------------------------------------
 
-/// Number of lines; a final newline does not start another line.
-fn line_count(data: &[u8]) -> usize {
-    if data.is_empty() {
-        return 0;
-    }
-    let newlines = data.iter().filter(|&&b| b == b'\n').count();
-    if data.ends_with(b"\n") {
-        newlines
-    } else {
-        newlines + 1
-    }
-}
+use crate::common::line_count;
 
 /// The text of 1-based line `n`, without its newline.
 fn line(data: &[u8], n: usize) -> &str {
@@ -1338,4 +1327,28 @@ fn json_keys_full_of_escapes_cost_what_plain_json_of_their_size_costs() {
     assert!(fc.symbols[0].name.starts_with("line 0 0 of a prompt\\n") && fc.symbols[0].name.len() > 1000, "{}", &fc.symbols[0].name[..60]);
     let (e, p) = (median_chunking_secs("cache.json", &escaped), median_chunking_secs("plain.json", &plain));
     assert!(e < 8.0 * p + 0.05, "{} bytes of escaped keys took {e:.3} s, the same size of plain JSON {p:.3} s", escaped.len());
+}
+
+/// Brackets nested 30,000 deep (generated data, a fuzzer's file) in every
+/// parsed language, chunked on a thread with the stack an index worker has
+/// (2 MiB): the chunker opened each oversized node's children by recursion,
+/// one frame per level, and the process died of a stack overflow. Every
+/// line stays covered, and the file costs what a flat one of its size costs.
+#[test]
+fn brackets_nested_thirty_thousand_deep_are_chunked_on_a_worker_stack_in_every_language() {
+    const DEPTH: usize = 30_000;
+    let nested = format!("x = {}1{}\n", "(".repeat(DEPTH), ")".repeat(DEPTH));
+    let flat = format!("x = {}1\n", "1 + ".repeat(DEPTH / 2));
+    let languages: Vec<(&str, &str)> = vec![("python", "deep.py"), ("javascript", "deep.js"), ("rust", "deep.rs"), ("go", "deep.go"), ("java", "Deep.java"), ("c", "deep.c"), ("ruby", "deep.rb"), ("json", "deep.json"), ("bash", "deep.sh"), ("lua", "deep.lua"), ("php", "deep.php"), ("kotlin", "deep.kt")];
+    for (name, path) in languages {
+        let (path, nested, flat) = (path.to_string(), nested.clone(), flat.clone());
+        let worker = std::thread::Builder::new().stack_size(2 << 20).spawn(move || {
+            let fc = chunk::chunk_file(&path, nested.as_bytes(), &ChunkOptions::default());
+            let covered: usize = fc.chunks.iter().map(|c| c.end_line - c.start_line + 1).max().unwrap_or(0);
+            assert!(covered >= 1 && !fc.chunks.is_empty(), "{path}: no chunks");
+            (median_chunking_secs(&path, nested.as_bytes()), median_chunking_secs(&path, flat.as_bytes()))
+        });
+        let (n, f) = worker.expect("spawn").join().unwrap_or_else(|_| panic!("{name}: chunking panicked"));
+        assert!(n < 8.0 * f + 0.05, "{name}: {DEPTH} nested brackets took {n:.3} s, a flat file of their size {f:.3} s");
+    }
 }

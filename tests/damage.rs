@@ -12,7 +12,7 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::common::mcp::Mcp;
-use crate::common::{model_ready, rag_in, stderr, TestRepo};
+use crate::common::{require_model, rag_in, stderr, TestRepo};
 
 /// The longest an error or notice line may run before its details (the
 /// parenthesis that holds paths and a dependency's words).
@@ -285,10 +285,9 @@ fn any_file_of_the_keyword_graph_and_state_stores_damaged_any_way_heals_on_the_n
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn any_file_of_the_vector_store_damaged_any_way_is_filled_again_from_the_cache() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = project(true);
     let fresh = answers(repo.path(), &["--mode", "semantic"]);
     assert!(fresh.iter().all(|a| a.as_ref().is_ok_and(|hits| !hits.is_empty())), "{fresh:?}");

@@ -1,24 +1,19 @@
 //! The real embedding model through the real ONNX Runtime.
-//! `scripts/test.sh` installs both first (`git rag model install`) and sets
-//! GIT_RAG_REQUIRE_MODEL=1, so these tests cannot pass by skipping in CI.
+//! Ignored by a plain `cargo test` (counted as such); `scripts/test.sh`
+//! installs both first (`git rag model install`) and runs them.
 
 use git_rag::semantic::embed::{cosine, default_model_dir, EmbedOptions, OnnxEmbedder as Embedder};
 
-fn embedder() -> Option<Embedder> {
-    if !git_rag::semantic::model::installed() {
-        assert!(
-            std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(),
-            "GIT_RAG_REQUIRE_MODEL is set but the model is not installed: run `git rag model install`"
-        );
-        eprintln!("skipped: no embedding model installed (run `git rag model install`)");
-        return None;
-    }
-    Some(Embedder::load(&default_model_dir(), EmbedOptions { threads: 1, sessions: 2, batch_size: 2, optimize_graph: true }).expect("the installed model loads"))
+/// The installed model (the tests that load it are ignored unless asked for).
+fn embedder() -> Embedder {
+    crate::common::require_model();
+    Embedder::load(&default_model_dir(), EmbedOptions { threads: 1, sessions: 2, batch_size: 2, optimize_graph: true }).expect("the installed model loads")
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn vectors_are_normalised_and_neither_batching_nor_side_by_side_sessions_change_them() {
-    let Some(e) = embedder() else { return };
+    let e = embedder();
     let texts: Vec<String> = vec![
         "def add(a, b): return a + b".into(),
         "A much longer piece of text about parsing HTTP headers, cookies, redirects and proxies, with many more tokens than the others in this batch.".into(),
@@ -39,8 +34,9 @@ fn vectors_are_normalised_and_neither_batching_nor_side_by_side_sessions_change_
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn plain_words_find_the_function_they_describe() {
-    let Some(e) = embedder() else { return };
+    let e = embedder();
     let functions: Vec<String> = vec![
         "def persist_session(self, path):\n    with open(path, 'w') as fh:\n        json.dump(self.cookies, fh)".into(),
         "def retry_with_backoff(fn, attempts=5):\n    for i in range(attempts):\n        try:\n            return fn()\n        except IOError:\n            time.sleep(2 ** i)".into(),
@@ -69,8 +65,9 @@ fn plain_words_find_the_function_they_describe() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn long_inputs_are_truncated_and_deterministic() {
-    let Some(e) = embedder() else { return };
+    let e = embedder();
     let long: String = (0..3000).map(|i| format!("token{i} ")).collect();
     let a = e.embed_documents(&[long.clone()]).unwrap();
     let b = e.embed_documents(&[long]).unwrap();
@@ -88,10 +85,13 @@ fn model_status_reports_a_missing_model_and_runtime_with_the_fix() {
         .unwrap();
     assert!(!out.status.success());
     assert!(crate::common::stdout(&out).contains("git rag model install"), "{}", crate::common::stdout(&out));
+}
 
-    if embedder().is_none() {
-        return;
-    }
+#[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
+fn model_status_reports_a_missing_runtime_beside_an_installed_model_and_the_model_it_finds() {
+    crate::common::require_model();
+    let empty = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_git-rag"))
         .args(["model", "status"])
         .env("GIT_RAG_ORT_LIB", empty.path().join("libonnxruntime.so"))
@@ -108,11 +108,12 @@ fn model_status_reports_a_missing_model_and_runtime_with_the_fix() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn a_query_loaded_without_graph_optimization_gets_the_same_vector() {
     // `git rag query` loads the model without ONNX Runtime's graph
     // optimizations (faster for one input); its query vectors must still
     // live in the space the index was embedded in.
-    let Some(optimized) = embedder() else { return };
+    let optimized = embedder();
     let quick = Embedder::load(&default_model_dir(), EmbedOptions { threads: 1, sessions: 1, batch_size: 1, optimize_graph: false }).expect("loads unoptimized");
     for q in ["how are cookies merged", "retry with exponential backoff", "x"] {
         let (a, b) = (optimized.embed_query(q).unwrap(), quick.embed_query(q).unwrap());
@@ -129,10 +130,9 @@ fn a_query_loaded_without_graph_optimization_gets_the_same_vector() {
 /// and its vectors agree with the reference's, declined with a reason and
 /// nothing left behind where they do not.
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn the_integer_graph_agrees_with_the_reference_or_is_declined() {
-    if embedder().is_none() {
-        return;
-    }
+    crate::common::require_model();
     use git_rag::semantic::model::{agreement_texts, integer_instructions, prepare_integer_graph, Agreement};
     let scratch = tempfile::tempdir().expect("tempdir");
     let reference = scratch.path().join("models/reference");

@@ -2,9 +2,9 @@
 //! (`scripts/embed-server.py`) serving the bundled MiniLM through Python's
 //! onnxruntime, against the in-process model through the Rust runtime.
 //!
-//! `scripts/test.sh` makes a virtualenv with onnxruntime, tokenizers and numpy
-//! and exports GIT_RAG_TEST_PYTHON; with GIT_RAG_REQUIRE_MODEL set (CI) a
-//! missing one fails these tests instead of skipping them.
+//! `scripts/test.sh` makes a virtualenv with onnxruntime, tokenizers and numpy,
+//! exports GIT_RAG_TEST_PYTHON and runs these (ignored by a plain `cargo test`);
+//! run without it, they fail.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use crate::common::{model_ready, stderr, TestRepo};
+use crate::common::{require_model, stderr, TestRepo};
 use git_rag::stores::vector::edge::{Access, EdgeStore};
 use git_rag::stores::vector::{Collection, VectorStore};
 use serde_json::Value;
@@ -24,18 +24,11 @@ struct EmbedServer {
 }
 
 impl EmbedServer {
-    fn start(flags: &[&str]) -> Option<EmbedServer> {
-        if !model_ready() {
-            return None;
-        }
-        let Some(python) = std::env::var_os("GIT_RAG_TEST_PYTHON") else {
-            assert!(
-                std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(),
-                "GIT_RAG_REQUIRE_MODEL is set but GIT_RAG_TEST_PYTHON (a Python with onnxruntime, tokenizers, numpy) is not: run scripts/test.sh"
-            );
-            eprintln!("skipped: GIT_RAG_TEST_PYTHON is not set (scripts/test.sh sets it)");
-            return None;
-        };
+    /// Needs the model and `GIT_RAG_TEST_PYTHON` (the tests that start one are ignored unless asked for).
+    fn start(flags: &[&str]) -> EmbedServer {
+        require_model();
+        let python = std::env::var_os("GIT_RAG_TEST_PYTHON")
+            .expect("GIT_RAG_TEST_PYTHON (a Python with onnxruntime, tokenizers, numpy) is not set: run scripts/test.sh");
         let script = crate::common::root().join("scripts/embed-server.py");
         let mut child = Command::new(python)
             .arg(script)
@@ -49,7 +42,7 @@ impl EmbedServer {
         let mut line = String::new();
         BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("the server says where it listens");
         let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_string();
-        Some(EmbedServer { child, url })
+        EmbedServer { child, url }
     }
 }
 
@@ -153,8 +146,9 @@ fn tmp(name: &str, root: &tempfile::TempDir) -> PathBuf {
 }
 
 #[test]
+#[ignore = "needs the model and a Python with onnxruntime (GIT_RAG_TEST_PYTHON); scripts/test.sh runs it"]
 fn endpoint_vectors_equal_the_in_process_model_and_a_switch_re_embeds_only() {
-    let Some(server) = EmbedServer::start(&[]) else { return };
+    let server = EmbedServer::start(&[]);
     let repo = code_repo();
     let dirs = tempfile::tempdir().expect("tempdir");
     let (local, switched, fresh) = (tmp("local", &dirs), tmp("switched", &dirs), tmp("fresh", &dirs));
@@ -197,8 +191,9 @@ fn endpoint_vectors_equal_the_in_process_model_and_a_switch_re_embeds_only() {
 }
 
 #[test]
+#[ignore = "needs the model and a Python with onnxruntime (GIT_RAG_TEST_PYTHON); scripts/test.sh runs it"]
 fn a_server_that_stops_mid_run_holds_back_only_the_vectors_and_the_rerun_equals_a_fresh_index() {
-    let Some(healthy) = EmbedServer::start(&[]) else { return };
+    let healthy = EmbedServer::start(&[]);
     let repo = code_repo();
     let dirs = tempfile::tempdir().expect("tempdir");
     let (dir, fresh) = (tmp("index", &dirs), tmp("fresh", &dirs));
@@ -213,7 +208,7 @@ fn a_server_that_stops_mid_run_holds_back_only_the_vectors_and_the_rerun_equals_
         repo.write(f, std::fs::read(root.join(f)).expect("source"));
     }
     repo.commit("more code");
-    let dying = EmbedServer::start(&["--exit-after", "2"]).expect("second server");
+    let dying = EmbedServer::start(&["--exit-after", "2"]);
     use_endpoint(&repo, &dying, &[]);
     let out = repo.rag(&["index", "--index-dir", d]);
     let err = stderr(&out);
@@ -237,8 +232,9 @@ fn a_server_that_stops_mid_run_holds_back_only_the_vectors_and_the_rerun_equals_
 }
 
 #[test]
+#[ignore = "needs the model and a Python with onnxruntime (GIT_RAG_TEST_PYTHON); scripts/test.sh runs it"]
 fn rate_limits_are_retried_and_a_wrong_size_is_a_clear_error() {
-    let Some(throttled) = EmbedServer::start(&["--throttle-every", "2"]) else { return };
+    let throttled = EmbedServer::start(&["--throttle-every", "2"]);
     let repo = code_repo();
     let dirs = tempfile::tempdir().expect("tempdir");
     let (dir, odd) = (tmp("index", &dirs), tmp("odd", &dirs));
@@ -252,7 +248,7 @@ fn rate_limits_are_retried_and_a_wrong_size_is_a_clear_error() {
     assert!(!repo.hits("retry a request after too many requests", &["--index-dir", d]).is_empty());
 
     // A model of another size: the run stops with a clear error.
-    let small = EmbedServer::start(&["--dims", "100"]).expect("server");
+    let small = EmbedServer::start(&["--dims", "100"]);
     use_endpoint(&repo, &small, &[("rag.embed.dims", "384")]);
     let out = repo.rag(&["index", "--index-dir", odd.to_str().expect("utf-8")]);
     assert!(!out.status.success());

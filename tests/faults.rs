@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{git_in, model_ready, rag_in, stderr, stdout};
+use crate::common::{git_in, require_model, stderr, stdout};
 use serde_json::Value;
 
 // ---- helpers -------------------------------------------------------------------
@@ -54,11 +54,7 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
-fn rag_ok(repo: &Path, args: &[&str]) -> String {
-    let out = rag_in(repo, args);
-    assert!(out.status.success(), "git-rag {args:?} failed: {}", stderr(&out));
-    stdout(&out)
-}
+use crate::common::rag_ok_in as rag_ok;
 
 fn index_args(rev: &str, dir: &Path, semantic: bool, full: bool) -> Vec<String> {
     let mut args: Vec<String> = ["index", "-q", "--rev", rev, "--index-dir", s(dir), "--wait", "120"].iter().map(|a| a.to_string()).collect();
@@ -432,11 +428,9 @@ fn kill_9_at_random_moments_then_rerun_equals_a_fresh_index() {
 /// slow on small machines): the embedded vector store, its cache and the
 /// PATTERNS collection survive a kill at any point, embedding included.
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn kill_9_with_the_semantic_layer() {
-    if !model_ready() {
-        eprintln!("kill -9 trials with the semantic layer: skipped, no model installed");
-        return;
-    }
+    require_model();
     let scratch = tempfile::tempdir().expect("tempdir");
     let repo = scratch.path().join("small");
     let revs = generated_history(&repo, 12, 5);

@@ -46,10 +46,9 @@ const FRAGMENTS: &[&[u8]] = &[
 ];
 
 /// Lines as an editor counts them (≥ 1).
+/// Lines of `data`, at least one (an empty file is one empty line to the chunker).
 fn line_count(data: &[u8]) -> usize {
-    let newlines = data.iter().filter(|b| **b == b'\n').count();
-    let open_last = !data.is_empty() && data[data.len() - 1] != b'\n';
-    (newlines + usize::from(open_last)).max(1)
+    crate::common::line_count(data).max(1)
 }
 
 /// 1-based line of a byte offset (a newline belongs to the line it ends).

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::common::{rag_in, TestRepo};
+use crate::common::TestRepo;
 use serde_json::Value;
 
 /// PATH with the directory of the binary under test first, so the hooks find
@@ -50,11 +50,7 @@ fn commit(dir: &Path, rel: &str, content: &str, msg: &str) -> String {
     git(dir, &["rev-parse", "HEAD"])
 }
 
-fn rag_ok(dir: &Path, args: &[&str]) -> String {
-    let out = rag_in(dir, args);
-    assert!(out.status.success(), "git-rag {args:?} failed\nstdout: {}\nstderr: {}", crate::common::stdout(&out), crate::common::stderr(&out));
-    crate::common::stdout(&out)
-}
+use crate::common::rag_ok_in as rag_ok;
 
 fn status(dir: &Path) -> Value {
     serde_json::from_str(&rag_ok(dir, &["status", "--json"])).expect("status json")

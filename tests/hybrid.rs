@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{model_ready, stderr, stdout, TestRepo};
+use crate::common::{require_model, stderr, stdout, TestRepo};
 use serde_json::Value;
 
 const UTIL: &str = r#"import logging
@@ -676,10 +676,9 @@ fn an_empty_index_answers_with_a_clear_message() {
 
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn hybrid_with_the_semantic_layer() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = repo();
     repo.rag_ok(&["index", "-q"]);
     let v = repo.query("read the configuration file from disk", &[]);

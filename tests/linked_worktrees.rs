@@ -58,10 +58,9 @@ fn answers(dir: &Path) -> Vec<(String, u64)> {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn a_linked_worktree_embeds_only_what_its_repository_never_embedded() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = repo();
     let main = index(repo.path(), &[]);
     assert!(embedded(&main) > 0, "{main}");
@@ -89,10 +88,9 @@ fn a_linked_worktree_embeds_only_what_its_repository_never_embedded() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn two_worktrees_index_at_the_same_moment_and_lose_nothing() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = repo();
     let scratch = tempfile::tempdir().expect("tempdir");
     let a = add_worktree(&repo, scratch.path(), "a");
@@ -114,10 +112,9 @@ fn two_worktrees_index_at_the_same_moment_and_lose_nothing() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn gc_in_one_worktree_keeps_what_another_references() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = repo();
     index(repo.path(), &[]);
     let scratch = tempfile::tempdir().expect("tempdir");
@@ -157,10 +154,9 @@ fn gc_in_one_worktree_keeps_what_another_references() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn an_index_from_before_the_shared_cache_hands_its_vectors_over() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     use git_rag::stores::vector::cache::VectorCache;
     use git_rag::stores::vector::edge::Shard;
     use git_rag::stores::vector::{Collection, Point};

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 pub(crate) use crate::common::mcp::{comparable, Mcp};
-use crate::common::{model_ready, TestRepo};
+use crate::common::{model_ready, require_model, TestRepo};
 use serde_json::{json, Value};
 
 const SESSIONS: &str = r#"from .auth import check_token
@@ -218,10 +218,9 @@ fn follows_the_index_when_another_process_moves_it() {
 /// an indexer in another process must still get to write it, and the server
 /// then answers from the new vectors with the model still loaded.
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn a_warm_server_does_not_block_the_indexer() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = repo_with_code(true);
     repo.rag_ok(&["index", "-q"]);
     let mut mcp = Mcp::start(&repo, &[]);

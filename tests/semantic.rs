@@ -1,9 +1,9 @@
 //! The semantic layer end to end: the real default model through the real
 //! ONNX Runtime, the real embedded Qdrant engine, real git repositories.
-//! `scripts/test.sh` installs the model and sets GIT_RAG_REQUIRE_MODEL=1, so
-//! these tests cannot pass by skipping in CI.
+//! They need the model: ignored by a plain `cargo test` (counted so), run by
+//! `scripts/test.sh`, which installs it first.
 
-use crate::common::{model_ready, stderr, stdout, TestRepo};
+use crate::common::{require_model, stderr, stdout, TestRepo};
 use serde_json::Value;
 
 
@@ -91,10 +91,9 @@ fn semantic_hits(repo: &TestRepo, text: &str, extra: &[&str]) -> Vec<(String, Op
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn plain_words_find_the_function_they_describe() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = sample_repo();
     let out = repo.rag_ok(&["index"]);
     let (embedded, reused) = embedded_reused(&out);
@@ -138,10 +137,9 @@ fn plain_words_find_the_function_they_describe() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn renames_and_reverts_embed_nothing_and_deletes_leave_no_points() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = sample_repo();
     repo.rag_ok(&["index"]);
 
@@ -183,10 +181,9 @@ fn renames_and_reverts_embed_nothing_and_deletes_leave_no_points() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn a_crash_between_the_vector_and_keyword_commits_is_repaired() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = sample_repo();
     repo.rag_ok(&["index"]);
     repo.git(&["mv", "web/escape.js", "web/html.js"]);
@@ -218,10 +215,9 @@ fn an_index_built_without_vectors_by_choice_does_not_ask_for_a_model() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn a_missing_model_is_a_clear_error_and_keyword_search_keeps_working() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let empty_cache = tempfile::tempdir().expect("tempdir");
     let cache = empty_cache.path().to_str().expect("utf-8");
 
@@ -261,10 +257,9 @@ fn a_missing_model_is_a_clear_error_and_keyword_search_keeps_working() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn an_unreachable_qdrant_server_holds_back_only_the_vectors() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = sample_repo();
     repo.rag_ok(&["index", "--no-semantic"]);
     repo.write("app/more.py", "def more_sessions_helper():\n    return 3\n");
@@ -282,10 +277,9 @@ fn an_unreachable_qdrant_server_holds_back_only_the_vectors() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn a_failed_vector_commit_holds_back_only_the_vectors_and_the_next_run_catches_up() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = sample_repo();
     repo.rag_ok(&["index"]);
     let fault = [("GIT_RAG_FAULT", "vector-commit")];
@@ -337,10 +331,9 @@ fn gc_report(repo: &TestRepo, extra: &[&str]) -> Value {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn gc_keeps_exactly_the_referenced_vectors_and_answers_do_not_change() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = sample_repo();
     repo.rag_ok(&["index"]);
     // History leaves vectors in the cache: an edited file, a deleted one, a deleted branch.
@@ -388,10 +381,9 @@ fn gc_keeps_exactly_the_referenced_vectors_and_answers_do_not_change() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn a_first_index_answers_before_its_vectors_and_a_kill_while_embedding_is_completed() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = sample_repo();
     let head = repo.git(&["rev-parse", "HEAD"]);
     // Killed after keyword, symbol and graph were committed, before any vector.
@@ -421,10 +413,9 @@ fn a_first_index_answers_before_its_vectors_and_a_kill_while_embedding_is_comple
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn the_index_summary_accounts_for_what_was_embedded() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = sample_repo();
     let report: Value = serde_json::from_str(&repo.rag_ok(&["index", "--json"])).expect("json");
     let semantic = &report["semantic"];
@@ -449,10 +440,9 @@ fn the_index_summary_accounts_for_what_was_embedded() {
 }
 
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn an_index_of_another_recipe_is_re_embedded_once_and_keeps_its_other_layers() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = sample_repo();
     repo.write("tests/test_retry.py", "from app.retry import call_with_backoff\n\n\ndef test_gives_up():\n    \"\"\"Five failures raise.\"\"\"\n    assert call_with_backoff(lambda: 1) == 1\n");
     repo.commit("a test");

@@ -2,12 +2,12 @@
 //! server's cache (`git config rag.vectorCache server`), and queries answered
 //! from the server alone with hybrid retrieval. The server tests run when
 //! `QDRANT_URL` is set (a real server on loopback; see the README) and print
-//! "skipped: no QDRANT_URL" otherwise; the unreachable-server test always runs.
+//! ignored otherwise; the unreachable-server test always runs.
 
 use std::path::Path;
 
 use crate::common::mcp::{comparable, Mcp};
-use crate::common::{clone, git_in, json_ok, model_ready, rag_env, shared_server, stderr, stdout, unique, TestRepo};
+use crate::common::{clone, git_in, json_ok, rag_env, require_model, stderr, stdout, unique, TestRepo};
 use serde_json::{json, Value};
 
 /// A repository of real code: some of this project's own files.
@@ -50,8 +50,9 @@ fn answers(dir: &Path) -> Vec<Vec<(String, u64)>> {
 /// vector and embeds nothing, and equals an index that embedded everything
 /// itself. A commit half new to the team embeds only its new texts.
 #[test]
+#[ignore = "needs a Qdrant server (QDRANT_URL) and the model; scripts/test.sh starts one and runs it"]
 fn a_local_index_borrows_what_ci_embedded() {
-    let Some((url, _server)) = shared_server() else { return };
+    let (url, _server) = crate::common::require_server();
     let origin = origin();
     let scratch = tempfile::tempdir().expect("tempdir");
     let ci = clone(origin.path(), &scratch.path().join("ci"), &["--depth", "1"]);
@@ -115,10 +116,9 @@ fn a_local_index_borrows_what_ci_embedded() {
 /// The team's cache out of reach: the run embeds here, says why, and the
 /// index is whole (not degraded: the cache is only a cache).
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn an_unreachable_team_cache_embeds_here() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = origin();
     repo.git(&["config", "rag.vectorCache", "server"]);
     let out = rag_env(repo.path(), &["index", "--json"], &[("QDRANT_URL", "http://127.0.0.1:9")]);
@@ -141,8 +141,9 @@ fn an_unreachable_team_cache_embeds_here() {
 /// Without a local index, the server answers every mode but graph, with
 /// hybrid results at least as good as dense alone on plain questions.
 #[test]
+#[ignore = "needs a Qdrant server (QDRANT_URL) and the model; scripts/test.sh starts one and runs it"]
 fn server_only_queries_are_hybrid() {
-    let Some((url, _server)) = shared_server() else { return };
+    let (url, _server) = crate::common::require_server();
     let origin = origin();
     let scratch = tempfile::tempdir().expect("tempdir");
     let ci = clone(origin.path(), &scratch.path().join("ci"), &["--depth", "1"]);

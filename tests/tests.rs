@@ -7,8 +7,10 @@
 //! gc, a server that dies mid-run, the server store's contract) run against a
 //! real Qdrant server: `scripts/test.sh` starts one from
 //! `../shared/qdrant/qdrant` and sets `QDRANT_URL` and
-//! `GIT_RAG_TEST_QDRANT_BIN`; without them they say "skipped", and under
-//! `CI=true` they fail instead (see `common::qdrant_url`).
+//! `GIT_RAG_TEST_QDRANT_BIN`. Tests that need the server, the model or the
+//! eval corpus are `#[ignore = "needs …"]`: a plain `cargo test` counts them
+//! as ignored, never as passed; `scripts/test.sh` runs them
+//! (`--include-ignored`), and they fail when what they need is missing.
 
 mod common;
 

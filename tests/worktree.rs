@@ -182,10 +182,9 @@ fn graph_questions_follow_the_work_tree() {
 /// meaning with the similarities a fresh index of the same tree gives, and
 /// the commit of those edits embeds nothing again.
 #[test]
+#[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn the_layer_is_searched_by_meaning_and_its_vectors_are_kept_for_the_commit() {
-    if !model_ready() {
-        return;
-    }
+    require_model();
     let repo = indexed_repo();
     repo.write("src/export.py", "def export_invoices_csv(invoices, path):\n    \"\"\"Write invoices to a CSV file.\"\"\"\n    with open(path, 'w') as fh:\n        fh.write('\\n'.join(map(str, invoices)))\n");
     repo.write("src/alpha.py", "def alpha_parser(text):\n    \"\"\"Parse the alpha header into its name and value.\"\"\"\n    name, value = text.split(':', 1)\n    return name.strip(), value.strip()\n");
@@ -421,11 +420,9 @@ fn comparable_answers(dir: &std::path::Path, index: &std::path::Path, extra: &[&
 /// answers with the work tree laid over the index equal those of a fresh
 /// index of a commit of the same tree — hits, lines and scores.
 #[test]
+#[ignore = "needs the pydantic-chain corpus (GIT_RAG_EVAL_CORPORA); scripts/test.sh builds it and runs it"]
 fn the_layer_answers_as_a_fresh_index_of_the_same_tree() {
-    let Some(root) = std::env::var_os("GIT_RAG_EVAL_CORPORA") else {
-        eprintln!("skipped: no GIT_RAG_EVAL_CORPORA (scripts/test.sh sets it after building the pydantic-chain corpus)");
-        return;
-    };
+    let root = crate::common::require_corpora();
     let corpus = std::path::Path::new(&root).join("pydantic-chain");
     assert!(corpus.join(".git").exists(), "no pydantic-chain corpus at {}", corpus.display());
     let scratch = tempfile::tempdir().expect("tempdir");

@@ -210,7 +210,16 @@ struct Builder<'a> {
     /// Byte offset of the start of each line.
     line_starts: Vec<usize>,
     chunks: Vec<Draft>,
+    /// How many oversized nodes [`Builder::merge_siblings`] is inside now.
+    split_depth: usize,
 }
+
+/// How deep an oversized node is opened to find children that fit the
+/// budget; deeper, it is cut into line windows. Code worth its own chunk sits
+/// a few levels down; 20,000 nested brackets (generated data) would
+/// otherwise recurse 20,000 deep (past a thread's stack) and measure the
+/// same bytes once per level.
+const MAX_SPLIT_DEPTH: usize = 64;
 
 impl<'a> Builder<'a> {
     fn new(src: &'a [u8], opts: &'a ChunkOptions) -> Self {
@@ -220,7 +229,7 @@ impl<'a> Builder<'a> {
                 line_starts.push(i + 1);
             }
         }
-        Builder { src, opts, line_starts, chunks: Vec::new() }
+        Builder { src, opts, line_starts, chunks: Vec::new(), split_depth: 0 }
     }
 
     /// 1-based line of a byte offset.
@@ -475,12 +484,14 @@ impl<'a> Builder<'a> {
                 let first_piece = self.chunks.len();
                 let mut cursor = node.walk();
                 let children: Vec<Node> = node.named_children(&mut cursor).collect();
-                if children.is_empty() {
+                if children.is_empty() || self.split_depth >= MAX_SPLIT_DEPTH {
                     self.line_windows(s, e, kind, symbol.clone(), parent);
                 } else {
                     // The parts of the node before its first and after its last
                     // child (keywords, brackets) are small; the children carry the content.
+                    self.split_depth += 1;
                     self.merge_siblings(&children, parsed, owned, kind, symbol.clone(), parent);
+                    self.split_depth -= 1;
                 }
                 // The names the statement defines stay findable: on its first piece.
                 if let Some(first) = self.chunks.get_mut(first_piece) {

@@ -21,7 +21,9 @@
 /// 11: Perl parsed.
 /// 12: a JSON key is named by its whole string, escapes and all (it was the
 ///     first piece before an escape, one query match per piece).
-pub const VERSION: u32 = 12;
+/// 13: an oversized node nested more than `chunk::MAX_SPLIT_DEPTH` deep is cut
+///     into line windows (20,000 nested brackets overflowed the stack).
+pub const VERSION: u32 = 13;
 
 pub mod chunk;
 pub mod embedded;

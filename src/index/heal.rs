@@ -107,11 +107,13 @@ pub(super) fn heal(repo: &Repo, index_dir: &Path, state: &mut IndexState, opts: 
         if state.semantic.is_some() {
             state.vectors_behind = Some(VectorsBehind { all: true, paths: BTreeSet::new(), reason: "the vector store was damaged and is being filled again".into() });
             state.vector_points = None;
-            // Recorded before the marker goes: a run killed now still refills
-            // them. The journal stays: it still says what a killed run touched.
-            state.save(&index_dir.join(crate::stores::state::STATE_FILE))?;
         }
     }
+    // Saved before the marker goes (a run killed now still refills the
+    // vectors), and a new state tells a long-lived server to reopen the
+    // stores. The journal stays: it still says what a killed run touched.
+    state.updated_at = crate::stores::state::now_secs();
+    state.save(&index_dir.join(crate::stores::state::STATE_FILE))?;
     clear_marker(index_dir)?;
     Ok(stores)
 }

@@ -175,6 +175,19 @@ pub fn rag_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     cmd.output().expect("git-rag runs")
 }
 
+/// Runs `git-rag` in `dir`, asserts success, returns its stdout.
+pub fn rag_ok_in(dir: &Path, args: &[&str]) -> String {
+    let out = rag_in(dir, args);
+    assert!(out.status.success(), "git-rag {args:?} failed\nstdout: {}\nstderr: {}", stdout(&out), stderr(&out));
+    stdout(&out)
+}
+
+/// Lines of `data` as an editor counts them (a last line without a newline counts; none for empty).
+pub fn line_count(data: &[u8]) -> usize {
+    let newlines = data.iter().filter(|&&b| b == b'\n').count();
+    newlines + usize::from(!data.is_empty() && !data.ends_with(b"\n"))
+}
+
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).to_string()
 }
@@ -183,15 +196,22 @@ pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
-/// Whether the embedding model is installed. Under GIT_RAG_REQUIRE_MODEL (CI)
-/// a missing model fails the test instead of skipping it.
+/// Whether the embedding model is installed (a test that runs either way).
 pub fn model_ready() -> bool {
-    if git_rag::semantic::model::installed() {
-        return true;
-    }
-    assert!(std::env::var_os("GIT_RAG_REQUIRE_MODEL").is_none(), "GIT_RAG_REQUIRE_MODEL is set but the model is not installed");
-    eprintln!("skipped: no embedding model installed (run `git rag model install`)");
-    false
+    git_rag::semantic::model::installed()
+}
+
+/// For a test that needs the model: such tests are `#[ignore = "needs …"]`,
+/// so a plain `cargo test` counts them as ignored rather than passing them
+/// unrun; run (`scripts/test.sh`, `-- --include-ignored`) without it, they fail.
+pub fn require_model() {
+    assert!(git_rag::semantic::model::installed(), "this test needs the embedding model: run `git rag model install` (scripts/test.sh does)");
+}
+
+/// For a test that needs the eval kit's corpora (`GIT_RAG_EVAL_CORPORA`,
+/// which scripts/test.sh builds): ignored unless asked for, then required.
+pub fn require_corpora() -> std::ffi::OsString {
+    std::env::var_os("GIT_RAG_EVAL_CORPORA").expect("this test needs GIT_RAG_EVAL_CORPORA (scripts/test.sh builds the pydantic-chain corpus and sets it)")
 }
 
 /// Runs `git-rag` with `env`, asserts success and parses its stdout as JSON.
@@ -215,45 +235,23 @@ pub fn unique(label: &str) -> String {
     format!("git_rag_{label}_{}_{nanos}", std::process::id())
 }
 
-/// Whether this is a CI run (`CI=true`), where a test that would skip for
-/// want of a server must fail instead: a skipped server test checks nothing.
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+/// The Qdrant server of the server tests (`QDRANT_URL`, gRPC; scripts/test.sh
+/// starts one). Those tests are `#[ignore = "needs a Qdrant server …"]`: a
+/// plain `cargo test` counts them as ignored; run, they fail without it.
+/// They also need the model.
+fn require_qdrant_url() -> String {
+    let url = std::env::var("QDRANT_URL").ok().filter(|u| !u.is_empty());
+    let url = url.expect("this test needs a Qdrant server: set QDRANT_URL (scripts/test.sh starts ../shared/qdrant/qdrant)");
+    require_model();
+    url
 }
 
-fn skip_or_fail(what: &str) {
-    assert!(!in_ci(), "CI=true but {what}: the server tests must run in CI (scripts/test.sh starts ../shared/qdrant/qdrant)");
-    eprintln!("skipped: {what}");
-}
-
-/// The Qdrant server of the server tests (`QDRANT_URL`, gRPC). Without one
-/// they skip with a message, or fail under `CI=true`. They also need the model.
-pub fn qdrant_url() -> Option<String> {
-    match std::env::var("QDRANT_URL") {
-        Ok(u) if !u.is_empty() => {
-            assert!(git_rag::semantic::model::installed(), "the server tests need the embedding model: run `git rag model install`");
-            Some(u)
-        }
-        _ => {
-            skip_or_fail("no QDRANT_URL");
-            None
-        }
-    }
-}
-
-/// A Qdrant server binary the tests may start and kill themselves
-/// (`GIT_RAG_TEST_QDRANT_BIN`); skipped without, or failed under `CI=true`.
-pub fn qdrant_binary() -> Option<PathBuf> {
-    match std::env::var_os("GIT_RAG_TEST_QDRANT_BIN") {
-        Some(p) if Path::new(&p).is_file() => {
-            assert!(git_rag::semantic::model::installed(), "the server tests need the embedding model: run `git rag model install`");
-            Some(PathBuf::from(p))
-        }
-        _ => {
-            skip_or_fail("GIT_RAG_TEST_QDRANT_BIN does not name a Qdrant server binary");
-            None
-        }
-    }
+/// A Qdrant server binary a test may start and kill itself (`GIT_RAG_TEST_QDRANT_BIN`).
+pub fn require_qdrant_binary() -> PathBuf {
+    let binary = std::env::var_os("GIT_RAG_TEST_QDRANT_BIN").map(PathBuf::from).filter(|p| p.is_file());
+    let binary = binary.expect("this test needs GIT_RAG_TEST_QDRANT_BIN naming a Qdrant server binary (scripts/test.sh sets it)");
+    require_model();
+    binary
 }
 
 /// Tests that write to the shared server hold this for reading; `git rag gc`,
@@ -262,13 +260,11 @@ pub fn qdrant_binary() -> Option<PathBuf> {
 static SHARED_SERVER: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// The shared server, held for a test that writes to it (see [`SHARED_SERVER`]).
-pub fn shared_server() -> Option<(String, std::sync::RwLockReadGuard<'static, ()>)> {
-    let url = qdrant_url()?;
-    Some((url, SHARED_SERVER.read().unwrap_or_else(|e| e.into_inner())))
+pub fn require_server() -> (String, std::sync::RwLockReadGuard<'static, ()>) {
+    (require_qdrant_url(), SHARED_SERVER.read().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// The shared server, with no other test using it until the guard drops.
-pub fn shared_server_alone() -> Option<(String, std::sync::RwLockWriteGuard<'static, ()>)> {
-    let url = qdrant_url()?;
-    Some((url, SHARED_SERVER.write().unwrap_or_else(|e| e.into_inner())))
+pub fn require_server_alone() -> (String, std::sync::RwLockWriteGuard<'static, ()>) {
+    (require_qdrant_url(), SHARED_SERVER.write().unwrap_or_else(|e| e.into_inner()))
 }
