@@ -87,7 +87,7 @@ pub struct SemanticStatus {
 pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: bool, worktree: Option<&LayerOptions>, verify: bool) -> Result<Status, StatusError> {
     let state = IndexState::load(&index_dir.join(STATE_FILE))?;
     let depth = if verify { crate::stores::health::Depth::Full } else { crate::stores::health::Depth::Open };
-    let damaged = if state.is_some() { crate::index::heal::damaged_stores(index_dir, depth, state.as_ref()) } else { Vec::new() };
+    let damaged = if state.is_some() { crate::index::heal::damaged_stores(index_dir, depth, state.as_ref(), None) } else { Vec::new() };
     let head = repo.head_commit()?.map(|h| h.to_string());
     let indexed = state.as_ref().and_then(|s| s.last_commit.map(|c| c.to_string()));
     let semantic = state.as_ref().and_then(|s| s.semantic.as_ref()).map(|sem| {

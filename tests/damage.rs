@@ -324,3 +324,27 @@ fn a_heal_killed_midway_is_redone_by_the_next_run() {
     assert_eq!(answers(repo.path(), &[]), fresh);
     assert!(repo.status(&[])["damaged"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn damage_that_keeps_a_files_length_and_time_is_found_by_status_verify_and_healed_by_the_next_index() {
+    let repo = project(false);
+    let fresh = answers(repo.path(), &[]);
+    let index_dir = repo.default_index_dir();
+    assert!(index_dir.join("stamps.json").exists(), "a run records the stamps of what it left");
+    // An index run checks in full only the stores whose files changed since
+    // git-rag left them; bit rot under the file system changes neither length
+    // nor time: `status --verify` reads everything.
+    let segment = store_files(&index_dir, "keyword/chunks").into_iter().filter(|f| f.extension().is_some_and(|e| e == "idx")).max_by_key(|f| std::fs::metadata(index_dir.join(f)).unwrap().len()).unwrap();
+    let path = index_dir.join(&segment);
+    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+    damage(&path, Damage::Flip);
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(modified).unwrap();
+    let v = repo.status(&["--verify"]);
+    let damaged: Vec<&str> = v["damaged"].as_array().unwrap().iter().map(|d| d["store"].as_str().unwrap()).collect();
+    assert_eq!(damaged, ["keyword"], "{v}");
+    let out = rag_in(repo.path(), &["index"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the keyword index is damaged"), "what a check found is rebuilt by the next run: {}", stderr(&out));
+    assert_eq!(answers(repo.path(), &[]), fresh);
+    assert!(repo.status(&["--verify"])["damaged"].as_array().unwrap().is_empty());
+}

@@ -1,5 +1,6 @@
-//! Heal on index: before a run plans, the stores are checked in full
-//! ([`crate::stores::health`], [`Depth::Full`]) and a damaged one is rebuilt
+//! Heal on index: before a run plans, the stores are checked — in full
+//! ([`Depth::Full`]) where their files changed since git-rag last left them
+//! ([`Stamps`]), as an open checks them otherwise — and a damaged one is rebuilt
 //! from what is intact, at the commit the state records; the run then goes
 //! on as it would have. What each is rebuilt from:
 //! - the keyword index: the per-file records (which files) and the
@@ -26,7 +27,7 @@ use super::analyze::{self, FileOutcome};
 use super::{IndexOptions, Result};
 use crate::git::Repo;
 use crate::progress::Progress;
-use crate::stores::health::{Depth, Store, StoreDamaged};
+use crate::stores::health::{Depth, Stamps, Store, StoreDamaged};
 use crate::stores::keyword::KeywordIndex;
 use crate::stores::state::{IndexState, StateError, VectorsBehind};
 
@@ -55,8 +56,14 @@ pub(super) fn load_previous(record: &super::record::LocalRecord, progress: &dyn 
 }
 
 /// Every store of the index at `index_dir` that is damaged (or whose
-/// rebuild was interrupted), checked to `depth`.
-pub fn damaged_stores(index_dir: &Path, depth: Depth, state: Option<&IndexState>) -> Vec<StoreDamaged> {
+/// rebuild was interrupted), checked to `depth` — or only as an open checks
+/// it where its files are as `since` recorded them.
+pub fn damaged_stores(index_dir: &Path, depth: Depth, state: Option<&IndexState>, since: Option<&Stamps>) -> Vec<StoreDamaged> {
+    let now = since.map(|_| Stamps::take(index_dir, &store_files(index_dir)));
+    let depth_of = |store: Store| match (since, &now) {
+        (Some(then), Some(now)) if then.unchanged(now, store) => Depth::Open,
+        _ => depth,
+    };
     let mut damaged = Vec::new();
     let under_way = read_marker(index_dir);
     for store in &under_way.stores {
@@ -67,13 +74,38 @@ pub fn damaged_stores(index_dir: &Path, depth: Depth, state: Option<&IndexState>
             damaged.push(d);
         }
     };
-    add(crate::stores::health::check_redb(Store::Files, &index_dir.join(crate::stores::files_store::FILES_STORE), depth));
+    add(crate::stores::health::check_redb(Store::Files, &index_dir.join(crate::stores::files_store::FILES_STORE), depth_of(Store::Files)));
     if index_dir.join("keyword").is_dir() {
-        add(KeywordIndex::verify(&index_dir.join("keyword"), depth));
+        add(KeywordIndex::verify(&index_dir.join("keyword"), depth_of(Store::Keyword)));
     }
-    add(crate::graph::verify(index_dir, depth));
-    add(crate::stores::vector::edge::verify(&index_dir.join("qdrant"), depth, state.and_then(|s| s.vector_points.as_ref())));
+    add(crate::graph::verify(index_dir, depth_of(Store::Graph)));
+    add(crate::stores::vector::edge::verify(&index_dir.join("qdrant"), depth_of(Store::Vectors), state.and_then(|s| s.vector_points.as_ref())));
+    if !damaged.is_empty() {
+        // Whoever found it (`status --verify` included), the next run checks
+        // in full and so rebuilds it; a file left behind only costs that.
+        let _ = std::fs::remove_file(index_dir.join(crate::stores::health::STAMPS_FILE));
+    }
     damaged
+}
+
+/// The files and folders of each store [`damaged_stores`] checks.
+fn store_files(index_dir: &Path) -> Vec<(Store, Vec<std::path::PathBuf>)> {
+    vec![
+        (Store::Files, vec![index_dir.join(crate::stores::files_store::FILES_STORE)]),
+        (Store::Keyword, vec![index_dir.join("keyword")]),
+        (Store::Graph, vec![index_dir.join("graph")]),
+        (Store::Vectors, vec![index_dir.join("qdrant")]),
+    ]
+}
+
+/// Records the stores as they are now as git-rag left them (after a run
+/// wrote them, or a check found them sound): the next run checks them in
+/// full only where they changed since. Best effort: without the record the
+/// next run checks everything in full.
+pub(super) fn record_stamps(index_dir: &Path, progress: &dyn Progress) {
+    if let Err(e) = Stamps::take(index_dir, &store_files(index_dir)).save(index_dir) {
+        progress.note(&format!("cannot record the stores' stamps in {} ({e}): the next run checks them in full", index_dir.display()));
+    }
 }
 
 /// Rebuilds the damaged stores of the index `state` describes (see the
@@ -84,7 +116,7 @@ pub(super) fn heal(repo: &Repo, index_dir: &Path, state: &mut IndexState, opts: 
     // After a killed run the vectors may hold its target's points: they are
     // counted again only once a run completes.
     let counted = if crate::stores::state::PendingRun::load(index_dir).is_some() { None } else { Some(&*state) };
-    let mut damaged = damaged_stores(index_dir, Depth::Full, counted);
+    let mut damaged = damaged_stores(index_dir, Depth::Full, counted, Some(&Stamps::load(index_dir)));
     if !crate::graph::exists(index_dir) && !damaged.iter().any(|d| d.store == Store::Graph) {
         damaged.push(StoreDamaged::new(Store::Graph, &index_dir.join("graph"), "missing, or written by another version of git-rag"));
     }

@@ -359,6 +359,7 @@ fn size_run(plan: &Plan, heap: usize, progress: &dyn Progress) -> (usize, usize)
 fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId, started: Instant, progress: &dyn Progress) -> Result<Outcome> {
     let mut timings = Timings::default();
     let Some(mut run) = prepare(repo, index_dir, opts, target, progress, &mut timings)? else {
+        heal::record_stamps(index_dir, progress);
         return Ok(Outcome::UpToDate { commit: target.to_string() });
     };
 
@@ -421,6 +422,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
         vectors = Some(done);
     }
     let sync_report = vectors.and_then(|(report, _)| report);
+    heal::record_stamps(index_dir, progress);
 
     Ok(Outcome::Indexed(Box::new(Report {
         commit: target.to_string(),
