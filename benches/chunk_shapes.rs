@@ -6,7 +6,8 @@
 //! (`tests/fixtures/languages/<language>/`) or generated:
 //!
 //! - `real`: the language's fixtures repeated (ordinary code, big);
-//! - `tiny defs`: the fixtures' shortest definition repeated, renamed (thousands of them);
+//! - `tiny defs`: one small definition repeated, renamed (thousands of them);
+//! - `broken`: a statement no grammar reads, on every line (syntax errors throughout);
 //! - `minified`: the fixtures with every line break removed (one very long line);
 //! - `long line`: one line of `a + a + …` inside the fixture;
 //! - `string`: one string literal of the whole size;
@@ -16,8 +17,10 @@
 //! and for text (Markdown, plain): CJK paragraphs, one huge line.
 //!
 //! Reported per (language, shape): median ms per MB at 1 MB (`GIT_RAG_BENCH_RUNS`
-//! rounds, default 3), and `growth`: ms per MB at 1 MB over ms per MB at 256 KB
-//! (1.0 is linear; a quadratic path shows ~4). The worst of both is printed last.
+//! rounds, default 3), `growth`: ms per MB at 1 MB over ms per MB at 256 KB
+//! (1.0 is linear; a quadratic path shows ~4), and `windows` where the parse
+//! was given up as too costly and the file chunked as text windows
+//! (`tags::PARSE_READ_FACTOR`). The worst of both is printed last.
 //!
 //!   cargo bench --bench chunk_shapes
 
@@ -58,21 +61,17 @@ fn cut(mut s: String, size: usize) -> String {
 }
 
 /// The shapes of `size` bytes for a language whose fixtures are `code`.
-fn shapes(code: &str, size: usize) -> Vec<(&'static str, String)> {
-    let shortest = shortest_definition(code).unwrap_or("x = 1\n").to_string();
-    let mut tiny = String::with_capacity(size);
-    let mut i = 0;
-    while tiny.len() < size {
-        tiny.push_str(&rename(&shortest, i));
-        tiny.push('\n');
-        i += 1;
-    }
+fn shapes(language: &str, code: &str, size: usize) -> Vec<(&'static str, String)> {
+    let tiny = numbered_to(tiny_definition(language).unwrap_or_else(|| shortest_definition(code).map(|d| rename_template(d)).unwrap_or_else(|| "x{i} = 1".into())), size);
+    // Statements no grammar reads: a syntax error on every line.
+    let broken = numbered_to("x {i}= 1".into(), size);
     let first_line = code.lines().next().unwrap_or("");
     let cjk_run: String = "索引的每一个文件都要按照大小线性地处理，不能多也不能少。".repeat(40);
     let cjk: String = code.lines().flat_map(|l| [l.to_string(), cjk_run.clone()]).collect::<Vec<_>>().join("\n");
     vec![
         ("real", cut(repeat_to(code, size), size)),
         ("tiny defs", cut(tiny, size)),
+        ("broken", cut(broken, size)),
         ("minified", cut(repeat_to(&code.replace('\n', " "), size), size)),
         ("long line", format!("{first_line}\n{}a\n{code}", "a + ".repeat(size / 4))),
         ("string", format!("{first_line}\nx = \"{}\"\n", "ab\\\"c d".repeat(size / 7))),
@@ -94,23 +93,78 @@ fn shortest_definition(code: &str) -> Option<&str> {
     starts.windows(2).map(|w| &code[w[0]..w[1]]).filter(|d| d.len() < 400).min_by_key(|d| d.len())
 }
 
-/// `def`'s defined name (the word after its keyword) with a number appended.
-fn rename(def: &str, i: usize) -> String {
-    let mut words = def.splitn(2, ' ');
+/// `def` with `{i}` after its defined name (the word after its keyword).
+fn rename_template(def: &str) -> String {
+    let mut words = def.trim_end().splitn(2, ' ');
     let (keyword, rest) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
     let name_end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
-    format!("{keyword} {}{i}{}", &rest[..name_end], &rest[name_end..])
+    format!("{keyword} {}{{i}}{}", &rest[..name_end], &rest[name_end..]).replace('\n', " ")
 }
 
-/// Milliseconds per MB to chunk `data` as `path`, median of `runs`.
-fn ms_per_mb(path: &str, data: &[u8], opts: &ChunkOptions, runs: usize) -> f64 {
+/// `template` with `{i}` numbered 0, 1, …, one a line, to `size` bytes.
+fn numbered_to(template: String, size: usize) -> String {
+    let mut out = String::with_capacity(size + template.len());
+    let mut i = 0;
+    while out.len() < size {
+        out.push_str(&template.replace("{i}", &i.to_string()));
+        out.push('\n');
+        i += 1;
+    }
+    out
+}
+
+/// One small valid definition of `language`, `{i}` in its name: thousands
+/// of them make generated code (bindings, tables of handlers).
+fn tiny_definition(language: &str) -> Option<String> {
+    let t = match language {
+        "bash" => "f{i}() { echo {i}; }",
+        "c" | "objc" => "int f{i}(int x) { return x + {i}; }",
+        "cpp" => "int f{i}(int x) { return x + {i}; }",
+        "clojure" => "(defn f{i} [x] (+ x {i}))",
+        "csharp" => "class C{i} { int F(int x) { return x + {i}; } }",
+        "dart" => "int f{i}(int x) => x + {i};",
+        "elixir" => "defmodule M{i} do def f(x), do: x + {i} end",
+        "erlang" => "f{i}(X) -> X + {i}.",
+        "go" => "func f{i}(x int) int { return x + {i} }",
+        "haskell" => "f{i} x = x + {i}",
+        "hcl" => "resource \"a\" \"r{i}\" { x = {i} }",
+        "java" => "class C{i} { int f(int x) { return x + {i}; } }",
+        "javascript" | "typescript" | "tsx" => "function f{i}(x) { return x + {i}; }",
+        "julia" => "f{i}(x) = x + {i}",
+        "kotlin" => "fun f{i}(x: Int) = x + {i}",
+        "lua" => "function f{i}(x) return x + {i} end",
+        "ocaml" => "let f{i} x = x + {i}",
+        "ocaml-interface" => "val f{i} : int -> int",
+        "perl" => "sub f{i} { return {i}; }",
+        "php" => "function f{i}($x) { return $x + {i}; }",
+        "protobuf" => "message M{i} { int32 x = 1; }",
+        "python" => "def f{i}(x): return x + {i}",
+        "r" => "f{i} <- function(x) x + {i}",
+        "ruby" => "def f{i}(x); x + {i}; end",
+        "rust" => "fn f{i}(x: i32) -> i32 { x + {i} }",
+        "scala" => "def f{i}(x: Int): Int = x + {i}",
+        "sql" => "CREATE TABLE t{i} (id INT);",
+        "swift" => "func f{i}(_ x: Int) -> Int { x + {i} }",
+        "toml" => "[t{i}]\nx = {i}",
+        "yaml" => "k{i}: {i}",
+        "zig" => "fn f{i}(x: i32) i32 { return x + {i}; }",
+        _ => return None,
+    };
+    Some(t.to_string())
+}
+
+/// Milliseconds per MB to chunk `data` as `path`, median of `runs`, and
+/// whether its parse was given up.
+fn ms_per_mb(path: &str, data: &[u8], opts: &ChunkOptions, runs: usize) -> (f64, bool) {
     let mut v = Vec::new();
+    let mut given_up = false;
     for _ in 0..runs {
         let t = Instant::now();
-        std::hint::black_box(chunk_file(path, data, opts));
+        let chunks = std::hint::black_box(chunk_file(path, data, opts));
         v.push(t.elapsed().as_secs_f64() * 1000.0 / (data.len() as f64 / SIZE as f64));
+        given_up = chunks.parse_too_costly;
     }
-    median(v)
+    (median(v), given_up)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -142,10 +196,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut worst: (f64, String) = (0.0, String::new());
     let mut worst_growth: (f64, String) = (0.0, String::new());
     let mut report = |language: &str, shape: &str, path: &str, big: &str, small: &str| {
-        let at_size = ms_per_mb(path, big.as_bytes(), &opts, runs);
-        let at_quarter = ms_per_mb(path, small.as_bytes(), &opts, runs);
+        let (at_size, given_up) = ms_per_mb(path, big.as_bytes(), &opts, runs);
+        let (at_quarter, _) = ms_per_mb(path, small.as_bytes(), &opts, runs);
         let growth = at_size / at_quarter.max(1e-9);
-        println!("{language:<11} {shape:<10} {at_size:>9.0} {growth:>7.2}");
+        println!("{language:<11} {shape:<10} {at_size:>9.0} {growth:>7.2}{}", if given_up { "  windows" } else { "" });
         if at_size > worst.0 {
             worst = (at_size, format!("{language} {shape}"));
         }
@@ -157,7 +211,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if only.as_deref().is_some_and(|o| o != language) {
             continue;
         }
-        let (big, small) = (shapes(code, SIZE), shapes(code, SIZE / 4));
+        let (big, small) = (shapes(language, code, SIZE), shapes(language, code, SIZE / 4));
         for ((shape, b), (_, s)) in big.iter().zip(&small) {
             report(language, shape, path, b, s);
         }

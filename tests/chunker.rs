@@ -1352,3 +1352,48 @@ fn brackets_nested_thirty_thousand_deep_are_chunked_on_a_worker_stack_in_every_l
         assert!(n < 8.0 * f + 0.05, "{name}: {DEPTH} nested brackets took {n:.3} s, a flat file of their size {f:.3} s");
     }
 }
+
+/// Julia broken into thousands of small statements (`x 0= 1`) made its
+/// grammar's scanner look for the end of a string or comment up to the end
+/// of the file at every error: quadratic, minutes for 1 MB. A parse that
+/// reads more than `tags::PARSE_READ_FACTOR` times its input is given up
+/// and the file chunked as text windows: held against valid Julia of the
+/// same size, a ratio a quadratic path cannot meet.
+#[test]
+fn a_grammar_rescanning_the_file_at_every_error_costs_what_a_valid_file_of_its_size_costs() {
+    let lines = |line: &dyn Fn(usize) -> String| (0..).map(line).scan(0, |len, l| { *len += l.len(); (*len < 192 << 10).then_some(l) }).collect::<String>();
+    let broken = lines(&|i| format!("x {i}= 1\n"));
+    let valid = lines(&|i| format!("function f{i}(x) x end\n"));
+    let fc = chunk::chunk_file("broken.jl", broken.as_bytes(), &ChunkOptions::default());
+    assert!(fc.parse_too_costly && fc.symbols.is_empty(), "the parse is given up");
+    let covered: usize = fc.chunks.iter().map(|c| c.end_line - c.start_line + 1).sum();
+    assert_eq!(covered, broken.lines().count(), "every line is in a text window");
+    let fv = chunk::chunk_file("valid.jl", valid.as_bytes(), &ChunkOptions::default());
+    assert!(!fv.parse_too_costly && fv.symbols.len() > 5000, "valid code is parsed: {} symbols", fv.symbols.len());
+    let (b, v) = (median_chunking_secs("broken.jl", broken.as_bytes()), median_chunking_secs("valid.jl", valid.as_bytes()));
+    assert!(b < 8.0 * v + 0.05, "{} bytes of broken Julia took {b:.3} s, valid Julia of its size {v:.3} s", broken.len());
+}
+
+/// The parse budget leaves ordinary code alone: each fixture of every parsed
+/// language (`tests/fixtures/languages/`) reads less than half of it.
+#[test]
+fn ordinary_code_of_every_parsed_language_reads_well_within_the_parse_budget() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/languages");
+    let mut checked = 0;
+    for dir in std::fs::read_dir(root).unwrap().flatten().filter(|e| e.path().is_dir()) {
+        for file in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            let path = file.path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let code = std::fs::read(&path).unwrap();
+            let language = Language::detect(&name, &code);
+            if language.grammar().is_none() || name.starts_with("LICENSE") {
+                continue;
+            }
+            let Ok(parsed) = git_rag::analysis::parse::parse(language, &code) else { continue };
+            let ratio = parsed.bytes_read as f64 / code.len() as f64;
+            assert!(ratio < git_rag::analysis::tags::PARSE_READ_FACTOR as f64 / 2.0, "{}: its parse read {ratio:.1}× its size", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "{checked} fixtures");
+}

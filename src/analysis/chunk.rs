@@ -22,6 +22,7 @@ use tree_sitter::Node;
 use crate::analysis::embedded;
 use crate::analysis::lang::Language;
 use crate::analysis::parse::{self, ParsedFile, Symbol, SymbolKind};
+use crate::analysis::tags::NotParsed;
 
 /// Chunking options. `budget` is in non-whitespace characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -147,6 +148,10 @@ pub struct FileChunks {
     pub patterns: Vec<crate::analysis::patterns::PatternInstance>,
     /// Calls made outside any definition (module level), for the code graph.
     pub module_calls: Vec<String>,
+    /// The grammar's parse was given up as too costly
+    /// ([`crate::analysis::tags::PARSE_READ_FACTOR`]): chunked as text windows.
+    #[serde(default)]
+    pub parse_too_costly: bool,
 }
 
 /// Chunks one file. `data` is the blob; callers skip binary files first.
@@ -159,9 +164,11 @@ pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
     let (mut lines, mut error_lines) = (0, 0);
     let mut patterns = Vec::new();
     let mut module_calls = Vec::new();
-    if data.len() > opts.max_parse_bytes {
+    let parsed = if data.len() > opts.max_parse_bytes { Err(NotParsed::TooCostly) } else { parse::parse(language, data) };
+    let parse_too_costly = data.len() <= opts.max_parse_bytes && parsed.as_ref().err() == Some(&NotParsed::TooCostly);
+    if let Err(NotParsed::TooCostly) = parsed {
         builder.line_windows(0, data.len(), ChunkKind::Window, None, None);
-    } else if let Some(parsed) = parse::parse(language, data) {
+    } else if let Ok(parsed) = parsed {
         has_errors = parsed.has_errors;
         error_lines = parsed.error_lines;
         lines = line_count(data);
@@ -177,7 +184,7 @@ pub fn chunk_file(path: &str, data: &[u8], opts: &ChunkOptions) -> FileChunks {
         builder.paragraphs(0, data.len(), ChunkKind::Text, None);
     }
     let chunks = builder.finish(path);
-    FileChunks { language, chunks, symbols, imports, has_errors, lines, error_lines, patterns, module_calls }
+    FileChunks { language, chunks, symbols, imports, has_errors, lines, error_lines, patterns, module_calls, parse_too_costly }
 }
 
 /// Lines of a text, the last one counted whether or not a newline ends it.

@@ -171,6 +171,9 @@ pub struct ParsedFile {
     /// or, for Python and the JavaScript family, read from the nodes it
     /// captured as `@convention` (`patterns::TreeMarker`).
     pub pattern_marks: Vec<PatternMark>,
+    /// Bytes the grammar's parse read, its input's size counted once and
+    /// again where it went back (`tags::PARSE_READ_FACTOR`).
+    pub bytes_read: usize,
 }
 
 /// One convention instance a query captured: category, grouping key and
@@ -184,9 +187,9 @@ pub struct PatternMark {
 }
 
 /// Parses `source` as `language` with its grammar and tags query
-/// ([`crate::analysis::tags`]). Returns `None` only for languages without a
-/// grammar; a syntax error still gives a tree.
-pub fn parse(language: Language, source: &[u8]) -> Option<ParsedFile> {
+/// ([`crate::analysis::tags`]). A syntax error still gives a tree; no tree
+/// for a language without a grammar, or a parse that reads too much.
+pub fn parse(language: Language, source: &[u8]) -> Result<ParsedFile, crate::analysis::tags::NotParsed> {
     crate::analysis::tags::parse(language, source)
 }
 

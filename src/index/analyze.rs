@@ -99,5 +99,13 @@ fn analyze_one<T, E>(
         ));
     }
     let chunks = chunk::chunk_file(&file.path, &data, chunk_opts);
+    if chunks.parse_too_costly {
+        progress.note(&format!(
+            "{}: its grammar's parse read over {}× its {} bytes (a scanner rescanning the file): indexed as text windows, without symbols or graph edges",
+            file.path,
+            crate::analysis::tags::PARSE_READ_FACTOR,
+            data.len()
+        ));
+    }
     Ok(FileOutcome::Indexed { product: derive(file, chunks)?, bytes: data.len() as u64 })
 }
