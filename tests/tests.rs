@@ -36,6 +36,7 @@ mod incremental;
 mod languages;
 mod linked_worktrees;
 mod mcp;
+mod mcp_install;
 mod missing_objects;
 mod path_rules;
 mod rerank_api;

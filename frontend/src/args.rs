@@ -274,6 +274,12 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Set up coding agents: `mcp install --client <name>` writes the MCP
+    /// server's entry into that client's own config file.
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
     /// List the project's conventions (PATTERNS): decorators, error handling,
     /// logging, routes, tests, fixtures, base classes, with counts and examples.
     Patterns {
@@ -292,7 +298,8 @@ impl Command {
             | Command::Ask { json, .. }
             | Command::Status { json, .. }
             | Command::Gc { json, .. }
-            | Command::Patterns { json, .. } => *json,
+            | Command::Patterns { json, .. }
+            | Command::Mcp { action: McpAction::Install { json, .. } } => *json,
             _ => false,
         }
     }
@@ -326,6 +333,36 @@ pub enum HooksAction {
     /// The background runner started by `hooks run`.
     #[command(hide = true)]
     Runner,
+}
+
+#[derive(Subcommand)]
+pub enum McpAction {
+    /// Write `git-rag serve --mcp` for this repository into a client's config
+    /// file (the project's, or with --user the user-wide one), merged by name:
+    /// the rest of the file is kept, comments included; running it again
+    /// changes nothing.
+    Install {
+        /// The client (without one, --print gives the generic `mcpServers` JSON).
+        #[arg(long, value_enum, required_unless_present = "print")]
+        client: Option<crate::mcp::install::Client>,
+        /// The client's user-wide file instead of the project's (Claude Desktop
+        /// and Windsurf read only theirs).
+        #[arg(long)]
+        user: bool,
+        /// Print the file's new content instead of writing it.
+        #[arg(long)]
+        print: bool,
+        /// `git-rag serve --mcp`, found on PATH and started in the project,
+        /// instead of this binary's absolute path and `-C <repository>`: for a
+        /// project file that is committed.
+        #[arg(long)]
+        portable: bool,
+        /// The server's name in the file.
+        #[arg(long, default_value = "git-rag", value_name = "NAME")]
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]

@@ -10,6 +10,7 @@ mod cmd_impact;
 mod cmd_index;
 mod cmd_inspect;
 mod cmd_man;
+mod cmd_mcp;
 mod cmd_model;
 mod cmd_query;
 mod failure;
@@ -164,6 +165,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Patterns { json } => cmd_inspect::patterns(&ws, json),
+        Command::Mcp { action } => cmd_mcp::run(&ws, action),
         Command::Model { .. } | Command::Man { .. } => unreachable!("handled above"),
     }
 }

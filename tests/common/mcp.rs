@@ -26,8 +26,13 @@ impl Mcp {
     pub fn start_in(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Mcp {
         let mut args = vec!["serve", "--mcp"];
         args.extend_from_slice(extra);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_git-rag"))
-            .args(&args)
+        Mcp::spawn(Path::new(env!("CARGO_BIN_EXE_git-rag")), &args, dir, env)
+    }
+
+    /// A server started as `command args…` in `dir` (what a client's config says).
+    pub fn spawn(command: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Mcp {
+        let mut child = Command::new(command)
+            .args(args)
             .current_dir(dir)
             .env_remove("GIT_RAG_DIR")
             .env_remove("QDRANT_URL")

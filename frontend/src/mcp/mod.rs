@@ -20,6 +20,7 @@
 //! reopens it when a run moved the index, and lets go of the embedded store
 //! whenever an indexer waits for it.
 
+pub(crate) mod install;
 pub(crate) mod tools;
 
 use std::io::{BufRead, Write};
