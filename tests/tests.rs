@@ -38,6 +38,7 @@ mod linked_worktrees;
 mod mcp;
 mod mcp_install;
 mod missing_objects;
+mod package;
 mod path_rules;
 mod rerank_api;
 mod semantic;

