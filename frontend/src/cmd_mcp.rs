@@ -24,9 +24,9 @@ pub fn run(ws: &Workspace, action: McpAction) -> Result<ExitCode> {
         outln!("{}", serde_json::to_string_pretty(&installed)?);
     } else {
         let what = match installed.action {
-            "unchanged" => "already in",
-            "updated" => "updated in",
-            _ => "added to",
+            install::Change::Unchanged => "already in",
+            install::Change::Updated => "updated in",
+            install::Change::Added => "added to",
         };
         outln!("{name}: {what} {} ({} file of {})", installed.path.display(), installed.scope, serde_json::to_value(client)?.as_str().unwrap_or(""));
     }

@@ -110,14 +110,24 @@ pub struct Request<'a> {
     pub repo: &'a Path,
 }
 
+/// What became of the server's entry in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    Added,
+    /// An entry of that name said something else: replaced whole.
+    Updated,
+    /// The same entry was there: the file is not written.
+    Unchanged,
+}
+
 /// What was (or would be) written.
 #[derive(Debug, Serialize)]
 pub struct Installed {
     pub client: Client,
     pub path: PathBuf,
     pub scope: &'static str,
-    /// `added`, `updated` or `unchanged`.
-    pub action: &'static str,
+    pub action: Change,
     pub entry: Value,
     /// The file's content after the change.
     #[serde(skip)]
@@ -146,7 +156,7 @@ pub fn install(client: Client, request: &Request, dry_run: bool) -> Result<Insta
     let text = before.as_deref().unwrap_or("");
     let (content, action) = if layout.toml { merge_toml(text, layout.servers_key, request.name, &entry) } else { merge_json(text, layout.servers_key, request.name, &entry) }
         .with_context(|| format!("{} is not valid {}: fix it first, nothing was changed", path.display(), if layout.toml { "TOML" } else { "JSON" }))?;
-    if !dry_run && action != "unchanged" {
+    if !dry_run && action != Change::Unchanged {
         write_keeping_mode(&path, &content)?;
     }
     Ok(Installed { client, path, scope, action, entry, content })
@@ -180,9 +190,8 @@ fn entry(request: &Request, layout: &Layout) -> Result<Value> {
 }
 
 /// `text` (JSON or JSONC; empty: a new file) with `servers_key.name` set to
-/// `entry`, all else as it was; and whether that `added`, `updated` or left
-/// it `unchanged`.
-fn merge_json(text: &str, servers_key: &str, name: &str, entry: &Value) -> Result<(String, &'static str)> {
+/// `entry`, all else as it was; and what that did to the entry.
+fn merge_json(text: &str, servers_key: &str, name: &str, entry: &Value) -> Result<(String, Change)> {
     use jsonc_parser::cst::CstRootNode;
     let source = if text.trim().is_empty() { "{}\n" } else { text };
     let root = CstRootNode::parse(source, &jsonc_parser::ParseOptions::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -194,14 +203,14 @@ fn merge_json(text: &str, servers_key: &str, name: &str, entry: &Value) -> Resul
             let written = prop.value().map(|v| v.to_string()).unwrap_or_default();
             let same = jsonc_parser::parse_to_value(&written, &Default::default()).ok().flatten().is_some_and(|v| &from_jsonc(v) == entry);
             if same {
-                return Ok((text.to_string(), "unchanged"));
+                return Ok((text.to_string(), Change::Unchanged));
             }
             prop.set_value(to_cst(entry));
-            "updated"
+            Change::Updated
         }
         None => {
             servers.append(name, to_cst(entry));
-            "added"
+            Change::Added
         }
     };
     let mut out = root.to_string();
@@ -237,7 +246,7 @@ fn to_cst(value: &Value) -> jsonc_parser::cst::CstInputValue {
 }
 
 /// [`merge_json`] for TOML: the entry is the table `[servers_key.name]`.
-fn merge_toml(text: &str, servers_key: &str, name: &str, entry: &Value) -> Result<(String, &'static str)> {
+fn merge_toml(text: &str, servers_key: &str, name: &str, entry: &Value) -> Result<(String, Change)> {
     use toml_edit::{Array, DocumentMut, Item, Table};
     let mut doc: DocumentMut = text.parse()?;
     let mut table = Table::new();
@@ -257,9 +266,9 @@ fn merge_toml(text: &str, servers_key: &str, name: &str, entry: &Value) -> Resul
     });
     let Some(servers) = servers.as_table_mut() else { bail!("its `{servers_key}` is not a table") };
     let action = match servers.get(name) {
-        Some(existing) if same_toml(existing, &table) => return Ok((text.to_string(), "unchanged")),
-        Some(_) => "updated",
-        None => "added",
+        Some(existing) if same_toml(existing, &table) => return Ok((text.to_string(), Change::Unchanged)),
+        Some(_) => Change::Updated,
+        None => Change::Added,
     };
     servers.insert(name, Item::Table(table));
     Ok((doc.to_string(), action))
@@ -269,7 +278,7 @@ fn merge_toml(text: &str, servers_key: &str, name: &str, entry: &Value) -> Resul
 fn same_toml(existing: &toml_edit::Item, table: &toml_edit::Table) -> bool {
     let Some(existing) = existing.as_table_like() else { return false };
     existing.len() == table.len()
-        && table.iter().all(|(k, v)| existing.get(k).is_some_and(|e| e.to_string().trim() == v.to_string().trim() || (e.is_table_like() && v.is_table_like())))
+        && table.iter().all(|(k, v)| existing.get(k).is_some_and(|e| e.to_string().trim() == v.to_string().trim()))
 }
 
 /// Writes `content` to `path` through a file beside it renamed over it
@@ -298,13 +307,13 @@ mod tests {
     fn json_keeps_other_servers_comments_and_order_and_is_idempotent() {
         let before = "{\n  // my servers\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"other\": { \"command\": \"x\" }, // keep me\n  },\n}\n";
         let (after, action) = merge_json(before, "mcpServers", "git-rag", &entry_of("a")).unwrap();
-        assert_eq!(action, "added");
+        assert_eq!(action, Change::Added);
         assert!(after.contains("// my servers") && after.contains("// keep me") && after.contains("\"theme\": \"dark\""), "{after}");
         assert!(after.find("\"other\"").unwrap() < after.find("\"git-rag\"").unwrap(), "{after}");
         let (again, action) = merge_json(&after, "mcpServers", "git-rag", &entry_of("a")).unwrap();
-        assert_eq!((again.as_str(), action), (after.as_str(), "unchanged"));
+        assert_eq!((again.as_str(), action), (after.as_str(), Change::Unchanged));
         let (changed, action) = merge_json(&after, "mcpServers", "git-rag", &entry_of("b")).unwrap();
-        assert_eq!(action, "updated");
+        assert_eq!(action, Change::Updated);
         assert!(changed.contains("/bin/b") && !changed.contains("/bin/a") && changed.contains("// keep me"), "{changed}");
     }
 
@@ -321,13 +330,13 @@ mod tests {
     fn toml_keeps_other_tables_and_is_idempotent() {
         let before = "# codex settings\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"x\"\nargs = []\n";
         let (after, action) = merge_toml(before, "mcp_servers", "git-rag", &entry_of("a")).unwrap();
-        assert_eq!(action, "added");
+        assert_eq!(action, Change::Added);
         assert!(after.starts_with("# codex settings\nmodel = \"o3\"") && after.contains("[mcp_servers.other]") && after.contains("[mcp_servers.git-rag]"), "{after}");
         let parsed: toml_edit::DocumentMut = after.parse().unwrap();
         assert_eq!(parsed["mcp_servers"]["git-rag"]["command"].as_str(), Some("/bin/a"));
         let (again, action) = merge_toml(&after, "mcp_servers", "git-rag", &entry_of("a")).unwrap();
-        assert_eq!((again.as_str(), action), (after.as_str(), "unchanged"));
-        assert_eq!(merge_toml(&after, "mcp_servers", "git-rag", &entry_of("b")).unwrap().1, "updated");
+        assert_eq!((again.as_str(), action), (after.as_str(), Change::Unchanged));
+        assert_eq!(merge_toml(&after, "mcp_servers", "git-rag", &entry_of("b")).unwrap().1, Change::Updated);
         assert!(merge_toml("mcp_servers = 1\n", "mcp_servers", "git-rag", &entry_of("a")).is_err());
     }
 }
