@@ -128,6 +128,13 @@ if [ -z "${GIT_RAG_EVAL_CORPORA:-}" ] && [ "$ci" = false ]; then
   echo "not run: the pydantic-chain corpus tests (no ../shared/eval kit)" >&2
   skips+=(--skip pydantic_chain --skip the_layer_answers_as_a_fresh_index_of_the_same_tree)
 fi
+if [ -z "${QDRANT_URL:-}" ] && [ "$ci" = false ]; then
+  skips+=(--skip package::the_ci_example_installs_the_wheel_in_seconds_and_indexes_into_the_server)
+fi
+if ! command -v npm >/dev/null && [ "$ci" = false ]; then
+  echo "not run: the npm package test (no npm)" >&2
+  skips+=(--skip package::npx_runs_the_binary_from_the_packed_npm_tarballs)
+fi
 # Arguments before `--` go to cargo, after it to the test binaries (filters).
 cargo_args=()
 test_args=()
