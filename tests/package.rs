@@ -13,6 +13,9 @@ use std::time::Instant;
 
 use crate::common::*;
 
+// `scripts/test.sh` runs these after every other test: packaging relinks the
+// binary the other tests start (`target/debug/git-rag`).
+
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().expect("runs");
     assert!(out.status.success(), "{cmd:?} failed\nstdout: {}\nstderr: {}", stdout(&out), stderr(&out));
