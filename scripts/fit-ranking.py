@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Fit the ranking stage's weights (src/query/rank/weights.rs) on the dev data.
+"""Fit the ranking stage's weights (the fitted block of src/query/rank/parameters.rs) on the dev data.
 
 The stage (src/query/rank/stage.rs) re-scores the fused candidates of a short
 question with one linear function of a few features per candidate. This script
-collects those features (`git rag query --json -n 40 --explain-ranking`) for
+collects those features by name (`git rag query --json -n 40 --explain`) for
 every question of the development sets, fits one weight per feature (and, when freed,
 the penalty a file's further chunks pay, `repeat_of_file`) by coordinate
 ascent on nDCG@10, and reports
@@ -22,7 +22,7 @@ The SWE-bench split holds issue reports, which the stage leaves alone.
   scripts/fit-ranking.py collect --out /tmp/rank-data.jsonl [--semble-label L] [--semble-vec-label L] [--kit-index PATTERN]
   scripts/fit-ranking.py fit /tmp/rank-data.jsonl [--write]
 
-`fit --write` rewrites src/query/rank/weights.rs with a header naming the data
+`fit --write` rewrites that block, by feature name, with a header naming the data
 and the commit it was fitted on; rerunning it on the same data reproduces it.
 
 Two features depend on the weights: `whole_name` and `topic_file` ride on the
@@ -47,8 +47,10 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-STAGE = ROOT / "src/query/rank/stage.rs"
-WEIGHTS = ROOT / "src/query/rank/weights.rs"
+FEATURES = ROOT / "src/query/rank/features.rs"
+PARAMETERS = ROOT / "src/query/rank/parameters.rs"
+FITTED_BEGIN = "// ------------------------------------------------------------ fitted stage"
+FITTED_END = "// ------------------------------------------------------------ end of fitted stage"
 # One weight row for every short question. A row per intent (identifier,
 # keyword, concept: three times the weights) fitted in-sample better and held
 # out worse (2026-11-27, leave one repository out against the fused order:
@@ -60,12 +62,17 @@ POOL = 40
 K = 10
 
 
+def features() -> list[tuple[str, str]]:
+    """Every feature of the stage as (name, enum variant), in the enum's order
+    (src/query/rank/features.rs)."""
+    found = re.findall(r'^\s*(\w+) = "(\w+)", (?:Chunk|File);', FEATURES.read_text(), re.M)
+    if not found:
+        sys.exit(f"cannot read the features from {FEATURES}")
+    return [(name, variant) for variant, name in found]
+
+
 def feature_names() -> list[str]:
-    text = STAGE.read_text()
-    block = re.search(r"pub const FEATURES: \[&str; \d+\] = \[(.*?)\];", text, re.S)
-    if not block:
-        sys.exit(f"cannot read FEATURES from {STAGE}")
-    return re.findall(r'"(\w+)"', block.group(1))
+    return [name for name, _ in features()]
 
 
 def load_module(name: str, path: Path):
@@ -79,7 +86,7 @@ def load_module(name: str, path: Path):
 
 def query(binary: str, cwd: Path, index: Path, text: str) -> dict | None:
     env = dict(os.environ, GIT_RAG_DIR=str(index))
-    cmd = [binary, "query", text, "--json", "-n", str(POOL), "--mode", "hybrid", "--explain-ranking", "--timeout", "30"]
+    cmd = [binary, "query", text, "--json", "-n", str(POOL), "--mode", "hybrid", "--explain", "--timeout", "30"]
     p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         print(f"  query failed in {cwd}: {p.stderr.strip()[-200:]}", file=sys.stderr)
@@ -87,12 +94,22 @@ def query(binary: str, cwd: Path, index: Path, text: str) -> dict | None:
     d = json.loads(p.stdout)
     return {
         "intent": d.get("analysis", {}).get("intent"),
-        "results": [{"path": r["path"], "start_line": int(r["start_line"]), "end_line": int(r["end_line"]), "features": r.get("features"),
+        "results": [{"path": r["path"], "start_line": int(r["start_line"]), "end_line": int(r["end_line"]), "features": stage_features(r.get("explain")),
                      "symbol": r.get("symbol"), "kind": r.get("kind"),
                      # Its rank in the lists placed by the question's structure (stage.rs `placed_by_structure`).
                      "structural": min((v for k in ("callees", "patterns") if (v := (r.get("signals") or {}).get(k)) is not None), default=None)}
                     for r in d.get("results", [])],
     }
+
+
+def stage_features(explain: dict | None) -> dict | None:
+    """A result's stage features by name, from its explanation (`--explain`):
+    the values of the contributions of a result the stage scored (a feature
+    not named is 0); None for one it did not score (past its pool)."""
+    if not explain or explain.get("ranked_by") not in ("stage", "structure"):
+        return None
+    known = set(feature_names())
+    return {c["name"]: c["value"] for c in explain["contributions"] if c["name"] in known}
 
 
 def semble_items(args, label: str, dataset: str) -> list[dict]:
@@ -160,10 +177,10 @@ def semble_path_matches(f: str, t: str) -> bool:
     return f == t or f.endswith("/" + t) or t.endswith("/" + f)
 
 
-def prepare(row: dict, n_features: int):
-    """The row's candidates as (features, gain data); gains are read in any order by `score`."""
+def prepare(row: dict, names: list[str]):
+    """The row's candidates as (features in the order of `names`, gain data); gains are read in any order by `score`."""
     res = row["results"][:POOL]
-    feats = [r["features"] if r.get("features") else [0.0] * n_features for r in res]
+    feats = [[float((r.get("features") or {}).get(n, 0.0)) for n in names] for r in res]
     if row["dataset"].startswith("semble"):
         root = row["root"]
         covers = []
@@ -227,14 +244,15 @@ def repeat_of(weights, r) -> float:
 
 
 class Data:
-    def __init__(self, rows, n_features):
+    def __init__(self, rows, names):
         self.rows = []
+        lists = [names.index(n) for n in ("bm25", "symbol", "dense", "exact", "graph")]
         for row in rows:
             cls = CLASS_OF.get(row.get("intent") or "")
-            feats, gains = prepare(row, n_features)
+            feats, gains = prepare(row, names)
             # Kept in place (stage.rs `placed_by_structure`): placed by the question's structure, in
-            # none of the lists that read its words (bm25 .. graph: features 2-6, their 1/rank).
-            kept = [r.get("structural") is not None and not any(f[2:7]) for r, f in zip(row["results"][:POOL], feats)]
+            # none of the lists that read its words (their 1/rank).
+            kept = [r.get("structural") is not None and not any(f[i] for i in lists) for r, f in zip(row["results"][:POOL], feats)]
             paths = [r["path"] for r in row["results"][:POOL]]
             file_of = [paths.index(p) for p in paths]
             self.rows.append({"unit": row["unit"], "group": row["group"], "dataset": row["dataset"], "cls": cls, "feats": feats, "kept": kept, "file_of": file_of,
@@ -340,18 +358,18 @@ FIXED = {"other_lists", "repeat_of_file"} | set(filter(None, os.environ.get("FIT
 
 
 def table_weights(n_features: int) -> list[float]:
-    """The weights of weights.rs's TABLE and its `repeat_of_file` (a feature
-    added since it was written: 0)."""
-    text = WEIGHTS.read_text()
-    row = re.search(r"weights: \[(.*?)\]", text, re.S)
+    """The weights of parameters.rs's fitted STAGE by name (a feature added
+    since it was written: 0), and its `repeat_of_file`."""
+    text = PARAMETERS.read_text()
+    by_variant = {v: float(w) for v, w in re.findall(r"\(Feature::(\w+), ([-0-9.]+)\)", text)}
     repeat = re.search(r"repeat_of_file: ([-0-9.]+)", text)
-    if not row or not repeat:
-        sys.exit(f"cannot read TABLE from {WEIGHTS}")
-    w = [float(x) for x in row.group(1).split(",") if x.strip()]
+    if not by_variant or not repeat:
+        sys.exit(f"cannot read the fitted STAGE from {PARAMETERS}")
+    w = [by_variant.get(variant, 0.0) for _, variant in features()]
     return (w + [0.0] * n_features)[:n_features] + [float(repeat.group(1))]
 
 
-# FIT_START=table: start from weights.rs's TABLE instead of the identity
+# FIT_START=table: start from parameters.rs's fitted STAGE instead of the identity
 # (with FIT_FEATURES, only those weights move from the shipped table: a new
 # feature is fitted without refitting the others).
 START_FROM_TABLE = os.environ.get("FIT_START") == "table"
@@ -441,7 +459,7 @@ def fit_command(args) -> None:
         if "repeat_of_file" not in FIXED:
             FREE.add(len(names))
     rows = [json.loads(l) for l in open(args.data)]
-    data = Data(rows, len(names))
+    data = Data(rows, names)
     identity = [[1.0] + [0.0] * len(names) for _ in CLASSES]
     report(data, identity, "as fused (identity)")
     if START_FROM_TABLE:
@@ -496,28 +514,34 @@ def started() -> str:
 
 
 def write_weights(weights, names, data_path, insample, loo) -> None:
+    """Rewrites the fitted block of parameters.rs, one weight per feature by name."""
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     fmt = lambda ds: ", ".join(f"{k} {v:.3f}" for k, v in sorted(ds.items()))
-    row = ", ".join(f"{v:.3f}" for v in weights[0][:len(names)])
+    variant = dict(features())
+    rows = "\n".join(f"        (Feature::{variant[n]}, {v:.3f})," for n, v in zip(names, weights[0][:len(names)]))
     repeat = weights[0][len(names)]
-    WEIGHTS.write_text(f"""//! The fitted ranking stage's weights ([`super::stage`]), one per feature
-//! ([`super::stage::FEATURES`]: {", ".join(names)}).
-//! Written by `scripts/fit-ranking.py fit --write`; do not edit by hand: rerun the script.
-//!
-//! Fitted at commit {commit} on {Path(data_path).name}{started()}: semble's development split
-//! (keyword layers) and the dev kit's five corpora (with and without vectors).
-//! nDCG@10 in-sample: {fmt(insample)};
-//! leave one repository out: {fmt(loo)}.
-
-use super::stage::Table;
-
+    block = f"""{FITTED_BEGIN}
+// Written by `scripts/fit-ranking.py fit --write` at commit {commit} on
+// {Path(data_path).name}{started()}:
+// semble's development split (keyword layers) and the dev kit's five
+// corpora (with and without vectors).
+// nDCG@10 in-sample: {fmt(insample)};
+// leave one repository out: {fmt(loo)}.
+// Each weight multiplies its feature's value (`features.rs` says what each measures).
 #[rustfmt::skip]
-pub const TABLE: Table = Table {{
-    weights: [{row}],
+pub const STAGE: Table = Table {{
+    weights: PerFeature::by_name(&[
+{rows}
+    ]),
     repeat_of_file: {repeat:.3f},
 }};
-""")
-    print(f"wrote {WEIGHTS}")
+{FITTED_END}"""
+    text = PARAMETERS.read_text()
+    start, end = text.find(FITTED_BEGIN), text.find(FITTED_END)
+    if start < 0 or end < 0:
+        sys.exit(f"cannot find the fitted block's marks in {PARAMETERS}")
+    PARAMETERS.write_text(text[:start] + block + text[end + len(FITTED_END):])
+    print(f"wrote {PARAMETERS}")
 
 
 def main() -> None:

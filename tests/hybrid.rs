@@ -943,28 +943,27 @@ fn a_function_definition_comes_before_its_prototypes() {
     assert_eq!(hits.len(), 6, "the prototypes still follow: {hits:?}");
 }
 
-/// The stage's features of each hit (`--explain-ranking`), by name: the
-/// names are read from `FEATURES` in the stage's source, as
-/// `scripts/fit-ranking.py` reads them.
+/// The stage's features of each hit it scored (`--explain`), by name: the
+/// values of its explanation's contributions, every feature named in
+/// `features.rs` (0 where not named), as `scripts/fit-ranking.py` reads them.
 fn stage_features(repo: &TestRepo, text: &str) -> Vec<(String, BTreeMap<String, f64>)> {
     stage_features_of(repo, text, 20)
 }
 
 fn stage_features_of(repo: &TestRepo, text: &str, n: usize) -> Vec<(String, BTreeMap<String, f64>)> {
-    let source = std::fs::read_to_string(crate::common::root().join("src/query/rank/stage.rs")).expect("stage.rs");
-    let block = source.split("pub const FEATURES").nth(1).and_then(|s| s.split("];").next()).expect("FEATURES");
-    let names: Vec<&str> = block.lines().filter_map(|l| l.trim().strip_prefix('"').and_then(|l| l.split('"').next())).collect();
-    let v = repo.query(text, &["-n", &n.to_string(), "--explain-ranking"]);
+    let source = std::fs::read_to_string(crate::common::root().join("src/query/rank/features.rs")).expect("features.rs");
+    let names: Vec<&str> = source.lines().filter_map(|l| l.trim().split_once(" = \"")).filter_map(|(_, rest)| rest.split_once('"')).filter(|(_, scope)| scope.starts_with(", Chunk;") || scope.starts_with(", File;")).map(|(name, _)| name).collect();
+    assert!(names.len() > 30, "{names:?}");
+    let v = repo.query(text, &["-n", &n.to_string(), "--explain"]);
     v["results"]
         .as_array()
         .expect("results")
         .iter()
         // Past the stage's pool (40 and the named files), hits are not re-scored.
-        .filter(|r| r["rank"].as_u64().is_some_and(|k| k <= 40) || !r["features"].is_null())
+        .filter(|r| matches!(r["explain"]["ranked_by"].as_str(), Some("stage" | "structure")))
         .map(|r| {
-            let values = r["features"].as_array().expect("features on every hit of the pool");
-            assert_eq!(values.len(), names.len(), "{names:?}");
-            let named = names.iter().zip(values).map(|(n, v)| (n.to_string(), v.as_f64().unwrap_or(f64::NAN))).collect();
+            let given: BTreeMap<&str, f64> = r["explain"]["contributions"].as_array().expect("contributions").iter().filter_map(|c| Some((c["name"].as_str()?, c["value"].as_f64()?))).collect();
+            let named = names.iter().map(|n| (n.to_string(), given.get(n).copied().unwrap_or(0.0))).collect();
             (r["path"].as_str().unwrap_or_default().to_string(), named)
         })
         .collect()
@@ -1057,7 +1056,7 @@ fn a_file_the_question_names_joins_the_candidates() {
     let question = "where is the configuration of the command read";
     let bm25 = repo.query(question, &["--mode", "keyword", "-n", "100"]);
     assert!(!located(&bm25).iter().any(|r| r.0 == "cli/config.py"), "BM25 alone does not find it: {bm25}");
-    let v = repo.query(question, &["-n", "60", "--explain-ranking"]);
+    let v = repo.query(question, &["-n", "60", "--explain"]);
     let named = v["results"].as_array().and_then(|rs| rs.iter().find(|r| r["path"] == "cli/config.py")).expect("named file among the results");
     assert_eq!((named["kind"].as_str(), named["signals"]["named"].as_u64()), (Some("file"), Some(1)), "{v}");
     let features = stage_features_of(&repo, question, 60);

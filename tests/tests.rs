@@ -23,6 +23,7 @@ mod ci_index;
 mod cli;
 mod embed;
 mod embed_api;
+mod explain;
 mod faults;
 mod fuzz_chunk;
 mod fuzz_parse_chunk;

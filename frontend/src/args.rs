@@ -147,10 +147,12 @@ pub enum Command {
         /// Tokens the context may use (cl100k_base).
         #[arg(long, default_value_t = 8000)]
         budget: usize,
-        /// JSON: each result carries the ranking stage's features (the data
-        /// `scripts/fit-ranking.py` fits the stage's weights on).
-        #[arg(long, hide = true)]
-        explain_ranking: bool,
+        /// Explain each result's rank: the score it was ordered by as named
+        /// contributions (each feature's value × its weight, each fused
+        /// list's credit at its rank, the priors), summing to that score;
+        /// with --json, each result's `explain`.
+        #[arg(long)]
+        explain: bool,
     },
     /// What a change touches: the definitions it changes, the code that
     /// depends on them (callers, importers, subclasses, implementations,

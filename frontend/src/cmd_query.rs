@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use git_rag::{short, Backend, FileHit, Hit, QueryOutput, QueryRequest, QueryServer, QueryTarget, Workspace};
+use git_rag::{short, Backend, Explanation, FileHit, Hit, QueryOutput, QueryRequest, QueryServer, QueryTarget, Workspace};
 use crate::output::{out, outln};
 
 pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -> Result<ExitCode> {
@@ -109,6 +109,54 @@ fn print_hits(hits: &[Hit], preview: usize) -> Result<()> {
             let line: String = line.chars().take(120).collect();
             outln!("    {line}");
         }
+        if let Some(e) = &hit.explain {
+            print_explanation(e, "    ")?;
+        }
+    }
+    print_legend(hits)
+}
+
+/// What each feature an explanation names measures, once, after the results.
+fn print_legend(hits: &[Hit]) -> Result<()> {
+    fn names<'e>(e: &'e Explanation, into: &mut std::collections::BTreeSet<&'e str>) {
+        into.extend(e.contributions.iter().map(|c| c.name.as_str()));
+        if let Some(fused) = &e.fused {
+            names(fused, into);
+        }
+    }
+    let mut named = std::collections::BTreeSet::new();
+    for e in hits.iter().filter_map(|h| h.explain.as_deref()) {
+        names(e, &mut named);
+    }
+    let features: Vec<(&str, &str)> = named.into_iter().filter_map(|n| git_rag::feature_meaning(n).map(|m| (n, m))).collect();
+    if !features.is_empty() {
+        outln!("\nfeatures:");
+        for (name, meaning) in features {
+            outln!("  {name}: {meaning}");
+        }
+    }
+    Ok(())
+}
+
+/// A result's explanation: the score it was ordered by, then each term,
+/// largest first; the fused score a stage score read, the same way below it.
+fn print_explanation(e: &Explanation, indent: &str) -> Result<()> {
+    let by = match e.ranked_by {
+        git_rag::RankedBy::Retriever => "its retriever's score",
+        git_rag::RankedBy::Fusion => "fusion",
+        git_rag::RankedBy::Stage => "the ranking stage",
+        git_rag::RankedBy::Structure => "the question's structure (kept where fusion put it)",
+    };
+    outln!("{indent}= {:.4}, ranked by {by}{}", e.score, if e.moved.is_empty() { String::new() } else { format!("; moved by {}", e.moved.iter().map(|m| format!("{m:?}")).collect::<Vec<_>>().join(", ")) });
+    let mut terms: Vec<&git_rag::Contribution> = e.contributions.iter().collect();
+    terms.sort_by(|a, b| b.contribution.abs().total_cmp(&a.contribution.abs()));
+    for c in terms {
+        let rank = c.rank.map(|r| format!(" #{r}")).unwrap_or_default();
+        outln!("{indent}  {:+.4}  {}{rank}: {:.4} × {:.3}", c.contribution, c.name, c.value, c.weight);
+    }
+    if let Some(fused) = &e.fused {
+        outln!("{indent}  score, the fused score over the best one's, from:");
+        print_explanation(fused, &format!("{indent}    "))?;
     }
     Ok(())
 }

@@ -25,6 +25,19 @@ pub enum Mode {
     Graph,
 }
 
+impl Mode {
+    /// The mode's name, as `--mode` takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Hybrid => "hybrid",
+            Mode::Keyword => "keyword",
+            Mode::Symbol => "symbol",
+            Mode::Semantic => "semantic",
+            Mode::Graph => "graph",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct QueryOptions {
     pub mode: Mode,
@@ -141,7 +154,7 @@ pub struct HybridOptions {
     /// Rank files by their aggregated evidence (`limit` files, each with
     /// its best chunks) instead of chunks.
     pub files: bool,
-    /// Keep the ranking stage's features on each hit (the fitting script's data).
+    /// Explain each result's score as named contributions (`--explain`).
     pub explain: bool,
     /// The project's own name ([`crate::git::Repo::project_name`]), which a
     /// question says to name the project rather than a file in it; the

@@ -215,6 +215,11 @@ struct SearchArgs {
     /// those chunks, file by file.
     #[serde(default)]
     files: bool,
+    /// Explain each result's rank: `explain` on each result holds the
+    /// score it was ordered by as named contributions (feature × weight,
+    /// fused lists with their ranks, priors) that sum to it.
+    #[serde(default)]
+    explain: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -365,6 +370,7 @@ fn search(server: &Server, a: SearchArgs) -> ToolResult {
     search.query.min_score = a.min_score;
     search.query.kind = a.kind;
     search.files = a.files;
+    search.explain = a.explain;
     let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: a.rerank, context_budget: None, worktree: Some(server.ws.layer_options()) };
     Ok(serde_json::to_value(query(server, &request)?)?)
 }

@@ -154,7 +154,7 @@ pub(crate) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<
             let language = crate::analysis::lang::Language::from_path(path);
             let h = Hit {
                 tie: 0,
-                features: None,
+                explain: None,
                 rank: 0,
                 path: path.clone(),
                 start_line: node.start_line,

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use crate::query::answer::explain::{Contribution, Moved};
 use super::priors;
 use crate::analysis::lang::is_test_code;
 use crate::query::answer::{FileChunk, FileHit, Hit};
@@ -31,7 +32,13 @@ const MENTION_WEIGHT: f32 = 1.0;
 pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
     for h in hits.iter_mut() {
         let test_code = is_test_code(&h.path, h.symbol.as_deref());
-        h.score *= priors::weight(role(&h.path), about, document) * priors::behaviour_weight(h.kind, h.language, test_code, about);
+        let (role_weight, kind_weight) = (priors::weight(role(&h.path), about, document), priors::behaviour_weight(h.kind, h.language, test_code, about));
+        let before = h.score;
+        h.score *= role_weight * kind_weight;
+        if let Some(e) = h.explain.as_deref_mut() {
+            e.scale("prior:role", before, role_weight, before * role_weight);
+            e.scale("prior:kind", before * role_weight, kind_weight, h.score);
+        }
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.rank.cmp(&b.rank)));
 }
@@ -49,16 +56,22 @@ pub fn lift_mentioned(hits: &mut [Hit], mentions: &Mentions) {
     let best = hits.iter().map(|h| h.score).fold(0.0, f32::max);
     let mut lifted: HashMap<&str, usize> = HashMap::new();
     let mut lifts = vec![0.0; hits.len()];
+    let mut shares = vec![0.0; hits.len()];
     for (i, h) in hits.iter().enumerate() {
         let m = mentions.of(&h.path);
         let n = lifted.entry(h.path.as_str()).or_insert(0);
         if m > 0.0 && *n < LIFTED_PER_FILE {
             *n += 1;
             lifts[i] = MENTION_WEIGHT * m * best;
+            shares[i] = m;
         }
     }
-    for (h, lift) in hits.iter_mut().zip(lifts) {
+    for ((h, lift), m) in hits.iter_mut().zip(lifts).zip(shares) {
         h.score += lift;
+        if let Some(e) = h.explain.as_deref_mut().filter(|_| lift > 0.0) {
+            e.contributions.push(Contribution { name: "named_by_question".into(), value: m * best, weight: MENTION_WEIGHT, contribution: lift, rank: None });
+            e.score = h.score;
+        }
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
 }
@@ -153,7 +166,15 @@ pub fn grouped_by_file(hits: Vec<Hit>, place: impl Fn(&Hit) -> f32) -> Vec<Hit> 
     let mut keyed: Vec<(usize, usize, usize, usize)> = keys.into_iter().enumerate().map(|(i, (g, f, o))| (g, f, o, i)).collect();
     keyed.sort_unstable();
     let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
-    keyed.into_iter().filter_map(|(_, _, _, i)| slots[i].take()).collect()
+    keyed.into_iter().map(|(_, _, _, i)| i).enumerate().filter_map(|(at, i)| slots[i].take().map(|h| moved_if(h, at != i, Moved::GroupedByFile))).collect()
+}
+
+/// `h`, its explanation noting that `step` moved it when it did.
+pub fn moved_if(mut h: Hit, moved: bool, step: Moved) -> Hit {
+    if let Some(e) = h.explain.as_deref_mut().filter(|_| moved) {
+        e.moved.push(step);
+    }
+    h
 }
 
 #[cfg(test)]
@@ -166,7 +187,7 @@ mod tests {
     fn hit(path: &str, start: usize, score: f32) -> Hit {
         Hit {
             tie: 0,
-            features: None,
+            explain: None,
             rank: 0,
             path: path.into(),
             start_line: start,

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
 use crate::query::answer::{Hit, Retriever};
 use crate::query::retrieve::patterns::token_set;
 
@@ -32,7 +33,14 @@ pub fn hit_key(h: &Hit) -> String {
 /// the results it holds (`answer`'s list with [`ANSWER_K`]). A result keeps the form (lines, content) of the list
 /// that credited it most, and its rank in every list as signals.
 pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Option<Retriever>) -> Vec<Hit> {
+    fuse_explained(lists, k, answer, false)
+}
+
+/// [`fuse`], each result's score explained as its lists' credits when
+/// `explain` ([`Explanation`]).
+pub fn fuse_explained(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Option<Retriever>, explain: bool) -> Vec<Hit> {
     let mut fused: HashMap<String, (f32, f32, Hit)> = HashMap::new();
+    let mut explained: HashMap<String, Explanation> = HashMap::new();
     for (name, weight, hits) in lists {
         // A retriever weighted below 1 contributes a shorter list: its deep
         // ranks are weak evidence that would otherwise add up across lists.
@@ -60,6 +68,12 @@ pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Option<Retriev
                 (0.0, -1.0, first)
             });
             entry.0 += contribution;
+            if explain {
+                let terms = explained.entry(hit_key(h)).or_insert_with(|| Explanation::new(RankedBy::Fusion));
+                let bonus = if rank == 1 { 1.0 + TOP_RANK_BONUS } else { 1.0 };
+                // `credit`'s product, in its order: the term is the very number added.
+                terms.add(Contribution { name: format!("list:{}", name.as_str()), value: bonus / (k + rank as f32), weight: *weight, contribution, rank: Some(rank) });
+            }
             if contribution > entry.1 {
                 let signals = entry.2.signals.clone();
                 entry.2 = h.clone();
@@ -85,9 +99,10 @@ pub fn fuse(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Option<Retriev
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     out.into_iter()
         .enumerate()
-        .map(|(i, (_, score, mut h))| {
+        .map(|(i, (key, score, mut h))| {
             h.rank = i + 1;
             h.score = score;
+            h.explain = explained.remove(&key).map(Box::new);
             h
         })
         .collect()
@@ -169,7 +184,7 @@ pub fn mmr(hits: Vec<Hit>, lambda: f32, limit: usize) -> Vec<Hit> {
     }
     picked.extend(remaining);
     let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
-    picked.into_iter().filter_map(|i| slots[i].take()).collect()
+    picked.into_iter().enumerate().filter_map(|(at, i)| slots[i].take().map(|h| super::files::moved_if(h, at != i, crate::query::answer::explain::Moved::Diversity))).collect()
 }
 
 #[cfg(test)]
@@ -180,7 +195,7 @@ mod tests {
     fn hit(path: &str, s: usize, e: usize, kind: &str, id: &str) -> Hit {
         Hit {
             tie: 0,
-            features: None,
+            explain: None,
             rank: 0,
             path: path.into(),
             start_line: s,

@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use super::fusion::{fuse, RRF_K};
+use super::fusion::{fuse, fuse_explained, RRF_K};
 use crate::analysis::lang::is_test_path;
 use crate::query::answer::{Answer, HybridError, Hit, Response, Result, Retriever, Timings, Unavailable};
 use crate::query::options::{HybridOptions, Mode, QueryOptions};
@@ -191,7 +191,7 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
     answer.retrievers = lists.iter().map(|(n, _, _)| *n).collect();
     answer.retrievers.dedup();
     let answering = (analysis.intent == Intent::Graph).then_some(Retriever::Graph);
-    Ok(fuse(&lists, RRF_K, answering))
+    Ok(fuse_explained(&lists, RRF_K, answering, opts.explain))
 }
 
 /// A concept question's best candidates (fused from every other list) whose

@@ -51,7 +51,7 @@ pub fn covering(hits: Vec<Hit>, listing: &Listing) -> Vec<Hit> {
     let lifted: HashSet<usize> = order.iter().copied().collect();
     order.extend((0..hits.len()).filter(|i| !lifted.contains(i)));
     let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
-    order.into_iter().filter_map(|i| slots[i].take()).collect()
+    order.into_iter().enumerate().filter_map(|(at, i)| slots[i].take().map(|h| super::files::moved_if(h, at != i && chosen.contains(&i), crate::query::answer::explain::Moved::ListedItem))).collect()
 }
 
 /// Each two adjacent words of a name written as one, lowercase

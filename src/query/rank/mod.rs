@@ -6,6 +6,7 @@
 //! ranks what they find.
 
 pub mod files;
+pub mod features;
 pub mod fusion;
 pub mod hybrid;
 pub mod listed;
@@ -13,4 +14,4 @@ pub mod pipeline;
 pub mod priors;
 pub mod rerank;
 pub mod stage;
-pub mod weights;
+pub mod parameters;

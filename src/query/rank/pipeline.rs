@@ -8,6 +8,7 @@
 //! [`Chunks`].
 
 use super::files::{apply_priors, chunks_by_file, grouped_by_file, lift_mentioned, rank_files, CHUNKS_PER_FILE};
+use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
 use super::fusion::{credit, dedup_overlaps, mmr, RRF_K};
 use crate::query::answer::{FileHit, Hit, SearchResult as Result};
 use crate::query::options::{HybridOptions, Mode, QueryOptions};
@@ -33,6 +34,11 @@ pub fn list_options(opts: &HybridOptions) -> QueryOptions {
 /// ranked candidates: fused ones in hybrid mode, one retriever's otherwise.
 pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut results: Vec<Hit>, opts: &HybridOptions) -> Result<(Vec<Hit>, Option<Vec<FileHit>>)> {
     let limit = opts.query.limit;
+    if opts.explain && opts.query.mode != Mode::Hybrid {
+        for h in &mut results {
+            h.explain = Some(Box::new(retriever_score(h.score, opts.query.mode)));
+        }
+    }
     if opts.query.mode == Mode::Hybrid {
         apply_priors(&mut results, &q.about, q.document);
         results = dedup_overlaps(results);
@@ -59,7 +65,7 @@ pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut result
                 pool += add_named_files(source, q, &mut results, pool, &opts.query)?;
                 source.fill_content(&mut results[..pool])?;
                 let evidence = super::stage::Evidence::read(source, &results[..pool], q)?;
-                results = super::stage::rerank(results, pool, q, &evidence, &super::weights::TABLE, opts.explain);
+                results = super::stage::rerank(results, pool, q, &evidence, &super::parameters::STAGE, opts.explain);
             }
         }
         if let Some(lambda) = opts.diversity {
@@ -87,6 +93,13 @@ pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut result
         h.rank = i + 1;
     }
     Ok((results, files))
+}
+
+/// A result of one retriever: its score is that retriever's own.
+fn retriever_score(score: f32, mode: Mode) -> Explanation {
+    let mut e = Explanation::new(RankedBy::Retriever);
+    e.add(Contribution::new(format!("retriever:{}", mode.as_str()), score, 1.0));
+    e
 }
 
 /// Files a document names (a path, a stack frame) that no retriever

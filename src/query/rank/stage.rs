@@ -23,6 +23,8 @@ use crate::query::question::Question;
 use crate::query::answer::SearchResult;
 use crate::query::retrieve::paths::{content_words, name_parts, names_part, names_part_loosely};
 use crate::query::retrieve::Chunks;
+use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
+use super::features::{Feature, PerFeature, Scope};
 use crate::stores::keyword::{analyze, split_identifier, FileTerms};
 use std::collections::HashMap;
 
@@ -30,50 +32,10 @@ use std::collections::HashMap;
 /// question names: [`crate::query::retrieve::paths`]); the rest follow.
 pub const POOL: usize = 40;
 
-/// The features, in the order of every weight table.
-pub const FEATURES: [&str; 34] = [
-    "position",       // 1/rank in the fused list (alone: the fused order)
-    "score",          // the fused score, over the best one's
-    "bm25",           // 1/rank in each retriever's list (0: not in it) ...
-    "symbol",
-    "dense",
-    "exact",
-    "graph",
-    "other_lists",    // ... and in the best of feedback, callees and patterns
-    "second_of_file", // the file's second chunk in the list
-    "third_of_file",  // its third or later
-    "file_support",   // how many of the file's chunks are candidates (up to 5)
-    "path_words",     // share of the question's words in the path
-    "stem_words",     // share of them in the file name
-    "symbol_word",    // the definition's own name is one of the words
-    "outline",        // a file outline or a whole module
-    "prose",          // a Markdown section or a paragraph of text
-    "type_decl",      // a class, interface, enum or type
-    "test",           // test code by its path
-    "aside",          // examples, demos, shims, vendored code, .d.ts
-    "span",           // how many lines the chunk shows (log scale)
-    "name_parts",     // share of the question's words that are (prefixes of) the parts of the file's and its folder's names
-    "chunk_words",    // share of the question's words the chunk holds
-    "file_words",     // share of them the chunk's file holds, in any of its chunks
-    "name_as_written", // the question writes the definition's name, letter case and all: its own name, or its qualified name (`Invoice.tax`, not the class `Invoice`)
-    "file_named",     // the file's name (without extensions) is a word of the question: `Request` -> Request.php, "the router" -> router.js
-    "named",          // 1/rank among the files the question's words name, whose outline joined the candidates
-    "code_name",      // the question writes a code-shaped name (`snake_case`, `camelCase`, `Foo::bar`) that this candidate defines, and no other file of the pool does
-    "superseded",     // in a folder the code has moved on from (`deprecated/`, `v1/` beside the current code), not asked for
-    "declares_other", // a header, stub or interface whose implementation's file is in the pool too (`connect.h` beside `connect.c`)
-    "lead_file",      // a short topical question's first word (not the project's name) is the file's name (`Job interface and its lifecycle` -> Job.kt), on the file's first candidate
-    "phrase_path",    // a short topical question's subject names the file's folder and a later word the file (`engine configuration and load paths` -> engine/configuration.rb), on the file's first candidate
-    "first_definition", // of the several files of the pool that define the bare name a question is, the one the symbol list puts first (a file nearer the root, the most used: laravel's `Http/Request.php` before `Http/Client/Request.php`)
-    "whole_name",     // every part of the file's own name is one a question word (not the project's name) names, loosely (`routing` -> Router.php, `string utils` -> StringUtils.java), times file_words; not a name several folders of the pool share; on the file's best candidate
-    "topic_file",     // a short topical question: its file's BM25 as a whole file over the pool's best, on the file's best candidate
-];
-
-pub type Features = [f32; FEATURES.len()];
-
-/// The stage's parameters, all fitted ([`super::weights::TABLE`]).
+/// The stage's parameters, all fitted ([`super::parameters::STAGE`]).
 pub struct Table {
-    /// One weight per feature of [`FEATURES`].
-    pub weights: Features,
+    /// One weight per feature.
+    pub weights: PerFeature,
     /// What a candidate loses for each chunk of its file placed above it in
     /// the new order: a short question's ten results should not all be one
     /// file's, yet a file that answers twice may show it.
@@ -268,81 +230,181 @@ fn counted_in<'t>(texts: impl Iterator<Item = &'t str>, terms: &[String]) -> (Ve
     (counts, length)
 }
 
-/// The features of each candidate of `pool`, in its order.
-pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<Features> {
-    let words = content_words(&q.text);
-    let written = written_names(&q.text);
-    let top = pool.iter().map(|h| h.score).fold(0.0f32, f32::max);
-    // A short phrase that names a topic (not one identifier, not a long
-    // description of one behaviour) is answered by the file about it.
-    let topical = (3..=6).contains(&words.len()) && q.analysis.intent != Intent::Identifier;
-    // Its subject: the first word, unless that is the project's name
-    // ("how zls resolves imports" is about imports, not `zls.zig`).
-    let subject = words.iter().find(|w| !q.project.contains(w));
-    let best_file = pool.iter().map(|h| evidence.file_bm25(&h.path)).fold(f32::MIN_POSITIVE, f32::max);
-    let sole_definitions = sole_definitions(pool, &written);
-    // Only a bare name's symbol list has its ties in that order (`Local::definitions_first`).
-    let first_definitions = if q.analysis.intent == Intent::Identifier { first_definitions(pool, &written) } else { Vec::new() };
-    let asked: Vec<String> = q.text.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect();
-    let paths: Vec<&str> = pool.iter().map(|h| h.path.as_str()).collect();
-    // The project's name names the project, not its `zls.zig` or `phoenix.ex`.
-    let naming: Vec<String> = words.iter().filter(|w| !q.project.contains(w)).cloned().collect();
-    let shared_names = names_in_several_folders(&paths);
-    let mut out = Vec::with_capacity(pool.len());
-    for (i, h) in pool.iter().enumerate() {
-        let before = pool[..i].iter().filter(|o| o.path == h.path).count();
-        let same_file = pool.iter().filter(|o| o.path == h.path).count();
-        let path = h.path.to_lowercase();
-        let file_stem = stem(&h.path);
-        let share = |hay: &str| if words.is_empty() { 0.0 } else { words.iter().filter(|w| hay.contains(w.as_str())).count() as f32 / words.len() as f32 };
-        let own_name = h.symbol.as_deref().map(own_name);
-        let name = own_name.map(str::to_lowercase);
-        let s = &h.signals;
-        let file_share = evidence.files.get(&h.path).map_or(0.0, |file| evidence.share(&file.counts));
-        // A file the question names and that holds its words is what it asks about.
-        let whole_name = !shared_names.contains(&own_stem(&h.path)) && names_whole_file(&naming, &h.path);
-        let other = [s.feedback, s.callees, s.patterns].into_iter().flatten().min();
-        out.push([
-            1.0 / (i + 1) as f32,
-            if top > 0.0 { h.score / top } else { 0.0 },
-            reciprocal(s.bm25),
-            reciprocal(s.symbol),
-            reciprocal(s.dense),
-            reciprocal(s.exact),
-            reciprocal(s.graph),
-            reciprocal(other),
-            f32::from(u8::from(before == 1)),
-            f32::from(u8::from(before >= 2)),
-            (same_file - 1).min(4) as f32 / 4.0,
-            share(&path),
-            share(&file_stem),
-            f32::from(u8::from(name.is_some_and(|n| words.contains(&n)))),
-            f32::from(u8::from(matches!(h.kind, Kind::File | Kind::Fallback | Kind::Module))),
-            // Not a line window: those are mostly code too big to parse.
-            f32::from(u8::from(h.kind.is_prose())),
-            f32::from(u8::from(h.kind.is_type_like(false))),
-            f32::from(u8::from(is_test_path(&h.path))),
-            f32::from(u8::from(aside(&h.path))),
-            span(h),
-            name_parts_share(&words, &h.path),
-            evidence.share(&counted_in(std::iter::once(h.content.as_str()), &evidence.terms).0),
-            file_share,
-            f32::from(u8::from(written.iter().any(|w| defines(h, w)))),
-            f32::from(u8::from(words.contains(&file_stem))),
-            reciprocal(s.named),
-            f32::from(u8::from(sole_definitions.contains(&i))),
-            f32::from(u8::from(superseded(&h.path, &paths, &asked))),
-            f32::from(u8::from(declares_other(&h.path, &paths))),
-            // A short phrase leads with its subject; said once per file.
-            f32::from(u8::from(topical && subject == Some(&file_stem) && before == 0)),
-            f32::from(u8::from(topical && before == 0 && reads_as_path(&words, subject, &h.path))),
-            f32::from(u8::from(first_definitions.contains(&i))),
-            // These two kept on the file's best candidate only: [`keep_file_features_on_best`].
-            if whole_name { file_share } else { 0.0 },
-            if topical { evidence.file_bm25(&h.path) / best_file } else { 0.0 },
-        ]);
+/// What the features of every candidate read of the question and the pool.
+struct Pool<'a> {
+    pool: &'a [Hit],
+    evidence: &'a Evidence,
+    /// The question's content words.
+    words: Vec<String>,
+    /// The names it writes, letter case kept.
+    written: Vec<&'a str>,
+    /// The best fused score of the pool.
+    top: f32,
+    /// A short phrase that names a topic (not one identifier, not a long
+    /// description of one behaviour): answered by the file about it.
+    topical: bool,
+    /// Its subject: the first word, unless that is the project's name
+    /// ("how zls resolves imports" is about imports, not `zls.zig`).
+    subject: Option<String>,
+    /// The best whole-file BM25 of the pool's files.
+    best_file: f32,
+    sole_definitions: Vec<usize>,
+    first_definitions: Vec<usize>,
+    /// The question's words, lowercase, stop words kept.
+    asked: Vec<String>,
+    paths: Vec<&'a str>,
+    /// The question's words but the project's name: the project's name
+    /// names the project, not its `zls.zig` or `phoenix.ex`.
+    naming: Vec<String>,
+    shared_names: Vec<&'a str>,
+}
+
+impl<'a> Pool<'a> {
+    fn new(pool: &'a [Hit], q: &'a Question, evidence: &'a Evidence) -> Pool<'a> {
+        let words = content_words(&q.text);
+        let written = written_names(&q.text);
+        let topical = (3..=6).contains(&words.len()) && q.analysis.intent != Intent::Identifier;
+        let subject = words.iter().find(|w| !q.project.contains(w)).cloned();
+        let best_file = pool.iter().map(|h| evidence.file_bm25(&h.path)).fold(f32::MIN_POSITIVE, f32::max);
+        let sole_definitions = sole_definitions(pool, &written);
+        // Only a bare name's symbol list has its ties in that order (`Local::definitions_first`).
+        let first_definitions = if q.analysis.intent == Intent::Identifier { first_definitions(pool, &written) } else { Vec::new() };
+        let asked = q.text.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect();
+        let paths: Vec<&str> = pool.iter().map(|h| h.path.as_str()).collect();
+        let naming = words.iter().filter(|w| !q.project.contains(w)).cloned().collect();
+        let shared_names = names_in_several_folders(&paths);
+        Pool {
+            pool,
+            evidence,
+            top: pool.iter().map(|h| h.score).fold(0.0f32, f32::max),
+            words,
+            written,
+            topical,
+            subject,
+            best_file,
+            sole_definitions,
+            first_definitions,
+            asked,
+            paths,
+            naming,
+            shared_names,
+        }
     }
-    out
+
+    /// The share of the question's words `hay` holds.
+    fn share(&self, hay: &str) -> f32 {
+        if self.words.is_empty() {
+            0.0
+        } else {
+            self.words.iter().filter(|w| hay.contains(w.as_str())).count() as f32 / self.words.len() as f32
+        }
+    }
+}
+
+/// One candidate of the pool, with what several features read of it.
+struct Candidate<'a> {
+    /// Its place in the pool, from 0.
+    at: usize,
+    hit: &'a Hit,
+    /// How many chunks of its file come before it in the pool.
+    before: usize,
+    /// How many of the pool's candidates are of its file.
+    same_file: usize,
+    /// Its path, lowercase.
+    path: String,
+    /// Its file's name without extensions, lowercase.
+    file_stem: String,
+    /// The definition's own name, lowercase.
+    name: Option<String>,
+    /// The share of the question's words its file holds.
+    file_share: f32,
+}
+
+impl<'a> Candidate<'a> {
+    fn new(pool: &Pool<'a>, at: usize) -> Candidate<'a> {
+        let hit = &pool.pool[at];
+        Candidate {
+            at,
+            hit,
+            before: pool.pool[..at].iter().filter(|o| o.path == hit.path).count(),
+            same_file: pool.pool.iter().filter(|o| o.path == hit.path).count(),
+            path: hit.path.to_lowercase(),
+            file_stem: stem(&hit.path),
+            name: hit.symbol.as_deref().map(own_name).map(str::to_lowercase),
+            file_share: pool.evidence.files.get(&hit.path).map_or(0.0, |file| pool.evidence.share(&file.counts)),
+        }
+    }
+}
+
+fn flag(b: bool) -> f32 {
+    f32::from(u8::from(b))
+}
+
+impl Feature {
+    /// This feature's value for candidate `c` of `pool` ([`Feature::meaning`]
+    /// says what each measures).
+    fn value(self, pool: &Pool, c: &Candidate) -> f32 {
+        let (h, s) = (c.hit, &c.hit.signals);
+        match self {
+            Feature::Position => 1.0 / (c.at + 1) as f32,
+            Feature::Score => if pool.top > 0.0 { h.score / pool.top } else { 0.0 },
+            Feature::Bm25 => reciprocal(s.bm25),
+            Feature::Symbol => reciprocal(s.symbol),
+            Feature::Dense => reciprocal(s.dense),
+            Feature::Exact => reciprocal(s.exact),
+            Feature::Graph => reciprocal(s.graph),
+            Feature::OtherLists => reciprocal([s.feedback, s.callees, s.patterns].into_iter().flatten().min()),
+            Feature::SecondOfFile => flag(c.before == 1),
+            Feature::ThirdOfFile => flag(c.before >= 2),
+            Feature::FileSupport => (c.same_file - 1).min(4) as f32 / 4.0,
+            Feature::PathWords => pool.share(&c.path),
+            Feature::StemWords => pool.share(&c.file_stem),
+            Feature::SymbolWord => flag(c.name.as_ref().is_some_and(|n| pool.words.contains(n))),
+            Feature::Outline => flag(matches!(h.kind, Kind::File | Kind::Fallback | Kind::Module)),
+            // Not a line window: those are mostly code too big to parse.
+            Feature::Prose => flag(h.kind.is_prose()),
+            Feature::TypeDecl => flag(h.kind.is_type_like(false)),
+            Feature::Test => flag(is_test_path(&h.path)),
+            Feature::Aside => flag(aside(&h.path)),
+            Feature::Span => span(h),
+            Feature::NameParts => name_parts_share(&pool.words, &h.path),
+            Feature::ChunkWords => pool.evidence.share(&counted_in(std::iter::once(h.content.as_str()), &pool.evidence.terms).0),
+            Feature::FileWords => c.file_share,
+            Feature::NameAsWritten => flag(pool.written.iter().any(|w| defines(h, w))),
+            Feature::FileNamed => flag(pool.words.contains(&c.file_stem)),
+            Feature::Named => reciprocal(s.named),
+            Feature::CodeName => flag(pool.sole_definitions.contains(&c.at)),
+            Feature::Superseded => flag(superseded(&h.path, &pool.paths, &pool.asked)),
+            Feature::DeclaresOther => flag(declares_other(&h.path, &pool.paths)),
+            // A short phrase leads with its subject; said once per file.
+            Feature::LeadFile => flag(pool.topical && pool.subject.as_ref() == Some(&c.file_stem) && c.before == 0),
+            Feature::PhrasePath => flag(pool.topical && c.before == 0 && reads_as_path(&pool.words, pool.subject.as_ref(), &h.path)),
+            Feature::FirstDefinition => flag(pool.first_definitions.contains(&c.at)),
+            // A file the question names and that holds its words is what it asks about.
+            Feature::WholeName => {
+                let named = !pool.shared_names.contains(&own_stem(&h.path)) && names_whole_file(&pool.naming, &h.path);
+                if named { c.file_share } else { 0.0 }
+            }
+            Feature::TopicFile => if pool.topical { pool.evidence.file_bm25(&h.path) / pool.best_file } else { 0.0 },
+        }
+    }
+}
+
+/// The features of each candidate of `pool`, in its order (the file's
+/// features on every candidate: [`keep_file_features_on_best`] keeps them
+/// on one).
+pub fn features(pool: &[Hit], q: &Question, evidence: &Evidence) -> Vec<PerFeature> {
+    let view = Pool::new(pool, q, evidence);
+    (0..pool.len())
+        .map(|at| {
+            let c = Candidate::new(&view, at);
+            let mut values = PerFeature::ZERO;
+            for &f in Feature::ALL {
+                values[f] = f.value(&view, &c);
+            }
+            values
+        })
+        .collect()
 }
 
 /// Whether a phrase reads as `path` from its `subject` on: the subject
@@ -482,8 +544,8 @@ pub fn placed_by_structure(h: &Hit) -> bool {
 /// The candidates in the order of their fitted scores (ties: the order they
 /// came in), each slot given to the best after every candidate loses
 /// [`Table::repeat_of_file`] per chunk of its file already placed, those
-/// [`placed_by_structure`] kept in their places; `explain` keeps each
-/// candidate's features on it. The scores reported stay the fused ones,
+/// [`placed_by_structure`] kept in their places; with `explain`, each
+/// candidate's stage score is explained by its features. The scores reported stay the fused ones,
 /// handed out in the new order (the best to the first), so that they fall
 /// down the list and `--min-score` cuts it.
 pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence, table: &Table, explain: bool) -> Vec<Hit> {
@@ -494,17 +556,17 @@ pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence
     let mut feats = features(&hits[..n], q, evidence);
     let kept: Vec<bool> = hits[..n].iter().map(placed_by_structure).collect();
     keep_file_features_on_best(&hits[..n], &mut feats, &table.weights);
-    let scores: Vec<f32> = feats.iter().map(|f| f.iter().zip(&table.weights).map(|(a, b)| a * b).sum()).collect();
+    let scores: Vec<f32> = feats.iter().map(|f| f.weighed(&table.weights, None)).collect();
     let order = placed_order(&hits[..n], &scores, &kept, table.repeat_of_file);
     let rest = hits.split_off(n);
     let mut fused_scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
     fused_scores.sort_by(|a, b| b.total_cmp(a));
     let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
     let mut out: Vec<Hit> = Vec::with_capacity(n + rest.len());
-    for (i, fused) in order.into_iter().zip(fused_scores) {
+    for ((i, placed), fused) in order.into_iter().zip(fused_scores) {
         if let Some(mut h) = slots[i].take() {
             if explain {
-                h.features = Some(feats[i].to_vec());
+                h.explain = Some(Box::new(explained(&feats[i], scores[i], kept[i], placed, table, h.explain.take())));
             }
             h.score = fused;
             out.push(h);
@@ -514,19 +576,30 @@ pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence
     out
 }
 
-/// How many of the last [`FEATURES`] speak of a file, not a chunk
-/// (`whole_name`, `topic_file`).
-const FILE_FEATURES: usize = 2;
+/// A candidate's stage score (`score`, of its `values`) as contributions:
+/// each feature that holds a value times its weight, then what it lost
+/// for the `placed` chunks of its file above it (a kept candidate loses
+/// nothing); `fused` explains the fused score it read.
+fn explained(values: &PerFeature, score: f32, kept: bool, placed: f32, table: &Table, fused: Option<Box<Explanation>>) -> Explanation {
+    let mut e = Explanation::new(if kept { RankedBy::Structure } else { RankedBy::Stage });
+    e.contributions = values.iter().filter(|(_, v)| *v != 0.0).map(|(f, v)| Contribution::new(f.name(), v, table.weights[f])).collect();
+    // The very sum ranked by (`PerFeature::weighed`, every feature in order).
+    e.score = score;
+    if !kept && placed > 0.0 && table.repeat_of_file != 0.0 {
+        e.add(Contribution::new("repeat_of_file", placed, -table.repeat_of_file));
+    }
+    e.fused = fused;
+    e
+}
 
-/// The last [`FILE_FEATURES`] speak of a file, not a chunk: they stay on the
-/// candidate of each file that the other features score best, and are 0 on
-/// the rest (lifting the file once, as one result, not all its chunks).
-fn keep_file_features_on_best(pool: &[Hit], feats: &mut [Features], weights: &Features) {
-    let first = FEATURES.len() - FILE_FEATURES;
-    let without_them = |f: &Features| -> f32 { f.iter().zip(weights).take(first).map(|(a, b)| a * b).sum() };
+/// The features of [`Scope::File`] speak of a file, not a chunk: they stay
+/// on the candidate of each file that the other features score best, and
+/// are 0 on the rest (lifting the file once, as one result, not all its
+/// chunks).
+fn keep_file_features_on_best(pool: &[Hit], feats: &mut [PerFeature], weights: &PerFeature) {
     let mut best_of_file: HashMap<&str, (usize, f32)> = HashMap::new();
     for (i, (h, f)) in pool.iter().zip(feats.iter()).enumerate() {
-        let score = without_them(f);
+        let score = f.weighed(weights, Some(Scope::Chunk));
         let best = best_of_file.entry(h.path.as_str()).or_insert((i, score));
         if score > best.1 {
             *best = (i, score);
@@ -534,28 +607,32 @@ fn keep_file_features_on_best(pool: &[Hit], feats: &mut [Features], weights: &Fe
     }
     for (i, (h, f)) in pool.iter().zip(feats.iter_mut()).enumerate() {
         if best_of_file.get(h.path.as_str()).is_some_and(|(b, _)| *b != i) {
-            f[first..].fill(0.0);
+            for &file_feature in Feature::ALL.iter().filter(|f| f.scope() == Scope::File) {
+                f[file_feature] = 0.0;
+            }
         }
     }
 }
 
 /// The order of `pool` by `scores`: kept candidates in their own slots,
 /// every other slot to the best remaining candidate once each has lost
-/// `repeat` for every chunk of its file above the slot (ties: the earlier).
-fn placed_order(pool: &[Hit], scores: &[f32], kept: &[bool], repeat: f32) -> Vec<usize> {
+/// `repeat` for every chunk of its file above the slot (ties: the earlier);
+/// each with how many chunks of its file were above it.
+fn placed_order(pool: &[Hit], scores: &[f32], kept: &[bool], repeat: f32) -> Vec<(usize, f32)> {
     let mut placed_of_file: HashMap<&str, f32> = HashMap::new();
     let mut free: Vec<usize> = (0..pool.len()).filter(|i| !kept[*i]).collect();
     let mut order = Vec::with_capacity(pool.len());
     for slot in 0..pool.len() {
+        let placed = |i: usize| placed_of_file.get(pool[i].path.as_str()).copied().unwrap_or(0.0);
         let pick = if kept[slot] {
             slot
         } else {
-            let value = |i: usize| scores[i] - repeat * placed_of_file.get(pool[i].path.as_str()).copied().unwrap_or(0.0);
+            let value = |i: usize| scores[i] - repeat * placed(i);
             let Some(at) = (0..free.len()).reduce(|best, at| if value(free[at]) > value(free[best]) { at } else { best }) else { break };
             free.remove(at)
         };
+        order.push((pick, placed(pick)));
         *placed_of_file.entry(pool[pick].path.as_str()).or_insert(0.0) += 1.0;
-        order.push(pick);
     }
     order
 }
@@ -578,13 +655,13 @@ mod tests {
     fn the_position_weight_alone_keeps_the_order() {
         let q = Question::new("where is the session cookie jar merged");
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
-        let mut w = [0.0; FEATURES.len()];
-        w[0] = 1.0;
+        let mut w = PerFeature::ZERO;
+        w[Feature::Position] = 1.0;
         let order: Vec<String> = rerank(hits.clone(), POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["x", "y", "merge"]);
         // Reordered, the scores still fall down the list.
-        w[0] = 0.0;
-        w[1] = 1.0;
+        w[Feature::Position] = 0.0;
+        w[Feature::Score] = 1.0;
         let scored: Vec<(String, f32)> = rerank(hits, POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
         assert_eq!(scored, [("y".to_string(), 0.5), ("merge".to_string(), 0.2), ("x".to_string(), 0.1)]);
     }
@@ -594,7 +671,7 @@ mod tests {
         let q = Question::new("how is the cookie jar merged");
         let pool = vec![hit("src/cookies.py", "merge_cookies", 1.0), hit("src/cookies.py", "jar", 0.5), hit("tests/test_cookies.py", "test_jar", 0.25)];
         let f = features(&pool, &q, &Evidence::empty());
-        let at = |name: &str| FEATURES.iter().position(|n| *n == name).expect("feature");
+        let at = |name: &str| Feature::named(name).expect("feature");
         assert_eq!(f[0][at("score")], 1.0);
         assert_eq!(f[1][at("second_of_file")], 1.0);
         assert_eq!(f[0][at("second_of_file")], 0.0);
@@ -626,7 +703,7 @@ mod tests {
         a.content = "def run\n  generator.configure\nend".into();
         let pool = vec![a, hit("gen/app_generator.rb", "x", 0.5), hit("lib/other.rb", "y", 0.5)];
         let f = features(&pool, &q, &evidence);
-        let at = |name: &str| FEATURES.iter().position(|n| *n == name).expect("feature");
+        let at = |name: &str| Feature::named(name).expect("feature");
         assert!((f[0][at("chunk_words")] - 2.0 / 3.0).abs() < 1e-6, "{:?}", f[0]);
         assert!((f[0][at("file_words")] - 2.0 / 3.0).abs() < 1e-6);
         assert_eq!(f[2][at("file_words")], 0.0, "a file not read holds nothing");
@@ -649,7 +726,7 @@ mod tests {
 
     #[test]
     fn a_code_shaped_name_marks_its_only_file_s_definition() {
-        let at = FEATURES.iter().position(|n| *n == "code_name").expect("feature");
+        let at = Feature::named("code_name").expect("feature");
         let marked = |question: &str, pool: &[Hit]| -> Vec<f32> { features(pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect() };
         let pool = [hit("src/response.rs", "LimitedRead", 0.5), hit("src/response.rs", "LimitedRead::new", 0.9), hit("src/response.rs", "Response", 1.0)];
         assert_eq!(marked("LimitedRead type in the response module", &pool), [1.0, 0.0, 0.0]);
@@ -664,7 +741,7 @@ mod tests {
 
     #[test]
     fn a_bare_name_s_first_definition_is_the_symbol_list_s() {
-        let at = FEATURES.iter().position(|n| *n == "first_definition").expect("feature");
+        let at = Feature::named("first_definition").expect("feature");
         let ranked = |path: &str, symbol: &str, symbol_rank: usize| {
             let mut h = hit(path, symbol, 1.0);
             h.kind = Kind::Class;
@@ -713,7 +790,7 @@ mod tests {
 
     #[test]
     fn a_short_phrase_leads_with_its_file() {
-        let at = FEATURES.iter().position(|n| *n == "lead_file").expect("feature");
+        let at = Feature::named("lead_file").expect("feature");
         let lead = |question: &str| -> Vec<f32> {
             let pool = [hit("src/Job.kt", "Job.cancel", 1.0), hit("src/Job.kt", "Job", 0.9), hit("src/JobSupport.kt", "JobImpl", 0.8)];
             features(&pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect()
@@ -736,7 +813,7 @@ mod tests {
 
     #[test]
     fn a_phrase_reads_as_its_path() {
-        let at = FEATURES.iter().position(|n| *n == "phrase_path").expect("feature");
+        let at = Feature::named("phrase_path").expect("feature");
         let pool = [hit("lib/rails/engine/configuration.rb", "Configuration", 1.0), hit("lib/rails/engine.rb", "Engine", 0.9), hit("lib/rails/engine/configuration.rb", "paths", 0.8)];
         let read = |question: &str| -> Vec<f32> { features(&pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect() };
         // The subject names the folder, a later word the file: its first candidate.
@@ -749,19 +826,19 @@ mod tests {
 
     #[test]
     fn the_topic_stays_on_the_files_best_candidate() {
-        assert_eq!(FEATURES[FEATURES.len() - FILE_FEATURES..], ["whole_name", "topic_file"], "keep_file_features_on_best reads the last features");
         let pool = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("b.py", "z", 0.5)];
-        let mut weights = [0.0; FEATURES.len()];
-        weights[1] = 1.0;
-        let topic = FEATURES.len() - 1;
-        let mut feats: Vec<Features> = [0.5, 1.0, 0.2].iter().map(|s| {
-            let mut f = [0.0; FEATURES.len()];
-            (f[1], f[topic]) = (*s, 0.7);
+        let mut weights = PerFeature::ZERO;
+        weights[Feature::Score] = 1.0;
+        let mut feats: Vec<PerFeature> = [0.5, 1.0, 0.2].iter().map(|s| {
+            let mut f = PerFeature::ZERO;
+            (f[Feature::Score], f[Feature::TopicFile], f[Feature::WholeName]) = (*s, 0.7, 0.4);
             f
         }).collect();
         keep_file_features_on_best(&pool, &mut feats, &weights);
-        // a.py's second candidate scores better without the topic: it keeps it.
-        assert_eq!(feats.iter().map(|f| f[topic]).collect::<Vec<_>>(), [0.0, 0.7, 0.7]);
+        // a.py's second candidate scores better without the file's features: it keeps them.
+        assert_eq!(feats.iter().map(|f| f[Feature::TopicFile]).collect::<Vec<_>>(), [0.0, 0.7, 0.7]);
+        assert_eq!(feats.iter().map(|f| f[Feature::WholeName]).collect::<Vec<_>>(), [0.0, 0.4, 0.4]);
+        assert_eq!(Feature::ALL.iter().filter(|f| f.scope() == Scope::File).count(), 2);
     }
 
     #[test]
@@ -779,7 +856,7 @@ mod tests {
         assert_eq!(names_in_several_folders(&["v4/core/schemas.ts", "v4/classic/schemas.ts", "v4/core/api.ts", "lib/connect.c", "lib/connect.h"]), ["schemas"]);
 
         // As a feature: the share of the question's words its file holds; the project's name names no file.
-        let at = FEATURES.iter().position(|n| *n == "whole_name").expect("feature");
+        let at = Feature::named("whole_name").expect("feature");
         let file = |counts: Vec<u32>| FileEvidence { counts, length: 100 };
         let files = HashMap::from([("src/analysis.zig".to_string(), file(vec![0, 2, 1])), ("src/zls.zig".to_string(), file(vec![3, 1, 0]))]);
         let evidence = Evidence { terms: ["zls", "analysi", "scope"].map(String::from).to_vec(), idf: vec![1.0; 3], files, mean_length: 100.0 };
@@ -807,8 +884,8 @@ mod tests {
     fn a_file_already_placed_gives_way() {
         let q = Question::new("where is the session cookie jar merged");
         let hits = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("a.py", "z", 0.7), hit("b.py", "w", 0.5)];
-        let mut weights = [0.0; FEATURES.len()];
-        weights[1] = 1.0;
+        let mut weights = PerFeature::ZERO;
+        weights[Feature::Score] = 1.0;
         let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), POOL, &q, &Evidence::empty(), &Table { weights, repeat_of_file }, false).into_iter().filter_map(|h| h.symbol).collect() };
         assert_eq!(order(0.0), ["x", "y", "z", "w"]);
         // Scores over the best: x 1, y .89, z .78, w .56; y loses 0.25 once x is placed, z twice that.
@@ -823,8 +900,8 @@ mod tests {
         step.signals.callees = Some(1);
         let hits = vec![hit("web/a.py", "follow", 0.9), step, hit("web/b.py", "x", 0.3), hit("web/c.py", "y", 0.2)];
         // Weights that reverse the fused order move the others around it.
-        let mut w = [0.0; FEATURES.len()];
-        w[0] = -1.0;
+        let mut w = PerFeature::ZERO;
+        w[Feature::Position] = -1.0;
         let order: Vec<String> = rerank(hits, POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["y", "next_location", "x", "follow"]);
     }

@@ -203,7 +203,7 @@ fn bm25_window_in(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
         let weight = import_w * kind_w * if is_test_code(&path, symbol.as_deref()) { test_weight } else { 1.0 };
         let hit = Hit {
             tie: crate::stores::keyword::key_of(&id),
-            features: None,
+            explain: None,
             rank: 0,
             path,
             start_line: get_u64(&doc, cf.start_line) as usize,

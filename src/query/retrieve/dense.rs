@@ -142,7 +142,7 @@ pub fn dense_hits(store: &dyn VectorStore, ranked: Vec<(String, f32, serde_json:
         let rank = results.len() + 1;
         results.push(Hit {
             tie: 0,
-            features: None,
+            explain: None,
             rank,
             path: get("path").unwrap_or_default(),
             start_line: line("start_line").max(1),

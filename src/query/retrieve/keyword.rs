@@ -183,7 +183,7 @@ pub(super) fn hit_of_chunk(index: &KeywordIndex, doc: &tantivy::TantivyDocument,
     let cf = index.cf;
     Hit {
         tie: 0,
-        features: None,
+        explain: None,
         rank: 0,
         path: get_str(doc, cf.path).unwrap_or_default(),
         start_line: get_u64(doc, cf.start_line) as usize,

@@ -10,7 +10,7 @@ pub fn pattern_hit(p: &crate::analysis::patterns::Pattern, rank: usize) -> Optio
     let ex = p.examples.first()?;
     Some(Hit {
         tie: 0,
-        features: None,
+        explain: None,
         rank,
         path: ex.path.clone(),
         start_line: ex.start_line,

@@ -93,7 +93,7 @@ pub(super) fn symbol_search(
         };
         hits.push(Hit {
             tie,
-            features: None,
+            explain: None,
             rank: i + 1,
             path: get_str(&doc, sf.path).unwrap_or_default(),
             start_line,
@@ -131,7 +131,7 @@ pub fn symbol_hit(index: &KeywordIndex, path: &str, qualified: &str) -> Result<O
     let content = if chunk_id.is_some() { String::new() } else { get_str(&doc, sf.signature).unwrap_or_default() };
     Ok(Some(Hit {
         tie: 0,
-        features: None,
+        explain: None,
         rank: 0,
         path: path.to_string(),
         start_line,

@@ -7,6 +7,8 @@
 
 use serde::Serialize;
 
+pub mod explain;
+
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
 use crate::query::question::intent::Analysis;
@@ -123,10 +125,10 @@ pub struct Hit {
     /// the work tree breaks ties as one index of the work tree would.
     #[serde(skip)]
     pub tie: u64,
-    /// The ranking stage's features of this hit, when asked for
-    /// (`HybridOptions::explain`, for `scripts/fit-ranking.py`).
+    /// Why it ranks here, when asked for (`HybridOptions::explain`):
+    /// its score as named contributions.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub features: Option<Vec<f32>>,
+    pub explain: Option<Box<explain::Explanation>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
