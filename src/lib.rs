@@ -48,7 +48,6 @@ pub use query::options::{HybridOptions, Mode, QueryOptions, DEFAULT_WINDOW};
 pub use query::question::intent::Relation;
 pub use query::answer::explain::{Contribution, Explanation, Moved, RankedBy};
 pub use query::rank::features::meaning_of as feature_meaning;
-pub use query::retrieve::symbols::SYMBOL_NAME_MATCH;
 pub use query::sources::engine::{Engine, SemanticSetup};
 pub use query::sources::server::{Server as QueryServer, ServerQueryError};
 pub use query::sources::warm::{WarmEngine, WarmStatus};

@@ -168,6 +168,20 @@ fn no_library_function_is_longer_than_100_lines() {
 /// direction"): a module uses the layers before its own, never one after.
 const QUERY_LAYERS: &[&str] = &["question", "answer", "options", "retrieve", "rank", "sources", "context"];
 
+/// The base layer below them all: the numbers that order results and the
+/// features they weigh. They live in `rank/`, which decides what a question
+/// weighs, and every layer reads them (a retriever's own scores, the
+/// question's list weights); they read no other layer.
+const QUERY_BASE: &[[&str; 2]] = &[["rank", "parameters"], ["rank", "features"]];
+
+/// A module's layer: 0 the base, then [`QUERY_LAYERS`] from 1.
+fn query_layer(m: &[String]) -> Option<usize> {
+    if QUERY_BASE.iter().any(|b| m.len() >= 2 && m[0] == b[0] && m[1] == b[1]) {
+        return Some(0);
+    }
+    m.first().and_then(|top| QUERY_LAYERS.iter().position(|l| l == top)).map(|p| p + 1)
+}
+
 /// Each module of `src/query/` (its path below `query`, `[]` for `mod.rs`) and its file.
 fn query_modules() -> Vec<(Vec<String>, PathBuf)> {
     let root = src().join("query");
@@ -249,7 +263,7 @@ fn query_imports() -> Vec<(Vec<String>, Vec<Vec<String>>)> {
 #[test]
 fn the_query_layers_import_only_downwards_and_without_circles() {
     let imports = query_imports();
-    let layer = |m: &[String]| m.first().and_then(|top| QUERY_LAYERS.iter().position(|l| l == top));
+    let layer = query_layer;
     let mut problems = Vec::new();
     for (module, targets) in &imports {
         let Some(own) = layer(module) else {
@@ -287,5 +301,33 @@ fn the_query_layers_import_only_downwards_and_without_circles() {
     for (m, _) in &imports {
         walk(m, &graph, &mut Vec::new(), &mut done, &mut problems);
     }
-    assert!(problems.is_empty(), "src/query/ must stay layered ({}):\n{}", QUERY_LAYERS.join(" < "), problems.join("\n"));
+    assert!(problems.is_empty(), "src/query/ must stay layered (rank/parameters, rank/features < {}):\n{}", QUERY_LAYERS.join(" < "), problems.join("\n"));
+}
+
+/// Every number that orders results is named in `rank/parameters.rs` with
+/// its reason: no other file of `src/query/` (its tests aside) writes a
+/// float literal but 0 and 1.
+#[test]
+fn no_number_that_orders_results_lives_outside_the_parameters_file() {
+    let float = regex::Regex::new(r"(?:^|[^\w.])(\d+\.\d+(?:e-?\d+)?|\d+(?:\.\d+)?(?:e-?\d+)?f(?:32|64)|\d+e-?\d+)").expect("regex");
+    let string = regex::Regex::new(r#""(?:[^"\\]|\\.)*""#).expect("regex");
+    let mut found = Vec::new();
+    let mut scanned = 0;
+    for (module, file) in query_modules() {
+        if module == ["rank", "parameters"] {
+            continue;
+        }
+        scanned += 1;
+        for (i, line) in code_before_tests(&file).iter().enumerate() {
+            let code = string.replace_all(line, "\"\"");
+            for c in float.captures_iter(&code) {
+                let literal = c[1].trim_end_matches("f32").trim_end_matches("f64");
+                if literal.parse::<f64>().is_ok_and(|v| v != 0.0 && v != 1.0) {
+                    found.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(scanned > 30, "scanned only {scanned} files");
+    assert!(found.is_empty(), "name these in src/query/rank/parameters.rs, with why each has its value:\n{}", found.join("\n"));
 }

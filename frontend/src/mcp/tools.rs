@@ -388,7 +388,7 @@ fn symbols(server: &Server, a: SymbolsArgs) -> ToolResult {
     search.query.kind = a.kind;
     let answer = answer(server, &name, search)?;
     // Definitions are name matches; looser matches are offered as suggestions.
-    let (defs, others): (Vec<_>, Vec<_>) = answer.response.results.into_iter().partition(|h| h.score >= git_rag::SYMBOL_NAME_MATCH);
+    let (defs, others): (Vec<_>, Vec<_>) = answer.response.results.into_iter().partition(|h| h.name_match);
     let definitions: Vec<Value> = defs
         .iter()
         .map(|h| {

@@ -125,6 +125,11 @@ pub struct Hit {
     /// the work tree breaks ties as one index of the work tree would.
     #[serde(skip)]
     pub tie: u64,
+    /// Symbol mode: the definition's name is a word of the question (its
+    /// qualified or own name, in any case); looser matches (a prefix, a
+    /// word of the name) are suggestions.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub name_match: bool,
     /// Why it ranks here, when asked for (`HybridOptions::explain`):
     /// its score as named contributions.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -155,6 +155,7 @@ pub(crate) fn context_pieces(source: &dyn Texts, answer: &Answer) -> Result<Vec<
             let h = Hit {
                 tie: 0,
                 explain: None,
+                name_match: false,
                 rank: 0,
                 path: path.clone(),
                 start_line: node.start_line,

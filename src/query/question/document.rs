@@ -5,6 +5,7 @@
 //! dotted names and exception names. Each signal carries a confidence, so the
 //! retrievers take the surest first.
 
+use crate::query::rank::parameters::{CODE_SPAN_NAME, CODE_SPAN_WORD, FENCED_NAME, PROSE_NAME};
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -176,20 +177,20 @@ pub fn extract(text: &str) -> Signals {
         let message = span.split_whitespace().filter(|w| w.chars().all(char::is_alphabetic)).count() >= 3;
         for n in names(span) {
             if code_shaped(n) {
-                add(&mut ids, n, 0.9);
+                add(&mut ids, n, CODE_SPAN_NAME);
             } else if !message {
-                add(&mut ids, n, 0.7);
+                add(&mut ids, n, CODE_SPAN_WORD);
             }
         }
     }
     for n in names(&prose) {
         if code_shaped(n) {
-            add(&mut ids, n, 0.6);
+            add(&mut ids, n, PROSE_NAME);
         }
     }
     for n in names(&fenced) {
         if code_shaped(n) {
-            add(&mut ids, n, 0.4);
+            add(&mut ids, n, FENCED_NAME);
         }
     }
     ids.retain(|i| !s.paths.iter().any(|p| p.ends_with(&i.name)));

@@ -14,6 +14,7 @@
 //!   incidental, so it never asks the graph or the patterns; the code it
 //!   names ([`super::document`]) goes to symbol lookup.
 
+use crate::query::rank::parameters::{CONCEPT_LISTS, DOCUMENT_LISTS, DOCUMENT_SYMBOL_LIST, GRAPH_LISTS, IDENTIFIER_LISTS, KEYWORD_LISTS, MIXED_LISTS};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -54,14 +55,9 @@ pub struct GraphAsk {
     pub context: Vec<String>,
 }
 
-/// Weight of each retriever in the fusion.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Weights {
-    pub bm25: f32,
-    pub symbol: f32,
-    pub dense: f32,
-    pub graph: f32,
-}
+/// Weight of each retriever in the fusion: a row of
+/// [`crate::query::rank::parameters`], which holds every such number.
+pub use crate::query::rank::parameters::Weights;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Analysis {
@@ -125,7 +121,7 @@ pub fn classify(text: &str, document: bool, signals: Option<super::document::Sig
     let is_question = QUESTION_WORDS.contains(&first) || text.trim_end().ends_with('?');
     if document {
         let signals = signals.unwrap_or_default();
-        let weights = Weights { bm25: 1.0, symbol: if signals.identifiers.is_empty() { 0.0 } else { 0.5 }, dense: 0.5, graph: 0.0 };
+        let weights = Weights { symbol: if signals.identifiers.is_empty() { DOCUMENT_LISTS.symbol } else { DOCUMENT_SYMBOL_LIST }, ..DOCUMENT_LISTS };
         return Analysis { intent: Intent::Document, weights, graph: None, wants_patterns: false, signals: Some(signals), literals: literals.to_vec() };
     }
     let wants_patterns = wants_patterns(&lower);
@@ -133,7 +129,7 @@ pub fn classify(text: &str, document: bool, signals: Option<super::document::Sig
     if let Some(ask) = graph_ask(text) {
         return Analysis {
             intent: Intent::Graph,
-            weights: Weights { bm25: 0.5, symbol: 0.3, dense: 0.3, graph: 20.0 },
+            weights: GRAPH_LISTS,
             graph: Some(ask),
             wants_patterns,
             signals: None,
@@ -163,12 +159,10 @@ pub fn classify(text: &str, document: bool, signals: Option<super::document::Sig
         Intent::Keyword
     };
     let weights = match intent {
-        // BM25 is the strongest single retriever on code; the others are
-        // weighted by how much the query's form says they can add.
-        Intent::Identifier => Weights { bm25: 1.0, symbol: 1.0, dense: 0.3, graph: 0.0 },
-        Intent::Keyword => Weights { bm25: 1.0, symbol: 0.3, dense: 0.35, graph: 0.0 },
-        Intent::Concept => Weights { bm25: 1.0, symbol: 0.2, dense: 1.0, graph: 0.0 },
-        Intent::Mixed => Weights { bm25: 1.0, symbol: 0.6, dense: 0.5, graph: 0.0 },
+        Intent::Identifier => IDENTIFIER_LISTS,
+        Intent::Keyword => KEYWORD_LISTS,
+        Intent::Concept => CONCEPT_LISTS,
+        Intent::Mixed => MIXED_LISTS,
         Intent::Graph | Intent::Document => unreachable_weights(),
     };
     Analysis { intent, weights, graph: None, wants_patterns, signals: None, literals: literals.to_vec() }

@@ -1,6 +1,7 @@
 //! The indexed files a question names: a path, a stack frame, a dotted
 //! module name, matched against the paths of the index.
 
+use crate::query::rank::parameters::{FRAME_DECAY, FRAME_FLOOR, MODULE_STRENGTH, NAME_ONLY_MENTION};
 use std::collections::HashMap;
 
 use super::document::{Frame, Signals};
@@ -19,7 +20,7 @@ fn shared_tail(path: &str, mentioned: &str) -> usize {
 pub fn mention_strength(path: &str, mentioned: &str) -> f32 {
     match shared_tail(path, mentioned) {
         0 => 0.0,
-        1 if path.contains('/') => 0.5,
+        1 if path.contains('/') => NAME_ONLY_MENTION,
         _ => 1.0,
     }
 }
@@ -27,13 +28,6 @@ pub fn mention_strength(path: &str, mentioned: &str) -> f32 {
 /// A name more indexed files share than this says nothing about which one
 /// the query means (`conf.py`, `__init__.py`).
 const MAX_NAMESAKES: usize = 3;
-/// Stack frames in the repository, innermost first, count this much less
-/// each (the innermost is where the error was raised), down to the floor.
-const FRAME_DECAY: f32 = 0.2;
-const FRAME_FLOOR: f32 = 0.4;
-/// A dotted module name (`sphinx.ext.napoleon`) names its file less surely
-/// than a path.
-pub const MODULE_STRENGTH: f32 = 0.5;
 
 /// The indexed files a query names (its paths, stack frames and dotted
 /// module names), each with how surely: a mention several files match

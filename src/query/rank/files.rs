@@ -6,6 +6,7 @@
 //! chunk gave file Acc@1 0.64 against 0.53 for a sum halving each next
 //! chunk, and line Acc@10 0.66 against 0.62.
 
+use super::parameters::{CHUNKS_PER_FILE, COUNTED_CHUNKS, FILE_CHUNK_DECAY, LIFTED_PER_FILE, MENTION_WEIGHT};
 use std::collections::HashMap;
 
 use crate::query::answer::explain::{Contribution, Moved};
@@ -15,15 +16,6 @@ use crate::query::answer::{FileChunk, FileHit, Hit};
 use crate::query::question::about::{role, About};
 use crate::query::question::mentions::Mentions;
 
-/// Chunks of a file that count towards its score, best first; the next
-/// ones are worth so little that they only break ties.
-const COUNTED_CHUNKS: usize = 3;
-const DECAY: f32 = 0.01;
-/// Chunks shown per file.
-pub const CHUNKS_PER_FILE: usize = 3;
-/// A file the query names (a path, a stack frame) gains this many times the
-/// best file's own evidence.
-const MENTION_WEIGHT: f32 = 1.0;
 
 
 /// Weighs each fused result by its file's role and, against what a short
@@ -43,9 +35,6 @@ pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.rank.cmp(&b.rank)));
 }
 
-/// Chunks of a named file lifted in a list of chunks (each file's best
-/// few): the file an issue names is where its reader looks first.
-const LIFTED_PER_FILE: usize = 2;
 
 /// Lifts the best chunks of the files the query names by the best result's
 /// score times how surely it names them, re-sorting.
@@ -95,7 +84,7 @@ pub fn rank_files(hits: &[Hit], mentions: &Mentions) -> Vec<FileHit> {
     let best = hits.iter().map(|h| h.score).fold(0.0, f32::max);
     for (f, scores) in files.iter_mut() {
         scores.sort_by(|a, b| b.total_cmp(a));
-        f.score = scores.iter().take(COUNTED_CHUNKS).enumerate().map(|(i, s)| s * DECAY.powi(i as i32)).sum();
+        f.score = scores.iter().take(COUNTED_CHUNKS).enumerate().map(|(i, s)| s * FILE_CHUNK_DECAY.powi(i as i32)).sum();
         let m = mentions.of(&f.path);
         if m > 0.0 {
             f.mentioned = true;
@@ -182,12 +171,14 @@ mod tests {
     use super::*;
     use crate::query::answer::Signals as Ranks;
     use crate::query::question::document::Signals;
-    use crate::query::question::mentions::{mention_strength, MODULE_STRENGTH};
+    use crate::query::question::mentions::mention_strength;
+    use crate::query::rank::parameters::MODULE_STRENGTH;
 
     fn hit(path: &str, start: usize, score: f32) -> Hit {
         Hit {
             tie: 0,
             explain: None,
+            name_match: false,
             rank: 0,
             path: path.into(),
             start_line: start,

@@ -1,29 +1,13 @@
 //! Fusing ranked lists: weighted Reciprocal Rank Fusion, overlap dedup and
 //! MMR diversification.
 
+use super::parameters::{ANSWER_K, DUPLICATE_OVERLAP, MIN_LIST, MMR_MIN_SCALE, MMR_SAME_FILE, RRF_K, TOP_RANK_BONUS};
 use std::collections::{HashMap, HashSet};
 
 use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
 use crate::query::answer::{Hit, Retriever};
 use crate::query::retrieve::patterns::token_set;
 
-/// RRF's k: ranks deep in a list still count, but the top dominates.
-pub const RRF_K: f32 = 60.0;
-/// Extra credit for each retriever's first result. With k = 60, rank 1 is
-/// worth barely more than rank 5, so a chunk one retriever was sure of lost
-/// to chunks two retrievers placed mid-list (measured on the dev kit: +0.008
-/// nDCG@10, +0.018 MRR, recall unchanged).
-pub const TOP_RANK_BONUS: f32 = 0.5;
-/// RRF's k for the list that answers the question (a graph question's walk,
-/// nearest first): its order is the answer's, which the other lists should
-/// reorder only where it is flat. With k = 60 a test that calls the subject
-/// and matches its name in every keyword list rose above the production
-/// callers (graph questions of the dev kit and the Rust/Go corpora: hybrid
-/// nDCG@10 0.937 -> 0.940, and no query below graph mode alone; k from 3 to
-/// 30 measured the same).
-pub const ANSWER_K: f32 = 20.0;
-/// The shortest list a retriever contributes, however light its weight.
-const MIN_LIST: usize = 10;
 
 pub fn hit_key(h: &Hit) -> String {
     h.chunk_id.clone().unwrap_or_else(|| format!("{}:{}-{}", h.path, h.start_line, h.end_line))
@@ -65,6 +49,8 @@ pub fn fuse_explained(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Opti
             let entry = fused.entry(hit_key(h)).or_insert_with(|| {
                 let mut first = h.clone();
                 first.signals = Default::default();
+                // A symbol list's mark, meant for symbol mode's answer alone.
+                first.name_match = false;
                 (0.0, -1.0, first)
             });
             entry.0 += contribution;
@@ -78,6 +64,7 @@ pub fn fuse_explained(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Opti
                 let signals = entry.2.signals.clone();
                 entry.2 = h.clone();
                 entry.2.signals = signals;
+                entry.2.name_match = false;
                 entry.1 = contribution;
             }
             let s = &mut entry.2.signals;
@@ -142,7 +129,7 @@ pub fn dedup_overlaps(hits: Vec<Hit>) -> Vec<Hit> {
                 }
                 let overlap = (hi - lo + 1) as f32;
                 let smaller = ((k.end_line - k.start_line + 1).min(h.end_line - h.start_line + 1)) as f32;
-                overlap / smaller.max(1.0) >= 0.5
+                overlap / smaller.max(1.0) >= DUPLICATE_OVERLAP
             });
         if !repeats {
             kept.push(h);
@@ -159,7 +146,7 @@ pub fn mmr(hits: Vec<Hit>, lambda: f32, limit: usize) -> Vec<Hit> {
     if hits.len() <= 1 || lambda >= 1.0 {
         return hits;
     }
-    let max = hits.iter().map(|h| h.score).fold(f32::MIN, f32::max).max(1e-9);
+    let max = hits.iter().map(|h| h.score).fold(f32::MIN, f32::max).max(MMR_MIN_SCALE);
     let terms: Vec<HashSet<String>> = hits.iter().map(|h| token_set(&h.content)).collect();
     let mut remaining: Vec<usize> = (0..hits.len()).collect();
     let mut picked: Vec<usize> = Vec::new();
@@ -173,7 +160,7 @@ pub fn mmr(hits: Vec<Hit>, lambda: f32, limit: usize) -> Vec<Hit> {
                     .map(|&j| {
                         let inter = terms[i].intersection(&terms[j]).count() as f32;
                         let union = terms[i].union(&terms[j]).count().max(1) as f32;
-                        let same_file = if hits[i].path == hits[j].path { 0.2 } else { 0.0 };
+                        let same_file = if hits[i].path == hits[j].path { MMR_SAME_FILE } else { 0.0 };
                         (inter / union + same_file).min(1.0)
                     })
                     .fold(0.0, f32::max);
@@ -196,6 +183,7 @@ mod tests {
         Hit {
             tie: 0,
             explain: None,
+            name_match: false,
             rank: 0,
             path: path.into(),
             start_line: s,

@@ -11,9 +11,10 @@
 //! priors, `--files`, parents and diversity are written once, here and in
 //! the pipeline.
 
+use super::parameters::{CALLEE_SEEDS, CALLEE_WEIGHT, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT, FEEDBACK_NAMES, PATTERNS_ASKED, PATTERNS_UNASKED, RRF_K, STEPS_POOL, STEPS_WEIGHT, SURE_MARGIN, SURE_RAMP, SURE_WEIGHT, SURE_WEIGHT_STEPS, USAGE_DEPTH, USAGE_WEIGHT};
 use std::time::Instant;
 
-use super::fusion::{fuse, fuse_explained, RRF_K};
+use super::fusion::{fuse, fuse_explained};
 use crate::analysis::lang::is_test_path;
 use crate::query::answer::{Answer, HybridError, Hit, Response, Result, Retriever, Timings, Unavailable};
 use crate::query::options::{HybridOptions, Mode, QueryOptions};
@@ -24,12 +25,6 @@ use crate::query::question::Question;
 use crate::query::retrieve::{Source, Walk};
 use crate::progress::millis;
 
-/// The weight of chunks holding a literal of the query as written: a
-/// verbatim match outranks what every other retriever agrees on.
-const EXACT_WEIGHT: f32 = 3.0;
-/// An issue report quotes messages it saw, some of which the code formats
-/// from parts: one list among the others.
-const EXACT_DOCUMENT_WEIGHT: f32 = 1.0;
 
 /// Answers `text` from `source` in the mode `opts` asks for.
 pub fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<Answer> {
@@ -144,7 +139,7 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
             }
             lists.push((Retriever::Dense, w.dense, hits));
             if !patterns.is_empty() {
-                lists.push((Retriever::Patterns, if analysis.wants_patterns { 2.0 } else { 0.3 }, patterns));
+                lists.push((Retriever::Patterns, if analysis.wants_patterns { PATTERNS_ASKED } else { PATTERNS_UNASKED }, patterns));
             }
         }
         Some(Err(e)) => answer.fallbacks.push(format!("dense: {e}")),
@@ -167,7 +162,7 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
         // Without vectors, patterns are matched on their descriptions.
         let hits = source.patterns_by_words(q, 10)?;
         if !hits.is_empty() {
-            lists.push((Retriever::Patterns, 2.0, hits));
+            lists.push((Retriever::Patterns, PATTERNS_ASKED, hits));
         }
     }
     if analysis.intent == Intent::Concept {
@@ -194,16 +189,6 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
     Ok(fuse_explained(&lists, RRF_K, answering, opts.explain))
 }
 
-/// A concept question's best candidates (fused from every other list) whose
-/// callees are counted, and the weight of that list. Measured on the dev kit
-/// and the Rust/Go corpora (hybrid nDCG@10, concept / multi-part questions):
-/// 0.601 / 0.497 -> 0.618 / 0.515, all 273 queries 0.740 -> 0.749; 5 or 15
-/// seeds and weights 0.3 / 0.7 gained less or the same; ordered by how
-/// often, then by callers' rank instead of size: less. Keyword-like
-/// questions and issue reports lose with it (kit keyword type mixed, SWE-bench
-/// dev line Acc@10 0.681 -> 0.617): concept questions only.
-const CALLEE_SEEDS: usize = 10;
-const CALLEE_WEIGHT: f32 = 0.5;
 
 /// The best candidate of a concept question when it calls at least two of
 /// the first [`STEPS_POOL`] others: it drives what the question asks about
@@ -225,8 +210,6 @@ fn steps_of_the_best(source: &dyn Source, fused: &[Hit], opts: &QueryOptions) ->
     }
     Ok(Some(std::iter::once(best.clone()).chain(called.into_iter().map(|i| fused[i].clone())).collect()))
 }
-const STEPS_POOL: usize = 40;
-const STEPS_WEIGHT: f32 = 1.0;
 
 /// Of a concept question's dense list, the first when it stands out from
 /// the second by more than [`SURE_MARGIN`] in cosine similarity, as a list
@@ -246,15 +229,10 @@ const STEPS_WEIGHT: f32 = 1.0;
 fn sure_nearest(dense: &[Hit]) -> Option<(f32, Vec<Hit>)> {
     let [first, second, ..] = dense else { return None };
     let ramp = ((first.score - second.score - SURE_MARGIN) / SURE_RAMP).clamp(0.0, 1.0);
-    let weight = SURE_WEIGHT * (ramp * 10.0).round() / 10.0;
+    let weight = SURE_WEIGHT * (ramp * SURE_WEIGHT_STEPS).round() / SURE_WEIGHT_STEPS;
     (weight > 0.0).then(|| (weight, vec![first.clone()]))
 }
-const SURE_MARGIN: f32 = 0.04;
-const SURE_RAMP: f32 = 0.05;
-const SURE_WEIGHT: f32 = 1.0;
 
-/// The weight of a looked-up name's direct callers.
-const USAGE_WEIGHT: f32 = 0.3;
 
 /// A name looked up: the code that calls it, nearest first — after the
 /// definition itself, where it is used is what the reader wants next (its
@@ -276,11 +254,7 @@ fn usages(source: &dyn Source, q: &Question, opts: &QueryOptions) -> std::result
     Ok(hits)
 }
 
-/// Callers of a looked-up name fused at most.
-const USAGE_DEPTH: usize = 5;
 
-/// Definitions whose names a concept question's expansion takes from the dense list.
-const FEEDBACK_NAMES: usize = 4;
 
 /// A concept question says in words what the code says in names: the
 /// question with the names of the definitions nearest in meaning added

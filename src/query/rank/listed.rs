@@ -3,6 +3,7 @@
 //! ([`crate::query::question::parts`]), the best candidate whose name says
 //! it to just below the first result.
 
+use super::parameters::IDF_SMOOTHING;
 use std::collections::HashSet;
 
 use crate::query::answer::Hit;
@@ -97,7 +98,7 @@ fn topic_weights(contents: &[&str], topic: &[String]) -> Vec<f32> {
     let idf: Vec<f32> = (0..topic.len())
         .map(|j| {
             let df = counts.iter().filter(|c| c[j] > 0.0).count() as f32;
-            ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+            ((n - df + IDF_SMOOTHING) / (df + IDF_SMOOTHING) + 1.0).ln()
         })
         .collect();
     counts.iter().map(|c| c.iter().zip(&idf).map(|(tf, w)| w * tf / (tf + 1.0)).sum()).collect()

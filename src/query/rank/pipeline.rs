@@ -7,9 +7,10 @@
 //! is written once. A source answers the few questions it needs through
 //! [`Chunks`].
 
-use super::files::{apply_priors, chunks_by_file, grouped_by_file, lift_mentioned, rank_files, CHUNKS_PER_FILE};
+use super::files::{apply_priors, chunks_by_file, grouped_by_file, lift_mentioned, rank_files};
+use super::parameters::{CHUNKS_PER_FILE, RRF_K, STAGE_POOL};
 use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
-use super::fusion::{credit, dedup_overlaps, mmr, RRF_K};
+use super::fusion::{credit, dedup_overlaps, mmr};
 use crate::query::answer::{FileHit, Hit, SearchResult as Result};
 use crate::query::options::{HybridOptions, Mode, QueryOptions};
 use crate::query::question::mentions::Mentions;
@@ -61,7 +62,7 @@ pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut result
                 results = super::listed::covering(results, &q.parts);
             }
             if !q.document && super::stage::applies(q) {
-                let mut pool = results.len().min(super::stage::POOL);
+                let mut pool = results.len().min(STAGE_POOL);
                 pool += add_named_files(source, q, &mut results, pool, &opts.query)?;
                 source.fill_content(&mut results[..pool])?;
                 let evidence = super::stage::Evidence::read(source, &results[..pool], q)?;

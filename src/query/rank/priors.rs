@@ -4,6 +4,7 @@
 //! the code to open. Each file has a [`Role`] read from its path, and a role
 //! other than code weighs less unless the query is about that kind of file.
 
+use super::parameters::{CONFIG_FILE, DESCRIBES_WEIGHT, DOCUMENT_DOCS_FILE, DOCUMENT_OTHER_FILE, DOCUMENT_TEST_FILE, OTHER_FILE};
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
 use crate::query::question::about::{About, LooksFor, Role};
@@ -17,19 +18,16 @@ pub fn weight(role: Role, about: &About, document: bool) -> f32 {
     }
     match (role, document) {
         (Role::Code, _) => 1.0,
-        (Role::Test, true) => 0.5,
-        (Role::Docs, true) => 0.5,
-        (Role::Changelog | Role::Template | Role::Ci | Role::Config | Role::Vendored, true) => 0.3,
+        (Role::Test, true) => DOCUMENT_TEST_FILE,
+        (Role::Docs, true) => DOCUMENT_DOCS_FILE,
+        (Role::Changelog | Role::Template | Role::Ci | Role::Config | Role::Vendored, true) => DOCUMENT_OTHER_FILE,
         // Tests and docs are weighed inside the lists of a short question.
         (Role::Test | Role::Docs, false) => 1.0,
-        (Role::Config, false) => 0.8,
-        (Role::Changelog | Role::Template | Role::Ci | Role::Vendored, false) => 0.6,
+        (Role::Config, false) => CONFIG_FILE,
+        (Role::Changelog | Role::Template | Role::Ci | Role::Vendored, false) => OTHER_FILE,
     }
 }
 
-/// What a result that describes rather than does weighs against a
-/// question about behaviour.
-const DESCRIBES_WEIGHT: f32 = 0.5;
 
 /// The weight of a result of `kind` against what the question looks for.
 /// Test code (unless the question asks about tests) shares the words of a

@@ -14,6 +14,7 @@
 //! file's further chunks), the stage keeps the order it was given; every
 //! other weight is the fit's.
 
+use super::parameters::{Table, BM25_B, BM25_K1, FILE_SUPPORT_CAP, SPAN_FULL_LINES, TOPICAL_WORDS};
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::is_test_path;
 use crate::query::answer::Hit;
@@ -28,19 +29,7 @@ use super::features::{Feature, PerFeature, Scope};
 use crate::stores::keyword::{analyze, split_identifier, FileTerms};
 use std::collections::HashMap;
 
-/// Candidates the stage re-scores (the fused list's head, and the files the
-/// question names: [`crate::query::retrieve::paths`]); the rest follow.
-pub const POOL: usize = 40;
 
-/// The stage's parameters, all fitted ([`super::parameters::STAGE`]).
-pub struct Table {
-    /// One weight per feature.
-    pub weights: PerFeature,
-    /// What a candidate loses for each chunk of its file placed above it in
-    /// the new order: a short question's ten results should not all be one
-    /// file's, yet a file that answers twice may show it.
-    pub repeat_of_file: f32,
-}
 
 /// Whether the stage re-scores a question's candidates: every short
 /// question does; an issue report keeps its grouped form and a graph
@@ -137,7 +126,7 @@ fn declares_other(path: &str, paths: &[&str]) -> bool {
 /// repeat a word; a question about a topic is answered by a section.
 fn span(h: &Hit) -> f32 {
     let lines = h.end_line.saturating_sub(h.start_line) as f32;
-    (lines.ln_1p() / 200f32.ln_1p()).min(1.0)
+    (lines.ln_1p() / SPAN_FULL_LINES.ln_1p()).min(1.0)
 }
 
 /// The share of `words` that name a part of the path's names ([`name_parts`]).
@@ -205,13 +194,13 @@ impl Evidence {
         counts.iter().filter(|c| **c > 0).count() as f32 / self.terms.len() as f32
     }
 
-    /// BM25 of a whole file for the question's terms (k1 1.2, b 0.75, the
-    /// pool's files' mean length as the norm): how much the file is about
+    /// BM25 of a whole file for the question's terms ([`BM25_K1`], [`BM25_B`],
+    /// the pool's files' mean length as the norm): how much the file is about
     /// what the question names, beyond any one of its chunks.
     fn file_bm25(&self, path: &str) -> f32 {
         let Some(file) = self.files.get(path) else { return 0.0 };
-        let norm = 1.2 * (0.25 + 0.75 * file.length as f32 / self.mean_length.max(1.0));
-        file.counts.iter().zip(&self.idf).map(|(&tf, idf)| idf * tf as f32 * 2.2 / (tf as f32 + norm)).sum()
+        let norm = BM25_K1 * ((1.0 - BM25_B) + BM25_B * file.length as f32 / self.mean_length.max(1.0));
+        file.counts.iter().zip(&self.idf).map(|(&tf, idf)| idf * tf as f32 * (BM25_K1 + 1.0) / (tf as f32 + norm)).sum()
     }
 }
 
@@ -263,7 +252,7 @@ impl<'a> Pool<'a> {
     fn new(pool: &'a [Hit], q: &'a Question, evidence: &'a Evidence) -> Pool<'a> {
         let words = content_words(&q.text);
         let written = written_names(&q.text);
-        let topical = (3..=6).contains(&words.len()) && q.analysis.intent != Intent::Identifier;
+        let topical = TOPICAL_WORDS.contains(&words.len()) && q.analysis.intent != Intent::Identifier;
         let subject = words.iter().find(|w| !q.project.contains(w)).cloned();
         let best_file = pool.iter().map(|h| evidence.file_bm25(&h.path)).fold(f32::MIN_POSITIVE, f32::max);
         let sole_definitions = sole_definitions(pool, &written);
@@ -356,7 +345,7 @@ impl Feature {
             Feature::OtherLists => reciprocal([s.feedback, s.callees, s.patterns].into_iter().flatten().min()),
             Feature::SecondOfFile => flag(c.before == 1),
             Feature::ThirdOfFile => flag(c.before >= 2),
-            Feature::FileSupport => (c.same_file - 1).min(4) as f32 / 4.0,
+            Feature::FileSupport => (c.same_file - 1).min(FILE_SUPPORT_CAP) as f32 / FILE_SUPPORT_CAP as f32,
             Feature::PathWords => pool.share(&c.path),
             Feature::StemWords => pool.share(&c.file_stem),
             Feature::SymbolWord => flag(c.name.as_ref().is_some_and(|n| pool.words.contains(n))),
@@ -657,12 +646,12 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
         let mut w = PerFeature::ZERO;
         w[Feature::Position] = 1.0;
-        let order: Vec<String> = rerank(hits.clone(), POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits.clone(), crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["x", "y", "merge"]);
         // Reordered, the scores still fall down the list.
         w[Feature::Position] = 0.0;
         w[Feature::Score] = 1.0;
-        let scored: Vec<(String, f32)> = rerank(hits, POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
+        let scored: Vec<(String, f32)> = rerank(hits, crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
         assert_eq!(scored, [("y".to_string(), 0.5), ("merge".to_string(), 0.2), ("x".to_string(), 0.1)]);
     }
 
@@ -886,7 +875,7 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("a.py", "z", 0.7), hit("b.py", "w", 0.5)];
         let mut weights = PerFeature::ZERO;
         weights[Feature::Score] = 1.0;
-        let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), POOL, &q, &Evidence::empty(), &Table { weights, repeat_of_file }, false).into_iter().filter_map(|h| h.symbol).collect() };
+        let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights, repeat_of_file }, false).into_iter().filter_map(|h| h.symbol).collect() };
         assert_eq!(order(0.0), ["x", "y", "z", "w"]);
         // Scores over the best: x 1, y .89, z .78, w .56; y loses 0.25 once x is placed, z twice that.
         assert_eq!(order(0.25), ["x", "y", "w", "z"]);
@@ -902,7 +891,7 @@ mod tests {
         // Weights that reverse the fused order move the others around it.
         let mut w = PerFeature::ZERO;
         w[Feature::Position] = -1.0;
-        let order: Vec<String> = rerank(hits, POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits, crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["y", "next_location", "x", "follow"]);
     }
 

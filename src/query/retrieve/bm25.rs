@@ -1,11 +1,12 @@
 //! The BM25 retriever: the question's terms over the chunks, with symbol-name
 //! boosts, a document's terms weighed, imports and minified code weighed down.
 
+use crate::query::rank::parameters::{CODE_NAME_BOOST, DOCUMENT_PROSE_WEIGHT, FENCED_TERM_WEIGHT, IMPORT_BLOCK_WEIGHT, MINIFIED_LINE, MINIFIED_WEIGHT, PATH_TEXT_BOOST, SYMBOL_TEXT_BOOST, TEST_WEIGHT, WORD_NAME_BOOST};
 use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
 
-use super::keyword::{filters, is_prose, kind_weight, with_filters, TEST_WEIGHT};
+use super::keyword::{filters, is_prose, kind_weight, with_filters};
 use super::literals::literal_hits;
 use crate::analysis::lang::is_test_code;
 use crate::query::answer::{Hit, SearchResult as Result, Signals};
@@ -15,10 +16,6 @@ use crate::query::question::words::is_stopword;
 use crate::query::question::Question;
 use crate::stores::keyword::{get_language, analyze, get_kind, get_str, get_u64, KeywordIndex};
 
-/// Prose chunks against a document-like query (an issue report): its
-/// words are mostly prose too, so docs and changelogs would outrank the code
-/// it is about.
-const DOCUMENT_PROSE_WEIGHT: f32 = 0.4;
 
 /// `(lowercase name, boost)` of the query words that may name a symbol.
 fn symbol_name_boosts(q: &Question) -> Vec<(String, f32)> {
@@ -29,7 +26,7 @@ fn symbol_name_boosts(q: &Question) -> Vec<(String, f32)> {
             let short = lc.rsplit('.').next().unwrap_or(&lc).to_string();
             for name in [lc, short] {
                 if !out.iter().any(|(n, _)| *n == name) {
-                    out.push((name, 8.0 * id.confidence));
+                    out.push((name, CODE_NAME_BOOST * id.confidence));
                 }
             }
         }
@@ -49,18 +46,12 @@ fn symbol_name_boosts(q: &Question) -> Vec<(String, f32)> {
         if is_stopword(&lc) || (!w.looks_like_code && !single && lc.len() < 4) {
             continue;
         }
-        out.push((lc, if w.looks_like_code || single { 8.0 } else { 1.5 }));
+        out.push((lc, if w.looks_like_code || single { CODE_NAME_BOOST } else { WORD_NAME_BOOST }));
     }
     out
 }
 
-/// The weight of a document's term that appears only in its code fences
-/// (a reproduction, a log, a listing): measured on the SWE-bench dev split,
-/// 0.4–0.7 all gain over 1.0 (file Acc@5 0.83 → 0.85, function Acc@5 0.41 → 0.50).
-const FENCED_TERM_WEIGHT: f32 = 0.5;
 
-/// The BM25 weight of a chunk that is mostly imports, against a document.
-const IMPORT_BLOCK_WEIGHT: f32 = 0.5;
 
 /// Whether most of a chunk's statements import (`import`, `from … import`,
 /// `use`, `#include`, `require(…)`).
@@ -81,10 +72,6 @@ fn is_import_block(content: &str) -> bool {
     code > 0 && imports * 2 > code
 }
 
-/// The BM25 weight of a chunk of minified code.
-const MINIFIED_WEIGHT: f32 = 0.3;
-/// A line longer than this is generated, not written.
-const MINIFIED_LINE: usize = 500;
 
 /// Whether a chunk is minified code: few lines, one of them very long.
 fn is_minified(content: &str) -> bool {
@@ -171,8 +158,8 @@ fn bm25_window_in(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
             (Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost * tw)))
         };
         clauses.push(term_q(cf.content, 1.0));
-        clauses.push(term_q(cf.symbol_text, 2.0));
-        clauses.push(term_q(cf.path_text, 0.5));
+        clauses.push(term_q(cf.symbol_text, SYMBOL_TEXT_BOOST));
+        clauses.push(term_q(cf.path_text, PATH_TEXT_BOOST));
     }
     // A word naming a symbol exactly is strong evidence; in a document,
     // only the names its signals are sure of (a pasted example names much else).
@@ -204,6 +191,7 @@ fn bm25_window_in(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
         let hit = Hit {
             tie: crate::stores::keyword::key_of(&id),
             explain: None,
+            name_match: false,
             rank: 0,
             path,
             start_line: get_u64(&doc, cf.start_line) as usize,

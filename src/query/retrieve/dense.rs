@@ -1,6 +1,7 @@
 //! Dense retrieval: the question's embedding against the vector store's
 //! chunks (SEMANTIC), definition headers (SYMBOLS) and file outlines (FILES).
 
+use crate::query::rank::parameters::{DENSE_PROSE_WEIGHT, DENSE_TEST_WEIGHT, FILE_WEIGHT, SEMANTIC_WEIGHT, SYMBOL_WEIGHT};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -11,16 +12,6 @@ use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::Question;
 use crate::stores::vector::{point_id, Collection, Filter, VectorStore};
 
-/// How much a hit from each dense collection counts: a chunk is the answer
-/// itself; a symbol header points at its definition; a file outline is a
-/// broad match.
-const SEMANTIC_WEIGHT: f32 = 1.0;
-const SYMBOL_WEIGHT: f32 = 0.97;
-const FILE_WEIGHT: f32 = 0.9;
-/// Tests weigh less unless the query asks about them (as in keyword mode,
-/// scaled to cosine similarities).
-const DENSE_TEST_WEIGHT: f32 = 0.93;
-const DENSE_PROSE_WEIGHT: f32 = 0.93;
 /// Candidates taken from each collection before fusion.
 const DENSE_WINDOW: usize = 50;
 
@@ -143,6 +134,7 @@ pub fn dense_hits(store: &dyn VectorStore, ranked: Vec<(String, f32, serde_json:
         results.push(Hit {
             tie: 0,
             explain: None,
+            name_match: false,
             rank,
             path: get("path").unwrap_or_default(),
             start_line: line("start_line").max(1),

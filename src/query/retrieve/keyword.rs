@@ -3,6 +3,7 @@
 //! (`--lang`, `--kind`, `--path`, `--exclude`, the work tree's paths), the
 //! kind of a chunk as evidence, and a chunk read back as a hit.
 
+use crate::query::rank::parameters::{OUTLINE_WEIGHT, PROSE_WEIGHT};
 use std::collections::BTreeSet;
 
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery, TermSetQuery};
@@ -66,19 +67,17 @@ pub(super) fn with_filters(main: Box<dyn Query>, filters: Vec<(Occur, Box<dyn Qu
     Box::new(BooleanQuery::new(clauses))
 }
 
-/// How much a chunk kind is worth in a ranking: whole-file chunks are
-/// outlines, useful but rarely the answer.
-pub(super) const TEST_WEIGHT: f32 = 0.6;
 
 pub(super) fn is_prose(kind: Kind) -> bool {
     matches!(kind, Kind::Window | Kind::Section | Kind::Text)
 }
 
+/// How much a chunk kind is worth in a keyword list: whole-file chunks are
+/// outlines, useful but rarely the answer; prose answers fewer questions.
 pub(super) fn kind_weight(kind: Kind) -> f32 {
     match kind {
-        Kind::File | Kind::Fallback => 0.5,
-        // Prose (Markdown sections, text) answers fewer questions about code.
-        Kind::Window | Kind::Section | Kind::Text => 0.8,
+        Kind::File | Kind::Fallback => OUTLINE_WEIGHT,
+        Kind::Window | Kind::Section | Kind::Text => PROSE_WEIGHT,
         _ => 1.0,
     }
 }
@@ -184,6 +183,7 @@ pub(super) fn hit_of_chunk(index: &KeywordIndex, doc: &tantivy::TantivyDocument,
     Hit {
         tie: 0,
         explain: None,
+        name_match: false,
         rank: 0,
         path: get_str(doc, cf.path).unwrap_or_default(),
         start_line: get_u64(doc, cf.start_line) as usize,

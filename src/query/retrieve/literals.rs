@@ -2,11 +2,12 @@
 //! (a quoted message, an option name, a short query whole), by phrase on the
 //! exact-form field.
 
+use crate::query::rank::parameters::TEST_WEIGHT;
 use tantivy::query::{PhraseQuery, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{Searcher, Term};
 
-use super::keyword::{filters, hit_of_chunk, kind_weight, with_filters, TEST_WEIGHT};
+use super::keyword::{filters, hit_of_chunk, kind_weight, with_filters};
 use crate::analysis::lang::is_test_path;
 use crate::query::answer::{Hit, SearchResult as Result};
 use crate::query::options::{PathFilter, QueryOptions};

@@ -5,6 +5,7 @@
 //! files' outlines join the ranking stage's pool, and its features (a file
 //! named by the question, its name parts) decide where they go.
 
+use crate::query::rank::parameters::FOLDER_PART;
 use std::collections::HashSet;
 use std::hash::Hasher;
 
@@ -102,10 +103,20 @@ pub fn named_files<'p>(paths: impl Iterator<Item = &'p str>, words: &[String], k
     let mut scored: Vec<(f32, &str)> = matched
         .iter()
         .filter(|(p, _)| !p.is_empty())
-        .map(|(p, m)| (m.iter().zip(&rarity).map(|(x, r)| f32::from(*x) / 2.0 * r).sum(), *p))
+        .map(|(p, m)| (m.iter().zip(&rarity).map(|(x, r)| part_weight(*x) * r).sum(), *p))
         .collect();
     scored.sort_by(|a, b| is_test_path(a.1).cmp(&is_test_path(b.1)).then(b.0.total_cmp(&a.0)).then(a.1.len().cmp(&b.1.len())).then(a.1.cmp(b.1)));
     scored.into_iter().filter(|(s, _)| *s > 0.0).take(k).map(|(_, p)| p.to_string()).collect()
+}
+
+/// What a word naming a part of a path counts: 2 a part of the file's own
+/// name (1), 1 a part of its folder's ([`FOLDER_PART`]), 0 none.
+fn part_weight(named: u8) -> f32 {
+    match named {
+        2 => 1.0,
+        1 => FOLDER_PART,
+        _ => 0.0,
+    }
 }
 
 /// Whether a part of `name` may start with one of `heads` (lowercase):

@@ -1,6 +1,7 @@
 //! Project patterns (conventions) as hits: by words of the query, or by
 //! dense similarity in the PATTERNS collection.
 
+use crate::query::rank::parameters::PATTERN_USES;
 use std::collections::HashSet;
 
 use crate::query::answer::Hit;
@@ -11,6 +12,7 @@ pub fn pattern_hit(p: &crate::analysis::patterns::Pattern, rank: usize) -> Optio
     Some(Hit {
         tie: 0,
         explain: None,
+        name_match: false,
         rank,
         path: ex.path.clone(),
         start_line: ex.start_line,
@@ -34,7 +36,7 @@ pub fn pattern_keyword(patterns: &[crate::analysis::patterns::Pattern], text: &s
         .map(|p| {
             let terms = token_set(&format!("{} {}", p.description, p.key));
             let overlap = query.iter().filter(|q| terms.iter().any(|t| t.starts_with(q.as_str()) || q.starts_with(t.as_str()) && t.len() > 2)).count();
-            (overlap as f32 + (p.count as f32).ln_1p() * 0.05, p)
+            (overlap as f32 + (p.count as f32).ln_1p() * PATTERN_USES, p)
         })
         .filter(|(s, _)| *s >= 1.0)
         .collect();

@@ -1,6 +1,7 @@
 //! The symbol retriever: exact, case-insensitive and prefix lookup of
 //! definitions by name.
 
+use crate::query::rank::parameters::{NAME_ANY_CASE, NAME_PREFIX, QUALIFIED_ANY_CASE, QUALIFIED_AS_WRITTEN, SYMBOL_NAME_MATCH};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RegexQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
@@ -12,9 +13,6 @@ use crate::query::question::words::is_stopword;
 use crate::query::question::Word;
 use crate::stores::keyword::{get_language, analyze, get_kind, get_str, get_u64, KeywordIndex};
 
-/// The least score of a symbol hit whose name (or its last segment) equals a
-/// query word; prefix and token matches score below it.
-pub const SYMBOL_NAME_MATCH: f32 = 30.0;
 
 /// Symbol lookup keeping only name matches (score ≥ [`SYMBOL_NAME_MATCH`]):
 /// the symbol list of hybrid retrieval. Looser matches are never read from
@@ -51,15 +49,15 @@ pub(super) fn symbol_search(
     for c in &candidates {
         let lc = c.to_lowercase();
         let term = |f: Field, v: &str| Box::new(TermQuery::new(Term::from_field_text(f, v), IndexRecordOption::Basic)) as Box<dyn Query>;
-        clauses.push(konst(term(sf.qualified, c), 20.0));
-        clauses.push(konst(term(sf.qualified_lc, &lc), 100.0));
-        clauses.push(konst(term(sf.name_lc, &lc), 60.0));
+        clauses.push(konst(term(sf.qualified, c), QUALIFIED_AS_WRITTEN));
+        clauses.push(konst(term(sf.qualified_lc, &lc), QUALIFIED_ANY_CASE));
+        clauses.push(konst(term(sf.name_lc, &lc), NAME_ANY_CASE));
         if let Some(last) = lc.rsplit('.').next().filter(|l| *l != lc) {
-            clauses.push(konst(term(sf.name_lc, last), 30.0));
+            clauses.push(konst(term(sf.name_lc, last), SYMBOL_NAME_MATCH));
         }
         if lc.chars().count() >= 3 {
             if let Ok(q) = RegexQuery::from_pattern(&format!("{}.*", regex_escape(&lc)), sf.name_lc) {
-                clauses.push(konst(Box::new(q), 20.0));
+                clauses.push(konst(Box::new(q), NAME_PREFIX));
             }
         }
         for t in analyze(c) {
@@ -94,6 +92,7 @@ pub(super) fn symbol_search(
         hits.push(Hit {
             tie,
             explain: None,
+            name_match: score >= SYMBOL_NAME_MATCH,
             rank: i + 1,
             path: get_str(&doc, sf.path).unwrap_or_default(),
             start_line,
@@ -132,6 +131,7 @@ pub fn symbol_hit(index: &KeywordIndex, path: &str, qualified: &str) -> Result<O
     Ok(Some(Hit {
         tie: 0,
         explain: None,
+        name_match: false,
         rank: 0,
         path: path.to_string(),
         start_line,

@@ -1,6 +1,7 @@
 //! Graph answers: pick the subject(s) a graph question names among
 //! same-named symbols, then walk callers, callees or imports from them.
 
+use crate::query::rank::parameters::{CALLEE_DEPTH, SUBJECT_ANY_CASE, SUBJECT_FILE, SUBJECT_FITS_RELATION, SUBJECT_LOOSE, SUBJECT_OWN_NAME, SUBJECT_QUALIFIED};
 use std::collections::{HashMap, HashSet};
 
 use petgraph::stable_graph::NodeIndex;
@@ -249,20 +250,20 @@ pub fn pick_subjects(nb: &mut Neighbourhood, ask: &GraphAsk) -> crate::graph::Re
     for word in &ask.subject {
         // A file: `app/utils.py`, or just `utils.py`.
         if crate::analysis::lang::Language::from_path(word) != crate::analysis::lang::Language::Text || word.contains('/') {
-            scored.extend(nb.files_named(word)?.into_iter().map(|ix| (5.0, ix)));
+            scored.extend(nb.files_named(word)?.into_iter().map(|ix| (SUBJECT_FILE, ix)));
         }
         let found = nb.find_symbols(word)?;
         let graph = nb.graph();
         for ix in found {
             let NodeKey::Symbol { path, qualified_name } = &graph.graph[ix].key else { continue };
             let mut score = if qualified_name == word {
-                3.0
+                SUBJECT_QUALIFIED
             } else if qualified_name.eq_ignore_ascii_case(word) {
-                2.5
+                SUBJECT_ANY_CASE
             } else if crate::analysis::parse::short_name(qualified_name) == *word {
-                2.0
+                SUBJECT_OWN_NAME
             } else {
-                1.5
+                SUBJECT_LOOSE
             };
             let haystack = format!("{} {}", path.to_lowercase(), qualified_name.to_lowercase());
             for other in all_words.iter().filter(|w| !w.eq_ignore_ascii_case(word)) {
@@ -280,7 +281,7 @@ pub fn pick_subjects(nb: &mut Neighbourhood, ask: &GraphAsk) -> crate::graph::Re
                 Relation::Callers | Relation::Callees => graph.graph[ix].kind.is_callable(),
             };
             if fits {
-                score += 0.5;
+                score += SUBJECT_FITS_RELATION;
             }
             scored.push((score, ix));
         }
@@ -293,9 +294,6 @@ pub fn pick_subjects(nb: &mut Neighbourhood, ask: &GraphAsk) -> crate::graph::Re
     Ok(out)
 }
 
-/// Callees listed at most: fusion reads the first ten of a list weighted
-/// 0.5 (20 or 30 measured the same on the kit; each costs a lookup).
-const CALLEE_DEPTH: usize = 20;
 
 /// What the best candidates of a concept question call, most called first,
 /// then the bigger first. A behaviour asked about in words is often
