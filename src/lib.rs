@@ -44,7 +44,7 @@ pub use index::{run as index, IndexError, IndexOptions, MemoryBounds, Outcome as
 pub use progress::{Progress, RunSize, Silent, Step};
 pub use query::answer::{Answer, FileChunk, FileHit, Hit, Origin, QueryError, Response};
 pub use query::context::Context;
-pub use query::options::{HybridOptions, Mode, QueryOptions, DEFAULT_WINDOW};
+pub use query::options::{kind_named, HybridOptions, Mode, QueryOptions, DEFAULT_WINDOW};
 pub use query::question::intent::Relation;
 pub use query::answer::explain::{Contribution, Explanation, Moved, RankedBy};
 pub use query::rank::features::meaning_of as feature_meaning;

@@ -102,8 +102,8 @@ pub enum Command {
         min_score: Option<f32>,
         /// Only this kind (keyword mode: chunk kinds like function, class, method, code, file;
         /// symbol mode: function, method, class, interface, type, enum, variable, const).
-        #[arg(long)]
-        kind: Option<String>,
+        #[arg(long, value_parser = kind_parser)]
+        kind: Option<git_rag::Kind>,
         /// Print the machine contract (JSON) instead of text.
         #[arg(long)]
         json: bool,
@@ -446,6 +446,11 @@ impl From<RelationArg> for Relation {
 
 /// `--lang`: a language's name or alias, listed in `--help` from [`Language::ALL`]
 /// (the list that also feeds the MCP schema and the query filter).
+/// `--kind`: a kind of chunk or definition, in any letter case.
+fn kind_parser(name: &str) -> Result<git_rag::Kind, String> {
+    git_rag::kind_named(name).map_err(|e| e.to_string())
+}
+
 fn language_parser() -> impl clap::builder::TypedValueParser<Value = Language> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
     PossibleValuesParser::new(Language::ALL.map(|l| PossibleValue::new(l.name()).aliases(l.aliases().iter().copied())))

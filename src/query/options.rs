@@ -47,7 +47,8 @@ pub struct QueryOptions {
     pub path: Option<String>,
     /// No path matching any of these globs.
     pub exclude: Vec<String>,
-    pub kind: Option<String>,
+    /// Only results of this kind (one of [`Kind::searchable`]: [`kind_named`]).
+    pub kind: Option<Kind>,
     /// Drop results whose score (in hybrid mode the fused score, after the
     /// priors) is below this.
     pub min_score: Option<f32>,
@@ -68,12 +69,18 @@ pub fn kinds() -> Vec<&'static str> {
     Kind::searchable().into_iter().map(Kind::as_str).collect()
 }
 
+/// The kind `--kind` names, in any letter case; an error that lists the
+/// kinds for one no result can have (a typo would answer nothing, silently).
+pub fn kind_named(name: &str) -> Result<Kind> {
+    Kind::from_name(&name.to_lowercase()).filter(|k| Kind::searchable().contains(k)).ok_or_else(|| SearchError::UnknownKind { kind: name.to_string(), known: kinds().join(", ") })
+}
+
 impl QueryOptions {
     /// Checks what the query asks for that a search would not notice: a
-    /// `--kind` no result can have (a typo answers nothing, silently).
+    /// kind no result can have (`Kind::External`).
     pub fn validate(&self) -> Result<()> {
-        match &self.kind {
-            Some(kind) if !kinds().contains(&kind.to_lowercase().as_str()) => Err(SearchError::UnknownKind { kind: kind.clone(), known: kinds().join(", ") }),
+        match self.kind {
+            Some(kind) if !Kind::searchable().contains(&kind) => Err(SearchError::UnknownKind { kind: kind.as_str().to_string(), known: kinds().join(", ") }),
             _ => Ok(()),
         }
     }

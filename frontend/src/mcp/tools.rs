@@ -368,7 +368,7 @@ fn search(server: &Server, a: SearchArgs) -> ToolResult {
     search.query.path = a.path;
     search.query.exclude = a.exclude;
     search.query.min_score = a.min_score;
-    search.query.kind = a.kind;
+    search.query.kind = a.kind.as_deref().map(git_rag::kind_named).transpose().map_err(|e| ToolError::invalid(e.to_string()))?;
     search.files = a.files;
     search.explain = a.explain;
     let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: a.rerank, context_budget: None, worktree: Some(server.ws.layer_options()) };
@@ -385,7 +385,7 @@ fn context(server: &Server, a: ContextArgs) -> ToolResult {
 fn symbols(server: &Server, a: SymbolsArgs) -> ToolResult {
     let name = non_empty("name", a.name)?;
     let mut search = options(server, Mode::Symbol, in_range("limit", a.limit, MAX_LIMIT)?);
-    search.query.kind = a.kind;
+    search.query.kind = a.kind.as_deref().map(git_rag::kind_named).transpose().map_err(|e| ToolError::invalid(e.to_string()))?;
     let answer = answer(server, &name, search)?;
     // Definitions are name matches; looser matches are offered as suggestions.
     let (defs, others): (Vec<_>, Vec<_>) = answer.response.results.into_iter().partition(|h| h.name_match);

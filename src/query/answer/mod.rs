@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 pub mod explain;
+pub mod wire;
 
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
@@ -102,8 +103,9 @@ pub enum Origin {
     Worktree,
 }
 
-/// One result, in the shape of the JSON contract.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+/// One result, as the ranking works on it; its JSON is [`wire::WireHit`]'s
+/// (the contract), which leaves the internal fields out.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Hit {
     pub rank: usize,
     pub path: String,
@@ -118,22 +120,24 @@ pub struct Hit {
     /// The indexed commit, or the work tree laid over it.
     pub source: Origin,
     /// The chunk this hit stands for, when known: the fusion key.
-    #[serde(skip)]
     pub chunk_id: Option<String>,
     /// How the retriever breaks a tie of scores (the document's content-
     /// derived key, larger first), so that a list merged from the index and
     /// the work tree breaks ties as one index of the work tree would.
-    #[serde(skip)]
     pub tie: u64,
     /// Symbol mode: the definition's name is a word of the question (its
     /// qualified or own name, in any case); looser matches (a prefix, a
     /// word of the name) are suggestions.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub name_match: bool,
     /// Why it ranks here, when asked for (`HybridOptions::explain`):
     /// its score as named contributions.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Box<explain::Explanation>>,
+}
+
+impl Serialize for Hit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        wire::WireHit::from(self).serialize(s)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

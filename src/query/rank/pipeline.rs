@@ -132,7 +132,7 @@ fn add_named_files(source: &dyn Chunks, q: &Question, results: &mut Vec<Hit>, po
     }
     // What the query's filters keep, as every retriever's list does.
     let rule = crate::query::options::PathFilter::new(opts)?;
-    let kept = |h: &Hit| rule.matches(&h.path) && opts.lang.is_none_or(|l| l == h.language) && opts.kind.as_ref().is_none_or(|k| k.eq_ignore_ascii_case(h.kind.as_str()));
+    let kept = |h: &Hit| rule.matches(&h.path) && opts.lang.is_none_or(|l| l == h.language) && opts.kind.is_none_or(|k| k == h.kind);
     let named = named_files(source.paths(), &content_words(&q.text), NAMED_FILES);
     let mut added = 0;
     for (rank, path) in named.iter().enumerate() {

@@ -30,9 +30,8 @@ pub fn semantic_search<'a>(
     let Some(filter) = payload_filter(opts, paths)? else {
         return Ok(Response { query: q.asked.clone(), took_ms: crate::progress::millis(started), results: Vec::new() });
     };
-    let kind = opts.kind.as_ref().map(|k| k.to_lowercase());
-    let with_kind = |f: &Filter| match &kind {
-        Some(k) => f.clone().any_of("kind", vec![k.clone()]),
+    let with_kind = |f: &Filter| match opts.kind {
+        Some(k) => f.clone().any_of("kind", vec![k.as_str().to_string()]),
         None => f.clone(),
     };
     let window = DENSE_WINDOW.max(opts.limit * 2);
@@ -71,7 +70,7 @@ pub fn semantic_search<'a>(
         let id = hit.payload.get("chunk_id").and_then(|v| v.as_str()).unwrap_or(&own).to_string();
         consider(Some(&id), hit.score * SYMBOL_WEIGHT, &hit.payload);
     }
-    if kind.as_deref().is_none_or(|k| k == Kind::File.as_str()) {
+    if opts.kind.is_none_or(|k| k == Kind::File) {
         for hit in store.search(Collection::Files, query_vector, &filter, window / 2)? {
             consider(hit.payload.get("chunk_id").and_then(|v| v.as_str()), hit.score * FILE_WEIGHT, &hit.payload);
         }

@@ -22,8 +22,8 @@ pub(super) fn filters(searcher: &Searcher, path_field: Field, lang_field: Field,
     if let Some(l) = opts.lang {
         out.push((Occur::Must, Box::new(TermQuery::new(Term::from_field_text(lang_field, l.name()), IndexRecordOption::Basic))));
     }
-    if let Some(k) = &opts.kind {
-        out.push((Occur::Must, Box::new(TermQuery::new(Term::from_field_text(kind_field, &k.to_lowercase()), IndexRecordOption::Basic))));
+    if let Some(k) = opts.kind {
+        out.push((Occur::Must, Box::new(TermQuery::new(Term::from_field_text(kind_field, k.as_str()), IndexRecordOption::Basic))));
     }
     if !opts.hide.is_empty() {
         let terms: Vec<Term> = opts.hide.iter().map(|p| Term::from_field_text(path_field, p)).collect();

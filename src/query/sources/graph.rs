@@ -139,7 +139,7 @@ fn list_reached(nb: &Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Wal
         let Some(mut hit) = hit else { continue };
         if !paths.matches(&hit.path)
             || opts.lang.is_some_and(|l| l != hit.language)
-            || opts.kind.as_ref().is_some_and(|k| !k.eq_ignore_ascii_case(hit.kind.as_str()))
+            || opts.kind.is_some_and(|k| k != hit.kind)
         {
             continue;
         }

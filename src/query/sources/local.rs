@@ -118,16 +118,12 @@ impl Local<'_> {
 }
 
 /// How a query is answered from the open index: its retrievers over the
-/// index (and the work tree laid over it), ranked by the one stage.
+/// index (and the work tree laid over it), ranked by the one stage. Only
+/// `query::run` calls it (I12: one query path for every frontend).
 impl Engine {
-    /// Answers a query in the mode asked for, from the indexed commit.
-    pub fn search(self: &Arc<Self>, text: &str, opts: &HybridOptions) -> Result<Answer> {
-        self.search_over(text, opts, None)
-    }
-
     /// Answers a query from the indexed commit with `layer` (the work tree)
     /// over it: the layer's paths answer from the layer alone.
-    pub fn search_over(self: &Arc<Self>, text: &str, opts: &HybridOptions, layer: Option<&Arc<Layer>>) -> Result<Answer> {
+    pub(crate) fn search_over(self: &Arc<Self>, text: &str, opts: &HybridOptions, layer: Option<&Arc<Layer>>) -> Result<Answer> {
         crate::query::rank::hybrid::answer(&Local::new(self, layer), text, opts)
     }
 }

@@ -396,8 +396,8 @@ fn name_list(store: &ServerStore, text: &str, vector: &[f32], filter: &crate::st
         return Ok(Vec::new());
     }
     let mut filter = filter.clone().any_of("name_lower", names.into_iter().collect());
-    if let Some(k) = &opts.kind {
-        filter = filter.any_of("kind", vec![k.to_lowercase()]);
+    if let Some(k) = opts.kind {
+        filter = filter.any_of("kind", vec![k.as_str().to_string()]);
     }
     let hits = store.search(Collection::Symbols, vector, &filter, opts.limit)?;
     symbol_hits(store, hits)
