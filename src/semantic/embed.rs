@@ -222,7 +222,7 @@ const MAX_SESSIONS: usize = 4;
 impl Default for EmbedOptions {
     /// One-thread sessions side by side, one text a call: on 2 cores that
     /// embedded 1.5x (reference graph) to 1.8x (integer graph) as fast as
-    /// one two-thread session on batches of 16 (docs/benchmarks.md,
+    /// one two-thread session on batches of 16 (docs/experiments.md,
     /// "Sessions side by side"): a small model's operators split poorly
     /// across threads, and a batch of one needs no padding.
     fn default() -> Self {

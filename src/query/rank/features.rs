@@ -114,7 +114,7 @@ features! {
     Named = "named", Chunk;
     /// The question writes a code-shaped name (`snake_case`, `camelCase`, `Foo::bar`) that this candidate defines, and no other file of the pool does.
     CodeName = "code_name", Chunk;
-    /// In a folder the code has moved on from (`deprecated/`, `v1/` beside the current code), not asked for.
+    /// In a version folder the code has moved on from (`v1/` beside `v2/` or the current code), not asked for.
     Superseded = "superseded", Chunk;
     /// A header, stub or interface whose implementation's file is in the pool too (`connect.h` beside `connect.c`).
     DeclaresOther = "declares_other", Chunk;

@@ -60,12 +60,12 @@ fn aside(path: &str) -> bool {
         || lower.split('/').rev().skip(1).any(|dir| matches!(dir, "example" | "examples" | "demo" | "demos" | "sample" | "samples" | "compat" | "benchmark" | "benchmarks" | "bench"))
 }
 
-/// Folders of code kept for what it replaced.
-const OLD_FOLDERS: [&str; 4] = ["deprecated", "legacy", "obsolete", "old"];
+/// Words that ask for old or compatibility code.
+const OLD_CODE_WORDS: [&str; 6] = ["compat", "compatibility", "deprecated", "legacy", "obsolete", "old"];
 
-/// Whether `path` is in a folder the code has moved on from: `deprecated/`,
-/// `legacy/`, or a version folder (`v1`) when the pool's `paths` hold a
-/// newer version's folder beside it (`v3/types.ts`, `v4/core/api.ts`) or
+/// Whether `path` is in a folder the code has moved on from: a version
+/// folder (`v1`) when the pool's `paths` hold a newer version's folder
+/// beside it (`v3/types.ts`, `v4/core/api.ts`) or
 /// the same file without it (`pydantic/v1/fields.py`, `pydantic/fields.py`);
 /// an `api/v1/` that is the only API is current code. Not when
 /// the question (`asked`: its words, lowercase) names that folder or asks
@@ -75,20 +75,19 @@ fn superseded(path: &str, paths: &[&str], asked: &[String]) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     let folders = &parts[..parts.len() - 1];
     let asks = |word: &str| asked.iter().any(|w| w == word);
-    if ["compat", "compatibility"].into_iter().chain(OLD_FOLDERS).any(asks) {
+    if OLD_CODE_WORDS.into_iter().any(asks) {
         return false;
     }
     let version = |name: &str| name.strip_prefix(['v', 'V']).and_then(|n| n.parse::<u32>().ok());
     // Only the old folder itself, named by the question, asks for it: the
     // folders above it (`packages/zod/src/v3`) are the current code's too.
     folders.iter().enumerate().filter(|(_, f)| !asks(&f.to_lowercase())).any(|(k, folder)| {
-        OLD_FOLDERS.contains(&folder.to_lowercase().as_str())
-            || version(folder).is_some_and(|v| {
-                paths.iter().any(|other| {
-                    let theirs: Vec<&str> = other.split('/').collect();
-                    theirs.len() > k && theirs[..k] == parts[..k] && ((theirs.len() > k + 1 && version(theirs[k]).is_some_and(|w| w > v)) || theirs[k..] == parts[k + 1..])
-                })
+        version(folder).is_some_and(|v| {
+            paths.iter().any(|other| {
+                let theirs: Vec<&str> = other.split('/').collect();
+                theirs.len() > k && theirs[..k] == parts[..k] && ((theirs.len() > k + 1 && version(theirs[k]).is_some_and(|w| w > v)) || theirs[k..] == parts[k + 1..])
             })
+        })
     })
 }
 
@@ -524,7 +523,7 @@ fn names_as_written(written: &str, symbol: &str, own: &str) -> bool {
 /// fusion put it: none of its features says why it is there, and the dev
 /// data asks for neither kind of answer. (Keeping every candidate those
 /// lists hold, or every one they rank better than the word lists do, held
-/// out worse: 2026-11-27, `docs/benchmarks.md`.)
+/// out worse: 2026-11-27, `docs/experiments.md`.)
 pub fn placed_by_structure(h: &Hit) -> bool {
     let s = &h.signals;
     (s.callees.is_some() || s.patterns.is_some()) && [s.bm25, s.dense, s.symbol, s.exact, s.graph].iter().all(Option::is_none)
@@ -757,8 +756,9 @@ mod tests {
         let pool = ["pkg/v1/fields.py", "pkg/fields.py", "js/v3/types.ts", "js/v4/core/api.ts", "api/v2/users.py", "pkg/deprecated/decorator.py"];
         let q = asked("how are model fields declared");
         let marked: Vec<bool> = pool.iter().map(|p| superseded(p, &pool, &q)).collect();
-        // v1 beside the current code, v3 beside v4 and a deprecated folder are; the newest version is not, nor a version alone.
-        assert_eq!(marked, [true, false, true, false, false, true]);
+        // v1 beside the current code and v3 beside v4 are; the newest version is not, nor a version alone, nor a
+        // folder named deprecated (removed: it changed no dev question, 2026-12-02).
+        assert_eq!(marked, [true, false, true, false, false, false]);
         // A version folder beside other code, but neither a newer version nor its own file's current copy, is current.
         assert!(!superseded("pkg/v1/schema.py", &pool, &q));
         // Asked for by its folder's name, or for old code, none is.

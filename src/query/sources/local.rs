@@ -79,7 +79,7 @@ impl Local<'_> {
     /// laravel's `Request` in `Http/` before `Http/Client/`'s; of two
     /// `models.py` side by side, the one other files import. (The symbol
     /// mode's order, and a bare name's list in hybrid mode; a question's
-    /// name list keeps the index's: 2026-11-29, `docs/benchmarks.md`.)
+    /// name list keeps the index's: 2026-11-29, `docs/experiments.md`.)
     fn definitions_first(&self, hits: &mut [Hit]) -> Result<()> {
         let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
         let mut start = 0;
