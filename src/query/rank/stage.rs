@@ -1,7 +1,8 @@
 //! The fitted ranking stage: the fused candidates of a short question (not
 //! an issue report, not `--files`), re-scored by one linear function of a
-//! few features each, with weights fitted on the dev data by
-//! `scripts/fit-ranking.py` ([`super::weights`]). The features are what
+//! few features each ([`super::features`]: one arm of `Feature::value`
+//! each), with weights fitted on the dev data by `scripts/fit-ranking.py`
+//! ([`super::parameters::STAGE`]). The features are what
 //! peers' ranking looks at and fusion does not: a file's second and third
 //! chunk in the list, how many of a file's chunks are candidates, the
 //! question's words in the path and in the parts of the file's name, how
