@@ -181,7 +181,7 @@ def prepare(row: dict, names: list[str]):
     """The row's candidates as (features in the order of `names`, gain data); gains are read in any order by `score`."""
     res = row["results"][:POOL]
     feats = [[float((r.get("features") or {}).get(n, 0.0)) for n in names] for r in res]
-    if row["dataset"].startswith("semble"):
+    if row["dataset"].startswith(("semble", "wide")):
         root = row["root"]
         covers = []
         for r in res:

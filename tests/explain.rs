@@ -95,6 +95,14 @@ fn every_results_contributions_sum_to_the_score_it_was_ranked_by() {
     assert!(names.iter().any(|n| n.starts_with("list:")), "{names:?}");
     assert!(names.contains(&"named_by_question"), "the file the issue names is lifted: {names:?}");
     assert!(names.contains(&"prior:role"), "tests and docs weigh less against an issue: {names:?}");
+    // The stage's features of an issue report's results, for the fitting
+    // script: noted beside its fused explanation, the answer unchanged.
+    let noted = repo.query(issue, &["--explain", "--explain-features"]);
+    let results = |v: &Value| v["results"].as_array().expect("results").iter().map(|r| (r["path"].clone(), r["start_line"].clone(), r["score"].clone())).collect::<Vec<_>>();
+    assert_eq!(results(&noted), results(&v));
+    let unscored: Vec<&Value> = noted["results"].as_array().expect("results").iter().filter_map(|r| r["explain"]["unscored_features"].as_array()).flatten().collect();
+    assert!(unscored.iter().any(|c| c["name"] == "chunk_words" && c["value"].as_f64().is_some_and(|x| x > 0.0)), "{noted}");
+    assert!(v["results"].as_array().expect("results").iter().all(|r| r["explain"].get("unscored_features").is_none()), "only when asked: {v}");
     // One retriever: its own score.
     let v = repo.query("cookies jar", &["--explain", "--mode", "keyword"]);
     assert!(explained(&v, "keyword").iter().all(|(by, _)| by == "retriever"), "{v}");

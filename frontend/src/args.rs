@@ -153,6 +153,11 @@ pub enum Command {
         /// with --json, each result's `explain`.
         #[arg(long)]
         explain: bool,
+        /// With --explain: the ranking stage's features of the results of a
+        /// question it does not score too (issue reports, graph questions),
+        /// as `explain.unscored_features` (`scripts/collect-ranking.py`).
+        #[arg(long, requires = "explain", hide = true)]
+        explain_features: bool,
     },
     /// What a change touches: the definitions it changes, the code that
     /// depends on them (callers, importers, subclasses, implementations,

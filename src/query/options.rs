@@ -163,6 +163,10 @@ pub struct HybridOptions {
     pub files: bool,
     /// Explain each result's score as named contributions (`--explain`).
     pub explain: bool,
+    /// With `explain`: the stage's features of the candidates of a question
+    /// the stage does not score too (`Explanation::unscored_features`; the
+    /// fitting script's data for issue reports and graph questions).
+    pub explain_features: bool,
     /// The project's own name ([`crate::git::Repo::project_name`]), which a
     /// question says to name the project rather than a file in it; the
     /// query sets it from the repository it answers for.
@@ -171,7 +175,7 @@ pub struct HybridOptions {
 
 impl HybridOptions {
     pub fn new(query: QueryOptions) -> HybridOptions {
-        HybridOptions { query, window: DEFAULT_WINDOW, diversity: None, expand_parent: false, depth: 1, relation: None, timeout: Duration::from_secs(10), files: false, explain: false, project: None }
+        HybridOptions { query, window: DEFAULT_WINDOW, diversity: None, expand_parent: false, depth: 1, relation: None, timeout: Duration::from_secs(10), files: false, explain: false, explain_features: false, project: None }
     }
 }
 

@@ -74,11 +74,16 @@ pub struct Explanation {
     /// Steps that moved the result without scoring it, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moved: Vec<Moved>,
+    /// `--explain-features`: the stage's features of a result it did not
+    /// score (an issue report's, a graph question's), each with the weight
+    /// it would have; not terms of `score`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unscored_features: Vec<Contribution>,
 }
 
 impl Explanation {
     pub fn new(ranked_by: RankedBy) -> Explanation {
-        Explanation { ranked_by, score: 0.0, contributions: Vec::new(), fused: None, moved: Vec::new() }
+        Explanation { ranked_by, score: 0.0, contributions: Vec::new(), fused: None, moved: Vec::new(), unscored_features: Vec::new() }
     }
 
     /// Adds a term; `score` grows by it.

@@ -67,6 +67,13 @@ pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut result
                 source.fill_content(&mut results[..pool])?;
                 let evidence = super::stage::Evidence::read(source, &results[..pool], q)?;
                 results = super::stage::rerank(results, pool, q, &evidence, &super::parameters::STAGE, opts.explain);
+            } else if opts.explain_features {
+                // The fitting script's data for a question the stage leaves
+                // alone (an issue report, a graph question): what it would read.
+                let pool = results.len().min(STAGE_POOL);
+                source.fill_content(&mut results[..pool])?;
+                let evidence = super::stage::Evidence::read(source, &results[..pool], q)?;
+                super::stage::note_features(&mut results[..pool], q, &evidence, &super::parameters::STAGE);
             }
         }
         if let Some(lambda) = opts.diversity {

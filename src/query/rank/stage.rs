@@ -565,6 +565,18 @@ pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence
     out
 }
 
+/// Notes on each candidate of `pool` (a question the stage does not score)
+/// the features the stage would read, in its explanation.
+pub fn note_features(pool: &mut [Hit], q: &Question, evidence: &Evidence, table: &Table) {
+    let mut feats = features(pool, q, evidence);
+    keep_file_features_on_best(pool, &mut feats, &table.weights);
+    for (h, values) in pool.iter_mut().zip(feats) {
+        if let Some(e) = h.explain.as_deref_mut() {
+            e.unscored_features = values.iter().filter(|(_, v)| *v != 0.0).map(|(f, v)| Contribution::new(f.name(), v, table.weights[f])).collect();
+        }
+    }
+}
+
 /// A candidate's stage score (`score`, of its `values`) as contributions:
 /// each feature that holds a value times its weight, then what it lost
 /// for the `placed` chunks of its file above it (a kept candidate loses
