@@ -7,10 +7,10 @@ targets. `scripts/fit-ranking.py` reads the rows (datasets `wide-issue`,
 `wide-question`, `wide-name`; one group per repository, so every figure
 can be held out one repository at a time).
 
-Per repository: a clone of the fetched mirror (`--shared`), its parents in
-commit order, the index brought to each by checking it out and running
-`git rag index` (only what changed since the last one), then the
-questions of that parent. Name-like questions come from here too: the
+Per repository: a clone of the fetched mirror (`--shared`, no checkout),
+its parents in commit order, the index brought to each by `git rag index
+--rev PARENT` (only what changed since the last one), then the questions
+of that parent, asked `--at-commit`. Name-like questions come from here too: the
 definitions a commit changed (`git rag impact COMMIT --json`), each asked
 by its bare name and by its qualified name as the language writes it
 (`a::b`, `A.b`, `A\\B`), kept only when `--mode symbol` finds the bare
@@ -75,7 +75,7 @@ def fusion_terms(explain):
 
 
 def ask(binary, work, index, text):
-    p = rag(binary, ["query", text, "--json", "-n", str(POOL), "--mode", "hybrid", "--explain", "--explain-features", "--timeout", "30"], work, index, timeout=120)
+    p = rag(binary, ["query", text, "--json", "-n", str(POOL), "--mode", "hybrid", "--explain", "--explain-features", "--at-commit", "--timeout", "30"], work, index, timeout=120)
     if p.returncode != 0:
         return None
     d = json.loads(p.stdout)
@@ -103,7 +103,7 @@ def names_of(binary, work, index, commit, language):
         if len(own) < 4 or (own.startswith("__") and own.endswith("__")):
             continue
         target = {"path": c["path"], "start_line": int(c["start_line"]), "end_line": int(c["end_line"])}
-        found = rag(binary, ["query", own, "--json", "-n", "20", "--mode", "symbol"], work, index)
+        found = rag(binary, ["query", own, "--json", "-n", "20", "--mode", "symbol", "--at-commit"], work, index)
         if found.returncode != 0:
             continue
         files = {r["path"] for r in json.loads(found.stdout).get("results", []) if r.get("name_match")}
@@ -139,9 +139,9 @@ def collect_repo(args, repo, rows, out_path):
     tmp = out_path.with_suffix(".partial")
     with open(tmp, "w") as out:
         for n, parent in enumerate(parents):
-            git("checkout", "-q", "-f", "--detach", parent, cwd=work)
-            git("clean", "-q", "-fdx", cwd=work, check=False)
-            p = rag(args.bin, ["index", "-q", "--no-semantic"], work, index, timeout=1800)
+            # The index reads the commit from git (a snapshot may lack a big
+            # blob, which a checkout refuses); queries leave the empty work tree out.
+            p = rag(args.bin, ["index", "-q", "--no-semantic", "--rev", parent], work, index, timeout=1800)
             if p.returncode != 0:
                 print(f"  [{repo}] index at {parent[:12]} failed: {p.stderr.strip()[-200:]}", file=sys.stderr)
                 continue
