@@ -52,13 +52,15 @@ def rag(binary, args, cwd, index, timeout=300):
 
 
 def stage_features(explain):
-    """A result's stage features by name: those it was scored by, or, for a
-    question the stage leaves alone, those it would read
-    (`--explain-features`); None past the stage's pool."""
+    """A result's stage features by name: the values of the terms it was
+    scored by (every feature that holds a value), or, for a question the
+    stage leaves alone, those it would read (`--explain-features`); None
+    past the stage's pool."""
     if not explain:
         return None
     if explain.get("ranked_by") in ("stage", "structure"):
-        return {c["name"]: c["value"] for c in explain["contributions"] if c["name"] != "repeat_of_file"}
+        # The model's terms but its base and the intents (the row says the intent).
+        return {c["name"]: c["value"] for c in explain["contributions"] if c["name"] not in ("repeat_of_file", "model_base") and not c["name"].startswith("intent_")}
     if "unscored_features" in explain:
         return {c["name"]: c["value"] for c in explain["unscored_features"]}
     return None

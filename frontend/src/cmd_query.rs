@@ -152,7 +152,10 @@ fn print_explanation(e: &Explanation, indent: &str) -> Result<()> {
     terms.sort_by(|a, b| b.contribution.abs().total_cmp(&a.contribution.abs()));
     for c in terms {
         let rank = c.rank.map(|r| format!(" #{r}")).unwrap_or_default();
-        outln!("{indent}  {:+.4}  {}{rank}: {:.4} × {:.3}", c.contribution, c.name, c.value, c.weight);
+        match c.weight {
+            Some(weight) => outln!("{indent}  {:+.4}  {}{rank}: {:.4} × {:.3}", c.contribution, c.name, c.value, weight),
+            None => outln!("{indent}  {:+.4}  {}{rank}: {:.4}", c.contribution, c.name, c.value),
+        }
     }
     if let Some(fused) = &e.fused {
         outln!("{indent}  score, the fused score over the best one's, from:");

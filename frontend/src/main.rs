@@ -96,7 +96,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             cmd_index::run(&ws, &opts, json, quiet)
         }
-        Command::Query { text, mode, limit, scope, min_score, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, files, context, budget, at_commit, explain, explain_features } => {
+        Command::Query { text, mode, limit, scope, min_score, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, files, context, budget, at_commit, explain, explain_features, learned_ranking } => {
             let query = git_rag::QueryOptions { lang: scope.lang, path: scope.path, exclude: scope.exclude, kind, min_score, ..git_rag::QueryOptions::new(mode.into(), limit.max(1)) };
             let mut search = git_rag::HybridOptions::new(query);
             search.window = window.max(1);
@@ -108,6 +108,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             search.files = files;
             search.explain = explain;
             search.explain_features = explain_features;
+            search.learned_ranking = learned_ranking;
             let worktree = (!at_commit).then(|| ws.layer_options());
             let request = git_rag::QueryRequest { text, search, rerank, context_budget: context.then_some(budget), worktree };
             cmd_query::run(&ws, &request, json, secs(wait))

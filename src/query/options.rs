@@ -167,6 +167,11 @@ pub struct HybridOptions {
     /// the stage does not score too (`Explanation::unscored_features`; the
     /// fitting script's data for issue reports and graph questions).
     pub explain_features: bool,
+    /// Rank by the learned model (`query::rank::model`) instead of the
+    /// fitted stage, every question but a graph question, issue reports
+    /// included: the training and evaluation scripts' way to score it end
+    /// to end (`docs/benchmarks.md` says where it stands).
+    pub learned_ranking: bool,
     /// The project's own name ([`crate::git::Repo::project_name`]), which a
     /// question says to name the project rather than a file in it; the
     /// query sets it from the repository it answers for.
@@ -175,7 +180,7 @@ pub struct HybridOptions {
 
 impl HybridOptions {
     pub fn new(query: QueryOptions) -> HybridOptions {
-        HybridOptions { query, window: DEFAULT_WINDOW, diversity: None, expand_parent: false, depth: 1, relation: None, timeout: Duration::from_secs(10), files: false, explain: false, explain_features: false, project: None }
+        HybridOptions { query, window: DEFAULT_WINDOW, diversity: None, expand_parent: false, depth: 1, relation: None, timeout: Duration::from_secs(10), files: false, explain: false, explain_features: false, learned_ranking: false, project: None }
     }
 }
 

@@ -17,8 +17,8 @@ pub enum RankedBy {
     Retriever,
     /// The fused lists, the priors and the files the question names.
     Fusion,
-    /// The fitted stage's features (`query::rank::features`); `fused` explains
-    /// the fused score it read.
+    /// The ranking stage's model over its features (`query::rank::model`,
+    /// `query::rank::features`); `fused` explains the fused score it read.
     Stage,
     /// Kept where fusion put it: found by the question's structure alone
     /// (`callees`, `patterns`), which no feature of the stage explains.
@@ -40,12 +40,16 @@ pub enum Moved {
 /// One term of a score.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Contribution {
-    /// What it is: a feature's name, `list:<retriever>`, `prior:role`,
-    /// `prior:kind`, `named_by_question`, `repeat_of_file`.
+    /// What it is: a feature's name, `intent_<intent>`, `model_base`,
+    /// `list:<retriever>`, `prior:role`, `prior:kind`, `named_by_question`,
+    /// `repeat_of_file`.
     pub name: String,
     pub value: f32,
-    pub weight: f32,
-    /// `value` × `weight`.
+    /// None for an input of the ranking model, whose trees weigh it by
+    /// what else holds (its `contribution` is its share of the score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f32>,
+    /// `value` × `weight`, or the model's share.
     pub contribution: f32,
     /// A fused list's rank of the result (from 1).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -54,7 +58,13 @@ pub struct Contribution {
 
 impl Contribution {
     pub fn new(name: impl Into<String>, value: f32, weight: f32) -> Contribution {
-        Contribution { name: name.into(), value, weight, contribution: value * weight, rank: None }
+        Contribution { name: name.into(), value, weight: Some(weight), contribution: value * weight, rank: None }
+    }
+
+    /// An input of the ranking model with `value`, and the `share` of the
+    /// model's score it brought.
+    pub fn attributed(name: impl Into<String>, value: f32, share: f32) -> Contribution {
+        Contribution { name: name.into(), value, weight: None, contribution: share, rank: None }
     }
 }
 

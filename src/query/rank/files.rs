@@ -58,7 +58,7 @@ pub fn lift_mentioned(hits: &mut [Hit], mentions: &Mentions) {
     for ((h, lift), m) in hits.iter_mut().zip(lifts).zip(shares) {
         h.score += lift;
         if let Some(e) = h.explain.as_deref_mut().filter(|_| lift > 0.0) {
-            e.contributions.push(Contribution { name: "named_by_question".into(), value: m * best, weight: MENTION_WEIGHT, contribution: lift, rank: None });
+            e.contributions.push(Contribution { name: "named_by_question".into(), value: m * best, weight: Some(MENTION_WEIGHT), contribution: lift, rank: None });
             e.score = h.score;
         }
     }

@@ -58,7 +58,7 @@ pub fn fuse_explained(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Opti
                 let terms = explained.entry(hit_key(h)).or_insert_with(|| Explanation::new(RankedBy::Fusion));
                 let bonus = if rank == 1 { 1.0 + TOP_RANK_BONUS } else { 1.0 };
                 // `credit`'s product, in its order: the term is the very number added.
-                terms.add(Contribution { name: format!("list:{}", name.as_str()), value: bonus / (k + rank as f32), weight: *weight, contribution, rank: Some(rank) });
+                terms.add(Contribution { name: format!("list:{}", name.as_str()), value: bonus / (k + rank as f32), weight: Some(*weight), contribution, rank: Some(rank) });
             }
             if contribution > entry.1 {
                 let signals = entry.2.signals.clone();

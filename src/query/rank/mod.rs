@@ -10,6 +10,7 @@ pub mod features;
 pub mod fusion;
 pub mod hybrid;
 pub mod listed;
+pub mod model;
 pub mod pipeline;
 pub mod priors;
 pub mod rerank;

@@ -1,8 +1,11 @@
-//! The fitted ranking stage: the fused candidates of a short question (not
-//! an issue report, not `--files`), re-scored by one linear function of a
-//! few features each ([`super::features`]: one arm of `Feature::value`
-//! each), with weights fitted on the dev data by `scripts/fit-ranking.py`
-//! ([`super::parameters::STAGE`]). The features are what
+//! The ranking stage: the fused candidates of a short question (not an issue
+//! report, not `--files`), re-scored by one linear function of a few
+//! features each ([`super::features`]: one arm of `Feature::value` each),
+//! with weights fitted on the dev data by `scripts/fit-ranking.py`
+//! ([`super::parameters::STAGE`]); with `--learned-ranking`, every question
+//! but a graph question, by the learned model ([`super::model`], trained by
+//! `scripts/train-ranking.py` on questions mined from git histories no
+//! benchmark holds). The features are what
 //! peers' ranking looks at and fusion does not: a file's second and third
 //! chunk in the list, how many of a file's chunks are candidates, the
 //! question's words in the path and in the parts of the file's name, how
@@ -12,17 +15,17 @@
 //! question, the kind of chunk and how long it is, test and example code.
 //!
 //! Invariant: with the weight of `position` alone (and no penalty for a
-//! file's further chunks), the stage keeps the order it was given; every
-//! other weight is the fit's.
+//! file's further chunks), a linear scorer keeps the order it was given.
 
-use super::parameters::{Table, BM25_B, BM25_K1, FILE_SUPPORT_CAP, SPAN_FULL_LINES, TOPICAL_WORDS};
+use super::model::{ranking_model, Model};
+use super::parameters::{Table, BM25_B, BM25_K1, FILE_SUPPORT_CAP, MODEL_REPEAT_OF_FILE, SPAN_FULL_LINES, TOPICAL_WORDS};
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::is_test_path;
 use crate::query::answer::Hit;
 use crate::query::question::about::{role, Role};
 use crate::query::question::intent::{looks_like_code, Intent};
 use crate::query::question::Question;
-use crate::query::answer::SearchResult;
+use crate::query::answer::{SearchError, SearchResult};
 use crate::query::retrieve::paths::{content_words, name_parts, names_part, names_part_loosely};
 use crate::query::retrieve::Chunks;
 use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
@@ -32,7 +35,7 @@ use std::collections::HashMap;
 
 
 
-/// Whether the stage re-scores a question's candidates: every short
+/// Whether the fitted stage re-scores a question's candidates: every short
 /// question does; an issue report keeps its grouped form and a graph
 /// question is answered by its walk.
 pub fn applies(q: &Question) -> bool {
@@ -40,6 +43,12 @@ pub fn applies(q: &Question) -> bool {
         Intent::Identifier | Intent::Keyword | Intent::Concept | Intent::Mixed => true,
         Intent::Graph | Intent::Document => false,
     }
+}
+
+/// Whether the learned model re-scores a question's candidates
+/// (`--learned-ranking`): every question but a graph question.
+pub fn learns(q: &Question) -> bool {
+    q.analysis.intent != Intent::Graph
 }
 
 fn reciprocal(rank: Option<usize>) -> f32 {
@@ -530,23 +539,84 @@ pub fn placed_by_structure(h: &Hit) -> bool {
     (s.callees.is_some() || s.patterns.is_some()) && [s.bm25, s.dense, s.symbol, s.exact, s.graph].iter().all(Option::is_none)
 }
 
-/// The candidates in the order of their fitted scores (ties: the order they
-/// came in), each slot given to the best after every candidate loses
-/// [`Table::repeat_of_file`] per chunk of its file already placed, those
-/// [`placed_by_structure`] kept in their places; with `explain`, each
-/// candidate's stage score is explained by its features. The scores reported stay the fused ones,
-/// handed out in the new order (the best to the first), so that they fall
-/// down the list and `--min-score` cuts it.
-pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence, table: &Table, explain: bool) -> Vec<Hit> {
-    if !applies(q) {
-        return hits;
+/// What the stage orders its pool by.
+#[derive(Clone, Copy)]
+pub enum Scorer<'a> {
+    /// One weight per feature (the fitted table, [`super::parameters::STAGE`]).
+    Linear(&'a Table),
+    /// The learned ranking model; `carriers`' weights choose the candidate
+    /// of each file that carries the file's features
+    /// ([`keep_file_features_on_best`]), as when its data was collected.
+    Model { model: &'a Model, carriers: &'a Table },
+}
+
+impl Scorer<'static> {
+    /// The learned model built into git-rag.
+    pub fn learned() -> SearchResult<Scorer<'static>> {
+        let model = ranking_model().map_err(SearchError::Model)?;
+        Ok(Scorer::Model { model, carriers: &super::parameters::STAGE })
     }
+}
+
+impl Scorer<'_> {
+    fn carriers(&self) -> &PerFeature {
+        match self {
+            Scorer::Linear(t) => &t.weights,
+            Scorer::Model { carriers, .. } => &carriers.weights,
+        }
+    }
+
+    fn repeat_of_file(&self) -> f32 {
+        match self {
+            Scorer::Linear(t) => t.repeat_of_file,
+            Scorer::Model { .. } => MODEL_REPEAT_OF_FILE,
+        }
+    }
+
+    /// A candidate's score and, with `explain`, its terms.
+    fn score(&self, values: &PerFeature, intent: Intent, explain: bool) -> (f32, Vec<Contribution>) {
+        match self {
+            Scorer::Linear(t) => {
+                let terms = if explain { values.iter().filter(|(_, v)| *v != 0.0).map(|(f, v)| Contribution::new(f.name(), v, t.weights[f])).collect() } else { Vec::new() };
+                // The very sum the explanation adds (`PerFeature::weighed`, every feature in order).
+                (values.weighed(&t.weights, None), terms)
+            }
+            Scorer::Model { model, .. } => {
+                let inputs = model.values(values, intent);
+                let score = model.score(&inputs) as f32;
+                if !explain {
+                    return (score, Vec::new());
+                }
+                // The trees' expected score before any split, then each input
+                // that holds a value or moved the score, with its share.
+                let (base, shares) = model.attributed(&inputs);
+                let mut terms = vec![Contribution::new("model_base", 1.0, base as f32)];
+                for ((input, value), share) in model.inputs().iter().zip(&inputs).zip(shares) {
+                    if *value != 0.0 || share != 0.0 {
+                        terms.push(Contribution::attributed(input.name(), *value as f32, share as f32));
+                    }
+                }
+                (score, terms)
+            }
+        }
+    }
+}
+
+/// The candidates in the order of their scores (`scorer`'s; ties: the
+/// order they came in), each slot given to the best after every candidate
+/// loses the scorer's repeat-of-file penalty per chunk of its file already
+/// placed, those [`placed_by_structure`] kept in their places; with
+/// `explain`, each candidate's score is explained by its terms. The scores
+/// reported stay the fused ones, handed out in the new order (the best to
+/// the first), so that they fall down the list and `--min-score` cuts it.
+pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence, scorer: Scorer, explain: bool) -> Vec<Hit> {
     let n = hits.len().min(pool);
     let mut feats = features(&hits[..n], q, evidence);
     let kept: Vec<bool> = hits[..n].iter().map(placed_by_structure).collect();
-    keep_file_features_on_best(&hits[..n], &mut feats, &table.weights);
-    let scores: Vec<f32> = feats.iter().map(|f| f.weighed(&table.weights, None)).collect();
-    let order = placed_order(&hits[..n], &scores, &kept, table.repeat_of_file);
+    keep_file_features_on_best(&hits[..n], &mut feats, scorer.carriers());
+    let (scores, mut terms): (Vec<f32>, Vec<Vec<Contribution>>) = feats.iter().map(|f| scorer.score(f, q.analysis.intent, explain)).unzip();
+    let repeat = scorer.repeat_of_file();
+    let order = placed_order(&hits[..n], &scores, &kept, repeat);
     let rest = hits.split_off(n);
     let mut fused_scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
     fused_scores.sort_by(|a, b| b.total_cmp(a));
@@ -555,7 +625,8 @@ pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence
     for ((i, placed), fused) in order.into_iter().zip(fused_scores) {
         if let Some(mut h) = slots[i].take() {
             if explain {
-                h.explain = Some(Box::new(explained(&feats[i], scores[i], kept[i], placed, table, h.explain.take())));
+                let e = explained(std::mem::take(&mut terms[i]), scores[i], kept[i], placed, repeat, h.explain.take());
+                h.explain = Some(Box::new(e));
             }
             h.score = fused;
             out.push(h);
@@ -577,17 +648,15 @@ pub fn note_features(pool: &mut [Hit], q: &Question, evidence: &Evidence, table:
     }
 }
 
-/// A candidate's stage score (`score`, of its `values`) as contributions:
-/// each feature that holds a value times its weight, then what it lost
-/// for the `placed` chunks of its file above it (a kept candidate loses
-/// nothing); `fused` explains the fused score it read.
-fn explained(values: &PerFeature, score: f32, kept: bool, placed: f32, table: &Table, fused: Option<Box<Explanation>>) -> Explanation {
+/// A candidate's stage score (`score`, the sum of `terms`) explained, then
+/// what it lost for the `placed` chunks of its file above it (a kept
+/// candidate loses nothing); `fused` explains the fused score it read.
+fn explained(terms: Vec<Contribution>, score: f32, kept: bool, placed: f32, repeat: f32, fused: Option<Box<Explanation>>) -> Explanation {
     let mut e = Explanation::new(if kept { RankedBy::Structure } else { RankedBy::Stage });
-    e.contributions = values.iter().filter(|(_, v)| *v != 0.0).map(|(f, v)| Contribution::new(f.name(), v, table.weights[f])).collect();
-    // The very sum ranked by (`PerFeature::weighed`, every feature in order).
+    e.contributions = terms;
     e.score = score;
-    if !kept && placed > 0.0 && table.repeat_of_file != 0.0 {
-        e.add(Contribution::new("repeat_of_file", placed, -table.repeat_of_file));
+    if !kept && placed > 0.0 && repeat != 0.0 {
+        e.add(Contribution::new("repeat_of_file", placed, -repeat));
     }
     e.fused = fused;
     e
@@ -658,12 +727,12 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
         let mut w = PerFeature::ZERO;
         w[Feature::Position] = 1.0;
-        let order: Vec<String> = rerank(hits.clone(), crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits.clone(), crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["x", "y", "merge"]);
         // Reordered, the scores still fall down the list.
         w[Feature::Position] = 0.0;
         w[Feature::Score] = 1.0;
-        let scored: Vec<(String, f32)> = rerank(hits, crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
+        let scored: Vec<(String, f32)> = rerank(hits, crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
         assert_eq!(scored, [("y".to_string(), 0.5), ("merge".to_string(), 0.2), ("x".to_string(), 0.1)]);
     }
 
@@ -888,7 +957,7 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("a.py", "z", 0.7), hit("b.py", "w", 0.5)];
         let mut weights = PerFeature::ZERO;
         weights[Feature::Score] = 1.0;
-        let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights, repeat_of_file }, false).into_iter().filter_map(|h| h.symbol).collect() };
+        let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights, repeat_of_file }), false).into_iter().filter_map(|h| h.symbol).collect() };
         assert_eq!(order(0.0), ["x", "y", "z", "w"]);
         // Scores over the best: x 1, y .89, z .78, w .56; y loses 0.25 once x is placed, z twice that.
         assert_eq!(order(0.25), ["x", "y", "w", "z"]);
@@ -904,13 +973,31 @@ mod tests {
         // Weights that reverse the fused order move the others around it.
         let mut w = PerFeature::ZERO;
         w[Feature::Position] = -1.0;
-        let order: Vec<String> = rerank(hits, crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits, crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["y", "next_location", "x", "follow"]);
     }
 
     #[test]
-    fn an_issue_report_keeps_its_order() {
+    fn the_fitted_stage_scores_short_questions_and_the_learned_model_every_question_but_a_graph_question() {
         let q = Question::new("Traceback (most recent call last):\n  File \"src/a.py\", line 3, in f\n    g()\nValueError: bad value\n\nThe function f fails when called with an empty list, which worked before the last release of the package.");
-        assert!(!applies(&q));
+        assert!(!applies(&q) && learns(&q), "an issue report: the learned model only");
+        let graph = Question::new("what calls res.location");
+        assert!(!applies(&graph) && !learns(&graph), "a graph question: its walk answers it");
+        assert!(applies(&Question::new("merge_cookies")) && learns(&Question::new("merge_cookies")));
+    }
+
+    #[test]
+    fn the_model_orders_the_pool_by_its_scores_and_explains_each_as_the_sum_of_its_inputs_shares() {
+        let q = Question::new("how are cookies merged into the jar");
+        let hits = vec![hit("docs/cookies.md", "Cookies", 0.5), hit("tests/test_cookies.py", "test_merge", 0.45), hit("src/cookies.py", "merge_cookies", 0.4)];
+        let scorer = Scorer::learned().expect("the built-in model");
+        let ranked = rerank(hits, crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), scorer, true);
+        let scores: Vec<f32> = ranked.iter().map(|h| h.explain.as_ref().expect("explained").score).collect();
+        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+        for h in &ranked {
+            let e = h.explain.as_ref().expect("explained");
+            assert!((e.total() - e.score).abs() < 1e-4, "{e:?}");
+            assert!(e.contributions.iter().any(|c| c.name == "model_base"));
+        }
     }
 }
