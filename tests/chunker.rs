@@ -1397,3 +1397,43 @@ fn ordinary_code_of_every_parsed_language_reads_well_within_the_parse_budget() {
     }
     assert!(checked >= 40, "{checked} fixtures");
 }
+
+/// Thousands of small definitions in one file (generated bindings, tables
+/// of handlers): a container's outline looked for its members among every
+/// symbol of the file, a sibling for its leading comment among every other,
+/// and a scoped definition for its scope by a scan of every symbol — each
+/// quadratic in the count (1 MB of `class C0 { int F() … }` took 3.4 s, of
+/// HCL `resource` blocks 3.9 s). Four times the definitions cost about four
+/// times as much; a quadratic path costs sixteen.
+#[test]
+fn four_times_the_small_definitions_cost_about_four_times_as_much() {
+    let numbered = |template: &str, count: usize| -> String { (0..count).map(|i| template.replace("{i}", &i.to_string()) + "\n").collect() };
+    for (path, template) in [("Gen.cs", "/// C{i}\nclass C{i} { int F(int x) { return x + {i}; } }"), ("gen.tf", "resource \"a\" \"r{i}\" { x = {i} }"), ("Gen.java", "class C{i} { int f(int x) { return x + {i}; } }")] {
+        let (small, big) = (numbered(template, 5_000), numbered(template, 20_000));
+        let fc = chunk::chunk_file(path, big.as_bytes(), &ChunkOptions::default());
+        assert!(fc.symbols.len() >= 20_000, "{path}: {} definitions", fc.symbols.len());
+        let (s, b) = (median_chunking_secs(path, small.as_bytes()), median_chunking_secs(path, big.as_bytes()));
+        assert!(b < 8.0 * s + 0.05, "{path}: 20,000 definitions took {b:.3} s, 5,000 took {s:.3} s");
+    }
+}
+
+/// A C++ file with a syntax error on every line (`x 0= 1`, 256 KB) reads its
+/// input once, yet tree-sitter's error recovery takes 10–17 s per MB over it
+/// (measured on this machine), which no byte count sees: past
+/// `tags::PARSE_TIME_PER_BYTE` (0.5 s for a file this size, about a sixth of
+/// what it would take) the parse is given up and the file is text windows.
+#[test]
+fn a_parse_that_reads_little_but_runs_long_is_given_up_for_text_windows() {
+    let mut broken = String::new();
+    for i in 0.. {
+        if broken.len() >= 256 << 10 {
+            break;
+        }
+        broken.push_str(&format!("x {i}= 1\n"));
+    }
+    let fc = chunk::chunk_file("broken.cpp", broken.as_bytes(), &ChunkOptions::default());
+    assert!(fc.parse_too_costly, "the parse finished within its time");
+    assert!(fc.symbols.is_empty() && !fc.chunks.is_empty(), "text windows, no symbols");
+    let last_line = fc.chunks.iter().map(|c| c.end_line).max().unwrap_or(0);
+    assert_eq!(last_line, broken.lines().count(), "every line covered");
+}

@@ -305,6 +305,17 @@ impl<'a> Builder<'a> {
             .map(|(&node, _)| node)
             .collect();
         let def_nodes = owned_in_order(root, parsed, &owned);
+        // Each container's members' bodies, elided from its outline: found in
+        // one pass (a pass over every symbol per container was quadratic in a
+        // file of thousands of small classes).
+        let mut member_bodies: Vec<Vec<(usize, usize)>> = vec![Vec::new(); parsed.symbols.len()];
+        for m in parsed.symbols.iter().filter(|m| m.owns_chunk()) {
+            if let (Some(p), Some(b)) = (m.parent_index, m.body) {
+                if let Some(bodies) = member_bodies.get_mut(p) {
+                    bodies.push((b.start_byte, b.end_byte));
+                }
+            }
+        }
         #[cfg(debug_assertions)]
         assert!(def_nodes == every_owned_in_order(root, parsed, &owned), "the pruned walk missed a definition");
         // The last definition's chunk, for clauses that continue it.
@@ -322,7 +333,7 @@ impl<'a> Builder<'a> {
                 Some(p) => chunk_of_symbol.get(&p).copied().or(Some(file_idx)),
                 None => Some(file_idx),
             };
-            let idx = self.definition(node, sym, d, parsed, &owned, parent);
+            let idx = self.definition(node, sym, &member_bodies[d], parsed, &owned, parent);
             chunk_of_symbol.insert(d, idx);
             last = Some((d, idx));
         }
@@ -401,7 +412,7 @@ impl<'a> Builder<'a> {
     }
 
     /// The chunk(s) of one definition; returns the index of its main chunk.
-    fn definition(&mut self, node: Node, sym: &Symbol, sym_idx: usize, parsed: &ParsedFile, owned: &HashSet<usize>, parent: Option<usize>) -> usize {
+    fn definition(&mut self, node: Node, sym: &Symbol, members: &[(usize, usize)], parsed: &ParsedFile, owned: &HashSet<usize>, parent: Option<usize>) -> usize {
         let (start, _) = sym.chunk_start();
         let end = node.end_byte();
         let kind = ChunkKind::from_symbol(sym.kind);
@@ -411,13 +422,7 @@ impl<'a> Builder<'a> {
 
         if sym.kind.is_container() {
             // The outline: member bodies elided, since members have their own chunks.
-            let members: Vec<(usize, usize)> = parsed
-                .symbols
-                .iter()
-                .filter(|m| m.parent_index == Some(sym_idx) && m.owns_chunk())
-                .filter_map(|m| m.body.map(|b| (b.start_byte, b.end_byte)))
-                .collect();
-            let outline = elide(self.src, start, end, &members, parsed.language == Language::Python);
+            let outline = elide(self.src, start, end, members, parsed.language == Language::Python);
             let fits = non_ws_len(outline.as_bytes()) <= self.opts.budget;
             let content = if fits { outline } else { truncate_to_budget(&outline, self.opts.budget) };
             let idx = self.push_content(kind, start, end, symbol.clone(), symbols, parent, content);
@@ -470,11 +475,22 @@ impl<'a> Builder<'a> {
                 Some((n.id(), b))
             })
             .collect();
-        let doc_ranges: Vec<(usize, usize)> = nodes.iter().filter_map(|n| doc_starts.get(&n.id()).map(|&b| (b, n.start_byte()))).collect();
+        let mut doc_ranges: Vec<(usize, usize)> = nodes.iter().filter_map(|n| doc_starts.get(&n.id()).map(|&b| (b, n.start_byte()))).collect();
+        doc_ranges.sort_unstable();
+        // Siblings come in order, so the doc ranges starting at or before a
+        // node are a growing prefix: the node lies in one of them when the
+        // furthest end among them reaches past it (a scan of every range per
+        // node was quadratic in a file of thousands of documented definitions).
+        let (mut opened, mut furthest_doc_end) = (0, 0);
 
         for node in nodes {
             let (s, e) = (node.start_byte(), node.end_byte());
-            if owned.contains(&node.id()) || doc_ranges.iter().any(|&(ds, de)| s >= ds && e <= de) {
+            while let Some(&(_, de)) = doc_ranges.get(opened).filter(|&&(ds, _)| ds <= s) {
+                furthest_doc_end = furthest_doc_end.max(de);
+                opened += 1;
+            }
+            let in_doc = opened > 0 && e <= furthest_doc_end;
+            if owned.contains(&node.id()) || in_doc {
                 self.flush_run(&mut run, kind, &symbol, parent);
                 continue;
             }

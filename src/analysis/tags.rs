@@ -138,13 +138,27 @@ pub const PARSE_READ_FACTOR: usize = 16;
 const PARSE_READ_SLACK: usize = 1 << 20;
 /// The most the parser is handed at once: what it reads is counted in these.
 const PARSE_READ_CHUNK: usize = 256;
+/// How long a parse may take per byte of its input (2 s per MB), counted
+/// from [`PARSE_TIME_FLOOR_BYTES`] up. Some parses read their input once and
+/// still cost far more than its size: tree-sitter's error recovery in a file
+/// of syntax errors on every line (5–16 s per MB in the C family, Go, Java,
+/// Dart), one expression of 250,000 terms (Elixir 18 s, Perl 24 s, SQL 40 s
+/// per MB). No byte count sees them, so past this time the parse is given up
+/// like one past the read budget. Time depends on the machine's load, so the
+/// limit sits well above ordinary code: its slowest parse measured here was
+/// 0.7 s per MB (Haskell, this 2-core machine under load), a third of it.
+pub const PARSE_TIME_PER_BYTE: std::time::Duration = std::time::Duration::from_nanos(2_000);
+/// The size below which a file gets the time of a file of this size
+/// (0.5 s): a small file's parse never meets the limit.
+const PARSE_TIME_FLOOR_BYTES: u32 = 256 << 10;
 
 /// Why a file has no parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotParsed {
     /// No grammar or tags query for the language (or the file is markup).
     NoGrammar,
-    /// The parse read more than [`PARSE_READ_FACTOR`] times the file.
+    /// The parse read more than [`PARSE_READ_FACTOR`] times the file, or
+    /// took longer than [`PARSE_TIME_PER_BYTE`] allows.
     TooCostly,
 }
 
@@ -251,6 +265,7 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
         defs_by_node: HashMap::new(),
         def_node_ranges: HashMap::new(),
         impl_bases: Vec::new(),
+        first_named: HashMap::new(),
     };
     out.register_all(&defs, &ranges);
     out.attach_impl_bases();
@@ -265,8 +280,14 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     Ok(ParsedFile { bytes_read, language, tree, symbols, imports, module_calls, defs_by_node, def_node_ranges, has_errors, error_lines, pattern_marks })
 }
 
+/// How long the parse of `len` bytes may take ([`PARSE_TIME_PER_BYTE`]).
+pub fn parse_time_limit(len: usize) -> std::time::Duration {
+    PARSE_TIME_PER_BYTE.saturating_mul(u32::try_from(len).unwrap_or(u32::MAX).max(PARSE_TIME_FLOOR_BYTES))
+}
+
 /// `input` parsed within `ranges` (empty: all of it) and within the read
-/// budget ([`PARSE_READ_FACTOR`]), and the bytes the parse read.
+/// budget ([`PARSE_READ_FACTOR`]) and the time limit ([`PARSE_TIME_PER_BYTE`]),
+/// and the bytes the parse read.
 fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitter::Range]) -> Result<(tree_sitter::Tree, usize), NotParsed> {
     // One parser per thread, kept between files: its stacks and buffers are
     // reused instead of allocated for each file.
@@ -275,6 +296,8 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
     }
     let budget = input.len().saturating_mul(PARSE_READ_FACTOR).saturating_add(PARSE_READ_SLACK);
     let read = std::cell::Cell::new(0usize);
+    let deadline = std::time::Instant::now() + parse_time_limit(input.len());
+    let late = std::cell::Cell::new(false);
     let tree = PARSER.with_borrow_mut(|parser| {
         parser.set_language(grammar).ok()?;
         // Empty: the whole file (and what the next file starts from).
@@ -294,9 +317,13 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
             // once) and the parse is cancelled at its next check.
             if read.get() > budget { &[][..] } else { piece }
         };
-        let mut over_budget = |_: &tree_sitter::ParseState| if read.get() > budget { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) };
+        // Called every 100 parse actions.
+        let mut over_budget = |_: &tree_sitter::ParseState| {
+            late.set(late.get() || std::time::Instant::now() > deadline);
+            if read.get() > budget || late.get() { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+        };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut over_budget);
-        let tree = parser.parse_with_options(&mut next_chunk, None, Some(options)).filter(|_| read.get() <= budget);
+        let tree = parser.parse_with_options(&mut next_chunk, None, Some(options)).filter(|_| read.get() <= budget && !late.get());
         if tree.is_none() || !ranges.is_empty() {
             // Whatever a failed parse left behind must not start the next one.
             parser.reset();
@@ -306,7 +333,7 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
     });
     match tree {
         Some(tree) => Ok((tree, read.get())),
-        None if read.get() > budget => Err(NotParsed::TooCostly),
+        None if read.get() > budget || late.get() => Err(NotParsed::TooCostly),
         None => Err(NotParsed::NoGrammar),
     }
 }
@@ -636,6 +663,10 @@ struct Extracted<'s> {
     def_node_ranges: HashMap<usize, (usize, usize)>,
     /// (type name, qualified prefix, base) from `impl Trait for Type`.
     impl_bases: Vec<(String, String)>,
+    /// The first symbol of each qualified name: a scope is looked up by name
+    /// once per definition, and a scan of every symbol each time was
+    /// quadratic in a file of thousands of small scoped definitions.
+    first_named: HashMap<String, usize>,
 }
 
 impl Extracted<'_> {
@@ -692,8 +723,8 @@ impl Extracted<'_> {
             };
             // The enclosing symbol: the frame's, or the file's definition of the scope.
             let parent_index = match (&explicit_scope, enclosing) {
-                (None, Some(f)) => f.symbol.or_else(|| self.symbols.iter().position(|s| s.qualified_name == f.qualified)),
-                _ => prefix.as_ref().and_then(|p| self.symbols.iter().position(|s| &s.qualified_name == p)),
+                (None, Some(f)) => f.symbol.or_else(|| self.first_named.get(&f.qualified).copied()),
+                _ => prefix.as_ref().and_then(|p| self.first_named.get(p).copied()),
             };
             // Decorators written before a class member (TypeScript) belong to it.
             let lead = leading_decorators(d.outer);
@@ -726,6 +757,7 @@ impl Extracted<'_> {
             self.symbols.push(symbol);
             self.extents.push((span.start_byte.min(start), end));
             let idx = self.symbols.len() - 1;
+            self.first_named.entry(qualified_name.clone()).or_insert(idx);
             self.defs_by_node.entry(d.outer.id()).or_default().push(idx);
             self.def_node_ranges.insert(d.outer.id(), (d.outer.start_byte(), d.outer.end_byte()));
             // A C type or constant is one symbol with everything in it; a
@@ -768,7 +800,7 @@ impl Extracted<'_> {
     fn attach_impl_bases(&mut self) {
         for (type_name, base) in std::mem::take(&mut self.impl_bases) {
             let base: String = base.split_whitespace().collect();
-            if let Some(sym) = self.symbols.iter_mut().find(|s| s.qualified_name == type_name) {
+            if let Some(sym) = self.first_named.get(&type_name).and_then(|&i| self.symbols.get_mut(i)) {
                 if !sym.bases.contains(&base) {
                     sym.bases.push(base);
                 }
