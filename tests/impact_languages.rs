@@ -446,6 +446,158 @@ const DART: Case = Case {
     deleted: "lib/extra.dart",
 };
 
+const HASKELL: Case = Case {
+    name: "haskell",
+    files: &[
+        ("src/Shapes.hs", "module Shapes where\n\nclass Shape a where\n  area :: a -> Int\n\ndata SquareShape = SquareShape\n\ninstance Shape SquareShape where\n  area _ = 4\n\nscaleValue :: Int -> Int\nscaleValue x = x * 2\n"),
+        ("src/Service.hs", "module Service where\n\nimport Shapes\n\nserveRequest :: Int -> Int\nserveRequest v = scaleValue v\n\ntopLevelEntry :: Int -> Int\ntopLevelEntry v = serveRequest v + 1\n"),
+        ("src/Extra.hs", "module Extra where\n\nunusedExtra :: Int\nunusedExtra = 0\n"),
+        ("test/ShapesSpec.hs", "module ShapesSpec where\n\nimport Shapes\n\nspec :: Bool\nspec = scaleValue 2 == 4\n"),
+    ],
+    edits: &[("src/Shapes.hs", "scaleValue x = x * 2", "scaleValue x = x * 3"), ("src/Shapes.hs", "  area :: a -> Int", "  area :: a -> Int -> Int")],
+    changed: &["scaleValue", "area"],
+    caller: "serveRequest",
+    callers_caller: "topLevelEntry",
+    implementer: Some(("area", "implements")),
+    test: "test/ShapesSpec.hs",
+    rename: ("src/Shapes.hs", "scaleValue :: Int -> Int\nscaleValue x = x * 2", "scaleByTwo :: Int -> Int\nscaleByTwo x = x * 2"),
+    renamed: ("scaleByTwo", "scaleValue"),
+    deleted: "src/Extra.hs",
+};
+
+const OCAML: Case = Case {
+    name: "ocaml",
+    files: &[
+        ("lib/scaler.ml", "class shape = object\n  method area = 0\nend\n\nclass square_shape = object\n  inherit shape\n  method area = 4\nend\n\nlet scale_value x =\n  x * 2\n"),
+        ("lib/service.ml", "let serve_request v =\n  Scaler.scale_value v\n\nlet top_level_entry v =\n  serve_request v + 1\n"),
+        ("lib/extra.ml", "let unused_extra () =\n  0\n"),
+        ("test/test_scaler.ml", "let test_scale () =\n  assert (Scaler.scale_value 2 = 4)\n"),
+    ],
+    edits: &[("lib/scaler.ml", "  x * 2", "  x * 3"), ("lib/scaler.ml", "method area = 0", "method area = -1")],
+    changed: &["scale_value", "area"],
+    caller: "serve_request",
+    callers_caller: "top_level_entry",
+    implementer: Some(("area", "overrides")),
+    test: "test/test_scaler.ml",
+    rename: ("lib/scaler.ml", "let scale_value x =", "let scale_by_two x ="),
+    renamed: ("scale_by_two", "scale_value"),
+    deleted: "lib/extra.ml",
+};
+
+const ERLANG: Case = Case {
+    name: "erlang",
+    files: &[
+        ("src/scaler.erl", "-module(scaler).\n-export([scale_value/1]).\n\nscale_value(X) ->\n    X * 2.\n"),
+        ("src/service.erl", "-module(service).\n-export([serve_request/1, top_level_entry/1]).\n\nserve_request(V) ->\n    scaler:scale_value(V).\n\ntop_level_entry(V) ->\n    serve_request(V) + 1.\n"),
+        ("src/extra.erl", "-module(extra).\n-export([unused_extra/0]).\n\nunused_extra() ->\n    0.\n"),
+        ("test/scaler_tests.erl", "-module(scaler_tests).\n-include_lib(\"eunit/include/eunit.hrl\").\n\nscale_test() ->\n    ?assertEqual(4, scaler:scale_value(2)).\n"),
+    ],
+    edits: &[("src/scaler.erl", "X * 2.", "X * 3.")],
+    changed: &["scale_value"],
+    caller: "serve_request",
+    callers_caller: "top_level_entry",
+    implementer: None,
+    test: "test/scaler_tests.erl",
+    rename: ("src/scaler.erl", "-export([scale_value/1]).\n\nscale_value(X) ->", "-export([scale_by_two/1]).\n\nscale_by_two(X) ->"),
+    renamed: ("scale_by_two", "scale_value"),
+    deleted: "src/extra.erl",
+};
+
+const JULIA: Case = Case {
+    name: "julia",
+    files: &[
+        ("src/shapes.jl", "abstract type Shape end\n\nstruct SquareShape <: Shape end\n\narea(s::SquareShape) = 4\n\nfunction scale_value(x)\n    return x * 2\nend\n"),
+        ("src/service.jl", "function serve_request(v)\n    return scale_value(v)\nend\n\nfunction top_level_entry(v)\n    return serve_request(v) + 1\nend\n"),
+        ("src/extra.jl", "function unused_extra()\n    return 0\nend\n"),
+        ("test/test_shapes.jl", "using Test\n\n@testset \"scale\" begin\n    @test scale_value(2) == 4\nend\n"),
+    ],
+    edits: &[("src/shapes.jl", "return x * 2", "return x * 3")],
+    changed: &["scale_value"],
+    caller: "serve_request",
+    callers_caller: "top_level_entry",
+    implementer: None,
+    test: "test/test_shapes.jl",
+    rename: ("src/shapes.jl", "function scale_value(x)", "function scale_by_two(x)"),
+    renamed: ("scale_by_two", "scale_value"),
+    deleted: "src/extra.jl",
+};
+
+const R: Case = Case {
+    name: "r",
+    files: &[
+        ("R/scaler.R", "scale_value <- function(x) {\n  x * 2\n}\n"),
+        ("R/service.R", "serve_request <- function(v) {\n  scale_value(v)\n}\n\ntop_level_entry <- function(v) {\n  serve_request(v) + 1\n}\n"),
+        ("R/extra.R", "unused_extra <- function() {\n  0\n}\n"),
+        ("tests/testthat/test-scaler.R", "test_that(\"scales\", {\n  expect_equal(scale_value(2), 4)\n})\n"),
+    ],
+    edits: &[("R/scaler.R", "  x * 2", "  x * 3")],
+    changed: &["scale_value"],
+    caller: "serve_request",
+    callers_caller: "top_level_entry",
+    implementer: None,
+    test: "tests/testthat/test-scaler.R",
+    rename: ("R/scaler.R", "scale_value <- function(x) {", "scale_by_two <- function(x) {"),
+    renamed: ("scale_by_two", "scale_value"),
+    deleted: "R/extra.R",
+};
+
+const OBJC: Case = Case {
+    name: "objc",
+    files: &[
+        ("src/Shapes.m", "@protocol Shape\n- (int)area;\n@end\n\n@interface SquareShape : NSObject <Shape>\n@end\n\n@implementation SquareShape\n- (int)area {\n    return 4;\n}\n@end\n\nint scaleValue(int x) {\n    return x * 2;\n}\n"),
+        ("src/Service.m", "#import \"Shapes.m\"\n\nint serveRequest(int v) {\n    return scaleValue(v);\n}\n\nint topLevelEntry(int v) {\n    return serveRequest(v) + 1;\n}\n"),
+        ("src/Extra.m", "int unusedExtra(void) {\n    return 0;\n}\n"),
+        ("Tests/ShapesTests.m", "@interface ShapesTests : NSObject\n@end\n\n@implementation ShapesTests\n- (void)testScale {\n    scaleValue(2);\n}\n@end\n"),
+    ],
+    edits: &[("src/Shapes.m", "return x * 2;", "return x * 3;"), ("src/Shapes.m", "- (int)area;", "- (int)area:(int)k;")],
+    changed: &["scaleValue", "area"],
+    caller: "serveRequest",
+    callers_caller: "topLevelEntry",
+    implementer: Some(("area", "implements")),
+    test: "Tests/ShapesTests.m",
+    rename: ("src/Shapes.m", "int scaleValue(int x) {", "int scaleByTwo(int x) {"),
+    renamed: ("scaleByTwo", "scaleValue"),
+    deleted: "src/Extra.m",
+};
+
+const PERL: Case = Case {
+    name: "perl",
+    files: &[
+        ("lib/Shapes.pm", "package Shapes;\n\nsub scale_value {\n    my ($x) = @_;\n    return $x * 2;\n}\n\n1;\n"),
+        ("lib/Service.pm", "package Service;\n\nuse Shapes;\n\nsub serve_request {\n    my ($v) = @_;\n    return Shapes::scale_value($v);\n}\n\nsub top_level_entry {\n    my ($v) = @_;\n    return serve_request($v) + 1;\n}\n\n1;\n"),
+        ("lib/Extra.pm", "package Extra;\n\nsub unused_extra {\n    return 0;\n}\n\n1;\n"),
+        ("t/shapes.t", "use Test::More;\nuse Shapes;\n\nis(Shapes::scale_value(2), 4);\n\ndone_testing();\n"),
+    ],
+    edits: &[("lib/Shapes.pm", "return $x * 2;", "return $x * 3;")],
+    changed: &["scale_value"],
+    caller: "serve_request",
+    callers_caller: "top_level_entry",
+    implementer: None,
+    test: "t/shapes.t",
+    rename: ("lib/Shapes.pm", "sub scale_value {", "sub scale_by_two {"),
+    renamed: ("scale_by_two", "scale_value"),
+    deleted: "lib/Extra.pm",
+};
+
+const CLOJURE: Case = Case {
+    name: "clojure",
+    files: &[
+        ("src/app/scaler.clj", "(ns app.scaler)\n\n(defprotocol Shape\n  (area [s]))\n\n(defrecord SquareShape []\n  Shape\n  (area [s] 4))\n\n(defn scale-value [x]\n  (* x 2))\n"),
+        ("src/app/service.clj", "(ns app.service\n  (:require [app.scaler :as scaler]))\n\n(defn serve-request [v]\n  (scaler/scale-value v))\n\n(defn top-level-entry [v]\n  (+ (serve-request v) 1))\n"),
+        ("src/app/extra.clj", "(ns app.extra)\n\n(defn unused-extra []\n  0)\n"),
+        ("test/app/scaler_test.clj", "(ns app.scaler-test\n  (:require [clojure.test :refer :all]\n            [app.scaler :as scaler]))\n\n(deftest scales\n  (is (= 4 (scaler/scale-value 2))))\n"),
+    ],
+    edits: &[("src/app/scaler.clj", "(* x 2)", "(* x 3)"), ("src/app/scaler.clj", "  (area [s]))", "  (area [s k]))")],
+    changed: &["scale-value", "Shape"],
+    caller: "serve-request",
+    callers_caller: "top-level-entry",
+    implementer: Some(("SquareShape", "implements")),
+    test: "test/app/scaler_test.clj",
+    rename: ("src/app/scaler.clj", "(defn scale-value [x]", "(defn scale-by-two [x]"),
+    renamed: ("scale-by-two", "scale-value"),
+    deleted: "src/app/extra.clj",
+};
+
 macro_rules! languages {
     ($($test:ident: $case:ident),* $(,)?) => {
         $(#[test] fn $test() { check(&$case); })*
@@ -472,4 +624,12 @@ languages! {
     impact_in_bash: BASH,
     impact_in_zig: ZIG,
     impact_in_dart: DART,
+    impact_in_haskell: HASKELL,
+    impact_in_ocaml: OCAML,
+    impact_in_erlang: ERLANG,
+    impact_in_julia: JULIA,
+    impact_in_r: R,
+    impact_in_objc: OBJC,
+    impact_in_perl: PERL,
+    impact_in_clojure: CLOJURE,
 }

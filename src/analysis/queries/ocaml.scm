@@ -40,7 +40,8 @@
 (module_definition (module_binding (module_name) @name body: (_)? @body) @part) @definition.module
 (module_type_definition (module_type_name) @name body: (_)? @body) @definition.interface
 
-; Classes and their methods.
+; Classes and their methods; `inherit base` makes `base` a base of the class.
+(class_definition (class_binding (class_name) @name body: (object_expression (inheritance_definition class: (_) @base)) @body) @part) @definition.class
 (class_definition (class_binding (class_name) @name body: (_)? @body) @part) @definition.class
 (class_type_definition (class_type_binding (class_type_name) @name) @part) @definition.interface
 (method_definition (method_name) @name body: (_) @body) @definition.method
