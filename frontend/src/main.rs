@@ -36,11 +36,11 @@ use output::outln;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn main() -> ExitCode {
+fn main() {
     quiet_caught_panics();
     let cli = Cli::parse();
     let json = cli.command.wants_json();
-    match run(cli) {
+    let code = match run(cli) {
         Ok(code) => code,
         // The reader went away (`git rag query … | head -1`): nothing to say.
         Err(e) if output::is_broken_pipe(&e) => ExitCode::from(output::BROKEN_PIPE_STATUS),
@@ -51,7 +51,25 @@ fn main() -> ExitCode {
             }
             ExitCode::FAILURE
         }
-    }
+    };
+    exit_without_destructors(code)
+}
+
+/// Ends the process without the C library's exit handlers. A thread left
+/// behind on purpose (the MCP server's warm-up, a dense search past its
+/// deadline) may still be inside ONNX Runtime, and libonnxruntime's static
+/// destructors, which `exit` runs, crash under it: SIGSEGV after the
+/// answer was written (seen 6 times in 45 `serve --mcp` runs on a loaded
+/// machine). Everything `run` owned is dropped by now; only the standard
+/// streams need flushing.
+fn exit_without_destructors(code: ExitCode) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // `ExitCode` does not give its number back; it compares equal to the `u8` it was made from.
+    let status = (0..=u8::MAX).find(|&c| ExitCode::from(c) == code).map_or(1, i32::from);
+    // SAFETY: `_exit` only ends the process; no Rust state is used after it.
+    unsafe { libc::_exit(status) }
 }
 
 /// A store's reader panicking on damaged bytes is caught by the library and
