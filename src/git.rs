@@ -215,12 +215,7 @@ impl Repo {
         let old_tree = Self::tree_of(&repo, old)?;
         let new_tree = Self::tree_of(&repo, new)?;
         let mut opts = gix::diff::Options::default();
-        opts.track_path().track_rewrites(renames.then_some(gix::diff::Rewrites {
-            copies: None,
-            percentage: Some(0.5),
-            limit: 1000,
-            track_empty: false,
-        }));
+        opts.track_path().track_rewrites(renames.then(rename_tracking));
         let changes = repo.diff_tree_to_tree(Some(&old_tree), Some(&new_tree), Some(opts)).map_err(other)?;
         let file = |path: &gix::bstr::BString, id: ObjectId, mode: gix::object::tree::EntryMode| {
             entry_kind(mode).map(|kind| TreeFile { path: path.to_str_lossy().into_owned(), id, kind })
@@ -301,12 +296,12 @@ impl Repo {
     }
 
     /// Up to `limit` commits from `head` back along first parents, newest
-    /// first, each with the paths it changed against its first parent (no
-    /// rename detection); `None` for a merge or root commit. The walk stops
-    /// early at `stop` (a commit already read) and where history is cut off
-    /// (a shallow clone).
+    /// first, each with what it changed against its first parent (a renamed
+    /// file under its new path, and the rename apart); `None` for a merge or
+    /// root commit. The walk stops early at `stop` (a commit already read)
+    /// and where history is cut off (a shallow clone).
     /// Also says whether the walk met `stop`.
-    pub fn first_parent_history(&self, head: &ObjectId, limit: usize, stop: Option<&ObjectId>) -> Result<(Vec<(ObjectId, Option<Vec<String>>)>, bool)> {
+    pub fn first_parent_history(&self, head: &ObjectId, limit: usize, stop: Option<&ObjectId>) -> Result<(Vec<(ObjectId, Option<CommitChanges>)>, bool)> {
         let repo = self.local();
         let walk = repo.rev_walk([*head]).first_parent_only().all().map_err(other)?;
         let mut commits: Vec<(ObjectId, bool)> = Vec::new();
@@ -323,7 +318,7 @@ impl Repo {
             commits.push((info.id, info.parent_ids.len() == 1));
         }
         use rayon::prelude::*;
-        let chunks: Vec<Vec<(ObjectId, Option<Vec<String>>)>> = commits
+        let chunks: Vec<Vec<(ObjectId, Option<CommitChanges>)>> = commits
             .par_chunks(64)
             .map(|chunk| {
                 let repo = self.local();
@@ -334,28 +329,50 @@ impl Repo {
     }
 }
 
-/// The paths `commit` changed against its only parent (`None` when a
-/// tree cannot be read).
-fn changed_against_parent(repo: &gix::Repository, commit: &ObjectId) -> Option<Vec<String>> {
+/// Renames as git finds them by default: 50% similar content, no copies,
+/// at most 1,000 candidates a side.
+fn rename_tracking() -> gix::diff::Rewrites {
+    gix::diff::Rewrites { copies: None, percentage: Some(0.5), limit: 1000, track_empty: false }
+}
+
+/// What a commit changed against its only parent.
+#[derive(Debug, Default)]
+pub struct CommitChanges {
+    /// The files it touched, sorted; a renamed one under its new path.
+    pub paths: Vec<String>,
+    /// (old path, new path) of each file it renamed.
+    pub renames: Vec<(String, String)>,
+}
+
+/// What `commit` changed against its only parent (`None` when a tree cannot be read).
+fn changed_against_parent(repo: &gix::Repository, commit: &ObjectId) -> Option<CommitChanges> {
     let c = repo.find_object(*commit).ok()?.peel_to_commit().ok()?;
     let parent = c.parent_ids().next()?.object().ok()?.peel_to_commit().ok()?;
     let (old, new) = (parent.tree().ok()?, c.tree().ok()?);
     let mut opts = gix::diff::Options::default();
-    opts.track_path().track_rewrites(None);
+    opts.track_path().track_rewrites(Some(rename_tracking()));
     let changes = repo.diff_tree_to_tree(Some(&old), Some(&new), Some(opts)).ok()?;
     use gix::object::tree::diff::ChangeDetached as C;
-    let mut paths: Vec<String> = changes
-        .into_iter()
-        .filter_map(|change| match change {
+    let mut out = CommitChanges::default();
+    for change in changes {
+        match change {
             C::Addition { location, entry_mode, .. } | C::Deletion { location, entry_mode, .. } | C::Modification { location, entry_mode, .. } => {
-                entry_mode.is_blob().then(|| location.to_str_lossy().into_owned())
+                if entry_mode.is_blob() {
+                    out.paths.push(location.to_str_lossy().into_owned());
+                }
             }
-            C::Rewrite { location, .. } => Some(location.to_str_lossy().into_owned()),
-        })
-        .collect();
-    paths.sort();
-    paths.dedup();
-    Some(paths)
+            C::Rewrite { source_location, location, copy, .. } => {
+                let to = location.to_str_lossy().into_owned();
+                if !copy {
+                    out.renames.push((source_location.to_str_lossy().into_owned(), to.clone()));
+                }
+                out.paths.push(to);
+            }
+        }
+    }
+    out.paths.sort();
+    out.paths.dedup();
+    Some(out)
 }
 
 impl Repo {

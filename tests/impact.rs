@@ -174,3 +174,36 @@ fn bad_input_gets_a_clear_error_or_a_bounded_answer() {
     let out = empty.rag(&["impact"]);
     assert!(!out.status.success() && stderr(&out).contains("git rag index"), "{}", stderr(&out));
 }
+
+/// Co-change follows a file through its renames: its commits under its old
+/// path, before a move to `src/` made in one sweeping commit, still tie it to
+/// the test that changed with it.
+#[test]
+fn a_moved_file_keeps_the_tests_that_changed_with_it_before_the_move() {
+    let repo = TestRepo::new();
+    repo.write("engine.py", "def step(x):\n    return x\n");
+    repo.write("tests/test_behaviour.py", "def test_steps():\n    assert True\n");
+    // Enough other modules that the move is a sweep, left out of co-change itself.
+    for i in 0..45 {
+        repo.write(&format!("mod_{i}.py"), format!("def f{i}():\n    return {i}\n"));
+    }
+    repo.commit("base");
+    for round in 0..4 {
+        repo.write("engine.py", format!("def step(x):\n    return x + {round}\n"));
+        repo.write("tests/test_behaviour.py", format!("def test_steps():\n    assert {round} >= 0\n"));
+        repo.commit(&format!("step {round}"));
+    }
+    std::fs::create_dir_all(repo.path().join("src")).unwrap();
+    repo.git(&["mv", "engine.py", "src/engine.py"]);
+    for i in 0..45 {
+        repo.git(&["mv", &format!("mod_{i}.py"), &format!("src/mod_{i}.py")]);
+    }
+    repo.commit("switch to a src layout");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+
+    repo.write("src/engine.py", "def step(x):\n    return x * 2\n");
+    let v = impact(&repo, &[]);
+    let test = v["tests"].as_array().unwrap().iter().find(|t| t["path"] == "tests/test_behaviour.py");
+    let cochanged = test.and_then(|t| t["signals"]["cochanged"].as_f64()).unwrap_or(0.0);
+    assert!(cochanged > 0.5, "the test changed in 4 of the file's 5 commits before the move\n{}", v["tests"]);
+}

@@ -4,6 +4,9 @@
 //! it was read at when the index moves on, so a hook-driven index reads each
 //! commit once. Merges and sweeping commits (more than
 //! [`HISTORY_MAX_FILES`] files) are left out: they tie everything to everything.
+//! A renamed file's older commits count under its name today: a move to a
+//! `src/` layout (itself a sweep) would otherwise cut every file's history
+//! at the move.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -25,7 +28,7 @@ use crate::git::Repo;
 
 const FILE: &str = "impact-history.json";
 /// Bumped when what a commit's entry holds changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The commits read, newest first, each as the sorted ids of its paths.
 #[derive(Default, Serialize, Deserialize)]
@@ -54,12 +57,19 @@ impl History {
         let Ok((walked, met)) = repo.first_parent_history(head, HISTORY_COMMITS, stop.as_ref()) else { return History::default() };
         let mut fresh = History { format: FORMAT, head: head_hex, ..History::default() };
         let mut ids: HashMap<String, u32> = HashMap::new();
+        let mut renamed = Renamed::default();
         fresh.walked = walked.len();
-        for paths in walked.into_iter().filter_map(|(_, p)| p) {
+        for changes in walked.into_iter().filter_map(|(_, c)| c) {
+            let paths: Vec<String> = changes.paths.iter().map(|p| renamed.today(p).to_string()).collect();
             fresh.push(&mut ids, paths.iter().map(String::as_str));
+            // Older commits than this one name the files it renamed by their old paths.
+            for (from, to) in changes.renames {
+                renamed.add(from, to);
+            }
         }
         if let (true, Some(old)) = (met, cached) {
-            // The new commits, then the old ones, as far as the limit goes.
+            // The new commits, then the old ones (under the names the new
+            // commits gave them), as far as the limit goes.
             let mut left = HISTORY_COMMITS.saturating_sub(fresh.walked);
             for commit in old.commits {
                 if left == 0 {
@@ -67,7 +77,8 @@ impl History {
                 }
                 left -= 1;
                 fresh.walked += 1;
-                fresh.push(&mut ids, commit.iter().filter_map(|i| old.paths.get(*i as usize).map(String::as_str)));
+                let paths: Vec<String> = commit.iter().filter_map(|i| old.paths.get(*i as usize)).map(|p| renamed.today(p).to_string()).collect();
+                fresh.push(&mut ids, paths.iter().map(String::as_str));
             }
         }
         if let Ok(bytes) = serde_json::to_vec(&fresh) {
@@ -77,7 +88,10 @@ impl History {
     }
 
     fn push<'p>(&mut self, ids: &mut HashMap<String, u32>, paths: impl Iterator<Item = &'p str>) {
-        let paths: Vec<&str> = paths.collect();
+        let mut paths: Vec<&str> = paths.collect();
+        // Two old names of one file in one commit are one file.
+        paths.sort_unstable();
+        paths.dedup();
         if paths.is_empty() || paths.len() > HISTORY_MAX_FILES {
             return;
         }
@@ -114,5 +128,27 @@ impl History {
             }
         }
         out
+    }
+}
+
+/// Old paths and the names their files have today, gathered newest commit
+/// first: a rename seen later in the walk is older, so a file renamed twice
+/// (`a` → `b` → `c`) maps `a` to `c`.
+#[derive(Default)]
+struct Renamed {
+    today: HashMap<String, String>,
+}
+
+impl Renamed {
+    /// The name today of what `path` named (itself unless it was renamed since).
+    fn today<'a>(&'a self, path: &'a str) -> &'a str {
+        self.today.get(path).map_or(path, String::as_str)
+    }
+
+    fn add(&mut self, from: String, to: String) {
+        let now = self.today(&to).to_string();
+        if now != from {
+            self.today.insert(from, now);
+        }
     }
 }
