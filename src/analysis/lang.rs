@@ -410,6 +410,12 @@ impl Language {
         matches!(self, Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx | Language::Vue | Language::Svelte)
     }
 
+    /// Whether a type meets an interface by having its methods rather than
+    /// by naming it (Go): its implementations are found by method sets.
+    pub fn interfaces_are_structural(self) -> bool {
+        matches!(self, Language::Go)
+    }
+
     /// Whether a function is written as several clauses, each its own node
     /// (a Haskell signature and its equations, an Elixir function's heads):
     /// consecutive clauses of one name share a chunk.

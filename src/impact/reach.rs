@@ -190,6 +190,9 @@ fn dependents(nb: &mut Neighbourhood, ix: NodeIndex, level: usize) -> Result<(Ve
         NodeKey::File(_) => left_out += incoming(nb, ix, &[EdgeKind::Imports], &mut out)?,
         NodeKey::Symbol { path, qualified_name } => {
             left_out += incoming(nb, ix, &[EdgeKind::Calls, EdgeKind::Inherits], &mut out)?;
+            for (implementer, _) in structural_implementations(nb, ix)? {
+                out.push(Dependent { node: implementer, relation: Relation::Implements, names: own_name(qualified_name).to_string(), line: None });
+            }
             out.extend(overrides(nb, path, qualified_name)?);
             if level == 1 {
                 out.extend(importers_naming(nb, path, own_name(qualified_name))?);
@@ -252,7 +255,83 @@ fn overrides(nb: &mut Neighbourhood, path: &str, qualified_name: &str) -> Result
             }
         }
     }
+    for (_, methods) in structural_implementations(nb, class)? {
+        if let Some(&member) = methods.get(&name) {
+            let line = nb.graph().graph[member].start_line;
+            out.push(Dependent { node: member, relation: Relation::Implements, names: name.clone(), line: Some(line) });
+        }
+    }
     Ok(out)
+}
+
+/// The types that meet `interface` by their methods, in a language where
+/// no type names the interfaces it meets ([`lang::Language::interfaces_are_structural`]):
+/// those of any package with a method of every name the interface declares
+/// (its embedded interfaces' methods are not required, so a type may be
+/// listed that misses one of those), each with those methods by name.
+/// Read through the name index, one method name at a time, so no other
+/// type of the repository is loaded. An interface without methods (`any`,
+/// a type-set constraint) is met by every type and lists none.
+fn structural_implementations(nb: &mut Neighbourhood, interface: NodeIndex) -> Result<Vec<(NodeIndex, HashMap<String, NodeIndex>)>, GraphError> {
+    let node = &nb.graph().graph[interface];
+    let NodeKey::Symbol { path, qualified_name } = node.key.clone() else { return Ok(Vec::new()) };
+    if node.kind != Kind::Interface || !lang::Language::from_path(&path).interfaces_are_structural() {
+        return Ok(Vec::new());
+    }
+    let Some(facts) = nb.facts_of(&path)? else { return Ok(Vec::new()) };
+    let mut required: Vec<String> = facts.symbols.iter().filter(|s| s.parent.as_deref() == Some(qualified_name.as_str())).map(|s| own_name(&s.qualified_name).to_string()).collect();
+    required.sort();
+    required.dedup();
+    // (package folder, receiver type) -> its methods of the required names.
+    let mut met: Option<HashMap<(String, String), HashMap<String, NodeIndex>>> = None;
+    for name in &required {
+        let mut with_it: HashMap<(String, String), HashMap<String, NodeIndex>> = HashMap::new();
+        for ix in nb.find_symbols(name)? {
+            let n = &nb.graph().graph[ix];
+            let NodeKey::Symbol { path: p, qualified_name: q } = &n.key else { continue };
+            if n.kind != Kind::Method || own_name(q) != name.as_str() || !lang::Language::from_path(p).interfaces_are_structural() {
+                continue;
+            }
+            let Some(receiver) = parent_of(q) else { continue };
+            let key = (folder(p).to_string(), own_name(receiver).to_string());
+            if met.as_ref().is_some_and(|m| !m.contains_key(&key)) {
+                continue;
+            }
+            with_it.entry(key).or_default().insert(name.clone(), ix);
+        }
+        met = Some(match met {
+            None => with_it,
+            Some(mut before) => {
+                before.retain(|k, _| with_it.contains_key(k));
+                for (k, methods) in with_it {
+                    if let Some(m) = before.get_mut(&k) {
+                        m.extend(methods);
+                    }
+                }
+                before
+            }
+        });
+    }
+    let mut out = Vec::new();
+    let mut met: Vec<_> = met.unwrap_or_default().into_iter().collect();
+    met.sort_by(|a, b| a.0.cmp(&b.0));
+    for ((dir, receiver), methods) in met {
+        let types = nb.find_symbols(&receiver)?;
+        let g = &nb.graph().graph;
+        let declared = types.into_iter().find(|t| {
+            matches!(&g[*t].key, NodeKey::Symbol { path: p, qualified_name: q } if folder(p) == dir && q == &receiver)
+                && matches!(g[*t].kind, Kind::Class | Kind::Type)
+        });
+        if let Some(t) = declared {
+            out.push((t, methods));
+        }
+    }
+    Ok(out)
+}
+
+/// A path's folder (a Go package): `""` at the root.
+fn folder(path: &str) -> &str {
+    path.rfind('/').map_or("", |i| &path[..i])
 }
 
 /// Files whose imports of `path` bring in `name` by name.
