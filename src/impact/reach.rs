@@ -190,7 +190,9 @@ fn dependents(nb: &mut Neighbourhood, ix: NodeIndex, level: usize) -> Result<(Ve
         NodeKey::File(_) => left_out += incoming(nb, ix, &[EdgeKind::Imports], &mut out)?,
         NodeKey::Symbol { path, qualified_name } => {
             left_out += incoming(nb, ix, &[EdgeKind::Calls, EdgeKind::Inherits], &mut out)?;
-            for (implementer, _) in structural_implementations(nb, ix)? {
+            let (implementers, more) = structural_implementations(nb, ix)?;
+            left_out += more;
+            for (implementer, _) in implementers {
                 out.push(Dependent { node: implementer, relation: Relation::Implements, names: own_name(qualified_name).to_string(), line: None });
             }
             out.extend(overrides(nb, path, qualified_name)?);
@@ -255,7 +257,7 @@ fn overrides(nb: &mut Neighbourhood, path: &str, qualified_name: &str) -> Result
             }
         }
     }
-    for (_, methods) in structural_implementations(nb, class)? {
+    for (_, methods) in structural_implementations(nb, class)?.0 {
         if let Some(&member) = methods.get(&name) {
             let line = nb.graph().graph[member].start_line;
             out.push(Dependent { node: member, relation: Relation::Implements, names: name.clone(), line: Some(line) });
@@ -271,14 +273,16 @@ fn overrides(nb: &mut Neighbourhood, path: &str, qualified_name: &str) -> Result
 /// listed that misses one of those), each with those methods by name.
 /// Read through the name index, one method name at a time, so no other
 /// type of the repository is loaded. An interface without methods (`any`,
-/// a type-set constraint) is met by every type and lists none.
-fn structural_implementations(nb: &mut Neighbourhood, interface: NodeIndex) -> Result<Vec<(NodeIndex, HashMap<String, NodeIndex>)>, GraphError> {
+/// a type-set constraint) is met by every type and lists none. At most
+/// [`CODE_FANOUT`] are listed (in path order); the second value is how many
+/// more there are.
+fn structural_implementations(nb: &mut Neighbourhood, interface: NodeIndex) -> Result<(Vec<(NodeIndex, HashMap<String, NodeIndex>)>, usize), GraphError> {
     let node = &nb.graph().graph[interface];
-    let NodeKey::Symbol { path, qualified_name } = node.key.clone() else { return Ok(Vec::new()) };
+    let NodeKey::Symbol { path, qualified_name } = node.key.clone() else { return Ok((Vec::new(), 0)) };
     if node.kind != Kind::Interface || !lang::Language::from_path(&path).interfaces_are_structural() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
-    let Some(facts) = nb.facts_of(&path)? else { return Ok(Vec::new()) };
+    let Some(facts) = nb.facts_of(&path)? else { return Ok((Vec::new(), 0)) };
     let mut required: Vec<String> = facts.symbols.iter().filter(|s| s.parent.as_deref() == Some(qualified_name.as_str())).map(|s| own_name(&s.qualified_name).to_string()).collect();
     required.sort();
     required.dedup();
@@ -315,6 +319,8 @@ fn structural_implementations(nb: &mut Neighbourhood, interface: NodeIndex) -> R
     let mut out = Vec::new();
     let mut met: Vec<_> = met.unwrap_or_default().into_iter().collect();
     met.sort_by(|a, b| a.0.cmp(&b.0));
+    let more = met.len().saturating_sub(CODE_FANOUT);
+    met.truncate(CODE_FANOUT);
     for ((dir, receiver), methods) in met {
         let types = nb.find_symbols(&receiver)?;
         let g = &nb.graph().graph;
@@ -326,7 +332,7 @@ fn structural_implementations(nb: &mut Neighbourhood, interface: NodeIndex) -> R
             out.push((t, methods));
         }
     }
-    Ok(out)
+    Ok((out, more))
 }
 
 /// A path's folder (a Go package): `""` at the root.
