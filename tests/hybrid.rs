@@ -235,7 +235,7 @@ fn erlang_calls_across_modules_are_in_the_graph() {
     repo.commit("shop");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     let v = repo.query("format", &["--mode", "graph", "--relation", "callers"]);
-    assert!(located(&v).contains(&("src/shop_cart.erl", "total")), "{v}");
+    assert!(located(&v).contains(&("src/shop_cart.erl", "shop_cart:total")), "{v}");
     let v = repo.query("what imports shop.hrl", &["--mode", "graph"]);
     assert!(located(&v).iter().any(|r| r.0 == "src/shop_cart.erl"), "{v}");
 }
@@ -342,14 +342,17 @@ fn perl_calls_across_used_packages_are_in_the_graph() {
     repo.commit("shop");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     let v = repo.query("format_cents", &["--mode", "graph", "--relation", "callers"]);
-    assert!(located(&v).contains(&("lib/Shop/Cart.pm", "total")), "{v}");
+    assert!(located(&v).contains(&("lib/Shop/Cart.pm", "Shop::Cart::total")), "{v}");
     let v = repo.query("what imports Price.pm", &["--mode", "graph"]);
     assert!(located(&v).iter().any(|r| r.0 == "lib/Shop/Cart.pm"), "{v}");
     let v = repo.query("total", &["--mode", "symbol"]);
     assert_eq!(v["results"][0]["kind"], "method", "{v}");
-    let v = repo.query("total", &["--mode", "graph", "--relation", "callees"]);
+    let v = repo.query("Shop::Cart::total", &["--mode", "graph", "--relation", "callees"]);
     let callees: Vec<&str> = v["results"].as_array().into_iter().flatten().filter_map(|r| r["symbol"].as_str()).collect();
-    assert!(callees.contains(&"format_cents") && !callees.contains(&"currency"), "{v}");
+    assert!(callees.contains(&"Shop::Price::format_cents") && !callees.iter().any(|c| c.ends_with("currency")), "{v}");
+    // The package's own subs by their bare names; the parent's through `use parent`.
+    let v = repo.query("Shop::Price", &["--mode", "graph", "--relation", "implementers"]);
+    assert!(located(&v).contains(&("lib/Shop/Cart.pm", "Shop::Cart")), "{v}");
 }
 
 #[test]

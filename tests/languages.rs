@@ -362,14 +362,31 @@ fn protobuf_messages_services_rpcs_and_the_types_they_use() {
 
 #[test]
 fn erlang_clauses_types_records_and_macros() {
-    let fc = assert_defines("erlang/orddict.erl", Language::Erlang, &[("fetch", "function"), ("store", "function"), ("orddict", "type")]);
+    // A module's functions are `module:function`.
+    let fc = assert_defines("erlang/orddict.erl", Language::Erlang, &[("orddict", "module"), ("orddict:fetch", "function"), ("orddict:store", "function"), ("orddict:orddict", "type")]);
     // The clauses of `fetch` (lines 80-81) are one chunk; the recursion is a call.
-    let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("fetch")).expect("fetch's chunk");
+    let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("orddict:fetch")).expect("fetch's chunk");
     assert_eq!((chunk.start_line, chunk.end_line), (80, 81), "{chunk:?}");
-    assert_calls(&fc, "fetch", "fetch");
-    let fc = assert_defines("erlang/eunit_listener.erl", Language::Erlang, &[("state", "class"), ("NODEBUG", "const"), ("group", "function"), ("group_loop", "function")]);
-    assert_calls(&fc, "group", "group_loop");
-    assert_doc(&fc, "group", "collect group items in order until group is done");
+    assert_calls(&fc, "orddict:fetch", "fetch");
+    // A module declaring `-callback`s is a behaviour (an interface); its functions stay functions.
+    let fc = assert_defines(
+        "erlang/eunit_listener.erl",
+        Language::Erlang,
+        &[
+            ("eunit_listener", "interface"),
+            ("eunit_listener:init", "method"),
+            ("eunit_listener:state", "class"),
+            ("eunit_listener:NODEBUG", "const"),
+            ("eunit_listener:group", "function"),
+            ("eunit_listener:group_loop", "function"),
+        ],
+    );
+    assert_calls(&fc, "eunit_listener:group", "group_loop");
+    assert_doc(&fc, "eunit_listener:group", "collect group items in order until group is done");
+    let src = "-module(square).\n-behaviour(shape).\n\narea(_) -> 4.\n";
+    let square = chunk_file("src/square.erl", src.as_bytes(), &ChunkOptions::default());
+    let module = square.symbols.iter().find(|s| s.qualified_name == "square");
+    assert_eq!(module.map(|s| s.bases.clone()), Some(vec!["shape".to_string()]), "-behaviour names the module's base: {:?}", square.symbols);
     assert!(fc.imports.iter().any(|i| i.module == "eunit.hrl"), "{:?}", fc.imports);
     assert!(git_rag::analysis::lang::is_test_path("test/queue_SUITE.erl") && Language::from_shebang(b"#!/usr/bin/env escript\n") == Some(Language::Erlang));
 }
@@ -587,19 +604,35 @@ fn perl_packages_subs_methods_comments_and_uses() {
     let fc = assert_defines(
         "perl/_query.pm",
         Language::Perl,
-        &[("URI::_query", "module"), ("query", "method"), ("query_form", "method"), ("equery", "function"), ("_is_array", "function")],
+        &[
+            ("URI::_query", "module"),
+            ("URI::_query::query", "method"),
+            ("URI::_query::query_form", "method"),
+            ("URI::_query::equery", "function"),
+            ("URI::_query::_is_array", "function"),
+        ],
     );
+    // The subs after `package URI::_query;` are its own.
+    let sub = fc.symbols.iter().find(|s| s.qualified_name == "URI::_query::query_form").unwrap();
+    assert_eq!((sub.name.as_str(), sub.parent.as_deref()), ("query_form", Some("URI::_query")));
     // The `#` comment above a sub is its doc, and opens its chunk.
-    assert_doc(&fc, "query_form", "Handle ...?foo=bar&bar=foo type of query");
-    assert_eq!(chunk_lines(&fc, "query_form"), (30, 80));
-    assert_calls(&fc, "query_form", "_is_array");
-    assert_calls(&fc, "query_form", "query");
+    assert_doc(&fc, "URI::_query::query_form", "Handle ...?foo=bar&bar=foo type of query");
+    assert_eq!(chunk_lines(&fc, "URI::_query::query_form"), (30, 80));
+    assert_calls(&fc, "URI::_query::query_form", "_is_array");
+    assert_calls(&fc, "URI::_query::query_form", "query");
     let calls: Vec<&String> = fc.symbols.iter().flat_map(|s| &s.calls).collect();
     assert!(!calls.iter().any(|c| ["shift", "die", "defined", "map"].contains(&c.as_str())), "builtins are not calls: {calls:?}");
     let imports: Vec<&str> = fc.imports.iter().map(|i| i.module.as_str()).collect();
     assert_eq!(imports, ["URI", "URI::Escape", "Scalar::Util"], "pragmas (strict, warnings) are not imports");
-    let fc = assert_defines("perl/Escape.pm", Language::Perl, &[("URI::Escape", "module"), ("uri_escape", "function"), ("uri_unescape", "function")]);
-    assert_calls(&fc, "uri_escape_utf8", "uri_escape");
+    let fc = assert_defines("perl/Escape.pm", Language::Perl, &[("URI::Escape", "module"), ("URI::Escape::uri_escape", "function"), ("URI::Escape::uri_unescape", "function")]);
+    assert_calls(&fc, "URI::Escape::uri_escape_utf8", "uri_escape");
+    // `use parent` names a base of the package around it; each package owns the subs up to the next.
+    let src = "package Shape;\nsub area { die }\n\npackage Square;\nuse parent -norequire, 'Shape';\nuse base qw(Sided);\nsub area { 4 }\n";
+    let fc = chunk_file("lib/Shapes.pm", src.as_bytes(), &ChunkOptions::default());
+    let square = fc.symbols.iter().find(|s| s.qualified_name == "Square").unwrap();
+    assert_eq!(square.bases, ["Shape", "Sided"]);
+    let areas: Vec<(&str, Option<&str>)> = fc.symbols.iter().filter(|s| s.name == "area").map(|s| (s.qualified_name.as_str(), s.parent.as_deref())).collect();
+    assert_eq!(areas, [("Shape::area", Some("Shape")), ("Square::area", Some("Square"))]);
     assert_eq!(Language::from_shebang(b"#!/usr/bin/env perl\n"), Some(Language::Perl));
     assert_eq!(Language::from_shebang(b"#!/usr/bin/perl -w\n"), Some(Language::Perl));
 }

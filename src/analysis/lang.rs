@@ -424,11 +424,13 @@ impl Language {
     }
 
     /// How the language writes a member of a named scope in a qualified
-    /// name: `Type::method` in Rust and C++, `pkg.Func` / `Type.Method`
-    /// elsewhere (Ruby's `Class#method` is decided per definition).
+    /// name: `Type::method` in Rust, C++, PHP and Perl, `module:function` in
+    /// Erlang, `pkg.Func` / `Type.Method` elsewhere (Ruby's `Class#method` is
+    /// decided per definition).
     pub fn scope_separator(self) -> &'static str {
         match self {
-            Language::Rust | Language::Cpp | Language::Ruby | Language::Php => "::",
+            Language::Rust | Language::Cpp | Language::Ruby | Language::Php | Language::Perl => "::",
+            Language::Erlang => ":",
             _ => ".",
         }
     }

@@ -23,7 +23,10 @@
 ///     first piece before an escape, one query match per piece).
 /// 13: an oversized node nested more than `chunk::MAX_SPLIT_DEPTH` deep is cut
 ///     into line windows (20,000 nested brackets overflowed the stack).
-pub const VERSION: u32 = 13;
+/// 14: Perl's `package X;` and Erlang's `-module(x).` own the definitions
+///     after them (`X::f`, `x:f`); `use parent`, `use base` and `-behaviour`
+///     name bases; an Erlang module with `-callback`s is an interface.
+pub const VERSION: u32 = 14;
 
 pub mod chunk;
 pub mod embedded;

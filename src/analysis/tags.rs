@@ -29,6 +29,12 @@
 //! - `(#is? top-level)`: the definition counts only as a child of the root.
 //! - `(#is? file-level)`: the definition is named as at the top of the file
 //!   even inside another (a C function inside an Objective-C `@implementation`).
+//! - `(#is? scopes-following)`: a statement that names what follows it
+//!   (Perl's `package X;`, Erlang's `-module(x).`): the definitions after it,
+//!   up to the next such statement or the end of the block around it, are
+//!   its members.
+//! - `@base.enclosing` on a statement naming a base of the definition around
+//!   it (Perl's `use parent 'Base';`, Erlang's `-behaviour(gen_server).`).
 //!
 //! When several patterns capture the same definition node, the first
 //! pattern in the file wins. Everything else (nesting, qualified names,
@@ -94,6 +100,8 @@ struct Captured<'t> {
     part: Option<Node<'t>>,
     /// `(#is? file-level)`: not nested in the definition around it.
     file_level: bool,
+    /// `(#is? scopes-following)`: owns the definitions after it.
+    scopes_following: bool,
 }
 
 /// What a definition or scope contributes to the names nested in it.
@@ -204,7 +212,7 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     let blanked = blanked_for_parsing(language, source);
     let (tree, bytes_read) = parse_tree(&grammar, blanked.as_deref().unwrap_or(source), &embedded::included(source, within))?;
     let root = tree.root_node();
-    let Matches { mut defs, mut calls, imports, mut pattern_marks, mut convention_nodes } = collect(query, root, source, language);
+    let Matches { mut defs, mut calls, imports, mut pattern_marks, mut convention_nodes, enclosing_bases } = collect(query, root, source, language);
     if language.is_config() {
         limit_keys(&mut defs);
     }
@@ -269,6 +277,7 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     };
     out.register_all(&defs, &ranges);
     out.attach_impl_bases();
+    out.attach_enclosing_bases(&enclosing_bases);
     let module_calls = out.attach_calls(calls);
 
     let mut imports: Vec<ImportEntry> = imports.into_values().collect();
@@ -352,6 +361,25 @@ struct Matches<'t> {
     pattern_marks: Vec<PatternMark>,
     /// `@convention` nodes, for [`patterns::TreeMarker`].
     convention_nodes: Vec<Node<'t>>,
+    /// `@base.enclosing` nodes: bases of the definition around each.
+    enclosing_bases: Vec<Node<'t>>,
+}
+
+/// A query cursor within the match limit and start depth.
+fn bounded_cursor(language: Language) -> QueryCursor {
+    let mut cursor = QueryCursor::new();
+    // A chain of 250,000 `a + a + …` is a tree as deep: every level keeps a
+    // pattern in progress, and tree-sitter orders them all at each step
+    // (an Elixir file of 1 MB: over 5 minutes; now 8 s). Past the limit the
+    // oldest are dropped, and no pattern starts deeper than the depth.
+    cursor.set_match_limit(QUERY_MATCH_LIMIT);
+    cursor.set_max_start_depth(Some(QUERY_MAX_START_DEPTH));
+    // A configuration query's patterns start at the root: the rest of a
+    // large data file is walked only as deep as they reach.
+    if language.is_config() {
+        cursor.set_max_start_depth(Some(0));
+    }
+    cursor
 }
 
 fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language) -> Matches<'t> {
@@ -369,19 +397,9 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
     let is = |key: &str| -> Vec<bool> {
         (0..query.pattern_count()).map(|i| query.property_predicates(i).iter().any(|(p, positive)| *positive && &*p.key == key)).collect()
     };
-    let (top_level_only, file_level) = (is("top-level"), is("file-level"));
-    let mut cursor = QueryCursor::new();
-    // A chain of 250,000 `a + a + …` is a tree as deep: every level keeps a
-    // pattern in progress, and tree-sitter orders them all at each step
-    // (an Elixir file of 1 MB: over 5 minutes; now 8 s). Past the limit the
-    // oldest are dropped, and no pattern starts deeper than the depth.
-    cursor.set_match_limit(QUERY_MATCH_LIMIT);
-    cursor.set_max_start_depth(Some(QUERY_MAX_START_DEPTH));
-    // A configuration query's patterns start at the root: the rest of a
-    // large data file is walked only as deep as they reach.
-    if language.is_config() {
-        cursor.set_max_start_depth(Some(0));
-    }
+    let (top_level_only, file_level, scopes_following) = (is("top-level"), is("file-level"), is("scopes-following"));
+    let mut enclosing_bases = Vec::new();
+    let mut cursor = bounded_cursor(language);
     let mut matches = cursor.matches(query, root, source);
     while let Some(m) = matches.next() {
         if let Some((id, mark, parts)) = pattern_mark(query, m.captures, source) {
@@ -412,6 +430,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
                 "import.module" => module = Some(c.node),
                 "import.name" => import_names.push(c.node),
                 "convention" => convention_nodes.push(c.node),
+                "base.enclosing" => enclosing_bases.push(c.node),
                 _ if capture.starts_with("definition.") || capture == "scope.impl" || capture == "reference.call" || capture == "import" => {
                     outer = Some((c.node, capture));
                 }
@@ -445,14 +464,14 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
                 }
                 let kind = capture.strip_prefix("definition.").map(kind_of);
                 let doc = doc.or_else(|| docstring_rules[m.pattern_index].as_ref().and_then(|rule| docstring(body?, rule)));
-                let file_level = file_level[m.pattern_index];
-                let captured = Captured { pattern: m.pattern_index, outer: node, kind, name, body, scope, bases, doc, part, file_level };
+                let (file_level, scopes_following) = (file_level[m.pattern_index], scopes_following[m.pattern_index]);
+                let captured = Captured { pattern: m.pattern_index, outer: node, kind, name, body, scope, bases, doc, part, file_level, scopes_following };
                 add_definition(&mut defs, captured);
             }
         }
     }
     let pattern_marks = finish_marks(query, marks);
-    Matches { defs, calls, imports, pattern_marks, convention_nodes }
+    Matches { defs, calls, imports, pattern_marks, convention_nodes, enclosing_bases }
 }
 
 /// The keys a configuration file may define. Past it the file is data (a
@@ -636,6 +655,9 @@ fn kind_of(name: &str) -> SymbolKind {
 fn extents(defs: &[Captured]) -> Vec<(usize, usize)> {
     let own_start = |d: &Captured| d.part.or(d.name).map_or(d.outer.start_byte(), |n| n.start_byte());
     let mut ranges: Vec<(usize, usize)> = defs.iter().map(|d| (d.outer.start_byte(), d.outer.end_byte())).collect();
+    // A statement scoping what follows it: to the next one in the same
+    // block (`defs` are in source order), or to that block's end.
+    let mut open_scope: HashMap<Option<usize>, usize> = HashMap::new();
     for i in 0..defs.len() {
         let outer = defs[i].outer.id();
         if i > 0 && defs[i - 1].outer.id() == outer {
@@ -644,8 +666,47 @@ fn extents(defs: &[Captured]) -> Vec<(usize, usize)> {
         if i + 1 < defs.len() && defs[i + 1].outer.id() == outer {
             ranges[i].1 = own_start(&defs[i + 1]);
         }
+        if defs[i].scopes_following {
+            let block = defs[i].outer.parent();
+            if let Some(before) = open_scope.insert(block.map(|b| b.id()), i) {
+                ranges[before].1 = defs[i].outer.start_byte();
+            }
+            ranges[i].1 = block.map_or(ranges[i].1, |b| b.end_byte());
+        }
     }
     ranges
+}
+
+/// A name's last segment (`exports.f` is `f`, `Shop::Price` is `Price`):
+/// references are looked up by theirs.
+fn last_segment(written: &str) -> String {
+    let name = written.rsplit('.').next().filter(|n| !n.is_empty()).unwrap_or(written);
+    name.rsplit("::").next().filter(|n| !n.is_empty()).unwrap_or(name).to_string()
+}
+
+/// For each of `offsets` (ascending), the innermost of `extents` around it,
+/// in one sweep (a scan of every symbol per offset was quadratic).
+fn innermost_around(extents: &[(usize, usize)], offsets: impl Iterator<Item = usize>) -> Vec<Option<usize>> {
+    let mut order: Vec<usize> = (0..extents.len()).collect();
+    order.sort_by(|&a, &b| extents[a].0.cmp(&extents[b].0).then(extents[b].1.cmp(&extents[a].1)));
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next = 0;
+    let mut out = Vec::new();
+    for at in offsets {
+        while next < order.len() && extents[order[next]].0 <= at {
+            let s = order[next];
+            while stack.last().is_some_and(|&t| extents[t].1 <= extents[s].0) {
+                stack.pop();
+            }
+            stack.push(s);
+            next += 1;
+        }
+        while stack.last().is_some_and(|&t| extents[t].1 <= at) {
+            stack.pop();
+        }
+        out.push(stack.last().copied());
+    }
+    out
 }
 
 /// `"net/http"`, `<stdio.h>`, `'json'` → the path inside.
@@ -692,7 +753,7 @@ impl Extracted<'_> {
             if written.is_empty() {
                 continue;
             }
-            let name = written.rsplit('.').next().filter(|n| !n.is_empty()).unwrap_or(&written).to_string();
+            let name = last_segment(&written);
             let enclosing = if d.file_level { None } else { frames.last() };
             let explicit_scope = d.scope.map(|s| scope_name(&self.text(s)));
             // The prefix this definition's qualified name gets.
@@ -766,9 +827,12 @@ impl Extracted<'_> {
             if opaque {
                 frames.push(Frame { end, qualified: qualified_name, symbol: Some(idx), class_like: false, opaque });
             } else {
-                // Ruby's modules hold methods (mixins); a Rust or C++ module holds functions.
-                let class_like = matches!(kind, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum)
-                    || (kind == SymbolKind::Module && self.language == Language::Ruby);
+                // Ruby's modules hold methods (mixins); a Rust or C++ module
+                // holds functions, as does a statement naming what follows it
+                // (an Erlang behaviour: its functions are not methods).
+                let class_like = (matches!(kind, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum)
+                    || (kind == SymbolKind::Module && self.language == Language::Ruby))
+                    && !d.scopes_following;
                 frames.push(Frame { end, qualified: qualified_name, symbol: Some(idx), class_like, opaque });
             }
         }
@@ -808,30 +872,32 @@ impl Extracted<'_> {
         }
     }
 
+    /// Each `@base.enclosing` becomes a base of the innermost class, module
+    /// or interface around it.
+    fn attach_enclosing_bases(&mut self, bases: &[Node]) {
+        let mut at: Vec<(usize, String)> = bases.iter().map(|b| (b.start_byte(), unquote_path(&self.text(*b)))).collect();
+        at.sort_by_key(|(offset, _)| *offset);
+        let owners = innermost_around(&self.extents, at.iter().map(|(offset, _)| *offset));
+        for ((_, base), owner) in at.into_iter().zip(owners) {
+            let container = std::iter::successors(owner, |&s| self.symbols[s].parent_index).find(|&s| self.symbols[s].kind.is_container());
+            if let Some(sym) = container.map(|s| &mut self.symbols[s]) {
+                if !base.is_empty() && !sym.bases.contains(&base) {
+                    sym.bases.push(base);
+                }
+            }
+        }
+    }
+
     /// Each call goes to the innermost symbol around it; the rest are the
     /// module's own calls.
     fn attach_calls(&mut self, mut calls: Vec<(usize, String)>) -> Vec<String> {
         calls.sort_by_key(|(at, _)| *at);
         let ext = std::mem::take(&mut self.extents);
-        let mut order: Vec<usize> = (0..self.symbols.len()).collect();
-        order.sort_by(|&a, &b| ext[a].0.cmp(&ext[b].0).then(ext[b].1.cmp(&ext[a].1)));
+        let owners = innermost_around(&ext, calls.iter().map(|(at, _)| *at));
         let mut module_calls = Vec::new();
-        let mut stack: Vec<usize> = Vec::new();
-        let mut next = 0;
-        for (at, text) in calls {
-            while next < order.len() && ext[order[next]].0 <= at {
-                let s = order[next];
-                while stack.last().is_some_and(|&t| ext[t].1 <= ext[s].0) {
-                    stack.pop();
-                }
-                stack.push(s);
-                next += 1;
-            }
-            while stack.last().is_some_and(|&t| ext[t].1 <= at) {
-                stack.pop();
-            }
-            match stack.last() {
-                Some(&s) => self.symbols[s].calls.push(text),
+        for ((_, text), owner) in calls.into_iter().zip(owners) {
+            match owner {
+                Some(s) => self.symbols[s].calls.push(text),
                 None => module_calls.push(text),
             }
         }

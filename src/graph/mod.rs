@@ -67,7 +67,10 @@ use crate::analysis::lang::Language;
 /// 8: `graph.redb` has the `names` lookup; questions read it (no more `graph.bin`, `graph.log`).
 /// 9: `graph.redb` has `into` (who points into a file) and `import_names`; `refs` has `self.x`.
 /// 10: the lookup tables are sets of `key\0value` keys, not redb multimaps.
-const FORMAT_VERSION: u32 = 10;
+/// 11: a bare name resolves to a member of the enclosing module or interface
+/// (Perl's `package`, an Elixir or Rust module); a qualified one to the
+/// imported module's definition of that full name.
+const FORMAT_VERSION: u32 = 11;
 /// The pseudo-symbol module-level calls are resolved from.
 const MODULE_CALLER: &str = "<module>";
 const PATTERNS_FILE: &str = "patterns.json";

@@ -716,12 +716,15 @@ impl<'l, 'a> Resolver<'l, 'a> {
             // Nested definitions, then the same file: `next()` inside
             // `proto.handle` is `proto.handle.next`; `res.send` is `res.send`.
             for anc in &ancestors {
-                // A bare name is looked up in lexical scopes: the caller and
-                // the functions around it, not the class or object it is a
-                // member of (`sendfile()` inside `res.sendFile` is the
-                // module's `sendfile`, not the method `res.sendfile`; a
-                // Python method cannot call a sibling method by bare name).
-                if segs.len() == 1 && !self.symbol(path, anc).is_some_and(|s| s.kind.is_callable()) {
+                // A bare name is looked up in lexical scopes: the caller, the
+                // functions around it and the module or interface it is in
+                // (Perl's `package`, an Elixir or Rust module, a Java default
+                // method's interface), not the class or object it is a member
+                // of (`sendfile()` inside `res.sendFile` is the module's
+                // `sendfile`, not the method `res.sendfile`; a Python method
+                // cannot call a sibling method by bare name).
+                let lexical = |s: &SymbolFact| s.kind.is_callable() || matches!(s.kind, Kind::Module | Kind::Interface);
+                if segs.len() == 1 && !self.symbol(path, anc).is_some_and(lexical) {
                     continue;
                 }
                 let q = format!("{anc}.{name}");
@@ -831,6 +834,13 @@ impl<'l, 'a> Resolver<'l, 'a> {
                 }
                 continue;
             };
+            // The module's definition named in full (Perl's `URI::Escape::escape_char`).
+            if segs.len() >= 2 {
+                let full = segs.join(".");
+                if self.has(&file, &full) {
+                    return Some((file, full));
+                }
+            }
             let named = imp.names.iter().any(|n| n == first || n == last);
             let module_named = import_stem(&imp.module) == first.to_lowercase();
             if named || (segs.len() >= 2 && module_named) {

@@ -66,10 +66,12 @@ pub(crate) fn own_name(q: &str) -> &str {
     q.rsplit(['.', ':', '#', '\\', '/']).find(|s| !s.is_empty()).unwrap_or(q)
 }
 
-/// The enclosing definition's qualified name (`Shape` of `Shape.area`, `Shape::area`, `Shape#area`).
+/// The enclosing definition's qualified name (`Shape` of `Shape.area`,
+/// `Shape::area`, `Shape#area`, Erlang's `shape:area`).
 pub(crate) fn parent_of(q: &str) -> Option<&str> {
     let one = q.rfind(['.', '#']);
-    let two = q.rfind("::");
+    // A `::` separator starts at its first colon.
+    let two = q.rfind(':').map(|at| if q[..at].ends_with(':') { at - 1 } else { at });
     let at = one.into_iter().chain(two).max()?;
     Some(&q[..at]).filter(|p| !p.is_empty())
 }

@@ -1,9 +1,20 @@
 ; Erlang: functions, types, records and macros (captures: see tags.rs).
 
+; `-module(shapes).`: the functions after it are its own (`shapes:area`).
+; A module declaring `-callback`s is a behaviour: an interface its
+; implementations (`-behaviour(shapes).`) meet.
+(source_file
+  (module_attribute name: (atom) @name) @definition.interface
+  (callback)
+  (#is? scopes-following))
+((module_attribute name: (atom) @name) @definition.module
+  (#is? scopes-following))
+(callback fun: (atom) @name) @definition.method
+(behaviour_attribute name: (atom) @base.enclosing)
+
 ; A function is written as clauses, one node each (`f([]) -> 0; f([_|T]) ->
 ; 1 + f(T).`): consecutive clauses of a name share a chunk
-; (`Language::defines_by_clauses`). Names are bare (`fetch`), as a module's
-; own code calls them.
+; (`Language::defines_by_clauses`).
 (fun_decl clause: (function_clause name: (atom) @name body: (clause_body) @body)) @definition.function
 
 ; `-type t() :: …`, `-opaque t() :: …`; a record is a type with fields.

@@ -1,9 +1,11 @@
 ; Perl 5 (tree-sitter-perl): packages, subs and constants; calls of subs and
 ; methods; `use` and `require` of modules (captures: see tags.rs).
 
-; `package URI::_query;` (the statements after it are its own, though the
-; tree does not nest them) and `package Foo { … }`.
-(package_statement (package_name) @name body: (block)? @body) @definition.module
+; `package Foo { … }`, and `package URI::_query;`, whose subs are those
+; after it up to the next `package` (the tree does not nest them).
+(package_statement (package_name) @name body: (block) @body) @definition.module
+((package_statement (package_name) @name !body) @definition.module
+  (#is? scopes-following))
 
 ; A sub whose first statement takes the invocant (`my $self = shift;`,
 ; `my ($class, %args) = @_;`) is a method; any other sub is a function.
@@ -28,9 +30,13 @@
   (#match? @import.module "^[A-Z]"))
 ((require_statement package_name: (package_name) @import.module) @import
   (#match? @import.module "^[A-Z]"))
-; `use parent 'Foo::Base';`, `use base 'Foo::Base';`: the parent class's module.
-(use_parent_statement (string_single_quoted) @import.module) @import
-((use_no_statement package_name: (package_name) @_pragma (string_single_quoted) @import.module) @import
+; `use parent 'Foo::Base';`, `use base qw(A B);`: the parent classes'
+; modules, and the bases of the package around the statement.
+(use_parent_statement [(string_single_quoted) (string_double_quoted)] @import.module @base.enclosing) @import
+(use_parent_statement (word_list_qw (list_item) @import.module @base.enclosing)) @import
+((use_no_statement package_name: (package_name) @_pragma [(string_single_quoted) (string_double_quoted)] @import.module @base.enclosing) @import
+  (#any-of? @_pragma "base" "parent"))
+((use_no_statement package_name: (package_name) @_pragma (word_list_qw (list_item) @import.module @base.enclosing)) @import
   (#any-of? @_pragma "base" "parent"))
 
 ; Calls: a sub by its name as written (`uri_unescape($x)`, `carp_about $x`,
