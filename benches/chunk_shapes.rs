@@ -21,6 +21,7 @@
 //! (1.0 is linear; a quadratic path shows ~4), and `windows` where the parse
 //! was given up as too costly and the file chunked as text windows
 //! (`tags::PARSE_READ_FACTOR`). The worst of both is printed last.
+//! `GIT_RAG_BENCH_LANGUAGE` and `GIT_RAG_BENCH_SHAPE` run one of each (to profile it).
 //!
 //!   cargo bench --bench chunk_shapes
 
@@ -170,6 +171,7 @@ fn ms_per_mb(path: &str, data: &[u8], opts: &ChunkOptions, runs: usize) -> (f64,
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let runs: usize = std::env::var("GIT_RAG_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
     let only = std::env::var("GIT_RAG_BENCH_LANGUAGE").ok();
+    let only_shape = std::env::var("GIT_RAG_BENCH_SHAPE").ok();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/languages");
     let mut by_language: BTreeMap<String, (String, String)> = BTreeMap::new();
     for dir in std::fs::read_dir(&root)? {
@@ -196,6 +198,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut worst: (f64, String) = (0.0, String::new());
     let mut worst_growth: (f64, String) = (0.0, String::new());
     let mut report = |language: &str, shape: &str, path: &str, big: &str, small: &str| {
+        if only_shape.as_deref().is_some_and(|o| o != shape) {
+            return;
+        }
         let (at_size, given_up) = ms_per_mb(path, big.as_bytes(), &opts, runs);
         let (at_quarter, _) = ms_per_mb(path, small.as_bytes(), &opts, runs);
         let growth = at_size / at_quarter.max(1e-9);
@@ -211,6 +216,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if only.as_deref().is_some_and(|o| o != language) {
             continue;
         }
+        // The language's query is compiled on its first file (C's: ~0.2 s),
+        // not a cost of any shape.
+        let _ = chunk_file(path, code.as_bytes(), &opts);
         let (big, small) = (shapes(language, code, SIZE), shapes(language, code, SIZE / 4));
         for ((shape, b), (_, s)) in big.iter().zip(&small) {
             report(language, shape, path, b, s);

@@ -146,18 +146,22 @@ pub const PARSE_READ_FACTOR: usize = 16;
 const PARSE_READ_SLACK: usize = 1 << 20;
 /// The most the parser is handed at once: what it reads is counted in these.
 const PARSE_READ_CHUNK: usize = 256;
-/// How long a parse may take per byte of its input (2 s per MB), counted
-/// from [`PARSE_TIME_FLOOR_BYTES`] up. Some parses read their input once and
-/// still cost far more than its size: tree-sitter's error recovery in a file
-/// of syntax errors on every line (5–16 s per MB in the C family, Go, Java,
-/// Dart), one expression of 250,000 terms (Elixir 18 s, Perl 24 s, SQL 40 s
-/// per MB). No byte count sees them, so past this time the parse is given up
-/// like one past the read budget. Time depends on the machine's load, so the
-/// limit sits well above ordinary code: its slowest parse measured here was
-/// 0.7 s per MB (Haskell, this 2-core machine under load), a third of it.
-pub const PARSE_TIME_PER_BYTE: std::time::Duration = std::time::Duration::from_nanos(2_000);
-/// The size below which a file gets the time of a file of this size
-/// (0.5 s): a small file's parse never meets the limit.
+/// How long a parse may take per byte it has reached (1 s per MB), with
+/// [`PARSE_TIME_FLOOR_BYTES`]' worth of slack. Some parses read their input
+/// once and still cost far more than its size: tree-sitter's error recovery
+/// in a file of syntax errors on every line (2.7–16 s per MB in the C
+/// family, Go, Java, Dart), one expression of 250,000 terms (Elixir 18 s,
+/// Perl 24 s, SQL 40 s per MB). No byte count sees them, so past this time
+/// the parse is given up like one past the read budget. Checked at every
+/// point of the file, not only its end: such a file shows its pace in its
+/// first few hundred KB, and waiting for the whole file's time only to give
+/// it up cost that much again. Counted in the thread's CPU time, which a
+/// loaded machine barely changes (wall time where the platform has no
+/// thread clock). Ordinary code's slowest pace measured here is 0.48 µs per
+/// byte (SQL; Dart, HCL and Haskell 0.24–0.31; most languages 0.1–0.2).
+pub const PARSE_TIME_PER_BYTE: std::time::Duration = std::time::Duration::from_nanos(1_000);
+/// The bytes whose time every parse gets on top of its own (0.26 s): a
+/// small file's parse never meets the limit.
 const PARSE_TIME_FLOOR_BYTES: u32 = 256 << 10;
 
 /// Why a file has no parse.
@@ -289,9 +293,27 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     Ok(ParsedFile { bytes_read, language, tree, symbols, imports, module_calls, defs_by_node, def_node_ranges, has_errors, error_lines, pattern_marks })
 }
 
-/// How long the parse of `len` bytes may take ([`PARSE_TIME_PER_BYTE`]).
-pub fn parse_time_limit(len: usize) -> std::time::Duration {
-    PARSE_TIME_PER_BYTE.saturating_mul(u32::try_from(len).unwrap_or(u32::MAX).max(PARSE_TIME_FLOOR_BYTES))
+/// How long a parse may have taken on reaching byte `offset`
+/// ([`PARSE_TIME_PER_BYTE`]); at the file's length, its whole limit.
+pub fn parse_time_limit(offset: usize) -> std::time::Duration {
+    PARSE_TIME_PER_BYTE.saturating_mul(u32::try_from(offset).unwrap_or(u32::MAX).saturating_add(PARSE_TIME_FLOOR_BYTES))
+}
+
+/// The CPU time this thread has run: what a parse costs, whatever else the
+/// machine is doing. `None` where the platform has no thread clock.
+fn thread_cpu_time() -> Option<std::time::Duration> {
+    #[cfg(unix)]
+    {
+        let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `clock_gettime` only writes the `timespec` it is given.
+        let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+        let (secs, nanos) = (u64::try_from(now.tv_sec).ok()?, u32::try_from(now.tv_nsec).ok()?);
+        (status == 0).then(|| std::time::Duration::new(secs, nanos))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// `input` parsed within `ranges` (empty: all of it) and within the read
@@ -305,8 +327,15 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
     }
     let budget = input.len().saturating_mul(PARSE_READ_FACTOR).saturating_add(PARSE_READ_SLACK);
     let read = std::cell::Cell::new(0usize);
-    let deadline = std::time::Instant::now() + parse_time_limit(input.len());
+    let started = std::time::Instant::now();
+    let started_cpu = thread_cpu_time();
     let late = std::cell::Cell::new(false);
+    // Past its limit in wall time, the parse is asked for its CPU time (a
+    // system call; wall time never runs slower than CPU time).
+    let past_limit = |offset: usize| {
+        let limit = parse_time_limit(offset);
+        started.elapsed() > limit && started_cpu.zip(thread_cpu_time()).is_none_or(|(from, now)| now.saturating_sub(from) > limit)
+    };
     let tree = PARSER.with_borrow_mut(|parser| {
         parser.set_language(grammar).ok()?;
         // Empty: the whole file (and what the next file starts from).
@@ -327,8 +356,8 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
             if read.get() > budget { &[][..] } else { piece }
         };
         // Called every 100 parse actions.
-        let mut over_budget = |_: &tree_sitter::ParseState| {
-            late.set(late.get() || std::time::Instant::now() > deadline);
+        let mut over_budget = |state: &tree_sitter::ParseState| {
+            late.set(late.get() || past_limit(state.current_byte_offset()));
             if read.get() > budget || late.get() { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
         };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut over_budget);

@@ -101,11 +101,11 @@ fn analyze_one<T, E>(
     let chunks = chunk::chunk_file(&file.path, &data, chunk_opts);
     if chunks.parse_too_costly {
         progress.note(&format!(
-            "{}: its grammar's parse cost more than its {} bytes allow (it read over {}× them, or took over {} ms): indexed as text windows, without symbols or graph edges",
+            "{}: its grammar's parse cost more than its {} bytes allow (it read over {}× them, or its parse ran past {} µs of CPU per byte): indexed as text windows, without symbols or graph edges",
             file.path,
             data.len(),
             crate::analysis::tags::PARSE_READ_FACTOR,
-            crate::analysis::tags::parse_time_limit(data.len()).as_millis()
+            crate::analysis::tags::PARSE_TIME_PER_BYTE.as_secs_f64() * 1e6
         ));
     }
     Ok(FileOutcome::Indexed { product: derive(file, chunks)?, bytes: data.len() as u64 })

@@ -42,12 +42,12 @@
 
 ; Functions; inside a type, extension or protocol the extractor makes them
 ; methods. Initializers, deinitializers and subscripts are named by keyword.
-(function_declaration name: [(simple_identifier) (custom_operator) (bang)] @name body: (function_body) @body) @definition.function
-; `static func == (lhs:rhs:)`: a standard operator's name is an anonymous token.
-(function_declaration
-  name: ["==" "!=" "===" "!==" "<" ">" "<=" ">=" "+" "-" "*" "/" "%" "+=" "-=" "*=" "/=" "%="
-         "!" "&&" "||" "&" "|" "^" "~" "<<" ">>" "..." "..<" "??"] @name
-  body: (function_body) @body) @definition.function
+; `func f`, `func +`, `static func == (lhs:rhs:)`: the name, an identifier or
+; an operator (an anonymous token), follows the keyword; a return type is a
+; `name:` too, later. One wildcard: an alternation of 30 operator tokens kept
+; 30 states in progress through every function (1 MB of small functions:
+; 1.4 s of query, now 0.17 s).
+(function_declaration "func" . name: _ @name body: (function_body) @body) @definition.function
 (protocol_function_declaration name: [(simple_identifier) (custom_operator)] @name) @definition.function
 (init_declaration "init" @name body: (function_body)? @body) @definition.method
 (deinit_declaration "deinit" @name body: (function_body) @body) @definition.method
