@@ -295,7 +295,7 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
 
 /// How long a parse may have taken on reaching byte `offset`
 /// ([`PARSE_TIME_PER_BYTE`]); at the file's length, its whole limit.
-pub fn parse_time_limit(offset: usize) -> std::time::Duration {
+fn parse_time_limit(offset: usize) -> std::time::Duration {
     PARSE_TIME_PER_BYTE.saturating_mul(u32::try_from(offset).unwrap_or(u32::MAX).saturating_add(PARSE_TIME_FLOOR_BYTES))
 }
 
