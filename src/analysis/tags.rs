@@ -147,7 +147,7 @@ const PARSE_READ_SLACK: usize = 1 << 20;
 /// The most the parser is handed at once: what it reads is counted in these.
 const PARSE_READ_CHUNK: usize = 256;
 /// How long a parse may take per byte it has reached (1 s per MB), with
-/// [`PARSE_TIME_FLOOR_BYTES`]' worth of slack. Some parses read their input
+/// [`TIME_FLOOR_BYTES`]' worth of slack. Some parses read their input
 /// once and still cost far more than its size: tree-sitter's error recovery
 /// in a file of syntax errors on every line (2.7–16 s per MB in the C
 /// family, Go, Java, Dart), one expression of 250,000 terms (Elixir 18 s,
@@ -160,9 +160,18 @@ const PARSE_READ_CHUNK: usize = 256;
 /// thread clock). Ordinary code's slowest pace measured here is 0.48 µs per
 /// byte (SQL; Dart, HCL and Haskell 0.24–0.31; most languages 0.1–0.2).
 pub const PARSE_TIME_PER_BYTE: std::time::Duration = std::time::Duration::from_nanos(1_000);
-/// The bytes whose time every parse gets on top of its own (0.26 s): a
+/// How long a file's tags query may take per byte it has reached, as a
+/// parse may ([`PARSE_TIME_PER_BYTE`]). Matching walks the tree once, but a
+/// tree of one huge line or of 20,000 nested brackets keeps patterns in
+/// progress across it: Clojure's query over 1 MB on one line took 2 s and
+/// grew with the file. Past it the file is chunked as text windows, as a
+/// parse past its limit is. Ordinary code's slowest query pace measured
+/// here is 0.25 µs per byte (C++; most languages 0.05–0.15, on
+/// the files over 20 KB of nine repositories in 15 languages).
+pub const QUERY_TIME_PER_BYTE: std::time::Duration = std::time::Duration::from_nanos(1_000);
+/// The bytes whose time every parse and query gets on top of its own (0.26 s): a
 /// small file's parse never meets the limit.
-const PARSE_TIME_FLOOR_BYTES: u32 = 256 << 10;
+const TIME_FLOOR_BYTES: u32 = 256 << 10;
 
 /// Why a file has no parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,7 +179,8 @@ pub enum NotParsed {
     /// No grammar or tags query for the language (or the file is markup).
     NoGrammar,
     /// The parse read more than [`PARSE_READ_FACTOR`] times the file, or
-    /// took longer than [`PARSE_TIME_PER_BYTE`] allows.
+    /// took longer than [`PARSE_TIME_PER_BYTE`] allows, or the tags query
+    /// longer than [`QUERY_TIME_PER_BYTE`].
     TooCostly,
 }
 
@@ -216,7 +226,7 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     let blanked = blanked_for_parsing(language, source);
     let (tree, bytes_read) = parse_tree(&grammar, blanked.as_deref().unwrap_or(source), &embedded::included(source, within))?;
     let root = tree.root_node();
-    let Matches { mut defs, mut calls, imports, mut pattern_marks, mut convention_nodes, enclosing_bases } = collect(query, root, source, language);
+    let Matches { mut defs, mut calls, imports, mut pattern_marks, mut convention_nodes, enclosing_bases } = collect(query, root, source, language)?;
     if language.is_config() {
         limit_keys(&mut defs);
     }
@@ -293,10 +303,37 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     Ok(ParsedFile { bytes_read, language, tree, symbols, imports, module_calls, defs_by_node, def_node_ranges, has_errors, error_lines, pattern_marks })
 }
 
-/// How long a parse may have taken on reaching byte `offset`
-/// ([`PARSE_TIME_PER_BYTE`]); at the file's length, its whole limit.
-fn parse_time_limit(offset: usize) -> std::time::Duration {
-    PARSE_TIME_PER_BYTE.saturating_mul(u32::try_from(offset).unwrap_or(u32::MAX).saturating_add(PARSE_TIME_FLOOR_BYTES))
+/// How long a parse, or a query, may have taken on reaching byte `offset`
+/// (`per_byte` for each byte, plus [`TIME_FLOOR_BYTES`]' worth).
+fn time_limit(per_byte: std::time::Duration, offset: usize) -> std::time::Duration {
+    per_byte.saturating_mul(u32::try_from(offset).unwrap_or(u32::MAX).saturating_add(TIME_FLOOR_BYTES))
+}
+
+/// A clock for one pass over a file (its parse, its query), started with
+/// it: whether the pass has run past its pace on reaching a byte.
+struct Pace {
+    per_byte: std::time::Duration,
+    started: std::time::Instant,
+    started_cpu: Option<std::time::Duration>,
+    /// Set once the pass was past its pace at some byte.
+    late: std::cell::Cell<bool>,
+}
+
+impl Pace {
+    fn start(per_byte: std::time::Duration) -> Self {
+        Pace { per_byte, started: std::time::Instant::now(), started_cpu: thread_cpu_time(), late: std::cell::Cell::new(false) }
+    }
+
+    /// Whether the pass, on reaching byte `offset`, has taken longer than
+    /// its limit there, in CPU time. Asked for its CPU time (a system call)
+    /// only once past the limit in wall time, which never runs slower.
+    fn past(&self, offset: usize) -> bool {
+        let limit = time_limit(self.per_byte, offset);
+        let late = self.late.get()
+            || (self.started.elapsed() > limit && self.started_cpu.zip(thread_cpu_time()).is_none_or(|(from, now)| now.saturating_sub(from) > limit));
+        self.late.set(late);
+        late
+    }
 }
 
 /// The CPU time this thread has run: what a parse costs, whatever else the
@@ -327,15 +364,7 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
     }
     let budget = input.len().saturating_mul(PARSE_READ_FACTOR).saturating_add(PARSE_READ_SLACK);
     let read = std::cell::Cell::new(0usize);
-    let started = std::time::Instant::now();
-    let started_cpu = thread_cpu_time();
-    let late = std::cell::Cell::new(false);
-    // Past its limit in wall time, the parse is asked for its CPU time (a
-    // system call; wall time never runs slower than CPU time).
-    let past_limit = |offset: usize| {
-        let limit = parse_time_limit(offset);
-        started.elapsed() > limit && started_cpu.zip(thread_cpu_time()).is_none_or(|(from, now)| now.saturating_sub(from) > limit)
-    };
+    let pace = Pace::start(PARSE_TIME_PER_BYTE);
     let tree = PARSER.with_borrow_mut(|parser| {
         parser.set_language(grammar).ok()?;
         // Empty: the whole file (and what the next file starts from).
@@ -357,11 +386,10 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
         };
         // Called every 100 parse actions.
         let mut over_budget = |state: &tree_sitter::ParseState| {
-            late.set(late.get() || past_limit(state.current_byte_offset()));
-            if read.get() > budget || late.get() { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+            if read.get() > budget || pace.past(state.current_byte_offset()) { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
         };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut over_budget);
-        let tree = parser.parse_with_options(&mut next_chunk, None, Some(options)).filter(|_| read.get() <= budget && !late.get());
+        let tree = parser.parse_with_options(&mut next_chunk, None, Some(options)).filter(|_| read.get() <= budget && !pace.late.get());
         if tree.is_none() || !ranges.is_empty() {
             // Whatever a failed parse left behind must not start the next one.
             parser.reset();
@@ -371,7 +399,7 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
     });
     match tree {
         Some(tree) => Ok((tree, read.get())),
-        None if read.get() > budget || late.get() => Err(NotParsed::TooCostly),
+        None if read.get() > budget || pace.late.get() => Err(NotParsed::TooCostly),
         None => Err(NotParsed::NoGrammar),
     }
 }
@@ -411,7 +439,9 @@ fn bounded_cursor(language: Language) -> QueryCursor {
     cursor
 }
 
-fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language) -> Matches<'t> {
+/// The query's matches over the tree, or none when the query ran past its
+/// pace ([`QUERY_TIME_PER_BYTE`]).
+fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language) -> Result<Matches<'t>, NotParsed> {
     let names = query.capture_names();
     let mut defs: HashMap<(usize, Option<usize>), Captured> = HashMap::new();
     let mut calls: Vec<(usize, String)> = Vec::new();
@@ -429,7 +459,12 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
     let (top_level_only, file_level, scopes_following) = (is("top-level"), is("file-level"), is("scopes-following"));
     let mut enclosing_bases = Vec::new();
     let mut cursor = bounded_cursor(language);
-    let mut matches = cursor.matches(query, root, source);
+    let pace = Pace::start(QUERY_TIME_PER_BYTE);
+    let mut on_time = |state: &tree_sitter::QueryCursorState| {
+        if pace.past(state.current_byte_offset()) { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+    };
+    let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut on_time);
+    let mut matches = cursor.matches_with_options(query, root, source, options);
     while let Some(m) = matches.next() {
         if let Some((id, mark, parts)) = pattern_mark(query, m.captures, source) {
             // A quantified capture (`rescue A, B`) matches once per node: gather the parts.
@@ -499,8 +534,12 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
             }
         }
     }
+    drop(matches);
+    if pace.late.get() {
+        return Err(NotParsed::TooCostly);
+    }
     let pattern_marks = finish_marks(query, marks);
-    Matches { defs, calls, imports, pattern_marks, convention_nodes, enclosing_bases }
+    Ok(Matches { defs, calls, imports, pattern_marks, convention_nodes, enclosing_bases })
 }
 
 /// The keys a configuration file may define. Past it the file is data (a

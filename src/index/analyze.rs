@@ -101,7 +101,7 @@ fn analyze_one<T, E>(
     let chunks = chunk::chunk_file(&file.path, &data, chunk_opts);
     if chunks.parse_too_costly {
         progress.note(&format!(
-            "{}: its grammar's parse cost more than its {} bytes allow (it read over {}× them, or its parse ran past {} µs of CPU per byte): indexed as text windows, without symbols or graph edges",
+            "{}: its grammar's parse cost more than its {} bytes allow (it read over {}× them, or its parse or its tags query ran past {} µs of CPU per byte): indexed as text windows, without symbols or graph edges",
             file.path,
             data.len(),
             crate::analysis::tags::PARSE_READ_FACTOR,
