@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fit the linear table of the ranking stage (the fitted block of src/query/rank/parameters.rs) on the dev data.
+"""Fit the linear table of the ranking stage (the fitted block of src/query/base/parameters.rs) on the dev data.
 
 The stage (src/query/rank/stage.rs) re-scores the fused candidates of a short
 question with one linear function of a few features per candidate (and,
@@ -50,8 +50,8 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FEATURES = ROOT / "src/query/rank/features.rs"
-PARAMETERS = ROOT / "src/query/rank/parameters.rs"
+FEATURES = ROOT / "src/query/base/features.rs"
+PARAMETERS = ROOT / "src/query/base/parameters.rs"
 FITTED_BEGIN = "// ------------------------------------------------------------ fitted stage"
 FITTED_END = "// ------------------------------------------------------------ end of fitted stage"
 # One weight row for every short question. A row per intent (identifier,
@@ -67,7 +67,7 @@ K = 10
 
 def features() -> list[tuple[str, str]]:
     """Every feature of the stage as (name, enum variant), in the enum's order
-    (src/query/rank/features.rs)."""
+    (src/query/base/features.rs)."""
     found = re.findall(r'^\s*(\w+) = "(\w+)", (?:Chunk|File);', FEATURES.read_text(), re.M)
     if not found:
         sys.exit(f"cannot read the features from {FEATURES}")

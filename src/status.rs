@@ -52,7 +52,8 @@ pub struct Status {
     pub worktree: Option<WorktreeStatus>,
     /// The stores that cannot be read as they are (the next `git rag index`
     /// rebuilds them): checked as a query opens them, or every byte with
-    /// `verify` ([`crate::stores::health`]).
+    /// `verify` ([`crate::stores::health`]). A damaged state file or
+    /// `files.redb` comes first; the counts above are then 0.
     pub damaged: Vec<crate::stores::health::StoreDamaged>,
 }
 
@@ -85,9 +86,23 @@ pub struct SemanticStatus {
 /// Collects the status of the index in `index_dir`. `count_vectors` opens the
 /// vector store (briefly, read-only) to count its points.
 pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: bool, worktree: Option<&LayerOptions>, verify: bool) -> Result<Status, StatusError> {
-    let state = IndexState::load(&index_dir.join(STATE_FILE))?;
+    // A state (or per-file records) that does not read back is one of the
+    // damaged stores listed, not the end of the status: the rest is checked
+    // and said as well.
+    let (state, unreadable) = match IndexState::load(&index_dir.join(STATE_FILE)) {
+        Ok(state) => (state, None),
+        Err(crate::stores::state::StateError::Corrupt { damage, .. }) => (None, Some(damage)),
+        Err(e) => return Err(e.into()),
+    };
     let depth = if verify { crate::stores::health::Depth::Full } else { crate::stores::health::Depth::Open };
-    let damaged = if state.is_some() { crate::index::heal::damaged_stores(index_dir, depth, state.as_ref(), None) } else { Vec::new() };
+    let mut damaged = match (&state, &unreadable) {
+        (None, None) => Vec::new(),
+        _ => crate::index::heal::damaged_stores(index_dir, depth, state.as_ref(), None),
+    };
+    if let Some(first) = unreadable {
+        damaged.retain(|d| d.store != first.store);
+        damaged.insert(0, first);
+    }
     let head = repo.head_commit()?.map(|h| h.to_string());
     let indexed = state.as_ref().and_then(|s| s.last_commit.map(|c| c.to_string()));
     let semantic = state.as_ref().and_then(|s| s.semantic.as_ref()).map(|sem| {

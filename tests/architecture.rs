@@ -39,25 +39,65 @@ fn frontend_files() -> Vec<PathBuf> {
     all
 }
 
-/// The crates named in a manifest's `[dependencies]` table.
-fn dependencies(manifest: &str) -> Vec<String> {
+/// The crates named in a manifest's dependency tables: `[dependencies]` and
+/// every target-specific one (`[target.'cfg(unix)'.dependencies]`), each
+/// with its table's header. Dev- and build-dependencies are not the crate's.
+fn dependency_tables(manifest: &str) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(crate::common::root().join(manifest)).expect("manifest");
-    let table = text.split("\n[dependencies]\n").nth(1).expect("a [dependencies] table");
-    let table = table.split("\n[").next().unwrap_or(table);
-    table
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .filter_map(|l| l.split(['=', '.']).next())
-        .map(|name| name.trim().to_string())
-        .filter(|name| !name.is_empty())
-        .collect()
+    let mut found = Vec::new();
+    let mut table: Option<String> = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            let header = line.trim_matches(['[', ']']).to_string();
+            table = (header == "dependencies" || (header.starts_with("target.") && header.ends_with(".dependencies"))).then_some(header);
+            continue;
+        }
+        let Some(header) = &table else { continue };
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(name) = line.split(['=', '.']).next().map(str::trim).filter(|n| !n.is_empty()) {
+            found.push((header.clone(), name.to_string()));
+        }
+    }
+    found
+}
+
+/// The crates named in a manifest's dependency tables, whatever the target.
+fn dependencies(manifest: &str) -> Vec<String> {
+    dependency_tables(manifest).into_iter().map(|(_, name)| name).collect()
+}
+
+#[test]
+fn dependency_tables_are_all_read() {
+    let tables = dependency_tables("Cargo.toml");
+    assert!(tables.iter().any(|(t, n)| t == "dependencies" && n == "tantivy"), "{tables:?}");
+    assert!(tables.iter().any(|(t, n)| t.starts_with("target.") && n == "libc"), "the target-specific table is read: {tables:?}");
+}
+
+/// The library may link `libc` for one thing: reading the thread's CPU
+/// clock (the parse's pace, `analysis/pace.rs`), on unix. That file holds
+/// the library's only `libc` and its only `unsafe`; process policy stays
+/// the binary's ([`process_policy_is_the_binarys`]).
+const CLOCK_FILE: &str = "analysis/pace.rs";
+
+#[test]
+fn libc_and_unsafe_live_only_in_the_clock_file() {
+    let files: Vec<PathBuf> = library_files().into_iter().filter(|p| !p.ends_with(CLOCK_FILE)).collect();
+    let found = offending(&files, &["libc::", "unsafe "]);
+    assert!(found.is_empty(), "libc or unsafe outside src/{CLOCK_FILE} (the library's one use: the thread's CPU clock):\n{}", found.join("\n"));
+    let clock = offending(&[src().join(CLOCK_FILE)], &["libc::clock_gettime"]);
+    assert_eq!(clock.len(), 1, "src/{CLOCK_FILE} reads the clock once: {clock:?}");
+    let unix_only: Vec<(String, String)> = dependency_tables("Cargo.toml").into_iter().filter(|(_, n)| n == "libc").collect();
+    assert!(unix_only.iter().all(|(t, _)| t == "target.'cfg(unix)'.dependencies"), "the library links libc on unix only: {unix_only:?}");
 }
 
 #[test]
 fn the_library_links_no_frontend_machinery() {
     let deps = dependencies("Cargo.toml");
     assert!(deps.iter().any(|d| d == "tantivy"), "read the library's dependencies: {deps:?}");
-    let frontend = ["clap", "clap_mangen", "indicatif", "axum", "mimalloc", "anyhow", "libc", "serde_path_to_error"];
+    let frontend = ["clap", "clap_mangen", "indicatif", "axum", "mimalloc", "anyhow", "serde_path_to_error"];
     let found: Vec<&String> = deps.iter().filter(|d| frontend.contains(&d.as_str())).collect();
     assert!(found.is_empty(), "the library crate depends on frontend crates {found:?}: they belong to frontend/Cargo.toml");
 }
@@ -166,20 +206,13 @@ fn no_library_function_is_longer_than_100_lines() {
 
 /// The layers of `src/query/`, bottom up (ARCHITECTURE.md, "Dependency
 /// direction"): a module uses the layers before its own, never one after.
-const QUERY_LAYERS: &[&str] = &["question", "answer", "options", "retrieve", "rank", "sources", "context"];
+/// `base` (the features the stage weighs and the numbers that order
+/// results) reads no other layer; every layer reads it.
+const QUERY_LAYERS: &[&str] = &["base", "question", "answer", "options", "retrieve", "rank", "sources", "context"];
 
-/// The base layer below them all: the numbers that order results and the
-/// features they weigh. They live in `rank/`, which decides what a question
-/// weighs, and every layer reads them (a retriever's own scores, the
-/// question's list weights); they read no other layer.
-const QUERY_BASE: &[[&str; 2]] = &[["rank", "parameters"], ["rank", "features"]];
-
-/// A module's layer: 0 the base, then [`QUERY_LAYERS`] from 1.
+/// A module's layer: its place in [`QUERY_LAYERS`].
 fn query_layer(m: &[String]) -> Option<usize> {
-    if QUERY_BASE.iter().any(|b| m.len() >= 2 && m[0] == b[0] && m[1] == b[1]) {
-        return Some(0);
-    }
-    m.first().and_then(|top| QUERY_LAYERS.iter().position(|l| l == top)).map(|p| p + 1)
+    m.first().and_then(|top| QUERY_LAYERS.iter().position(|l| l == top))
 }
 
 /// Each module of `src/query/` (its path below `query`, `[]` for `mod.rs`) and its file.
@@ -301,10 +334,10 @@ fn the_query_layers_import_only_downwards_and_without_circles() {
     for (m, _) in &imports {
         walk(m, &graph, &mut Vec::new(), &mut done, &mut problems);
     }
-    assert!(problems.is_empty(), "src/query/ must stay layered (rank/parameters, rank/features < {}):\n{}", QUERY_LAYERS.join(" < "), problems.join("\n"));
+    assert!(problems.is_empty(), "src/query/ must stay layered ({}):\n{}", QUERY_LAYERS.join(" < "), problems.join("\n"));
 }
 
-/// Every number that orders results is named in `rank/parameters.rs` with
+/// Every number that orders results is named in `base/parameters.rs` with
 /// its reason: no other file of `src/query/` (its tests aside) writes a
 /// float literal but 0 and 1.
 #[test]
@@ -314,7 +347,7 @@ fn no_number_that_orders_results_lives_outside_the_parameters_file() {
     let mut found = Vec::new();
     let mut scanned = 0;
     for (module, file) in query_modules() {
-        if module == ["rank", "parameters"] {
+        if module == ["base", "parameters"] {
             continue;
         }
         scanned += 1;
@@ -329,5 +362,5 @@ fn no_number_that_orders_results_lives_outside_the_parameters_file() {
         }
     }
     assert!(scanned > 30, "scanned only {scanned} files");
-    assert!(found.is_empty(), "name these in src/query/rank/parameters.rs, with why each has its value:\n{}", found.join("\n"));
+    assert!(found.is_empty(), "name these in src/query/base/parameters.rs, with why each has its value:\n{}", found.join("\n"));
 }

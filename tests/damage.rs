@@ -312,7 +312,7 @@ fn a_heal_killed_midway_is_redone_by_the_next_run() {
     damage(&index_dir.join("graph/graph.redb"), Damage::Zero);
     // A heal marked under way and never finished: the graph and keyword stores count as damaged.
     std::fs::write(index_dir.join("heal.json"), br#"{"stores":["keyword","graph"]}"#).unwrap();
-    let v = repo.status(&[]);
+    let v = status_of_damaged(&repo, &[]);
     let damaged: Vec<&str> = v["damaged"].as_array().unwrap().iter().map(|d| d["store"].as_str().unwrap()).collect();
     assert_eq!(damaged, ["keyword", "graph"], "{v}");
     let out = rag_in(repo.path(), &["index"]);
@@ -339,7 +339,7 @@ fn damage_that_keeps_a_files_length_and_time_is_found_by_status_verify_and_heale
     let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
     damage(&path, Damage::Flip);
     std::fs::File::options().write(true).open(&path).unwrap().set_modified(modified).unwrap();
-    let v = repo.status(&["--verify"]);
+    let v = status_of_damaged(&repo, &["--verify"]);
     let damaged: Vec<&str> = v["damaged"].as_array().unwrap().iter().map(|d| d["store"].as_str().unwrap()).collect();
     assert_eq!(damaged, ["keyword"], "{v}");
     let out = rag_in(repo.path(), &["index"]);
@@ -347,4 +347,38 @@ fn damage_that_keeps_a_files_length_and_time_is_found_by_status_verify_and_heale
     assert!(stderr(&out).contains("the keyword index is damaged"), "what a check found is rebuilt by the next run: {}", stderr(&out));
     assert_eq!(answers(repo.path(), &[]), fresh);
     assert!(repo.status(&["--verify"])["damaged"].as_array().unwrap().is_empty());
+}
+
+/// `git rag status --json` on an index with damaged stores: it fails (exit
+/// 1) with one error line, and its JSON lists them.
+fn status_of_damaged(repo: &TestRepo, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["status", "--json"];
+    args.extend_from_slice(extra);
+    let out = rag_in(repo.path(), &args);
+    assert_eq!(out.status.code(), Some(1), "status with damaged stores exits 1: {}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.starts_with("git-rag: error: ") && err.trim().lines().count() == 1 && !err.contains("panicked"), "{err}");
+    serde_json::from_slice(&out.stdout).expect("status json")
+}
+
+#[test]
+fn status_lists_a_damaged_files_store_and_fails_instead_of_stopping_at_it() {
+    let repo = project(false);
+    let fresh = answers(repo.path(), &[]);
+    let index_dir = repo.default_index_dir();
+    damage(&index_dir.join("files.redb"), Damage::Zero);
+    let v = status_of_damaged(&repo, &[]);
+    let damaged: Vec<&str> = v["damaged"].as_array().unwrap().iter().map(|d| d["store"].as_str().unwrap()).collect();
+    assert_eq!(damaged, ["files"], "{v}");
+    assert_eq!(v["counts"]["files"], 0, "nothing is counted from records that do not read back: {v}");
+    // The text form lists it too, with the remedy, and fails.
+    let out = rag_in(repo.path(), &["status"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.contains("damaged:  the store of per-file records (files.redb) is damaged; run `git rag index` to rebuild the index"), "{text}");
+    assert!(text.contains("HEAD:"), "the rest of the status is said: {text}");
+    let out = rag_in(repo.path(), &["index"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(answers(repo.path(), &[]), fresh);
+    assert!(repo.status(&[])["damaged"].as_array().unwrap().is_empty());
 }

@@ -954,7 +954,7 @@ fn stage_features(repo: &TestRepo, text: &str) -> Vec<(String, BTreeMap<String, 
 }
 
 fn stage_features_of(repo: &TestRepo, text: &str, n: usize) -> Vec<(String, BTreeMap<String, f64>)> {
-    let source = std::fs::read_to_string(crate::common::root().join("src/query/rank/features.rs")).expect("features.rs");
+    let source = std::fs::read_to_string(crate::common::root().join("src/query/base/features.rs")).expect("features.rs");
     let names: Vec<&str> = source.lines().filter_map(|l| l.trim().split_once(" = \"")).filter_map(|(_, rest)| rest.split_once('"')).filter(|(_, scope)| scope.starts_with(", Chunk;") || scope.starts_with(", File;")).map(|(name, _)| name).collect();
     assert!(names.len() > 30, "{names:?}");
     let v = repo.query(text, &["-n", &n.to_string(), "--explain"]);

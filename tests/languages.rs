@@ -388,7 +388,7 @@ fn erlang_clauses_types_records_and_macros() {
     let module = square.symbols.iter().find(|s| s.qualified_name == "square");
     assert_eq!(module.map(|s| s.bases.clone()), Some(vec!["shape".to_string()]), "-behaviour names the module's base: {:?}", square.symbols);
     assert!(fc.imports.iter().any(|i| i.module == "eunit.hrl"), "{:?}", fc.imports);
-    assert!(git_rag::analysis::lang::is_test_path("test/queue_SUITE.erl") && Language::from_shebang(b"#!/usr/bin/env escript\n") == Some(Language::Erlang));
+    assert!((git_rag::analysis::role::Role::of("test/queue_SUITE.erl") == git_rag::analysis::role::Role::Test) && Language::from_shebang(b"#!/usr/bin/env escript\n") == Some(Language::Erlang));
 }
 
 #[test]
@@ -484,7 +484,7 @@ fn r_functions_roxygen_and_testthat() {
     let fc = assert_defines("r/test-env.R", Language::R, &[("with_envvar sets and unsets variables", "function")]);
     assert_calls(&fc, "with_envvar sets and unsets variables", "with_envvar");
     assert!(fc.patterns.iter().any(|p| p.key == "test:test_that"), "{:?}", fc.patterns.iter().map(|p| &p.key).collect::<Vec<_>>());
-    assert!(git_rag::analysis::lang::is_test_path("tests/testthat/test-env.R") && Language::from_shebang(b"#!/usr/bin/env Rscript\n") == Some(Language::R));
+    assert!((git_rag::analysis::role::Role::of("tests/testthat/test-env.R") == git_rag::analysis::role::Role::Test) && Language::from_shebang(b"#!/usr/bin/env Rscript\n") == Some(Language::R));
 }
 
 #[test]
@@ -539,7 +539,7 @@ fn dart_classes_constructors_members_and_imports() {
     assert_calls(&fc, "main", "PathMap.of");
     assert!(fc.imports.iter().any(|i| i.module == "package:test/test.dart"), "{:?}", fc.imports);
     assert!(fc.patterns.iter().any(|p| p.key == "test:test"));
-    assert!(git_rag::analysis::lang::is_test_path("test/path_map_test.dart"));
+    assert!((git_rag::analysis::role::Role::of("test/path_map_test.dart") == git_rag::analysis::role::Role::Test));
 }
 
 #[test]

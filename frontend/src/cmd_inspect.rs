@@ -10,7 +10,7 @@ pub fn status(ws: &Workspace, json: bool, verify: bool) -> Result<ExitCode> {
     let status = git_rag::collect_status(&ws.repo, &ws.index_dir, &ws.backend, true, Some(&ws.layer_options()), verify)?;
     if json {
         outln!("{}", serde_json::to_string_pretty(&status)?);
-        return Ok(ExitCode::SUCCESS);
+        return Ok(damage_verdict(&status.damaged));
     }
     outln!("index:    {}", status.index_dir);
     outln!("indexed:  {}", status.indexed_commit.as_deref().map(short).unwrap_or("(nothing)"));
@@ -82,7 +82,18 @@ pub fn status(ws: &Workspace, json: bool, verify: bool) -> Result<ExitCode> {
     for d in &status.damaged {
         outln!("damaged:  {d}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(damage_verdict(&status.damaged))
+}
+
+/// A status that lists damaged stores fails (exit 1), with one error line
+/// that says what to do: a script or CI step checking the index sees it.
+fn damage_verdict(damaged: &[git_rag::StoreDamaged]) -> ExitCode {
+    match damaged {
+        [] => return ExitCode::SUCCESS,
+        [one] => eprintln!("git-rag: error: {one}"),
+        many => eprintln!("git-rag: error: {} stores are damaged; run `git rag index` to rebuild them (`git rag status` lists them)", many.len()),
+    }
+    ExitCode::FAILURE
 }
 
 pub fn patterns(ws: &Workspace, json: bool) -> Result<ExitCode> {

@@ -379,18 +379,17 @@ impl<'a> Builder<'a> {
         (chunk.end_byte, chunk.end_line, chunk.content) = (end, end_line, content);
     }
 
-    /// The file chunk: path, imports and an outline of the definitions.
+    /// The file chunk: its path, its import statements as written and an
+    /// outline of the definitions (each one's signature line, indented by
+    /// its depth).
     fn file_chunk(&mut self, path: &str, parsed: &ParsedFile) -> usize {
         let mut content = format!("// file: {path}\n");
-        for imp in &parsed.imports {
-            if imp.names.is_empty() {
-                content.push_str(&format!("import {}\n", imp.module));
-            } else {
-                content.push_str(&format!("from {} import {}\n", imp.module, imp.names.join(", ")));
-            }
+        for statement in import_statements(self.src, parsed.imports.iter().map(|i| i.line)) {
+            content.push_str(&statement);
+            content.push('\n');
         }
         for sym in &parsed.symbols {
-            let dots = |q: &str| parse::canonical_name(q).matches('.').count();
+            let dots = |q: &str| crate::analysis::name::canonical(q).matches('.').count();
             let depth = dots(&sym.qualified_name).min(sym.parent.as_ref().map_or(0, |p| dots(p) + 1));
             content.push_str(&"  ".repeat(depth));
             content.push_str(&sym.signature);
@@ -864,4 +863,61 @@ fn every_owned_in_order<'t>(root: Node<'t>, parsed: &ParsedFile, owned: &HashSet
         stack.extend(children.into_iter().rev());
     }
     out
+}
+
+/// Lines an import statement may span in a file chunk (a longer one is cut there).
+const IMPORT_STATEMENT_LINES: usize = 20;
+
+/// The import statements starting on `lines` (1-based, each once, in
+/// order) as the file writes them: from its line until its brackets close
+/// (`from x import (` … `)`, `use a::{` … `};`), at most
+/// [`IMPORT_STATEMENT_LINES`] lines.
+fn import_statements(src: &[u8], lines: impl Iterator<Item = usize>) -> Vec<String> {
+    let mut wanted: Vec<usize> = lines.collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let text = String::from_utf8_lossy(src);
+    let all: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut covered = 0;
+    for line in wanted {
+        let first = line.saturating_sub(1);
+        if first < covered || first >= all.len() {
+            continue;
+        }
+        let mut open = 0i32;
+        let mut end = first;
+        for (at, l) in all.iter().enumerate().skip(first).take(IMPORT_STATEMENT_LINES) {
+            end = at;
+            open += l
+                .chars()
+                .map(|c| match c {
+                    '(' | '[' | '{' => 1,
+                    ')' | ']' | '}' => -1,
+                    _ => 0,
+                })
+                .sum::<i32>();
+            if open <= 0 && !l.trim_end().ends_with('\\') {
+                break;
+            }
+        }
+        out.push(all[first..=end].iter().map(|l| l.trim_end()).collect::<Vec<_>>().join("\n"));
+        covered = end + 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod import_tests {
+    use super::import_statements;
+
+    #[test]
+    fn import_statements_are_the_files_own_lines() {
+        let rust = "use std::path::Path;\nuse a::{\n    b,\n    c,\n};\n\nfn main() {}\n";
+        assert_eq!(import_statements(rust.as_bytes(), [1, 2].into_iter()), ["use std::path::Path;", "use a::{\n    b,\n    c,\n};"]);
+        let python = "import os, sys\nfrom x import (\n    a,\n    b)\n";
+        assert_eq!(import_statements(python.as_bytes(), [1, 1, 2].into_iter()), ["import os, sys", "from x import (\n    a,\n    b)"]);
+        let go = "import (\n\t\"fmt\"\n\t\"os\"\n)\n";
+        assert_eq!(import_statements(go.as_bytes(), [2, 3].into_iter()), ["\t\"fmt\"", "\t\"os\""]);
+    }
 }

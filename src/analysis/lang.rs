@@ -519,57 +519,9 @@ fn reads_as_cpp(data: &[u8]) -> bool {
     line.is_match(&data[..data.len().min(64 * 1024)])
 }
 
-/// Files that are text but rarely what anyone searches for: generated lock
-/// files, source maps and minified bundles.
-pub fn is_generated(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    matches!(
-        name,
-        "package-lock.json" | "yarn.lock" | "pnpm-lock.yaml" | "Cargo.lock" | "poetry.lock" | "uv.lock" | "Pipfile.lock" | "composer.lock"
-    ) || name.ends_with(".min.js")
-        || name.ends_with(".min.css")
-        || name.ends_with(".map")
-}
-
 /// Git's own heuristic: a NUL byte in the first 8000 bytes means binary.
 pub fn looks_binary(data: &[u8]) -> bool {
     data[..data.len().min(8000)].contains(&0)
-}
-
-/// Test code by each language's convention: `tests/` and `spec/` dirs,
-/// `test_x.py`, `x.test.ts`, `x_test.go`, `x_test.exs` (any `_test`,
-/// `_tests`, `_spec`, `_unittest` stem), `XTest.java`, `XTests.cs`,
-/// `XTests.swift`, `XTest.php`, `XSpec.scala`, `XSuite.scala`, `XSpec.hs`,
-/// `x.bats`, Perl's `x.t`, `conftest.py`.
-pub fn is_test_path(path: &str) -> bool {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let stem = file.split('.').next().unwrap_or(file);
-    let stem_ends = |suffixes: &[&str]| suffixes.iter().any(|t| stem.len() > t.len() && stem.ends_with(t));
-    let file_ends = |extensions: &[&str]| extensions.iter().any(|e| file.ends_with(e));
-    if stem_ends(&["Test", "Tests"]) && file_ends(&[".java", ".cs", ".kt", ".swift", ".php", ".scala"])
-        || stem_ends(&["Spec", "Suite"]) && file_ends(&[".scala", ".kt", ".hs", ".swift"])
-        || file.ends_with(".bats")
-        || file.ends_with(".t")
-        || stem_ends(&["_SUITE"]) && file_ends(&[".erl"])
-    {
-        return true;
-    }
-    let lower = path.to_ascii_lowercase();
-    lower.split('/').any(|part| {
-        let stem = part.split('.').next().unwrap_or(part);
-        matches!(part, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs" | "e2e" | "fixtures" | "examples" | "testdata")
-            || part.starts_with("test_")
-            || (part.contains('.') && ["_test", "_tests", "_spec", "_unittest"].iter().any(|t| stem.ends_with(t)))
-            || part.contains(".test.")
-            || part.contains(".spec.")
-            || part == "conftest.py"
-    })
-}
-
-/// Test code: a test file, or a test module inside a source file (Rust's
-/// `#[cfg(test)] mod tests`, whose members are `tests::…`).
-pub fn is_test_code(path: &str, symbol: Option<&str>) -> bool {
-    is_test_path(path) || symbol.is_some_and(|s| s.starts_with("tests::") || s.contains("::tests::") || s == "tests")
 }
 
 #[cfg(test)]
@@ -664,20 +616,7 @@ mod tests {
     }
 
     #[test]
-    fn test_files_by_each_languages_convention() {
-        for path in ["src/FooTest.php", "Tests/AppTests/RouteTests.swift", "core/JobTest.kt", "src/test/DecoderSpec.scala", "DecoderSuite.scala", "test/router_test.exs", "test/ParserSpec.hs", "test/plugins.bats", "t/escape.t"] {
-            assert!(is_test_path(path), "{path}");
-        }
-        for path in ["src/Testing.php", "Sources/Spec.swift", "lib/router.ex", "src/Text/Pandoc.hs", "src/main.zig"] {
-            assert!(!is_test_path(path), "{path}");
-        }
-    }
-
-    #[test]
-    fn generated_and_binary() {
-        assert!(is_generated("web/package-lock.json"));
-        assert!(is_generated("dist/app.min.js"));
-        assert!(!is_generated("src/app.js"));
+    fn binary() {
         assert!(looks_binary(b"abc\0def"));
         assert!(!looks_binary("héllo".as_bytes()));
     }

@@ -26,13 +26,21 @@
 /// 14: Perl's `package X;` and Erlang's `-module(x).` own the definitions
 ///     after them (`X::f`, `x:f`); `use parent`, `use base` and `-behaviour`
 ///     name bases; an Erlang module with `-callback`s is an interface.
-pub const VERSION: u32 = 14;
+/// 15: a file's role from one table (`role`): examples, demos, samples and
+///     snapshots are embedded as tests are; a call's or base's own name
+///     splits at every language's separators (`name::own_part`: `p->f`,
+///     `App\Mail\send` are `f`, `send`).
+pub const VERSION: u32 = 15;
 
 pub mod chunk;
 pub mod embedded;
 pub mod kind;
 pub mod lang;
 pub mod macros;
+pub mod name;
+mod pace;
 pub mod parse;
 pub mod patterns;
+pub mod role;
+mod siblings;
 pub mod tags;

@@ -193,37 +193,6 @@ pub fn parse(language: Language, source: &[u8]) -> Result<ParsedFile, crate::ana
     crate::analysis::tags::parse(language, source)
 }
 
-pub fn canonical_name(name: &str) -> std::borrow::Cow<'_, str> {
-    if !name.contains([':', '#', '-']) {
-        return std::borrow::Cow::Borrowed(name);
-    }
-    let mut out = String::with_capacity(name.len());
-    let mut chars = name.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            ':' => {
-                if chars.peek() == Some(&':') {
-                    chars.next();
-                }
-                out.push('.');
-            }
-            '#' if !out.is_empty() && !out.ends_with('.') => out.push('.'),
-            '-' if chars.peek() == Some(&'>') => {
-                chars.next();
-                out.push('.');
-            }
-            _ => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// The last segment of a qualified name: `a.B.c`, `a::B::c`, `B#c` → `c`.
-pub fn short_name(qualified: &str) -> String {
-    let canonical = canonical_name(qualified);
-    canonical.rsplit('.').next().unwrap_or(&canonical).to_string()
-}
-
 /// The source text of a node, decoded leniently (invalid UTF-8 becomes U+FFFD).
 pub fn node_text(src: &[u8], node: Node) -> String {
     String::from_utf8_lossy(&src[node.start_byte()..node.end_byte()]).into_owned()

@@ -56,7 +56,9 @@ const QUERY_MAX_START_DEPTH: u32 = 256;
 use crate::analysis::embedded;
 use crate::analysis::lang::Language;
 use crate::analysis::parse::{self, Import, ParsedFile, PatternMark, Span, Symbol, SymbolKind};
+use crate::analysis::pace::Pace;
 use crate::analysis::patterns;
+use crate::analysis::siblings::Siblings;
 
 /// A compiled query per language, compiled on first use (the C++ query takes
 /// over 100 ms to compile; most processes never need most languages). Each
@@ -147,7 +149,7 @@ const PARSE_READ_SLACK: usize = 1 << 20;
 /// The most the parser is handed at once: what it reads is counted in these.
 const PARSE_READ_CHUNK: usize = 256;
 /// How long a parse may take per byte it has reached (1 s per MB), with
-/// [`TIME_FLOOR_BYTES`]' worth of slack. Some parses read their input
+/// [`crate::analysis::pace::TIME_FLOOR_BYTES`]' worth of slack. Some parses read their input
 /// once and still cost far more than its size: tree-sitter's error recovery
 /// in a file of syntax errors on every line (2.7–16 s per MB in the C
 /// family, Go, Java, Dart), one expression of 250,000 terms (Elixir 18 s,
@@ -169,9 +171,6 @@ pub const PARSE_TIME_PER_BYTE: std::time::Duration = std::time::Duration::from_n
 /// here is 0.25 µs per byte (C++; most languages 0.05–0.15, on
 /// the files over 20 KB of nine repositories in 15 languages).
 pub const QUERY_TIME_PER_BYTE: std::time::Duration = std::time::Duration::from_nanos(1_000);
-/// The bytes whose time every parse and query gets on top of its own (0.26 s): a
-/// small file's parse never meets the limit.
-const TIME_FLOOR_BYTES: u32 = 256 << 10;
 
 /// Why a file has no parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,8 +226,9 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     let (tree, bytes_read) = parse_tree(&grammar, blanked.as_deref().unwrap_or(source), &embedded::included(source, within))?;
     let root = tree.root_node();
     let Matches { mut defs, mut calls, imports, mut pattern_marks, mut convention_nodes, enclosing_bases } = collect(query, root, source, language)?;
+    let siblings = Siblings::around(root, defs.values().map(|d| d.outer.start_byte()).collect());
     if language.is_config() {
-        limit_keys(&mut defs);
+        limit_keys(&mut defs, &siblings);
     }
     // A definition's head written as a call (Julia's `f(x) = …`) is not one.
     let heads: HashSet<usize> = defs.values().filter_map(|d| d.name.map(|n| n.start_byte())).collect();
@@ -266,21 +266,16 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     }
     let mut defs: Vec<Captured> = by_name_node.into_values().collect();
     let name_start = |d: &Captured| d.name.map_or(0, |n| n.start_byte());
-    defs.sort_by(|a, b| {
-        (a.outer.start_byte(), std::cmp::Reverse(a.outer.end_byte()), name_start(a)).cmp(&(
-            b.outer.start_byte(),
-            std::cmp::Reverse(b.outer.end_byte()),
-            name_start(b),
-        ))
-    });
+    defs.sort_by_cached_key(|d| (d.outer.start_byte(), std::cmp::Reverse(d.outer.end_byte()), name_start(d)));
     // Nesting follows the extents: a definition inside `a` of `const a = …,
     // b = …` comes before `b`.
-    let ranges = extents(&defs);
+    let ranges = extents(&defs, &siblings);
     let mut paired: Vec<(Captured, (usize, usize))> = defs.into_iter().zip(ranges).collect();
     paired.sort_by_key(|(d, r)| (r.0, std::cmp::Reverse(r.1), name_start(d)));
     let (defs, ranges): (Vec<Captured>, Vec<(usize, usize)>) = paired.into_iter().unzip();
     let mut out = Extracted {
         src: source,
+        siblings,
         language,
         symbols: Vec::new(),
         extents: Vec::new(),
@@ -301,56 +296,6 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     let error_lines = if has_errors { lines_in_errors(root) } else { 0 };
     let Extracted { symbols, defs_by_node, def_node_ranges, .. } = out;
     Ok(ParsedFile { bytes_read, language, tree, symbols, imports, module_calls, defs_by_node, def_node_ranges, has_errors, error_lines, pattern_marks })
-}
-
-/// How long a parse, or a query, may have taken on reaching byte `offset`
-/// (`per_byte` for each byte, plus [`TIME_FLOOR_BYTES`]' worth).
-fn time_limit(per_byte: std::time::Duration, offset: usize) -> std::time::Duration {
-    per_byte.saturating_mul(u32::try_from(offset).unwrap_or(u32::MAX).saturating_add(TIME_FLOOR_BYTES))
-}
-
-/// A clock for one pass over a file (its parse, its query), started with
-/// it: whether the pass has run past its pace on reaching a byte.
-struct Pace {
-    per_byte: std::time::Duration,
-    started: std::time::Instant,
-    started_cpu: Option<std::time::Duration>,
-    /// Set once the pass was past its pace at some byte.
-    late: std::cell::Cell<bool>,
-}
-
-impl Pace {
-    fn start(per_byte: std::time::Duration) -> Self {
-        Pace { per_byte, started: std::time::Instant::now(), started_cpu: thread_cpu_time(), late: std::cell::Cell::new(false) }
-    }
-
-    /// Whether the pass, on reaching byte `offset`, has taken longer than
-    /// its limit there, in CPU time. Asked for its CPU time (a system call)
-    /// only once past the limit in wall time, which never runs slower.
-    fn past(&self, offset: usize) -> bool {
-        let limit = time_limit(self.per_byte, offset);
-        let late = self.late.get()
-            || (self.started.elapsed() > limit && self.started_cpu.zip(thread_cpu_time()).is_none_or(|(from, now)| now.saturating_sub(from) > limit));
-        self.late.set(late);
-        late
-    }
-}
-
-/// The CPU time this thread has run: what a parse costs, whatever else the
-/// machine is doing. `None` where the platform has no thread clock.
-fn thread_cpu_time() -> Option<std::time::Duration> {
-    #[cfg(unix)]
-    {
-        let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        // SAFETY: `clock_gettime` only writes the `timespec` it is given.
-        let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-        let (secs, nanos) = (u64::try_from(now.tv_sec).ok()?, u32::try_from(now.tv_nsec).ok()?);
-        (status == 0).then(|| std::time::Duration::new(secs, nanos))
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
 }
 
 /// `input` parsed within `ranges` (empty: all of it) and within the read
@@ -389,7 +334,7 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
             if read.get() > budget || pace.past(state.current_byte_offset()) { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
         };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut over_budget);
-        let tree = parser.parse_with_options(&mut next_chunk, None, Some(options)).filter(|_| read.get() <= budget && !pace.late.get());
+        let tree = parser.parse_with_options(&mut next_chunk, None, Some(options)).filter(|_| read.get() <= budget && !pace.was_late());
         if tree.is_none() || !ranges.is_empty() {
             // Whatever a failed parse left behind must not start the next one.
             parser.reset();
@@ -399,7 +344,7 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
     });
     match tree {
         Some(tree) => Ok((tree, read.get())),
-        None if read.get() > budget || pace.late.get() => Err(NotParsed::TooCostly),
+        None if read.get() > budget || pace.was_late() => Err(NotParsed::TooCostly),
         None => Err(NotParsed::NoGrammar),
     }
 }
@@ -439,6 +384,46 @@ fn bounded_cursor(language: Language) -> QueryCursor {
     cursor
 }
 
+/// What each pattern of a tags query asks beyond its captures.
+struct PatternRules {
+    /// Where a pattern's docstring is (`(#set! docstring …)`).
+    docstring: Vec<Option<(String, String)>>,
+    /// `(#is? top-level)`: the definition counts only as a child of the
+    /// file's root (a module-level variable). Checked on each match rather
+    /// than written as `(module (…))`: a pattern under the root stays in
+    /// progress through the whole file, which made matching a fifth slower.
+    top_level_only: Vec<bool>,
+    file_level: Vec<bool>,
+    scopes_following: Vec<bool>,
+}
+
+impl PatternRules {
+    fn of(query: &Query) -> Self {
+        let is = |key: &str| -> Vec<bool> {
+            (0..query.pattern_count()).map(|i| query.property_predicates(i).iter().any(|(p, positive)| *positive && &*p.key == key)).collect()
+        };
+        PatternRules {
+            docstring: (0..query.pattern_count()).map(|i| docstring_rule(query, i)).collect(),
+            top_level_only: is("top-level"),
+            file_level: is("file-level"),
+            scopes_following: is("scopes-following"),
+        }
+    }
+}
+
+/// An import statement's module and the names it imports from it, merged
+/// into what the statement already gave (one entry per statement and module).
+fn add_import(imports: &mut HashMap<(usize, String), ImportEntry>, source: &[u8], node: Node, module: Node, names: Vec<Node>) {
+    let module_text = unquote_path(&dotted_path_text(source, module));
+    let entry = imports.entry((node.id(), module_text.clone())).or_insert_with(|| (node.start_position().row + 1, module.start_byte(), module_text, Vec::new()));
+    for n in names {
+        let n = parse::node_text(source, n);
+        if !entry.3.contains(&n) {
+            entry.3.push(n);
+        }
+    }
+}
+
 /// The query's matches over the tree, or none when the query ran past its
 /// pace ([`QUERY_TIME_PER_BYTE`]).
 fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language) -> Result<Matches<'t>, NotParsed> {
@@ -448,15 +433,14 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
     let mut convention_nodes = Vec::new();
     let mut imports: HashMap<(usize, String), ImportEntry> = HashMap::new();
     let mut marks: HashMap<(usize, usize), (PatternMark, Vec<(usize, String)>)> = HashMap::new();
-    let docstring_rules: Vec<Option<(String, String)>> = (0..query.pattern_count()).map(|i| docstring_rule(query, i)).collect();
-    // `(#is? top-level)`: the definition counts only as a child of the file's
-    // root (a module-level variable). Checked here rather than written as
-    // `(module (…))`: a pattern under the root stays in progress through the
-    // whole file, which made matching a fifth slower.
-    let is = |key: &str| -> Vec<bool> {
-        (0..query.pattern_count()).map(|i| query.property_predicates(i).iter().any(|(p, positive)| *positive && &*p.key == key)).collect()
+    let rules = PatternRules::of(query);
+    // The root's children by id: `Node::parent` searches from the root
+    // down, and asking it of each of thousands of top-level definitions
+    // was quadratic.
+    let root_children: HashSet<usize> = match rules.top_level_only.contains(&true) {
+        true => root.children(&mut root.walk()).map(|n| n.id()).collect(),
+        false => HashSet::new(),
     };
-    let (top_level_only, file_level, scopes_following) = (is("top-level"), is("file-level"), is("scopes-following"));
     let mut enclosing_bases = Vec::new();
     let mut cursor = bounded_cursor(language);
     let pace = Pace::start(QUERY_TIME_PER_BYTE);
@@ -510,32 +494,24 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
             }
             "import" => {
                 // One statement may import several modules (`import a, b`).
-                let Some(module) = module else { continue };
-                let module_text = unquote_path(&dotted_path_text(source, module));
-                let entry = imports
-                    .entry((node.id(), module_text.clone()))
-                    .or_insert_with(|| (node.start_position().row + 1, module.start_byte(), module_text, Vec::new()));
-                for n in import_names {
-                    let n = parse::node_text(source, n);
-                    if !entry.3.contains(&n) {
-                        entry.3.push(n);
-                    }
+                if let Some(module) = module {
+                    add_import(&mut imports, source, node, module, import_names);
                 }
             }
             _ => {
-                if top_level_only[m.pattern_index] && node.parent().is_some_and(|p| p.id() != root.id()) {
+                if rules.top_level_only[m.pattern_index] && node.id() != root.id() && !root_children.contains(&node.id()) {
                     continue;
                 }
                 let kind = capture.strip_prefix("definition.").map(kind_of);
-                let doc = doc.or_else(|| docstring_rules[m.pattern_index].as_ref().and_then(|rule| docstring(body?, rule)));
-                let (file_level, scopes_following) = (file_level[m.pattern_index], scopes_following[m.pattern_index]);
+                let doc = doc.or_else(|| rules.docstring[m.pattern_index].as_ref().and_then(|rule| docstring(body?, rule)));
+                let (file_level, scopes_following) = (rules.file_level[m.pattern_index], rules.scopes_following[m.pattern_index]);
                 let captured = Captured { pattern: m.pattern_index, outer: node, kind, name, body, scope, bases, doc, part, file_level, scopes_following };
                 add_definition(&mut defs, captured);
             }
         }
     }
     drop(matches);
-    if pace.late.get() {
+    if pace.was_late() {
         return Err(NotParsed::TooCostly);
     }
     let pattern_marks = finish_marks(query, marks);
@@ -548,12 +524,12 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
 const MAX_KEYS: usize = 500;
 
 /// Drops a data file's keys ([`MAX_KEYS`]); its chunks stay.
-fn limit_keys(defs: &mut HashMap<(usize, Option<usize>), Captured>) {
+fn limit_keys<'t>(defs: &mut HashMap<(usize, Option<usize>), Captured<'t>>, siblings: &Siblings<'t>) {
     if defs.len() <= MAX_KEYS {
         return;
     }
     let outers: HashSet<usize> = defs.values().map(|d| d.outer.id()).collect();
-    defs.retain(|_, d| !std::iter::successors(d.outer.parent(), |n| n.parent()).any(|n| outers.contains(&n.id())));
+    defs.retain(|_, d| !std::iter::successors(siblings.parent(d.outer), |n| siblings.parent(*n)).any(|n| outers.contains(&n.id())));
     if defs.len() > MAX_KEYS {
         defs.clear();
     }
@@ -720,7 +696,7 @@ fn kind_of(name: &str) -> SymbolKind {
 /// statement, or where one statement defines several names (`const a = …,
 /// b = …`), the part from its declarator (the first: from the statement's
 /// start) to the next one's.
-fn extents(defs: &[Captured]) -> Vec<(usize, usize)> {
+fn extents<'t>(defs: &[Captured<'t>], siblings: &Siblings<'t>) -> Vec<(usize, usize)> {
     let own_start = |d: &Captured| d.part.or(d.name).map_or(d.outer.start_byte(), |n| n.start_byte());
     let mut ranges: Vec<(usize, usize)> = defs.iter().map(|d| (d.outer.start_byte(), d.outer.end_byte())).collect();
     // A statement scoping what follows it: to the next one in the same
@@ -735,7 +711,7 @@ fn extents(defs: &[Captured]) -> Vec<(usize, usize)> {
             ranges[i].1 = own_start(&defs[i + 1]);
         }
         if defs[i].scopes_following {
-            let block = defs[i].outer.parent();
+            let block = siblings.parent(defs[i].outer);
             if let Some(before) = open_scope.insert(block.map(|b| b.id()), i) {
                 ranges[before].1 = defs[i].outer.start_byte();
             }
@@ -743,13 +719,6 @@ fn extents(defs: &[Captured]) -> Vec<(usize, usize)> {
         }
     }
     ranges
-}
-
-/// A name's last segment (`exports.f` is `f`, `Shop::Price` is `Price`):
-/// references are looked up by theirs.
-fn last_segment(written: &str) -> String {
-    let name = written.rsplit('.').next().filter(|n| !n.is_empty()).unwrap_or(written);
-    name.rsplit("::").next().filter(|n| !n.is_empty()).unwrap_or(name).to_string()
 }
 
 /// For each of `offsets` (ascending), the innermost of `extents` around it,
@@ -782,8 +751,10 @@ fn unquote_path(s: &str) -> String {
     s.trim().trim_matches(['"', '\'', '`', '<', '>']).to_string()
 }
 
-struct Extracted<'s> {
+struct Extracted<'s, 't> {
     src: &'s [u8],
+    /// The definitions' neighbours (their comments, their decorators).
+    siblings: Siblings<'t>,
     language: Language,
     symbols: Vec<Symbol>,
     /// Each symbol's range from [`extents`].
@@ -798,7 +769,7 @@ struct Extracted<'s> {
     first_named: HashMap<String, usize>,
 }
 
-impl Extracted<'_> {
+impl<'t> Extracted<'_, 't> {
     fn text(&self, node: Node) -> String {
         parse::node_text(self.src, node)
     }
@@ -821,7 +792,7 @@ impl Extracted<'_> {
             if written.is_empty() {
                 continue;
             }
-            let name = last_segment(&written);
+            let name = crate::analysis::name::declared_own_part(&written).to_string();
             let enclosing = if d.file_level { None } else { frames.last() };
             let explicit_scope = d.scope.map(|s| scope_name(&self.text(s)));
             // The prefix this definition's qualified name gets.
@@ -856,7 +827,7 @@ impl Extracted<'_> {
                 _ => prefix.as_ref().and_then(|p| self.first_named.get(p).copied()),
             };
             // Decorators written before a class member (TypeScript) belong to it.
-            let lead = leading_decorators(d.outer);
+            let lead = self.leading_decorators(d.outer);
             let (comment, doc_start) = self.leading_doc(lead.unwrap_or(d.outer));
             let comment = comment.or_else(|| self.trailing_doc(d.outer));
             let doc = match d.doc {
@@ -980,11 +951,11 @@ impl Extracted<'_> {
 
     /// The comments (and attributes, like Rust's `#[derive]`) right above a
     /// definition: the comment text as its doc, and where its chunk starts.
-    fn leading_doc(&self, node: Node) -> (Option<String>, Option<(usize, usize)>) {
+    fn leading_doc(&self, node: Node<'t>) -> (Option<String>, Option<(usize, usize)>) {
         let mut first: Option<Node> = None;
         let mut comments: Vec<Node> = Vec::new();
         let mut expected_row = node.start_position().row;
-        let mut cur = node.prev_sibling();
+        let mut cur = self.siblings.prev(node);
         if self.language.is_config() {
             cur = cur.map(|c| trailing_comment(c).unwrap_or(c));
         }
@@ -1008,7 +979,7 @@ impl Extracted<'_> {
             }
             first = Some(c);
             expected_row = c.start_position().row;
-            cur = c.prev_sibling();
+            cur = self.siblings.prev(c);
         }
         let Some(first) = first else { return (None, None) };
         comments.reverse();
@@ -1020,13 +991,24 @@ impl Extracted<'_> {
     /// OCaml's convention (odoc): a `(** … *)` on the line below a
     /// definition (an interface's `val`, a type) documents it when no
     /// comment above does.
-    fn trailing_doc(&self, node: Node) -> Option<String> {
+    fn trailing_doc(&self, node: Node<'t>) -> Option<String> {
         if !matches!(self.language, Language::OCaml | Language::OCamlInterface) {
             return None;
         }
-        let next = node.next_sibling().filter(|c| is_comment(c.kind()) && c.start_position().row <= node.end_position().row + 1)?;
+        let next = self.siblings.next(node).filter(|c| is_comment(c.kind()) && c.start_position().row <= node.end_position().row + 1)?;
         let text = self.text(next);
         text.starts_with("(**").then(|| parse::clean_comment(&text)).filter(|d| !d.is_empty())
+    }
+
+    /// The first of the `decorator` siblings right before `node`.
+    fn leading_decorators(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let mut first = None;
+        let mut cur = self.siblings.prev(node);
+        while let Some(c) = cur.filter(|c| c.kind() == "decorator") {
+            first = Some(c);
+            cur = self.siblings.prev(c);
+        }
+        first
     }
 
     /// A `/** … */` comment.
@@ -1056,17 +1038,6 @@ fn after_decorators(node: Node) -> usize {
         }
     }
     start
-}
-
-/// The first of the `decorator` siblings right before `node`.
-fn leading_decorators(node: Node) -> Option<Node> {
-    let mut first = None;
-    let mut cur = node.prev_sibling();
-    while let Some(c) = cur.filter(|c| c.kind() == "decorator") {
-        first = Some(c);
-        cur = c.prev_sibling();
-    }
-    first
 }
 
 /// `comment`, `line_comment`, `multiline_comment`, … Haskell's `haddock`

@@ -53,6 +53,7 @@ use store::graph_dir;
 
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
+use crate::analysis::role::Role;
 
 /// Version of the graph's store. Bumped when either format or the
 /// way names resolve changes: an index of another version is rebuilt in full
@@ -110,6 +111,19 @@ pub enum NodeKey {
     Stub(String),
     /// An import of something outside the repository.
     External(String),
+}
+
+impl NodeKey {
+    /// What the code a node stands for is for ([`Role::of_code`]: a Rust
+    /// `mod tests` member is a test); a stub or an external name is no
+    /// file's, and counts as code.
+    pub fn role(&self) -> Role {
+        match self {
+            NodeKey::Symbol { path, qualified_name } => Role::of_code(path, Some(qualified_name)),
+            NodeKey::File(path) => Role::of(path),
+            NodeKey::Stub(_) | NodeKey::External(_) => Role::Code,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -344,14 +358,14 @@ pub(crate) fn lookup_name(qualified: &str) -> String {
 /// (most names of a full build: what its lookup tables hold at once).
 pub(crate) fn lookup_name_of(qualified: &str) -> std::borrow::Cow<'_, str> {
     use std::borrow::Cow;
-    let canonical = crate::analysis::parse::canonical_name(qualified);
+    let canonical = crate::analysis::name::canonical(qualified);
     if let Cow::Borrowed(canonical) = canonical {
-        let short = canonical.rsplit('.').next().unwrap_or(canonical);
+        let short = crate::analysis::name::last_dotted(canonical);
         if short.is_ascii() && !short.bytes().any(|b| b.is_ascii_uppercase()) {
             return Cow::Borrowed(short);
         }
     }
-    let short = canonical.rsplit('.').next().unwrap_or(&canonical);
+    let short = crate::analysis::name::last_dotted(&canonical);
     Cow::Owned(if short.is_ascii() {
         short.to_ascii_lowercase()
     } else {
@@ -364,11 +378,11 @@ pub(crate) fn lookup_name_of(qualified: &str) -> std::borrow::Cow<'_, str> {
 /// are under, and whether a qualified name answers to it (case-insensitive:
 /// the whole name, or its end after a dot).
 fn name_matcher(name: &str) -> (String, impl Fn(&str) -> bool) {
-    let lc = crate::analysis::parse::canonical_name(&name.to_lowercase()).into_owned();
-    let last = lc.rsplit('.').next().unwrap_or(&lc).to_string();
+    let lc = crate::analysis::name::canonical(&name.to_lowercase()).into_owned();
+    let last = crate::analysis::name::last_dotted(&lc).to_string();
     let dotted = format!(".{lc}");
     let matches = move |qualified: &str| {
-        let q = crate::analysis::parse::canonical_name(qualified).to_lowercase();
+        let q = crate::analysis::name::canonical(qualified).to_lowercase();
         q == lc || q.ends_with(&dotted)
     };
     (last, matches)

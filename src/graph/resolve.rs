@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 
 use super::*;
 use crate::analysis::kind::Kind;
-use crate::analysis::parse::{canonical_name, short_name};
+use crate::analysis::name::{canonical as canonical_name, canonical_own_part as short_name};
 
 pub(super) fn symbol_key(path: &str, qualified_name: &str) -> NodeKey {
     NodeKey::Symbol { path: path.to_string(), qualified_name: qualified_name.to_string() }

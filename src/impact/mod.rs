@@ -18,231 +18,29 @@
 //! beside it; paths are repository-relative and lines 1-based inclusive
 //! (a deleted definition's are its old side's).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
-use serde::Serialize;
-
+mod answer;
 mod changed;
 mod history;
 mod lexical;
 mod reach;
+mod request;
 mod review;
 mod side;
 mod tests_to_run;
 pub mod weights;
 
-use crate::analysis::kind::Kind;
-use crate::analysis::parse::Symbol;
 use crate::git::Repo;
 use crate::graph::{GraphReader, NodeKey};
 use crate::stores::state::{IndexState, STATE_FILE};
-use crate::worktree::LayerOptions;
+pub use answer::{ChangeKind, ChangedCode, Evidence, Impact, ImpactedCode, Omitted, Relation, TestToRun};
+pub use request::{ImpactError, ImpactRequest, ImpactTarget};
 use side::{Side, Snapshot, Sources};
 
 /// Changed files analysed at most; past it the answer says how many were left out.
 pub const MAX_CHANGED_FILES: usize = 2_000;
-
-#[derive(Debug, thiserror::Error)]
-pub enum ImpactError {
-    #[error("there is no index yet at {0}; run `git rag index` first")]
-    NoIndex(PathBuf),
-    #[error("the index has no code graph; run `git rag index`")]
-    NoGraph,
-    #[error("`--staged` compares the staged files with HEAD; give no revision with it")]
-    StagedWithRevision,
-    #[error("the repository has no commits: nothing to compare `{0}` with")]
-    NoHead(String),
-    #[error(transparent)]
-    Git(#[from] crate::git::GitError),
-    #[error(transparent)]
-    Graph(#[from] crate::graph::GraphError),
-    #[error(transparent)]
-    Worktree(#[from] crate::worktree::WorktreeError),
-    #[error(transparent)]
-    State(#[from] crate::stores::state::StateError),
-}
-
-/// Which change to look at.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ImpactTarget {
-    /// The work tree (staged or not) against the indexed commit.
-    WorkTree,
-    /// The staged files against HEAD.
-    Staged,
-    /// A commit against its first parent.
-    Commit(String),
-    /// `from..to`, or with `merge_base` `from...to` (from their merge base).
-    Range { from: String, to: String, merge_base: bool },
-}
-
-impl ImpactTarget {
-    /// From the command line's revision argument and `--staged`.
-    pub fn parse(rev: Option<&str>, staged: bool) -> Result<ImpactTarget, ImpactError> {
-        match (rev, staged) {
-            (Some(_), true) => Err(ImpactError::StagedWithRevision),
-            (None, true) => Ok(ImpactTarget::Staged),
-            (None, false) => Ok(ImpactTarget::WorkTree),
-            (Some(rev), false) => Ok(match rev.split_once("...").map(|(a, b)| (a, b, true)).or_else(|| rev.split_once("..").map(|(a, b)| (a, b, false))) {
-                Some((from, to, merge_base)) => {
-                    let or_head = |s: &str| if s.is_empty() { "HEAD".to_string() } else { s.to_string() };
-                    ImpactTarget::Range { from: or_head(from), to: or_head(to), merge_base }
-                }
-                None => ImpactTarget::Commit(rev.to_string()),
-            }),
-        }
-    }
-}
-
-/// What `impact` is asked.
-#[derive(Debug, Clone)]
-pub struct ImpactRequest {
-    pub target: ImpactTarget,
-    /// Hops of dependents walked (at least 1); tests are looked for through at least two.
-    pub depth: usize,
-    /// Most impacted definitions and tests listed.
-    pub limit: usize,
-    /// A review context of this many tokens (cl100k_base).
-    pub context_budget: Option<usize>,
-    /// The index's analysis options and path rules.
-    pub layer: LayerOptions,
-}
-
-/// How a definition changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChangeKind {
-    /// Its body changed, its signature did not.
-    Body,
-    /// Its signature (the declaration line: parameters, return type) changed.
-    Signature,
-    Added,
-    Deleted,
-    /// Renamed from `previous`; its text otherwise (nearly) the same.
-    Renamed,
-    /// Module-level lines (imports, top-level statements) outside any definition.
-    Module,
-}
-
-/// A definition (or file, `symbol` null) the change makes.
-#[derive(Debug, Clone, Serialize)]
-pub struct ChangedCode {
-    pub path: String,
-    pub symbol: Option<String>,
-    pub kind: Kind,
-    pub start_line: usize,
-    pub end_line: usize,
-    pub change: ChangeKind,
-    /// A renamed definition's old qualified name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub previous: Option<String>,
-}
-
-impl ChangedCode {
-    fn symbol(path: &str, s: &Symbol, change: ChangeKind) -> ChangedCode {
-        ChangedCode { path: path.to_string(), symbol: Some(s.qualified_name.clone()), kind: Kind::from(s.kind), start_line: s.span.start_line, end_line: s.span.end_line, change, previous: None }
-    }
-
-    fn file(path: &str, change: ChangeKind, lines: usize, kind: Kind) -> ChangedCode {
-        ChangedCode { path: path.to_string(), symbol: None, kind, start_line: 1, end_line: lines, change, previous: None }
-    }
-
-    /// Whether what depends on it is found on the old side (it is gone from the new).
-    fn gone(&self) -> bool {
-        matches!(self.change, ChangeKind::Deleted)
-    }
-}
-
-/// How impacted code depends on what it reaches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Relation {
-    Calls,
-    Imports,
-    Inherits,
-    Implements,
-    Overrides,
-}
-
-impl Relation {
-    fn weight(self) -> f32 {
-        match self {
-            Relation::Calls => weights::CALLS,
-            Relation::Imports => weights::IMPORTS,
-            Relation::Inherits => weights::INHERITS,
-            Relation::Implements => weights::IMPLEMENTS,
-            Relation::Overrides => weights::OVERRIDES,
-        }
-    }
-}
-
-/// The line that shows a dependency.
-#[derive(Debug, Clone, Serialize)]
-pub struct Evidence {
-    pub line: usize,
-    pub text: String,
-}
-
-/// Code the change reaches.
-#[derive(Debug, Clone, Serialize)]
-pub struct ImpactedCode {
-    pub path: String,
-    pub symbol: Option<String>,
-    pub kind: Kind,
-    pub start_line: usize,
-    pub end_line: usize,
-    pub relation: Relation,
-    /// Hops from the changed code (1: it depends on it directly).
-    pub depth: usize,
-    /// Falls with depth and with the fan-out of what it depends on (0–1).
-    pub score: f64,
-    /// The changed (or impacted) definition it depends on, one hop nearer.
-    pub reaches: String,
-    pub evidence: Option<Evidence>,
-}
-
-/// A test file to run, with why.
-#[derive(Debug, Clone, Serialize)]
-pub struct TestToRun {
-    pub path: String,
-    /// The test function that reaches the change most directly, if one does.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub symbol: Option<String>,
-    pub score: f64,
-    pub why: Vec<String>,
-    /// Each kind of evidence's value (0–1) before its weight (`impact::weights`):
-    /// `in_change`, `reached`, `named_after_file`, `named_after_folder`,
-    /// `named_after_definition`, `imports`, `names`, `lexical`, `cochanged`, `cochanged_recently`.
-    pub signals: std::collections::BTreeMap<&'static str, f64>,
-}
-
-/// A definition with more dependents than a hop lists.
-#[derive(Debug, Clone, Serialize)]
-pub struct Omitted {
-    pub path: String,
-    pub symbol: Option<String>,
-    /// Dependents listed.
-    pub listed: usize,
-    /// Dependents left out (at least; counting them all would read them all).
-    pub more: usize,
-}
-
-/// The answer.
-#[derive(Debug, Clone, Serialize)]
-pub struct Impact {
-    /// What was compared, in words (`work tree against 1a2b3c4d5e6f`).
-    pub target: String,
-    pub changed: Vec<ChangedCode>,
-    pub impacted: Vec<ImpactedCode>,
-    pub tests: Vec<TestToRun>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub omitted: Vec<Omitted>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notices: Vec<String>,
-    pub took_ms: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<crate::query::context::Context>,
-}
 
 /// The two sides a target compares, and its description.
 fn sides(target: &ImpactTarget, src: &Sources) -> Result<(Snapshot, Snapshot, String), ImpactError> {
@@ -294,7 +92,7 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
             lines.extend(changed::touched_lines(a.as_deref().unwrap_or(""), b.as_deref().unwrap_or("")));
         }
     }
-    let names: Vec<&str> = changed.iter().filter(|c| !tests_to_run::is_test_file(&c.path)).filter_map(|c| c.symbol.as_deref()).map(reach::own_name).collect();
+    let names: Vec<&str> = changed.iter().filter(|c| !tests_to_run::is_test_file(&c.path)).filter_map(|c| c.symbol.as_deref()).map(crate::analysis::name::own_part).collect();
     let lexical = lexical::tests_like(index_dir, &lexical::query_text(&names, &lines)).unwrap_or_else(|why| {
         notices.push(format!("tests were not ranked by what they say ({why})"));
         Default::default()

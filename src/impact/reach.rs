@@ -15,6 +15,7 @@ use super::weights::{CODE_FANOUT, DEPTH_DECAY, FANOUT_SLOPE, FRONTIER, TEST_FANO
 use super::{Evidence, Omitted, Relation};
 use crate::analysis::kind::Kind;
 use crate::analysis::lang;
+use crate::analysis::name::{own_part as own_name, parent as parent_of};
 use crate::graph::{EdgeKind, GraphError, Neighbourhood, NodeKey};
 
 /// Where a walk starts: a changed definition (or file) of one side.
@@ -57,30 +58,6 @@ pub(crate) fn key_path(key: &NodeKey) -> &str {
     match key {
         NodeKey::File(p) | NodeKey::Symbol { path: p, .. } => p,
         NodeKey::Stub(n) | NodeKey::External(n) => n,
-    }
-}
-
-/// The last part of a qualified name or reference (`Session.send`, `a::b`, `A#b`, `self.x()`).
-pub(crate) fn own_name(q: &str) -> &str {
-    let q = q.split('(').next().unwrap_or(q);
-    q.rsplit(['.', ':', '#', '\\', '/']).find(|s| !s.is_empty()).unwrap_or(q)
-}
-
-/// The enclosing definition's qualified name (`Shape` of `Shape.area`,
-/// `Shape::area`, `Shape#area`, Erlang's `shape:area`).
-pub(crate) fn parent_of(q: &str) -> Option<&str> {
-    let one = q.rfind(['.', '#']);
-    // A `::` separator starts at its first colon.
-    let two = q.rfind(':').map(|at| if q[..at].ends_with(':') { at - 1 } else { at });
-    let at = one.into_iter().chain(two).max()?;
-    Some(&q[..at]).filter(|p| !p.is_empty())
-}
-
-/// Whether a node is test code.
-pub(crate) fn is_test_key(key: &NodeKey) -> bool {
-    match key {
-        NodeKey::Symbol { path, qualified_name } => lang::is_test_code(path, Some(qualified_name)),
-        other => lang::is_test_path(key_path(other)),
     }
 }
 
@@ -132,7 +109,7 @@ pub(crate) fn walk(nb: &mut Neighbourhood, side: &Side, src: &Sources, starts: &
                 if best.get(&node.key).is_some_and(|(r, _)| r.score >= s) {
                     continue;
                 }
-                let test = is_test_key(&node.key);
+                let test = node.key.role().is_test_side();
                 let reached = Reached {
                     key: node.key.clone(),
                     kind: node.kind,
@@ -211,7 +188,7 @@ fn dependents(nb: &mut Neighbourhood, ix: NodeIndex, level: usize) -> Result<(Ve
 /// cap (read in path order); returns how many were left out.
 fn incoming(nb: &mut Neighbourhood, ix: NodeIndex, kinds: &[EdgeKind], out: &mut Vec<Dependent>) -> Result<usize, GraphError> {
     let enough = |g: &crate::graph::Graph, found: &[NodeIndex]| {
-        let tests = found.iter().filter(|n| is_test_key(&g.graph[**n].key)).count();
+        let tests = found.iter().filter(|n| g.graph[**n].key.role().is_test_side()).count();
         tests >= TEST_FANOUT && found.len() - tests >= CODE_FANOUT
     };
     let (found, all) = nb.incoming_in_order(&[ix], kinds, |p: &str| p.to_string(), enough)?;
@@ -219,7 +196,7 @@ fn incoming(nb: &mut Neighbourhood, ix: NodeIndex, kinds: &[EdgeKind], out: &mut
     let target_is_interface = g[ix].kind == Kind::Interface;
     let (mut code, mut tests, mut left_out) = (0, 0, 0);
     for source in found {
-        let (counter, cap) = if is_test_key(&g[source].key) { (&mut tests, TEST_FANOUT) } else { (&mut code, CODE_FANOUT) };
+        let (counter, cap) = if g[source].key.role().is_test_side() { (&mut tests, TEST_FANOUT) } else { (&mut code, CODE_FANOUT) };
         if *counter >= cap {
             left_out += 1;
             continue;
@@ -394,15 +371,9 @@ mod tests {
 
     #[test]
     fn names_and_words() {
-        assert_eq!(own_name("Session.send"), "send");
-        assert_eq!(own_name("a::b::c"), "c");
-        assert_eq!(own_name("self.x()"), "x");
-        assert_eq!(own_name("Shape#area"), "area");
-        assert_eq!(parent_of("Shape::area"), Some("Shape"));
-        assert_eq!(parent_of("a.B#area"), Some("a.B"));
-        assert_eq!(parent_of("top"), None);
         assert!(says_word("    return send(request)", "send"));
         assert!(!says_word("    return resend(request)", "send"));
         assert!(!says_word("    send_all()", "send"));
+        assert_eq!(own_name("p->send"), "send", "a C or PHP call through a pointer reaches send");
     }
 }

@@ -153,7 +153,7 @@ impl Side {
 
     /// A file of a tree, as the indexer would take it.
     fn take_file(&mut self, file: &TreeFile, filter: &PathFilter, src: &Sources) -> Result<(), ImpactError> {
-        if file.kind != EntryKind::Blob || filter.excluded(&file.path).is_some() || lang::is_generated(&file.path) {
+        if file.kind != EntryKind::Blob || filter.excluded(&file.path).is_some() || crate::analysis::role::is_generated(&file.path) {
             self.delta.insert(file.path.clone(), None);
             return Ok(());
         }

@@ -10,10 +10,11 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::history::History;
-use super::reach::{own_name, Reached};
+use super::reach::Reached;
+use crate::analysis::name::own_part as own_name;
 use super::weights::{COCHANGE_PRIOR, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL, TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FOLDER, TEST_NAMES, TEST_REACHED};
 use super::{ChangeKind, ChangedCode, Relation, TestToRun};
-use crate::analysis::lang::{self, Language};
+use crate::analysis::role::Role;
 use crate::graph::{EdgeKind, GraphError, Neighbourhood, NodeKey};
 
 /// The kinds of evidence, each counted once per file (its strongest).
@@ -89,12 +90,10 @@ impl Found {
     }
 }
 
-/// A test file, by its path: test code in a language (not a fixture, a
-/// snapshot, sample data).
+/// A test file to run, by its path: test code ([`Role::Test`]), not a
+/// fixture, a snapshot or an example.
 pub(crate) fn is_test_file(path: &str) -> bool {
-    let data_folder = path.split('/').any(|p| matches!(p.to_ascii_lowercase().as_str(), "fixtures" | "fixture" | "testdata" | "examples" | "example" | "__snapshots__" | "snapshots" | "data"));
-    let code = !matches!(Language::from_path(path), Language::Text | Language::Markdown | Language::Json | Language::Yaml | Language::Toml);
-    lang::is_test_path(path) && !data_folder && code
+    Role::of(path) == Role::Test
 }
 
 /// What the graph, the names, the conventions and the history say.

@@ -33,7 +33,7 @@ pub fn select(files: Vec<TreeFile>, skipped: &mut Skipped) -> Vec<TreeFile> {
         match f.kind {
             EntryKind::Symlink => skipped.symlink += 1,
             EntryKind::Submodule => skipped.submodule += 1,
-            EntryKind::Blob if lang::is_generated(&f.path) => skipped.generated += 1,
+            EntryKind::Blob if crate::analysis::role::is_generated(&f.path) => skipped.generated += 1,
             EntryKind::Blob => kept.push(f),
         }
     }

@@ -1,6 +1,8 @@
 //! Answering queries. The modules are layers, bottom up; each imports only
 //! the layers before it (`tests/architecture.rs` holds this):
 //!
+//! 0. [`base`]: the ranking stage's features and every number that orders
+//!    results, each named with its reason; it reads no other layer.
 //! 1. [`question`] reads the question once: intent, literals, document
 //!    signals, listed items, the files it names, what it is about.
 //! 2. [`answer`] is what a query returns (the JSON contract) and its errors;
@@ -19,6 +21,7 @@
 //! (rerank, expand, diversity and context included).
 
 pub mod answer;
+pub mod base;
 pub mod context;
 pub mod options;
 pub mod question;

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::analysis::chunk::{Chunk, ChunkKind, FileChunks};
 use crate::analysis::kind::Kind;
-use crate::analysis::lang::is_test_code;
+use crate::analysis::role::Role;
 use crate::analysis::parse::Symbol;
 use crate::stores::vector::{point_id, point_id_of, Collection};
 
@@ -57,7 +57,7 @@ fn chunk_budget(kind: ChunkKind, test: bool) -> usize {
 /// The text embedded for a chunk of the file at `path`: a header (symbol,
 /// kind, docstring) and the start of its code, within [`chunk_budget`].
 pub fn chunk_text(path: &str, chunk: &Chunk, symbol: Option<&Symbol>) -> String {
-    let test = is_test_code(path, chunk.symbol.as_deref());
+    let test = Role::of_code(path, chunk.symbol.as_deref()).is_test_side();
     let mut head = String::new();
     if let Some(s) = &chunk.symbol {
         head.push_str(&format!("symbol: {s} ({})\n", chunk.kind.as_str()));
@@ -189,7 +189,7 @@ pub fn documents(path: &str, blob: &str, file: &FileChunks, model_id: &str) -> V
         // definition's header is a vector of its own, a second view of the
         // code that the dev kit's concept questions need (sharing every
         // header lost 0.05 nDCG in semantic mode; up to 1,000 characters, 0.02).
-        let shares = |c: &&Chunk| is_test_code(path, Some(&sym.qualified_name)) || c.content.chars().count() <= SHORT_CHUNK_CHARS;
+        let shares = |c: &&Chunk| Role::of_code(path, Some(&sym.qualified_name)).is_test_side() || c.content.chars().count() <= SHORT_CHUNK_CHARS;
         let shared = chunk.filter(shares).and_then(|c| texts.get(c.id.as_str()));
         let text = shared.cloned().unwrap_or_else(|| symbol_text(sym));
         doc(Collection::Symbols, point_id_of(&[path, &sym.qualified_name, &occurrence]), text, payload);
@@ -256,7 +256,7 @@ const MAX_CALLS: usize = 200;
 fn last_segments(names: &[String]) -> Vec<String> {
     let set: std::collections::BTreeSet<String> = names
         .iter()
-        .filter_map(|n| n.rsplit(['.', ':', '>', '#']).find(|s| !s.is_empty()))
+        .map(|n| crate::analysis::name::own_part(n))
         .map(|s| s.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).to_lowercase())
         .filter(|s| !s.is_empty())
         .collect();

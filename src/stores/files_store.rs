@@ -87,7 +87,7 @@ fn encode_head(path: &Path, f: &FileState) -> Result<Vec<u8>, StateError> {
 /// A damaged store is [`StateError::Corrupt`], also where redb panics on it.
 pub fn load(dir: &Path, records: Records) -> Result<Option<BTreeMap<String, FileState>>, StateError> {
     let path = dir.join(FILES_STORE);
-    crate::stores::health::guard(|| load_from(&path, records), |panic| corrupt(&path, panic))
+    crate::stores::panic_guard::guard(|| load_from(&path, records), |panic| corrupt(&path, panic))
 }
 
 fn load_from(path: &Path, records: Records) -> Result<Option<BTreeMap<String, FileState>>, StateError> {

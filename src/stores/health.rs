@@ -9,13 +9,15 @@
 //!
 //! Invariant: a damaged store is an error value, never a panic. Where a
 //! dependency panics on damaged input (redb opening a corrupted file, tantivy
-//! decoding a damaged block), the store's boundary catches it with [`guard`].
+//! decoding a damaged block), the store's boundary catches it with [`guard`](crate::stores::panic_guard::guard).
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::stores::panic_guard::guard;
 
 /// The stores of a local index, by what they hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
@@ -169,35 +171,6 @@ pub fn one_line(text: &str, max: usize) -> String {
     cut
 }
 
-/// Runs `read` on a store that may be damaged: a panic inside (a
-/// dependency's decoder meeting bytes it never wrote) becomes `damaged`'s
-/// error instead of taking the process down.
-pub fn guard<T, E>(read: impl FnOnce() -> Result<T, E>, damaged: impl FnOnce(String) -> E) -> Result<T, E> {
-    GUARDED.with(|depth| depth.set(depth.get() + 1));
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
-    GUARDED.with(|depth| depth.set(depth.get() - 1));
-    match outcome {
-        Ok(result) => result,
-        Err(panic) => Err(damaged(panic_message(panic.as_ref()))),
-    }
-}
-
-thread_local! {
-    /// How many [`guard`]s this thread is inside.
-    static GUARDED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
-
-/// Whether a panic on this thread now is caught by a [`guard`] (and
-/// reported as its error): a binary's panic hook stays quiet then.
-pub fn panic_is_caught() -> bool {
-    GUARDED.with(|depth| depth.get() > 0)
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    let text = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
-    format!("reading it panicked: {}", text.unwrap_or_else(|| "(no message)".into()))
-}
-
 /// Checks a redb file: at [`Depth::Open`] that it opens (a fresh handle,
 /// dropped after), at [`Depth::Full`] every page's checksum too
 /// (`Database::check_integrity`). A file redb had to repair counts as damaged:
@@ -267,14 +240,6 @@ mod tests {
         assert!(!line.contains('\n'));
         assert!(line.chars().count() < 260, "{}", line.chars().count());
         assert!(line.ends_with("…)"));
-    }
-
-    #[test]
-    fn a_panic_inside_a_guarded_read_is_an_error() {
-        let r: Result<(), String> = guard(|| panic!("entered unreachable code"), |m| m);
-        assert_eq!(r, Err("reading it panicked: entered unreachable code".to_string()));
-        let r: Result<u8, String> = guard(|| Ok(3), |m| m);
-        assert_eq!(r, Ok(3));
     }
 
     #[test]

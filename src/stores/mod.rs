@@ -5,6 +5,7 @@ pub mod files_store;
 pub mod fs;
 pub mod health;
 pub mod keyword;
+pub mod panic_guard;
 pub mod redb_handle;
 pub mod server_state;
 pub mod state;

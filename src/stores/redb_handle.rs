@@ -29,9 +29,9 @@ pub fn open(path: &Path, cache_bytes: usize, create: bool) -> Result<Option<Arc<
     // redb's plain open may panic on a file damaged outside redb: its error instead.
     let corrupted = |panic: String| redb::DatabaseError::Storage(redb::StorageError::Corrupted(panic));
     let db = if path.is_file() {
-        crate::stores::health::guard(|| builder.open(path), corrupted)?
+        crate::stores::panic_guard::guard(|| builder.open(path), corrupted)?
     } else if create {
-        crate::stores::health::guard(|| builder.create(path), corrupted)?
+        crate::stores::panic_guard::guard(|| builder.create(path), corrupted)?
     } else {
         return Ok(None);
     };

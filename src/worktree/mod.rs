@@ -247,7 +247,7 @@ fn changes_within(repo: &Repo, state: &IndexState, opts: &LayerOptions, scope: O
     let workdir = workdir.canonicalize().unwrap_or(workdir);
     for path in candidates {
         let own = opts.index_dir.as_ref().is_some_and(|dir| workdir.join(&path).starts_with(dir));
-        if own || filter.excluded(&path).is_some() || lang::is_generated(&path) {
+        if own || filter.excluded(&path).is_some() || crate::analysis::role::is_generated(&path) {
             continue;
         }
         let indexed = state.files.get(&path).map(|f| f.blob.as_str());

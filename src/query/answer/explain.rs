@@ -18,7 +18,7 @@ pub enum RankedBy {
     /// The fused lists, the priors and the files the question names.
     Fusion,
     /// The ranking stage's model over its features (`query::rank::model`,
-    /// `query::rank::features`); `fused` explains the fused score it read.
+    /// `query::base::features`); `fused` explains the fused score it read.
     Stage,
     /// Kept where fusion put it: found by the question's structure alone
     /// (`callees`, `patterns`), which no feature of the stage explains.

@@ -5,7 +5,7 @@
 //! dotted names and exception names. Each signal carries a confidence, so the
 //! retrievers take the surest first.
 
-use crate::query::rank::parameters::{CODE_SPAN_NAME, CODE_SPAN_WORD, FENCED_NAME, PROSE_NAME};
+use crate::query::base::parameters::{CODE_SPAN_NAME, CODE_SPAN_WORD, FENCED_NAME, PROSE_NAME};
 use std::sync::OnceLock;
 
 use regex::Regex;

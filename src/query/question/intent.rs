@@ -14,7 +14,7 @@
 //!   incidental, so it never asks the graph or the patterns; the code it
 //!   names ([`super::document`]) goes to symbol lookup.
 
-use crate::query::rank::parameters::{CONCEPT_LISTS, DOCUMENT_LISTS, DOCUMENT_SYMBOL_LIST, GRAPH_LISTS, IDENTIFIER_LISTS, KEYWORD_LISTS, MIXED_LISTS};
+use crate::query::base::parameters::{CONCEPT_LISTS, DOCUMENT_LISTS, DOCUMENT_SYMBOL_LIST, GRAPH_LISTS, IDENTIFIER_LISTS, KEYWORD_LISTS, MIXED_LISTS};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -56,8 +56,8 @@ pub struct GraphAsk {
 }
 
 /// Weight of each retriever in the fusion: a row of
-/// [`crate::query::rank::parameters`], which holds every such number.
-pub use crate::query::rank::parameters::Weights;
+/// [`crate::query::base::parameters`], which holds every such number.
+pub use crate::query::base::parameters::Weights;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Analysis {

@@ -1,7 +1,7 @@
 //! The indexed files a question names: a path, a stack frame, a dotted
 //! module name, matched against the paths of the index.
 
-use crate::query::rank::parameters::{FRAME_DECAY, FRAME_FLOOR, MODULE_STRENGTH, NAME_ONLY_MENTION};
+use crate::query::base::parameters::{FRAME_DECAY, FRAME_FLOOR, MODULE_STRENGTH, NAME_ONLY_MENTION};
 use std::collections::HashMap;
 
 use super::document::{Frame, Signals};

@@ -6,14 +6,14 @@
 //! chunk gave file Acc@1 0.64 against 0.53 for a sum halving each next
 //! chunk, and line Acc@10 0.66 against 0.62.
 
-use super::parameters::{CHUNKS_PER_FILE, COUNTED_CHUNKS, FILE_CHUNK_DECAY, LIFTED_PER_FILE, MENTION_WEIGHT};
+use crate::query::base::parameters::{CHUNKS_PER_FILE, COUNTED_CHUNKS, FILE_CHUNK_DECAY, LIFTED_PER_FILE, MENTION_WEIGHT};
 use std::collections::HashMap;
 
 use crate::query::answer::explain::{Contribution, Moved};
 use super::priors;
-use crate::analysis::lang::is_test_code;
 use crate::query::answer::{FileChunk, FileHit, Hit};
-use crate::query::question::about::{role, About};
+use crate::analysis::role::Role;
+use crate::query::question::about::About;
 use crate::query::question::mentions::Mentions;
 
 
@@ -23,8 +23,8 @@ use crate::query::question::mentions::Mentions;
 /// (see [`priors`]), re-sorting.
 pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
     for h in hits.iter_mut() {
-        let test_code = is_test_code(&h.path, h.symbol.as_deref());
-        let (role_weight, kind_weight) = (priors::weight(role(&h.path), about, document), priors::behaviour_weight(h.kind, h.language, test_code, about));
+        let test_code = Role::of_code(&h.path, h.symbol.as_deref()).is_test_side();
+        let (role_weight, kind_weight) = (priors::weight(Role::of(&h.path), about, document), priors::behaviour_weight(h.kind, h.language, test_code, about));
         let before = h.score;
         h.score *= role_weight * kind_weight;
         if let Some(e) = h.explain.as_deref_mut() {
@@ -172,7 +172,7 @@ mod tests {
     use crate::query::answer::Signals as Ranks;
     use crate::query::question::document::Signals;
     use crate::query::question::mentions::mention_strength;
-    use crate::query::rank::parameters::MODULE_STRENGTH;
+    use crate::query::base::parameters::MODULE_STRENGTH;
 
     fn hit(path: &str, start: usize, score: f32) -> Hit {
         Hit {

@@ -1,7 +1,7 @@
 //! Fusing ranked lists: weighted Reciprocal Rank Fusion, overlap dedup and
 //! MMR diversification.
 
-use super::parameters::{ANSWER_K, DUPLICATE_OVERLAP, MIN_LIST, MMR_MIN_SCALE, MMR_SAME_FILE, RRF_K, TOP_RANK_BONUS};
+use crate::query::base::parameters::{ANSWER_K, DUPLICATE_OVERLAP, MIN_LIST, MMR_MIN_SCALE, MMR_SAME_FILE, RRF_K, TOP_RANK_BONUS};
 use std::collections::{HashMap, HashSet};
 
 use crate::query::answer::explain::{Contribution, Explanation, RankedBy};

@@ -11,11 +11,11 @@
 //! priors, `--files`, parents and diversity are written once, here and in
 //! the pipeline.
 
-use super::parameters::{CALLEE_SEEDS, CALLEE_WEIGHT, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT, FEEDBACK_NAMES, PATTERNS_ASKED, PATTERNS_UNASKED, RRF_K, STEPS_POOL, STEPS_WEIGHT, SURE_MARGIN, SURE_RAMP, SURE_WEIGHT, SURE_WEIGHT_STEPS, USAGE_DEPTH, USAGE_WEIGHT};
+use crate::query::base::parameters::{CALLEE_SEEDS, CALLEE_WEIGHT, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT, FEEDBACK_NAMES, PATTERNS_ASKED, PATTERNS_UNASKED, RRF_K, STEPS_POOL, STEPS_WEIGHT, SURE_MARGIN, SURE_RAMP, SURE_WEIGHT, SURE_WEIGHT_STEPS, USAGE_DEPTH, USAGE_WEIGHT};
 use std::time::Instant;
 
 use super::fusion::{fuse, fuse_explained};
-use crate::analysis::lang::is_test_path;
+use crate::analysis::role::Role;
 use crate::query::answer::{Answer, HybridError, Hit, Response, Result, Retriever, Timings, Unavailable};
 use crate::query::options::{HybridOptions, Mode, QueryOptions};
 use crate::query::question::intent::{identifier_subjects, GraphAsk, Intent, Relation};
@@ -245,11 +245,11 @@ fn usages(source: &dyn Source, q: &Question, opts: &QueryOptions) -> std::result
     // and a much-called name has thousands of callers.
     let few = QueryOptions { limit: USAGE_DEPTH.min(opts.limit), ..opts.clone() };
     let first = source.related(q, &ask, walk, &few)?.0;
-    let mut hits = match first.len() < few.limit || first.iter().all(|h| !is_test_path(&h.path)) {
+    let mut hits = match first.len() < few.limit || first.iter().all(|h| !Role::of(&h.path).is_test_side()) {
         true => first,
         false => source.related(q, &ask, walk, opts)?.0,
     };
-    hits.retain(|h| !is_test_path(&h.path));
+    hits.retain(|h| !Role::of(&h.path).is_test_side());
     hits.truncate(USAGE_DEPTH);
     Ok(hits)
 }
@@ -263,7 +263,7 @@ fn usages(source: &dyn Source, q: &Question, opts: &QueryOptions) -> std::result
 /// nDCG@10): concept up on all five corpora (+0.002…+0.051), overall 0.725 →
 /// 0.739; 2 or 3 names gained less. `None` when no dense hit names a definition.
 fn feedback(q: &Question, dense: &[Hit]) -> Option<Question> {
-    let names: Vec<&str> = dense.iter().filter_map(|h| h.symbol.as_deref()).take(FEEDBACK_NAMES).map(|s| s.rsplit(['.', ':']).next().unwrap_or(s)).collect();
+    let names: Vec<&str> = dense.iter().filter_map(|h| h.symbol.as_deref()).take(FEEDBACK_NAMES).map(crate::analysis::name::own_part).collect();
     (!names.is_empty()).then(|| Question::new(&format!("{} {}", q.text, names.join(" "))))
 }
 

@@ -3,7 +3,7 @@
 //! ([`crate::query::question::parts`]), the best candidate whose name says
 //! it to just below the first result.
 
-use super::parameters::IDF_SMOOTHING;
+use crate::query::base::parameters::IDF_SMOOTHING;
 use std::collections::HashSet;
 
 use crate::query::answer::Hit;

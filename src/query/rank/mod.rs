@@ -6,7 +6,6 @@
 //! ranks what they find.
 
 pub mod files;
-pub mod features;
 pub mod fusion;
 pub mod hybrid;
 pub mod listed;
@@ -15,4 +14,3 @@ pub mod pipeline;
 pub mod priors;
 pub mod rerank;
 pub mod stage;
-pub mod parameters;

@@ -1,8 +1,8 @@
 //! The learned ranking model: LightGBM's LambdaMART trees, trained by
 //! `scripts/train-ranking.py` on questions mined from the git histories of
 //! repositories no benchmark holds, and saved in LightGBM's own text format
-//! ([`super::parameters::RANKING_MODEL`]). It scores a candidate of the
-//! stage's pool from the stage's features ([`super::features`]) and the
+//! ([`crate::query::base::parameters::RANKING_MODEL`]). It scores a candidate of the
+//! stage's pool from the stage's features ([`crate::query::base::features`]) and the
 //! question's intent; [`Model::attributed`] says how much of that score each
 //! input brought (the change of the tree's expected score at each split on
 //! the candidate's path, summed by input: the parts add up to the score).
@@ -14,8 +14,8 @@
 
 use std::sync::LazyLock;
 
-use super::features::{Feature, PerFeature};
-use super::parameters::{MODEL_ZERO, RANKING_MODEL};
+use crate::query::base::features::{Feature, PerFeature};
+use crate::query::base::parameters::{MODEL_ZERO, RANKING_MODEL};
 use crate::query::question::intent::Intent;
 
 /// What the model reads of a candidate.

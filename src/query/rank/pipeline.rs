@@ -8,7 +8,7 @@
 //! [`Chunks`].
 
 use super::files::{apply_priors, chunks_by_file, grouped_by_file, lift_mentioned, rank_files};
-use super::parameters::{CHUNKS_PER_FILE, RRF_K, STAGE_POOL};
+use crate::query::base::parameters::{CHUNKS_PER_FILE, RRF_K, STAGE_POOL};
 use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
 use super::fusion::{credit, dedup_overlaps, mmr};
 use crate::query::answer::{FileHit, Hit, SearchResult as Result};
@@ -70,7 +70,7 @@ pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut result
                 }
                 source.fill_content(&mut results[..pool])?;
                 let evidence = super::stage::Evidence::read(source, &results[..pool], q)?;
-                let scorer = if learned { super::stage::Scorer::learned()? } else { super::stage::Scorer::Linear(&super::parameters::STAGE) };
+                let scorer = if learned { super::stage::Scorer::learned()? } else { super::stage::Scorer::Linear(&crate::query::base::parameters::STAGE) };
                 results = super::stage::rerank(results, pool, q, &evidence, scorer, opts.explain);
             } else if opts.explain_features {
                 // The fitting script's data for a question the stage leaves
@@ -78,7 +78,7 @@ pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut result
                 let pool = results.len().min(STAGE_POOL);
                 source.fill_content(&mut results[..pool])?;
                 let evidence = super::stage::Evidence::read(source, &results[..pool], q)?;
-                super::stage::note_features(&mut results[..pool], q, &evidence, &super::parameters::STAGE);
+                super::stage::note_features(&mut results[..pool], q, &evidence, &crate::query::base::parameters::STAGE);
             }
         }
         if let Some(lambda) = opts.diversity {

@@ -4,7 +4,7 @@
 //! the code to open. Each file has a [`Role`] read from its path, and a role
 //! other than code weighs less unless the query is about that kind of file.
 
-use super::parameters::{CONFIG_FILE, DESCRIBES_WEIGHT, DOCUMENT_DOCS_FILE, DOCUMENT_OTHER_FILE, DOCUMENT_TEST_FILE, OTHER_FILE};
+use crate::query::base::parameters::{CONFIG_FILE, DESCRIBES_WEIGHT, DOCUMENT_DOCS_FILE, DOCUMENT_OTHER_FILE, DOCUMENT_TEST_FILE, OTHER_FILE};
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
 use crate::query::question::about::{About, LooksFor, Role};
@@ -17,14 +17,14 @@ pub fn weight(role: Role, about: &About, document: bool) -> f32 {
         return 1.0;
     }
     match (role, document) {
-        (Role::Code, _) => 1.0,
-        (Role::Test, true) => DOCUMENT_TEST_FILE,
+        (Role::Code | Role::Bench, _) => 1.0,
+        (Role::Test | Role::TestData | Role::Example, true) => DOCUMENT_TEST_FILE,
         (Role::Docs, true) => DOCUMENT_DOCS_FILE,
-        (Role::Changelog | Role::Template | Role::Ci | Role::Config | Role::Vendored, true) => DOCUMENT_OTHER_FILE,
+        (Role::Changelog | Role::Template | Role::Ci | Role::Config | Role::Vendored | Role::Generated, true) => DOCUMENT_OTHER_FILE,
         // Tests and docs are weighed inside the lists of a short question.
-        (Role::Test | Role::Docs, false) => 1.0,
+        (Role::Test | Role::TestData | Role::Example | Role::Docs, false) => 1.0,
         (Role::Config, false) => CONFIG_FILE,
-        (Role::Changelog | Role::Template | Role::Ci | Role::Vendored, false) => OTHER_FILE,
+        (Role::Changelog | Role::Template | Role::Ci | Role::Vendored | Role::Generated, false) => OTHER_FILE,
     }
 }
 
@@ -59,37 +59,6 @@ pub fn behaviour_weight(kind: Kind, language: Language, test_code: bool, about: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::question::about::role;
-
-    #[test]
-    fn roles_from_paths() {
-        for (path, want) in [
-            ("src/_pytest/python.py", Role::Code),
-            ("testing/test_python.py", Role::Test),
-            ("doc/en/how-to/fixtures.rst", Role::Docs),
-            ("README.md", Role::Docs),
-            ("changelog/7223.bugfix.rst", Role::Changelog),
-            ("CHANGES.rst", Role::Changelog),
-            ("HISTORY.md", Role::Changelog),
-            (".github/ISSUE_TEMPLATE/bug_report.md", Role::Template),
-            (".github/workflows/main.yml", Role::Ci),
-            ("setup.cfg", Role::Config),
-            ("tox.ini", Role::Config),
-            ("setup.py", Role::Config),
-            ("sphinx/templates/quickstart/conf.py_t", Role::Code),
-            ("requests/models.py", Role::Code),
-            ("sphinx/themes/basic/static/jquery-3.5.1.js", Role::Vendored),
-            ("sphinx/themes/basic/static/doctools.js", Role::Code),
-            ("web/app.min.js", Role::Vendored),
-            ("sphinx/locale/mk/LC_MESSAGES/sphinx.js", Role::Vendored),
-            ("src/pip/_vendor/requests/api.py", Role::Vendored),
-            ("requests/packages/urllib3/response.py", Role::Vendored),
-            ("packages/core/core/models.py", Role::Code),
-            ("frontend/packages/ui/src/button.ts", Role::Code),
-        ] {
-            assert_eq!(role(path), want, "{path}");
-        }
-    }
 
     #[test]
     fn a_query_about_a_role_keeps_its_weight() {

@@ -1,8 +1,8 @@
 //! The ranking stage: the fused candidates of a short question (not an issue
 //! report, not `--files`), re-scored by one linear function of a few
-//! features each ([`super::features`]: one arm of `Feature::value` each),
+//! features each ([`crate::query::base::features`]: one arm of `Feature::value` each),
 //! with weights fitted on the dev data by `scripts/fit-ranking.py`
-//! ([`super::parameters::STAGE`]); with `--learned-ranking`, every question
+//! ([`crate::query::base::parameters::STAGE`]); with `--learned-ranking`, every question
 //! but a graph question, by the learned model ([`super::model`], trained by
 //! `scripts/train-ranking.py` on questions mined from git histories no
 //! benchmark holds). The features are what
@@ -18,18 +18,17 @@
 //! file's further chunks), a linear scorer keeps the order it was given.
 
 use super::model::{ranking_model, Model};
-use super::parameters::{Table, BM25_B, BM25_K1, FILE_SUPPORT_CAP, MODEL_REPEAT_OF_FILE, SPAN_FULL_LINES, TOPICAL_WORDS};
+use crate::query::base::parameters::{Table, BM25_B, BM25_K1, FILE_SUPPORT_CAP, MODEL_REPEAT_OF_FILE, SPAN_FULL_LINES, TOPICAL_WORDS};
 use crate::analysis::kind::Kind;
-use crate::analysis::lang::is_test_path;
 use crate::query::answer::Hit;
-use crate::query::question::about::{role, Role};
+use crate::analysis::role::Role;
 use crate::query::question::intent::{looks_like_code, Intent};
 use crate::query::question::Question;
 use crate::query::answer::{SearchError, SearchResult};
 use crate::query::retrieve::paths::{content_words, name_parts, names_part, names_part_loosely};
 use crate::query::retrieve::Chunks;
 use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
-use super::features::{Feature, PerFeature, Scope};
+use crate::query::base::features::{Feature, PerFeature, Scope};
 use crate::stores::keyword::{analyze, split_identifier, FileTerms};
 use std::collections::HashMap;
 
@@ -61,13 +60,12 @@ fn stem(path: &str) -> String {
     name.split('.').next().unwrap_or(name).to_lowercase()
 }
 
-/// Code that shows or adapts the code rather than being it: examples,
-/// demos, compatibility shims, TypeScript declaration files, vendored code.
+/// Code that shows, measures or adapts the code rather than being it:
+/// examples, benchmarks, vendored code ([`Role`]), TypeScript declaration
+/// files, compatibility shims.
 fn aside(path: &str) -> bool {
     let lower = path.to_lowercase();
-    lower.ends_with(".d.ts")
-        || role(path) == Role::Vendored
-        || lower.split('/').rev().skip(1).any(|dir| matches!(dir, "example" | "examples" | "demo" | "demos" | "sample" | "samples" | "compat" | "benchmark" | "benchmarks" | "bench"))
+    matches!(Role::of(path), Role::Example | Role::Bench | Role::Vendored) || lower.ends_with(".d.ts") || lower.split('/').rev().skip(1).any(|dir| dir == "compat")
 }
 
 /// Words that ask for old or compatibility code.
@@ -328,7 +326,7 @@ impl<'a> Candidate<'a> {
             same_file: pool.pool.iter().filter(|o| o.path == hit.path).count(),
             path: hit.path.to_lowercase(),
             file_stem: stem(&hit.path),
-            name: hit.symbol.as_deref().map(own_name).map(str::to_lowercase),
+            name: hit.symbol.as_deref().map(crate::analysis::name::own_part).map(str::to_lowercase),
             file_share: pool.evidence.files.get(&hit.path).map_or(0.0, |file| pool.evidence.share(&file.counts)),
         }
     }
@@ -362,7 +360,7 @@ impl Feature {
             // Not a line window: those are mostly code too big to parse.
             Feature::Prose => flag(h.kind.is_prose()),
             Feature::TypeDecl => flag(h.kind.is_type_like(false)),
-            Feature::Test => flag(is_test_path(&h.path)),
+            Feature::Test => flag(Role::of(&h.path).is_test_side()),
             Feature::Aside => flag(aside(&h.path)),
             Feature::Span => span(h),
             Feature::NameParts => name_parts_share(&pool.words, &h.path),
@@ -462,13 +460,7 @@ fn written_names(text: &str) -> Vec<&str> {
 /// Whether `h` defines a name the question writes (`written`, letter case
 /// kept): [`names_as_written`].
 fn defines(h: &Hit, written: &str) -> bool {
-    h.symbol.as_deref().is_some_and(|s| names_as_written(written, s, own_name(s)))
-}
-
-/// A definition's own name, from its qualified name in any language's
-/// separators (`Session.send`, `fmt::format`, `Foo\\Bar`, `a/b#c` -> the last).
-fn own_name(symbol: &str) -> &str {
-    symbol.rsplit(['.', ':', '\\', '/', '#']).next().unwrap_or(symbol)
+    h.symbol.as_deref().is_some_and(|s| names_as_written(written, s, crate::analysis::name::own_part(s)))
 }
 
 /// The candidates that define a code-shaped name the question writes
@@ -542,7 +534,7 @@ pub fn placed_by_structure(h: &Hit) -> bool {
 /// What the stage orders its pool by.
 #[derive(Clone, Copy)]
 pub enum Scorer<'a> {
-    /// One weight per feature (the fitted table, [`super::parameters::STAGE`]).
+    /// One weight per feature (the fitted table, [`crate::query::base::parameters::STAGE`]).
     Linear(&'a Table),
     /// The learned ranking model; `carriers`' weights choose the candidate
     /// of each file that carries the file's features
@@ -554,7 +546,7 @@ impl Scorer<'static> {
     /// The learned model built into git-rag.
     pub fn learned() -> SearchResult<Scorer<'static>> {
         let model = ranking_model().map_err(SearchError::Model)?;
-        Ok(Scorer::Model { model, carriers: &super::parameters::STAGE })
+        Ok(Scorer::Model { model, carriers: &crate::query::base::parameters::STAGE })
     }
 }
 
@@ -727,12 +719,12 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
         let mut w = PerFeature::ZERO;
         w[Feature::Position] = 1.0;
-        let order: Vec<String> = rerank(hits.clone(), crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits.clone(), crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["x", "y", "merge"]);
         // Reordered, the scores still fall down the list.
         w[Feature::Position] = 0.0;
         w[Feature::Score] = 1.0;
-        let scored: Vec<(String, f32)> = rerank(hits, crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
+        let scored: Vec<(String, f32)> = rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
         assert_eq!(scored, [("y".to_string(), 0.5), ("merge".to_string(), 0.2), ("x".to_string(), 0.1)]);
     }
 
@@ -957,7 +949,7 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("a.py", "z", 0.7), hit("b.py", "w", 0.5)];
         let mut weights = PerFeature::ZERO;
         weights[Feature::Score] = 1.0;
-        let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights, repeat_of_file }), false).into_iter().filter_map(|h| h.symbol).collect() };
+        let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights, repeat_of_file }), false).into_iter().filter_map(|h| h.symbol).collect() };
         assert_eq!(order(0.0), ["x", "y", "z", "w"]);
         // Scores over the best: x 1, y .89, z .78, w .56; y loses 0.25 once x is placed, z twice that.
         assert_eq!(order(0.25), ["x", "y", "w", "z"]);
@@ -973,7 +965,7 @@ mod tests {
         // Weights that reverse the fused order move the others around it.
         let mut w = PerFeature::ZERO;
         w[Feature::Position] = -1.0;
-        let order: Vec<String> = rerank(hits, crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().filter_map(|h| h.symbol).collect();
         assert_eq!(order, ["y", "next_location", "x", "follow"]);
     }
 
@@ -991,7 +983,7 @@ mod tests {
         let q = Question::new("how are cookies merged into the jar");
         let hits = vec![hit("docs/cookies.md", "Cookies", 0.5), hit("tests/test_cookies.py", "test_merge", 0.45), hit("src/cookies.py", "merge_cookies", 0.4)];
         let scorer = Scorer::learned().expect("the built-in model");
-        let ranked = rerank(hits, crate::query::rank::parameters::STAGE_POOL, &q, &Evidence::empty(), scorer, true);
+        let ranked = rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), scorer, true);
         let scores: Vec<f32> = ranked.iter().map(|h| h.explain.as_ref().expect("explained").score).collect();
         assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
         for h in &ranked {

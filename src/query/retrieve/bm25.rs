@@ -1,14 +1,14 @@
 //! The BM25 retriever: the question's terms over the chunks, with symbol-name
 //! boosts, a document's terms weighed, imports and minified code weighed down.
 
-use crate::query::rank::parameters::{CODE_NAME_BOOST, DOCUMENT_PROSE_WEIGHT, FENCED_TERM_WEIGHT, IMPORT_BLOCK_WEIGHT, MINIFIED_LINE, MINIFIED_WEIGHT, PATH_TEXT_BOOST, SYMBOL_TEXT_BOOST, TEST_WEIGHT, WORD_NAME_BOOST};
+use crate::query::base::parameters::{CODE_NAME_BOOST, DOCUMENT_PROSE_WEIGHT, FENCED_TERM_WEIGHT, IMPORT_BLOCK_WEIGHT, MINIFIED_LINE, MINIFIED_WEIGHT, PATH_TEXT_BOOST, SYMBOL_TEXT_BOOST, TEST_WEIGHT, WORD_NAME_BOOST};
 use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
 
 use super::keyword::{filters, is_prose, kind_weight, with_filters};
 use super::literals::literal_hits;
-use crate::analysis::lang::is_test_code;
+use crate::analysis::role::Role;
 use crate::query::answer::{Hit, SearchResult as Result, Signals};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::intent::Intent;
@@ -23,7 +23,7 @@ fn symbol_name_boosts(q: &Question) -> Vec<(String, f32)> {
         let mut out: Vec<(String, f32)> = Vec::new();
         for id in &signals.identifiers {
             let lc = id.name.to_lowercase();
-            let short = lc.rsplit('.').next().unwrap_or(&lc).to_string();
+            let short = crate::analysis::name::last_dotted(&lc).to_string();
             for name in [lc, short] {
                 if !out.iter().any(|(n, _)| *n == name) {
                     out.push((name, CODE_NAME_BOOST * id.confidence));
@@ -187,7 +187,7 @@ fn bm25_window_in(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts:
         let import_w = if document && is_import_block(&content) { IMPORT_BLOCK_WEIGHT } else { 1.0 };
         // A minified bundle's line holds every word of any question.
         let import_w = if is_minified(&content) { MINIFIED_WEIGHT * import_w } else { import_w };
-        let weight = import_w * kind_w * if is_test_code(&path, symbol.as_deref()) { test_weight } else { 1.0 };
+        let weight = import_w * kind_w * if Role::of_code(&path, symbol.as_deref()).is_test_side() { test_weight } else { 1.0 };
         let hit = Hit {
             tie: crate::stores::keyword::key_of(&id),
             explain: None,

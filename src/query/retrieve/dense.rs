@@ -1,12 +1,13 @@
 //! Dense retrieval: the question's embedding against the vector store's
 //! chunks (SEMANTIC), definition headers (SYMBOLS) and file outlines (FILES).
 
-use crate::query::rank::parameters::{DENSE_PROSE_WEIGHT, DENSE_TEST_WEIGHT, FILE_WEIGHT, SEMANTIC_WEIGHT, SYMBOL_WEIGHT};
+use crate::query::base::parameters::{DENSE_PROSE_WEIGHT, DENSE_TEST_WEIGHT, FILE_WEIGHT, SEMANTIC_WEIGHT, SYMBOL_WEIGHT};
 use std::collections::HashMap;
 use std::time::Instant;
 
 use crate::analysis::kind::Kind;
-use crate::analysis::lang::{is_test_code, Language};
+use crate::analysis::lang::Language;
+use crate::analysis::role::Role;
 use crate::query::answer::{Hit, Response, SearchResult as Result, Signals};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::Question;
@@ -43,7 +44,7 @@ pub fn semantic_search<'a>(
         let Some(id) = chunk_id else { return };
         let path = payload.get("path").and_then(|v| v.as_str()).unwrap_or("");
         let symbol = payload.get("symbol").or_else(|| payload.get("qualified_name")).and_then(|v| v.as_str());
-        let score = if is_test_code(path, symbol) { score * test_weight } else { score };
+        let score = if Role::of_code(path, symbol).is_test_side() { score * test_weight } else { score };
         // Prose: a changelog entry is near in meaning to many questions.
         let prose = payload.get("kind").and_then(|v| v.as_str()).and_then(Kind::from_name).is_some_and(Kind::is_prose);
         let score = if prose { score * DENSE_PROSE_WEIGHT } else { score };

@@ -3,7 +3,7 @@
 //! (`--lang`, `--kind`, `--path`, `--exclude`, the work tree's paths), the
 //! kind of a chunk as evidence, and a chunk read back as a hit.
 
-use crate::query::rank::parameters::{OUTLINE_WEIGHT, PROSE_WEIGHT};
+use crate::query::base::parameters::{OUTLINE_WEIGHT, PROSE_WEIGHT};
 use std::collections::BTreeSet;
 
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery, TermSetQuery};

@@ -2,16 +2,15 @@
 //! (a quoted message, an option name, a short query whole), by phrase on the
 //! exact-form field.
 
-use crate::query::rank::parameters::TEST_WEIGHT;
+use crate::query::base::parameters::TEST_WEIGHT;
 use tantivy::query::{PhraseQuery, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{Searcher, Term};
 
 use super::keyword::{filters, hit_of_chunk, kind_weight, with_filters};
-use crate::analysis::lang::is_test_path;
 use crate::query::answer::{Hit, SearchResult as Result};
 use crate::query::options::{PathFilter, QueryOptions};
-use crate::query::question::about::{role, Role};
+use crate::analysis::role::Role;
 use crate::query::question::literals::{self, Literal};
 use crate::analysis::kind::Kind;
 use crate::stores::keyword::{get_kind, get_str, KeywordIndex};
@@ -46,7 +45,7 @@ fn names_a_symbol(index: &KeywordIndex, searcher: &Searcher, name: &str) -> Resu
     for (searcher, hidden) in sides {
         for (_, addr) in index.top_docs(searcher, &query, LITERAL_SCAN, "key")? {
             let path = get_str(&index.doc(searcher, addr)?, index.cf.path).unwrap_or_default();
-            if !is_test_path(&path) && hidden.is_none_or(|h| !h.contains(&path)) {
+            if !Role::of(&path).is_test_side() && hidden.is_none_or(|h| !h.contains(&path)) {
                 return Ok(true);
             }
         }
@@ -65,7 +64,7 @@ fn other_side_roles(index: &KeywordIndex, phrase: &dyn Fn() -> Box<dyn Query>, o
     let query = with_filters(phrase(), filters(&searcher, cf.path, cf.language, cf.kind, &o, paths)?);
     let mut roles = Vec::new();
     for (_, addr) in index.top_docs(&searcher, query.as_ref(), LITERAL_SCAN + 1, "key")? {
-        roles.push(role(&get_str(&index.doc(&searcher, addr)?, cf.path).unwrap_or_default()));
+        roles.push(Role::of(&get_str(&index.doc(&searcher, addr)?, cf.path).unwrap_or_default()));
     }
     Ok(roles)
 }
@@ -121,7 +120,7 @@ pub(super) fn literal_hits(
         let mut matched = Vec::with_capacity(top.len());
         for (score, key, addr) in top {
             let doc = index.doc(searcher, addr)?;
-            let role = role(&get_str(&doc, cf.path).unwrap_or_default());
+            let role = Role::of(&get_str(&doc, cf.path).unwrap_or_default());
             matched.push((doc, role, phrase_tie(score, key)));
         }
         // Rarity is counted in the project's code: translation catalogs,

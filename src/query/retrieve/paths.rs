@@ -5,13 +5,13 @@
 //! files' outlines join the ranking stage's pool, and its features (a file
 //! named by the question, its name parts) decide where they go.
 
-use crate::query::rank::parameters::FOLDER_PART;
+use crate::query::base::parameters::FOLDER_PART;
 use std::collections::HashSet;
 use std::hash::Hasher;
 
 use rustc_hash::FxHashMap;
 
-use crate::analysis::lang::is_test_path;
+use crate::analysis::role::Role;
 use crate::query::question::words::is_stopword;
 use crate::stores::keyword::split_identifier;
 
@@ -105,7 +105,7 @@ pub fn named_files<'p>(paths: impl Iterator<Item = &'p str>, words: &[String], k
         .filter(|(p, _)| !p.is_empty())
         .map(|(p, m)| (m.iter().zip(&rarity).map(|(x, r)| part_weight(*x) * r).sum(), *p))
         .collect();
-    scored.sort_by(|a, b| is_test_path(a.1).cmp(&is_test_path(b.1)).then(b.0.total_cmp(&a.0)).then(a.1.len().cmp(&b.1.len())).then(a.1.cmp(b.1)));
+    scored.sort_by(|a, b| Role::of(a.1).is_test_side().cmp(&Role::of(b.1).is_test_side()).then(b.0.total_cmp(&a.0)).then(a.1.len().cmp(&b.1.len())).then(a.1.cmp(b.1)));
     scored.into_iter().filter(|(s, _)| *s > 0.0).take(k).map(|(_, p)| p.to_string()).collect()
 }
 

@@ -1,7 +1,7 @@
 //! Project patterns (conventions) as hits: by words of the query, or by
 //! dense similarity in the PATTERNS collection.
 
-use crate::query::rank::parameters::PATTERN_USES;
+use crate::query::base::parameters::PATTERN_USES;
 use std::collections::HashSet;
 
 use crate::query::answer::Hit;

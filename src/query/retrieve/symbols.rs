@@ -1,7 +1,7 @@
 //! The symbol retriever: exact, case-insensitive and prefix lookup of
 //! definitions by name.
 
-use crate::query::rank::parameters::{NAME_ANY_CASE, NAME_PREFIX, QUALIFIED_ANY_CASE, QUALIFIED_AS_WRITTEN, SYMBOL_NAME_MATCH};
+use crate::query::base::parameters::{NAME_ANY_CASE, NAME_PREFIX, QUALIFIED_ANY_CASE, QUALIFIED_AS_WRITTEN, SYMBOL_NAME_MATCH};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, RegexQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
@@ -52,7 +52,7 @@ pub(super) fn symbol_search(
         clauses.push(konst(term(sf.qualified, c), QUALIFIED_AS_WRITTEN));
         clauses.push(konst(term(sf.qualified_lc, &lc), QUALIFIED_ANY_CASE));
         clauses.push(konst(term(sf.name_lc, &lc), NAME_ANY_CASE));
-        if let Some(last) = lc.rsplit('.').next().filter(|l| *l != lc) {
+        if let Some(last) = Some(crate::analysis::name::last_dotted(&lc)).filter(|l| *l != lc) {
             clauses.push(konst(term(sf.name_lc, last), SYMBOL_NAME_MATCH));
         }
         if lc.chars().count() >= 3 {

@@ -192,7 +192,7 @@ impl Engine {
         let open = || {
             let store = self.dir.join("graph");
             let damaged = |panic| crate::graph::GraphError::Store { path: store.clone(), message: panic };
-            crate::stores::health::guard(|| GraphReader::open(&self.dir), damaged).map_err(Unavailable::failed)
+            crate::stores::panic_guard::guard(|| GraphReader::open(&self.dir), damaged).map_err(Unavailable::failed)
         };
         match self.graph.get_or_init(open) {
             Ok(Some(g)) => Ok(g),

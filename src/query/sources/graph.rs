@@ -1,7 +1,7 @@
 //! Graph answers: pick the subject(s) a graph question names among
 //! same-named symbols, then walk callers, callees or imports from them.
 
-use crate::query::rank::parameters::{CALLEE_DEPTH, SUBJECT_ANY_CASE, SUBJECT_FILE, SUBJECT_FITS_RELATION, SUBJECT_LOOSE, SUBJECT_OWN_NAME, SUBJECT_QUALIFIED};
+use crate::query::base::parameters::{CALLEE_DEPTH, SUBJECT_ANY_CASE, SUBJECT_FILE, SUBJECT_FITS_RELATION, SUBJECT_LOOSE, SUBJECT_OWN_NAME, SUBJECT_QUALIFIED};
 use std::collections::{HashMap, HashSet};
 
 use petgraph::stable_graph::NodeIndex;
@@ -25,13 +25,13 @@ pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
     // order (a much-called name's callers are thousands of files).
     if !walk.neighbours && ask.relation == Relation::Callers && walk.depth <= 1 {
         let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(nb.graph(), *s)).collect();
-        let order = |p: &str| (is_document(p), crate::analysis::lang::is_test_path(p), !subject_paths.contains(p), p.to_string());
-        let untested = |g: &Graph, n: &NodeIndex| !is_test_node(g, *n);
+        let order = |p: &str| (is_document(p), crate::analysis::role::Role::of(p).is_test_side(), !subject_paths.contains(p), p.to_string());
+        let untested = |g: &Graph, n: &NodeIndex| !g.graph[*n].key.role().is_test_side();
         let (found, all) = nb.incoming_in_order(&subjects, &[EdgeKind::Calls], order, |g, found| found.iter().filter(|n| untested(g, n)).count() >= opts.limit)?;
         let listed = list_reached(&nb, keyword, ask, walk, &subjects, found.into_iter().map(|n| (n, 1)).collect(), opts)?;
         // Test code goes last: the list is the whole one's when enough code
         // that is not passed the filters (else every caller is read).
-        let code = listed.0.iter().filter(|h| !crate::analysis::lang::is_test_code(&h.path, h.symbol.as_deref())).count();
+        let code = listed.0.iter().filter(|h| !crate::analysis::role::Role::of_code(&h.path, h.symbol.as_deref()).is_test_side()).count();
         if all || code >= opts.limit {
             return Ok(listed);
         }
@@ -40,19 +40,10 @@ pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
     list_reached(&nb, keyword, ask, walk, &subjects, reached, opts)
 }
 
-/// Whether a node is test code (by its path, or a Rust `mod tests`).
 /// A document whose examples call the subject ([`crate::analysis::tags::fenced_calls`]):
 /// listed after the code that does.
 fn is_document(path: &str) -> bool {
     crate::analysis::lang::Language::from_path(path) == crate::analysis::lang::Language::Markdown
-}
-
-fn is_test_node(graph: &Graph, ix: NodeIndex) -> bool {
-    let p = node_path(graph, ix).unwrap_or_default();
-    match &graph.graph[ix].key {
-        NodeKey::Symbol { qualified_name, .. } => crate::analysis::lang::is_test_code(&p, Some(qualified_name)),
-        _ => crate::analysis::lang::is_test_path(&p),
-    }
 }
 
 /// The nodes the walk reaches from the subjects, with their depth.
@@ -110,7 +101,7 @@ fn list_reached(nb: &Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Wal
             true => (false, node.end_line.saturating_sub(node.start_line)),
             false => (!subject_paths.contains(&p), 0),
         };
-        (*depth, is_document(&p), is_test_node(graph, *ix), elsewhere, std::cmp::Reverse(size), p, node.start_line)
+        (*depth, is_document(&p), graph.graph[*ix].key.role().is_test_side(), elsewhere, std::cmp::Reverse(size), p, node.start_line)
     });
     let mut order: Vec<petgraph::stable_graph::NodeIndex> = Vec::new();
     let first_depth_end = reached.iter().position(|(_, d)| *d > 1).unwrap_or(reached.len());
@@ -202,7 +193,7 @@ fn go_implementers(nb: &mut Neighbourhood, ask: &GraphAsk, subjects: &[NodeIndex
 /// A symbol's short name (empty for files, stubs and externals).
 fn short_name(graph: &Graph, ix: NodeIndex) -> String {
     match &graph.graph[ix].key {
-        NodeKey::Symbol { qualified_name, .. } => crate::analysis::parse::short_name(qualified_name),
+        NodeKey::Symbol { qualified_name, .. } => crate::analysis::name::canonical_own_part(qualified_name),
         _ => String::new(),
     }
 }
@@ -260,7 +251,7 @@ pub fn pick_subjects(nb: &mut Neighbourhood, ask: &GraphAsk) -> crate::graph::Re
                 SUBJECT_QUALIFIED
             } else if qualified_name.eq_ignore_ascii_case(word) {
                 SUBJECT_ANY_CASE
-            } else if crate::analysis::parse::short_name(qualified_name) == *word {
+            } else if crate::analysis::name::canonical_own_part(qualified_name) == *word {
                 SUBJECT_OWN_NAME
             } else {
                 SUBJECT_LOOSE
@@ -272,7 +263,7 @@ pub fn pick_subjects(nb: &mut Neighbourhood, ask: &GraphAsk) -> crate::graph::Re
                     score += 1.0;
                 }
             }
-            if crate::analysis::lang::is_test_path(path) {
+            if crate::analysis::role::Role::of(path).is_test_side() {
                 score -= 1.0;
             }
             let fits = match ask.relation {
@@ -328,7 +319,7 @@ pub(crate) fn callee_votes(mut nb: Neighbourhood, keyword: &Keyword, seeds: &[Hi
             break;
         }
         let NodeKey::Symbol { path, qualified_name } = &graph.graph[ix].key else { continue };
-        if crate::analysis::lang::is_test_path(path) {
+        if crate::analysis::role::Role::of(path).is_test_side() {
             continue;
         }
         if let Some(mut hit) = keyword.symbol_hit(path, qualified_name)? {

@@ -276,7 +276,7 @@ fn nearest(engine: &Engine, d: &super::engine::Dense, layer: Option<&Layer>, vec
 /// that is not UTF-8), which leaves the graph out of this answer, saying so.
 fn graph_read<T>(engine: &Engine, read: impl FnOnce() -> std::result::Result<T, Unavailable>) -> std::result::Result<T, Unavailable> {
     let store = engine.dir.join("graph");
-    crate::stores::health::guard(read, |panic| Unavailable::failed(crate::stores::health::StoreDamaged::new(crate::stores::health::Store::Graph, &store, panic)))
+    crate::stores::panic_guard::guard(read, |panic| Unavailable::failed(crate::stores::health::StoreDamaged::new(crate::stores::health::Store::Graph, &store, panic)))
 }
 
 /// A graph question's view: the index's graph with the layer's over it.

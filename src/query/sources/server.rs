@@ -289,7 +289,7 @@ const LITERAL_SCAN: usize = 200;
 /// Chunks holding a literal of the query as written (a quoted message, an
 /// option name, a short query whole), nearest in meaning first.
 fn literal_list(store: &ServerStore, literals: &[crate::query::question::literals::Literal], vector: &[f32], filter: &Filter, limit: usize) -> SearchResult<Vec<Hit>> {
-    use crate::query::question::about::{role, Role};
+    use crate::analysis::role::Role;
     let mut hits: Vec<ScoredHit> = Vec::new();
     for literal in literals.iter().take(MAX_LITERALS) {
         // A token that names a definition is the symbol retriever's.
@@ -299,7 +299,7 @@ fn literal_list(store: &ServerStore, literals: &[crate::query::question::literal
         let found = store.search_containing(Collection::Semantic, vector, filter, "content", &literal.text, LITERAL_SCAN + 1)?;
         // A literal common in the project's code says little about where to look.
         let path_of = |h: &ScoredHit| h.payload.get("path").and_then(|v| v.as_str()).unwrap_or("").to_string();
-        let code = found.iter().filter(|h| role(&path_of(h)) == Role::Code).count();
+        let code = found.iter().filter(|h| Role::of(&path_of(h)) == Role::Code).count();
         if found.len() > LITERAL_SCAN || code > RARE_LITERAL || (code == 0 && found.len() > RARE_LITERAL) {
             continue;
         }
@@ -321,7 +321,7 @@ fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filt
     let mut subject: Vec<ScoredHit> = Vec::new();
     let mut name = String::new();
     for word in ask.subject.iter().take(4) {
-        let last = word.rsplit(['.', ':', '#']).find(|s| !s.is_empty()).unwrap_or(word).to_lowercase();
+        let last = crate::analysis::name::own_part(word).to_lowercase();
         subject = store.search(Collection::Symbols, vector, &filter.clone().any_of("name_lower", vec![last.clone()]), 8)?;
         // The definition named as written (`Command.execute`, not `Execute`) first.
         let written = word.to_lowercase();
@@ -361,7 +361,7 @@ fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filt
     let subject_ids: BTreeSet<u64> = subject.iter().map(|h| h.id).collect();
     hits.retain(|h| !subject_ids.contains(&h.id));
     // Tests last, as in the local graph answers.
-    hits.sort_by_key(|h| h.payload.get("path").and_then(|v| v.as_str()).is_some_and(crate::analysis::lang::is_test_path));
+    hits.sort_by_key(|h| h.payload.get("path").and_then(|v| v.as_str()).is_some_and(|p| crate::analysis::role::Role::of(p).is_test_side()));
     symbol_hits(store, hits)
 }
 

@@ -28,7 +28,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term, TERMINATED};
 
 use crate::analysis::chunk::FileChunks;
-use crate::stores::health::{self, Depth, Store, StoreDamaged};
+use crate::stores::health::{Depth, Store, StoreDamaged};
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
 use crate::analysis::parse::SymbolKind;
@@ -291,7 +291,7 @@ impl KeywordIndex {
             }
             Ok(index)
         };
-        health::guard(open, |panic| StoreDamaged::new(Store::Keyword, root, panic).into())
+        crate::stores::panic_guard::guard(open, |panic| StoreDamaged::new(Store::Keyword, root, panic).into())
     }
 
     /// Checks the keyword store under `root` ([`crate::stores::health`]):
@@ -321,7 +321,7 @@ impl KeywordIndex {
                 }
                 Ok(())
             };
-            if let Err(cause) = health::guard(check, |panic| panic) {
+            if let Err(cause) = crate::stores::panic_guard::guard(check, |panic| panic) {
                 return Some(StoreDamaged::new(Store::Keyword, &dir, cause));
             }
         }
@@ -487,7 +487,7 @@ impl KeywordIndex {
             for name in &chunk.symbols {
                 chunk_of.entry(name.as_str()).or_insert(chunk.id.as_str());
                 let lc = name.to_lowercase();
-                let short = lc.rsplit('.').next().unwrap_or(&lc).to_string();
+                let short = crate::analysis::name::last_dotted(&lc).to_string();
                 doc.add_text(cf.symbol_names, &lc);
                 if short != lc {
                     doc.add_text(cf.symbol_names, &short);
@@ -599,7 +599,7 @@ impl KeywordIndex {
     /// Runs a read of this index's files: tantivy panics on some damaged
     /// bytes (a posting list's varints), which is [`KeywordError::Damaged`].
     fn guarded<T>(&self, read: impl FnOnce() -> Result<T>) -> Result<T> {
-        health::guard(read, |panic| StoreDamaged::new(Store::Keyword, &self.root, panic).into())
+        crate::stores::panic_guard::guard(read, |panic| StoreDamaged::new(Store::Keyword, &self.root, panic).into())
     }
 
     /// For each of `paths`, how often each of `terms` (as [`analyze`] gives

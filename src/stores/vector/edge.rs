@@ -28,7 +28,7 @@ use qdrant_edge::{
 use serde_json::{Map, Value};
 
 use crate::stores::fs::{FileLock, LockError, LockKind};
-use crate::stores::health::{self, Depth, Store as HealthStore, StoreDamaged};
+use crate::stores::health::{Depth, Store as HealthStore, StoreDamaged};
 
 use super::cache::VectorCache;
 use super::{Collection, Filter, Point, Record, Result, ScoredHit, StoreError, VectorStore, DENSE};
@@ -386,7 +386,7 @@ pub fn verify(dir: &Path, depth: Depth, expected: Option<&std::collections::BTre
             }
             Ok(())
         };
-        if let Err(cause) = health::guard(check, |panic| panic) {
+        if let Err(cause) = crate::stores::panic_guard::guard(check, |panic| panic) {
             return Some(StoreDamaged::new(HealthStore::Vectors, &shard_dir, cause));
         }
     }
@@ -455,7 +455,7 @@ impl Shard {
     /// damaged file) is [`StoreError::Damaged`].
     pub fn open_or_create(dir: &Path, dims: usize, c: Collection) -> Result<Shard> {
         let damaged = |cause: String| StoreError::Damaged(StoreDamaged::new(HealthStore::Vectors, dir, cause));
-        health::guard(|| Self::open_or_create_unguarded(dir, dims, c), damaged)
+        crate::stores::panic_guard::guard(|| Self::open_or_create_unguarded(dir, dims, c), damaged)
     }
 
     fn open_or_create_unguarded(dir: &Path, dims: usize, c: Collection) -> Result<Shard> {
@@ -601,7 +601,7 @@ impl Shard {
     /// Runs a read of the shard's files: Qdrant panics on some damaged
     /// ones (a status file cut short), which is [`StoreError::Damaged`].
     fn read<T>(&self, read: impl FnOnce() -> Result<T>) -> Result<T> {
-        health::guard(read, |panic| StoreError::Damaged(StoreDamaged::new(HealthStore::Vectors, &self.path, panic)))
+        crate::stores::panic_guard::guard(read, |panic| StoreError::Damaged(StoreDamaged::new(HealthStore::Vectors, &self.path, panic)))
     }
 
     pub fn flush(&self) -> Result<()> {

@@ -1,8 +1,8 @@
-//! The fitted stage's features ([`super::stage`]): each one a variant of
+//! The fitted stage's features ([`crate::query::rank::stage`]): each one a variant of
 //! [`Feature`] with its name (the one the JSON, `--explain` and
 //! `scripts/fit-ranking.py` use), whether it speaks of a chunk or of its
 //! whole file, and what it measures; its value is computed by
-//! [`super::stage`]'s `Feature::value`, one arm per feature. Values and
+//! [`crate::query::rank::stage`]'s `Feature::value`, one arm per feature. Values and
 //! weights are kept by feature ([`PerFeature`]), never by position.
 //!
 //! Adding a feature: a line here, its arm in `Feature::value`, and a weight

@@ -340,7 +340,7 @@ pub const FILE_SUPPORT_CAP: usize = 4;
 /// histories of repositories no benchmark holds (its header and
 /// `docs/benchmarks.md` say on what, and how it held out). Do not edit it by
 /// hand: train again.
-pub const RANKING_MODEL: &str = include_str!("ranking-model.txt");
+pub const RANKING_MODEL: &str = include_str!("../rank/ranking-model.txt");
 /// What a candidate's model score loses for each chunk of its file placed
 /// above it (semble's file saturation): chosen among 0, 0.5, 1 and 2 by the
 /// held-out score on the wide data (`train-ranking.py --repeats`).
