@@ -63,7 +63,10 @@ fn cut(mut s: String, size: usize) -> String {
 
 /// The shapes of `size` bytes for a language whose fixtures are `code`.
 fn shapes(language: &str, code: &str, size: usize) -> Vec<(&'static str, String)> {
-    let tiny = numbered_to(tiny_definition(language).unwrap_or_else(|| shortest_definition(code).map(|d| rename_template(d)).unwrap_or_else(|| "x{i} = 1".into())), size);
+    let tiny = numbered_to(
+        tiny_definition(language).unwrap_or_else(|| shortest_definition(code).map(|d| rename_template(d)).unwrap_or_else(|| "x{i} = 1".into())),
+        size,
+    );
     // Statements no grammar reads: a syntax error on every line.
     let broken = numbered_to("x {i}= 1".into(), size);
     let first_line = code.lines().next().unwrap_or("");
@@ -85,11 +88,16 @@ fn shapes(language: &str, code: &str, size: usize) -> Vec<(&'static str, String)
 /// (a line beginning with a definition keyword) and ends before the next.
 fn shortest_definition(code: &str) -> Option<&str> {
     const STARTS: [&str; 14] = ["def ", "fn ", "func ", "function ", "pub fn ", "fun ", "sub ", "proc ", "void ", "int ", "let ", "static ", "defn ", "(defn "];
-    let lines: Vec<(usize, &str)> = code.match_indices('\n').map(|(i, _)| i + 1).chain([code.len()]).scan(0, |start, end| {
-        let line = (*start, &code[*start..end]);
-        *start = end;
-        Some(line)
-    }).collect();
+    let lines: Vec<(usize, &str)> = code
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .chain([code.len()])
+        .scan(0, |start, end| {
+            let line = (*start, &code[*start..end]);
+            *start = end;
+            Some(line)
+        })
+        .collect();
     let starts: Vec<usize> = lines.iter().filter(|(_, l)| STARTS.iter().any(|k| l.starts_with(k))).map(|(at, _)| *at).collect();
     starts.windows(2).map(|w| &code[w[0]..w[1]]).filter(|d| d.len() < 400).min_by_key(|d| d.len())
 }

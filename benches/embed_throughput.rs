@@ -29,9 +29,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let repo_dir = std::env::var_os("GIT_RAG_BENCH_REPO").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/git-rag-eval-corpora/requests")
-    });
+    let repo_dir = std::env::var_os("GIT_RAG_BENCH_REPO")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/git-rag-eval-corpora/requests"));
     let runs: usize = std::env::var("GIT_RAG_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(3);
     let model_dir = default_model_dir();
     let embedder = OnnxEmbedder::load(&model_dir, EmbedOptions::default())?;
@@ -79,7 +79,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
         // Pipeline: a fresh store, an empty cache.
         let dir = tempfile::tempdir()?;
-        let store = EdgeStore::open(&dir.path().join("qdrant"), &dir.path().join("vectors"), embedder.manifest().dims, &model_id, Access::Write, Duration::ZERO)?;
+        let store =
+            EdgeStore::open(&dir.path().join("qdrant"), &dir.path().join("vectors"), embedder.manifest().dims, &model_id, Access::Write, Duration::ZERO)?;
         let mut lazy = LazyEmbedder::from_loaded(Embedder::Onnx(OnnxEmbedder::load(&model_dir, EmbedOptions::default())?));
         let t = Instant::now();
         let report = git_rag::semantic::sync::sync(&store, &mut lazy, changes(&docs, &model_id), None, &git_rag::Silent)?;
@@ -98,7 +99,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if let Some(api) = &api {
             // The same texts through an OpenAI-compatible endpoint, same run.
             let dir = tempfile::tempdir()?;
-            let store = EdgeStore::open(&dir.path().join("qdrant"), &dir.path().join("vectors"), embedder.manifest().dims, &api.model_id(), Access::Write, Duration::ZERO)?;
+            let store = EdgeStore::open(
+                &dir.path().join("qdrant"),
+                &dir.path().join("vectors"),
+                embedder.manifest().dims,
+                &api.model_id(),
+                Access::Write,
+                Duration::ZERO,
+            )?;
             let mut lazy = LazyEmbedder::from_loaded(Embedder::Api(ApiEmbedder::new(api.clone())));
             let report = git_rag::semantic::sync::sync(&store, &mut lazy, changes(&docs, &model_id), None, &git_rag::Silent)?;
             let rate = report.embedded as f64 / (report.timings["embed"] / 1000.0).max(1e-9);

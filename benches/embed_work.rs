@@ -35,11 +35,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let kind = d.payload.get("kind").and_then(|k| k.as_str()).unwrap_or("-");
             let path = d.payload.get("path").and_then(|k| k.as_str()).unwrap_or("");
             // Roughly the query side's test-code rule.
-            let test = if path.to_ascii_lowercase().split('/').any(|p| p.starts_with("test") || p.contains("_test") || p.contains(".test.") || p.contains("spec")) {
-                " (test)"
-            } else {
-                ""
-            };
+            let test =
+                if path.to_ascii_lowercase().split('/').any(|p| p.starts_with("test") || p.contains("_test") || p.contains(".test.") || p.contains("spec")) {
+                    " (test)"
+                } else {
+                    ""
+                };
             texts.push((format!("{:?}/{kind}{test}", d.collection), d.text.clone()));
         }
     }

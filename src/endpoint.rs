@@ -7,7 +7,10 @@ use std::time::Duration;
 /// How one attempt failed.
 pub(crate) enum Failure {
     /// Worth another try, after the server's `Retry-After` if it gave one.
-    Transient { reason: String, retry_after: Option<Duration> },
+    Transient {
+        reason: String,
+        retry_after: Option<Duration>,
+    },
     /// No answer in time: worth another try for work that can wait (an
     /// index run), not for a query waiting on it.
     TimedOut(String),
@@ -28,15 +31,10 @@ pub(crate) fn post_json(agent: &ureq::Agent, url: &str, key: Option<&str>, body:
     let mut response = req.send(body).map_err(classify)?;
     let status = response.status().as_u16();
     let retry_after = response.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
-    let text = response
-        .body_mut()
-        .with_config()
-        .limit(limit)
-        .read_to_string()
-        .map_err(|e| match classify(e) {
-            Failure::TimedOut(reason) => Failure::TimedOut(format!("reading the answer: {reason}")),
-            _ => Failure::Transient { reason: "reading the answer: the connection broke".into(), retry_after: None },
-        })?;
+    let text = response.body_mut().with_config().limit(limit).read_to_string().map_err(|e| match classify(e) {
+        Failure::TimedOut(reason) => Failure::TimedOut(format!("reading the answer: {reason}")),
+        _ => Failure::Transient { reason: "reading the answer: the connection broke".into(), retry_after: None },
+    })?;
     match status {
         200..=299 => Ok(text),
         408 | 429 | 500..=599 => Err(Failure::Transient { reason: format!("HTTP {status}: {}", snippet(&text)), retry_after }),
@@ -67,9 +65,7 @@ pub(crate) fn classify(e: ureq::Error) -> Failure {
     use ureq::Error as E;
     match e {
         E::Timeout(_) => Failure::TimedOut(e.to_string()),
-        E::Io(_) | E::ConnectionFailed | E::BodyStalled | E::Protocol(_) => {
-            Failure::Transient { reason: e.to_string(), retry_after: None }
-        }
+        E::Io(_) | E::ConnectionFailed | E::BodyStalled | E::Protocol(_) => Failure::Transient { reason: e.to_string(), retry_after: None },
         other => Failure::Fatal(other.to_string()),
     }
 }

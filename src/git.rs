@@ -102,7 +102,8 @@ impl Repo {
     /// miss a pack another process (`git fetch`) has just written.
     pub fn reopened(&self) -> Result<Repo> {
         let dir = self.git_dir();
-        let repo = gix::ThreadSafeRepository::open_opts(&dir, open_options(gix::sec::Trust::Full)).map_err(|e| GitError::NotARepo { path: dir, message: e.to_string() })?;
+        let repo = gix::ThreadSafeRepository::open_opts(&dir, open_options(gix::sec::Trust::Full))
+            .map_err(|e| GitError::NotARepo { path: dir, message: e.to_string() })?;
         Ok(Repo { repo })
     }
 
@@ -408,7 +409,18 @@ impl Repo {
         let mut child = std::process::Command::new("git")
             .arg("--git-dir")
             .arg(self.git_dir())
-            .args(["-c", "fetch.negotiationAlgorithm=noop", "fetch", remote, "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin", "--quiet"])
+            .args([
+                "-c",
+                "fetch.negotiationAlgorithm=noop",
+                "fetch",
+                remote,
+                "--no-tags",
+                "--no-write-fetch-head",
+                "--recurse-submodules=no",
+                "--filter=blob:none",
+                "--stdin",
+                "--quiet",
+            ])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())

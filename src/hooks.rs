@@ -72,7 +72,6 @@ pub enum HookError {
 
 pub type Result<T> = std::result::Result<T, HookError>;
 
-
 // ---------------------------------------------------------------- install
 
 /// The directory git runs this repository's hooks from: `core.hooksPath`
@@ -403,14 +402,7 @@ pub fn trigger(repo: &Repo, index_dir: &Path, hook: &str, args: &[String]) -> Re
     // `git-rag` on PATH.
     let exe = std::env::current_exe().ok().filter(|p| p.is_file()).unwrap_or_else(|| PathBuf::from("git-rag"));
     let mut cmd = Command::new(&exe);
-    cmd.arg("-C")
-        .arg(repo_root(repo))
-        .arg("--index-dir")
-        .arg(&index_dir)
-        .args(["hooks", "runner"])
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log2);
+    cmd.arg("-C").arg(repo_root(repo)).arg("--index-dir").arg(&index_dir).args(["hooks", "runner"]).stdin(Stdio::null()).stdout(log).stderr(log2);
     // Variables git sets for its hooks that would point a later git command
     // at this moment's index or directory.
     for var in ["GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_EXEC_PATH"] {

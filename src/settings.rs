@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use crate::analysis::chunk::ChunkOptions;
 use crate::git::Repo;
-use crate::stores::vector::server::ServerOptions;
 use crate::semantic::embed::{ApiOptions, ModelSource};
 use crate::semantic::rerank::{RerankApi, RerankApiOptions, RerankerSource};
 use crate::semantic::shared_cache::SharedCacheOptions;
+use crate::stores::vector::server::ServerOptions;
 use crate::stores::vector::Backend;
 
 /// What a frontend's flags say; `None` leaves the choice to the environment,
@@ -248,7 +248,9 @@ pub fn reranker_source(repo: &Repo) -> RerankerSource {
         None => RerankApi::Cohere,
         Some(name) => match RerankApi::from_name(&name) {
             Some(api) => api,
-            None => return RerankerSource::Misconfigured(format!("git config rag.rerank.api is `{name}`; expected `cohere` (also Jina, vLLM, llama.cpp) or `tei`")),
+            None => {
+                return RerankerSource::Misconfigured(format!("git config rag.rerank.api is `{name}`; expected `cohere` (also Jina, vLLM, llama.cpp) or `tei`"))
+            }
         },
     };
     let model = config_string(repo, "rag.rerank.model").unwrap_or_default();
@@ -284,18 +286,9 @@ pub fn chat_options(repo: &Repo) -> Option<crate::ask::ChatOptions> {
 /// `git config rag.qdrantUrl` names one (API key from `QDRANT_API_KEY`),
 /// else the embedded engine.
 pub fn backend(repo: &Repo, cli_url: Option<&str>) -> Backend {
-    let url = cli_url
-        .map(str::to_string)
-        .or_else(crate::env::qdrant_url)
-        .filter(|u| !u.is_empty())
-        .or_else(|| config_string(repo, "rag.qdrantUrl"));
+    let url = cli_url.map(str::to_string).or_else(crate::env::qdrant_url).filter(|u| !u.is_empty()).or_else(|| config_string(repo, "rag.qdrantUrl"));
     let Some(url) = url else { return Backend::embedded() };
-    Backend::Server(ServerOptions {
-        url,
-        api_key: crate::env::qdrant_api_key(),
-        prefix: collection_prefix(repo),
-        timeout: Duration::from_secs(60),
-    })
+    Backend::Server(ServerOptions { url, api_key: crate::env::qdrant_api_key(), prefix: collection_prefix(repo), timeout: Duration::from_secs(60) })
 }
 
 /// `git config rag.vectorCache`: `server` makes the configured Qdrant server

@@ -85,7 +85,14 @@ pub struct SemanticStatus {
 
 /// Collects the status of the index in `index_dir`. `count_vectors` opens the
 /// vector store (briefly, read-only) to count its points.
-pub fn collect(repo: &Repo, index_dir: &Path, backend: &Backend, count_vectors: bool, worktree: Option<&LayerOptions>, verify: bool) -> Result<Status, StatusError> {
+pub fn collect(
+    repo: &Repo,
+    index_dir: &Path,
+    backend: &Backend,
+    count_vectors: bool,
+    worktree: Option<&LayerOptions>,
+    verify: bool,
+) -> Result<Status, StatusError> {
     // A state (or per-file records) that does not read back is one of the
     // damaged stores listed, not the end of the status: the rest is checked
     // and said as well.

@@ -237,7 +237,8 @@ fn query_modules() -> Vec<(Vec<String>, PathBuf)> {
 fn code_before_tests(path: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).expect("read");
     let lines: Vec<&str> = text.lines().collect();
-    let end = (0..lines.len()).find(|&i| lines[i].starts_with("#[cfg(test)]") && lines.get(i + 1).is_some_and(|n| n.starts_with("mod "))).unwrap_or(lines.len());
+    let end =
+        (0..lines.len()).find(|&i| lines[i].starts_with("#[cfg(test)]") && lines.get(i + 1).is_some_and(|n| n.starts_with("mod "))).unwrap_or(lines.len());
     lines[..end].iter().map(|l| l.split("//").next().unwrap_or("").to_string()).collect()
 }
 
@@ -260,7 +261,11 @@ fn query_imports() -> Vec<(Vec<String>, Vec<Vec<String>>)> {
             continue; // query/mod.rs: the top, `run`
         }
         let is_folder = file.ends_with("mod.rs");
-        let children: Vec<String> = if is_folder { known.iter().filter(|k| k.len() == module.len() + 1 && k.starts_with(module)).map(|k| k[module.len()].clone()).collect() } else { Vec::new() };
+        let children: Vec<String> = if is_folder {
+            known.iter().filter(|k| k.len() == module.len() + 1 && k.starts_with(module)).map(|k| k[module.len()].clone()).collect()
+        } else {
+            Vec::new()
+        };
         let mut targets: Vec<Vec<String>> = Vec::new();
         for line in code_before_tests(file) {
             for c in absolute.captures_iter(&line) {
@@ -313,7 +318,13 @@ fn the_query_layers_import_only_downwards_and_without_circles() {
     }
     // Circles: a depth-first walk that meets a module still on its path.
     let graph: std::collections::HashMap<&Vec<String>, &Vec<Vec<String>>> = imports.iter().map(|(m, t)| (m, t)).collect();
-    fn walk<'a>(m: &'a Vec<String>, graph: &std::collections::HashMap<&'a Vec<String>, &'a Vec<Vec<String>>>, path: &mut Vec<&'a Vec<String>>, done: &mut std::collections::HashSet<&'a Vec<String>>, found: &mut Vec<String>) {
+    fn walk<'a>(
+        m: &'a Vec<String>,
+        graph: &std::collections::HashMap<&'a Vec<String>, &'a Vec<Vec<String>>>,
+        path: &mut Vec<&'a Vec<String>>,
+        done: &mut std::collections::HashSet<&'a Vec<String>>,
+        found: &mut Vec<String>,
+    ) {
         if let Some(at) = path.iter().position(|p| *p == m) {
             let circle: Vec<String> = path[at..].iter().chain(std::iter::once(&m)).map(|p| p.join("/")).collect();
             found.push(format!("circle: {}", circle.join(" -> ")));

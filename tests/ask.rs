@@ -28,7 +28,8 @@ fn repo() -> TestRepo {
 /// The numbered sources of the prompt: (n, `path:start-end`).
 fn sources(req: &Request) -> Vec<(usize, String)> {
     let body = req.json();
-    let user = body["messages"].as_array().and_then(|m| m.iter().find(|m| m["role"] == "user")).and_then(|m| m["content"].as_str()).unwrap_or_default().to_string();
+    let user =
+        body["messages"].as_array().and_then(|m| m.iter().find(|m| m["role"] == "user")).and_then(|m| m["content"].as_str()).unwrap_or_default().to_string();
     user.lines()
         .filter_map(|l| {
             let rest = l.strip_prefix('[')?;
@@ -43,7 +44,12 @@ fn sources(req: &Request) -> Vec<(usize, String)> {
 fn answer_for(req: &Request) -> Vec<String> {
     let srcs = sources(req);
     let (n, cite) = srcs.iter().find(|(_, c)| c.starts_with("app/net.py")).cloned().unwrap_or((1, "?".into()));
-    vec!["The port ".into(), format!("is parsed by `parse_port` in {cite} [{n}], "), "which rejects values outside 1-65535. ".into(), format!("It is called from `start` [{}]; see also [42].", srcs.len().min(2))]
+    vec![
+        "The port ".into(),
+        format!("is parsed by `parse_port` in {cite} [{n}], "),
+        "which rejects values outside 1-65535. ".into(),
+        format!("It is called from `start` [{}]; see also [42].", srcs.len().min(2)),
+    ]
 }
 
 fn event(content: &str, finish: Option<&str>) -> String {
@@ -181,7 +187,9 @@ fn ask_reads_the_work_tree_and_cites_its_lines() {
 #[test]
 fn a_server_that_answers_whole_or_after_a_429_is_read() {
     let repo = repo();
-    let whole = Server::start(|r, _| Reply::json(200, &json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": answer_for(r).concat()}, "finish_reason": "stop"}]})));
+    let whole = Server::start(|r, _| {
+        Reply::json(200, &json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": answer_for(r).concat()}, "finish_reason": "stop"}]}))
+    });
     configure(&repo, &whole.url);
     let v: Value = serde_json::from_str(&repo.rag_ok(&["ask", QUESTION, "--json"])).expect("json");
     assert_eq!(v["answer"], answer_for(&whole.requests()[0]).concat());

@@ -86,11 +86,8 @@ fn names(fc: &FileChunks) -> Vec<&str> {
 
 /// The chunk a definition owns (not its blocks, not a merged code chunk).
 fn chunk_of<'a>(fc: &'a FileChunks, qualified: &str) -> &'a Chunk {
-    let found: Vec<&Chunk> = fc
-        .chunks
-        .iter()
-        .filter(|c| c.symbol.as_deref() == Some(qualified) && !matches!(c.kind, ChunkKind::Block | ChunkKind::Code))
-        .collect();
+    let found: Vec<&Chunk> =
+        fc.chunks.iter().filter(|c| c.symbol.as_deref() == Some(qualified) && !matches!(c.kind, ChunkKind::Block | ChunkKind::Code)).collect();
     assert_eq!(found.len(), 1, "expected exactly one chunk for {qualified:?}, got {:#?}", found);
     found[0]
 }
@@ -340,11 +337,11 @@ fn python_nested_classes_and_decorators() {
     assert_symbols(
         &fc,
         &[
-            ("Response", Class, 52, 63),             // @dataclass
-            ("Response.ok", Method, 58, 60),         // @property
-            ("Session.from_env", Method, 91, 94),    // @classmethod
-            ("Session.request", Method, 103, 113),   // @traced + @retry(times=5, backoff=0.1)
-            ("fetch_json", Function, 132, 136),      // @traced + @retry(times=2, backoff=1.0)
+            ("Response", Class, 52, 63),                  // @dataclass
+            ("Response.ok", Method, 58, 60),              // @property
+            ("Session.from_env", Method, 91, 94),         // @classmethod
+            ("Session.request", Method, 103, 113),        // @traced + @retry(times=5, backoff=0.1)
+            ("fetch_json", Function, 132, 136),           // @traced + @retry(times=2, backoff=1.0)
             ("retry.decorate.wrapper", Function, 25, 36), // @wraps(fn)
             ("Session", Class, 66, 129),
             ("Session.Settings", Class, 69, 83),
@@ -580,7 +577,8 @@ fn split_statement_pieces_stay_within_budget() {
     assert!(problems.is_empty(), "chunks over the budget:\n{}", problems.join("\n"));
 }
 
-const IDS_PY: &str = "IDS = [1000000001, 1000000002, 1000000003, 1000000004, 1000000005, 1000000006, 1000000007, 1000000008, 1000000009, 1000000010, 1000000011, 1000000012]\n";
+const IDS_PY: &str =
+    "IDS = [1000000001, 1000000002, 1000000003, 1000000004, 1000000005, 1000000006, 1000000007, 1000000008, 1000000009, 1000000010, 1000000011, 1000000012]\n";
 
 /// Regression: a module-level constant over the budget is split into pieces,
 /// and the first piece lists it in `symbols`, so the symbol stays findable.
@@ -659,8 +657,7 @@ fn javascript_commonjs_exports() {
 
     // Module-level statements: requires and constants in one chunk, the
     // `forEach` call in another, the `module.exports.x = …` tail in a third.
-    let code: Vec<(usize, usize, Vec<String>)> =
-        of_kind(&fc, ChunkKind::Code).iter().map(|c| (c.start_line, c.end_line, c.symbols.clone())).collect();
+    let code: Vec<(usize, usize, Vec<String>)> = of_kind(&fc, ChunkKind::Code).iter().map(|c| (c.start_line, c.end_line, c.symbols.clone())).collect();
     assert_eq!(
         code,
         vec![
@@ -881,7 +878,9 @@ fn typescript_declarations_and_class_decorator() {
             ("createCache", Function, 131, 132),
         ],
     );
-    for (name, kind) in [("CacheOptions", ChunkKind::Interface), ("Loader", ChunkKind::Type), ("EvictionReason", ChunkKind::Enum), ("Entry", ChunkKind::Interface)] {
+    for (name, kind) in
+        [("CacheOptions", ChunkKind::Interface), ("Loader", ChunkKind::Type), ("EvictionReason", ChunkKind::Enum), ("Entry", ChunkKind::Interface)]
+    {
         assert_eq!(chunk_of(&fc, name).kind, kind, "{name}");
     }
     // The class decorator and `export` are part of the class.
@@ -893,7 +892,9 @@ fn typescript_declarations_and_class_decorator() {
     assert!(chunk_of(&fc, "CacheOptions").content.starts_with("export interface CacheOptions {"));
     assert!(chunk_of(&fc, "createCache").content.starts_with("export const createCache = <K, V>("));
     // Field arrow with types is a method.
-    assert!(chunk_of(&fc, "LruCache.onEvict").content.starts_with("onEvict = (listener: (key: K, value: V, reason: EvictionReason) => void): (() => void) => {"));
+    assert!(chunk_of(&fc, "LruCache.onEvict")
+        .content
+        .starts_with("onEvict = (listener: (key: K, value: V, reason: EvictionReason) => void): (() => void) => {"));
     let modules: Vec<(&str, Vec<String>)> = fc.imports.iter().map(|i| (i.module.as_str(), i.names.clone())).collect();
     assert_eq!(modules, vec![("events", vec!["EventEmitter".to_string()]), ("./clock", vec!["Clock".to_string()])]);
 }
@@ -934,10 +935,7 @@ fn typescript_overloads() {
     assert!(chunk.content.starts_with("get(key: K, fallback?: V): V | undefined {"));
     assert_eq!(chunk.parent_id.as_ref(), Some(&chunk_of(&fc, "LruCache").id));
     let outline = &chunk_of(&fc, "LruCache").content;
-    assert!(
-        outline.contains("  get(key: K): V | undefined;\n  get(key: K, fallback: V): V;\n  get(key: K, fallback?: V): V | undefined { … }\n"),
-        "{outline}"
-    );
+    assert!(outline.contains("  get(key: K): V | undefined;\n  get(key: K, fallback: V): V;\n  get(key: K, fallback?: V): V | undefined { … }\n"), "{outline}");
 }
 
 #[test]
@@ -1339,7 +1337,20 @@ fn brackets_nested_thirty_thousand_deep_are_chunked_on_a_worker_stack_in_every_l
     const DEPTH: usize = 30_000;
     let nested = format!("x = {}1{}\n", "(".repeat(DEPTH), ")".repeat(DEPTH));
     let flat = format!("x = {}1\n", "1 + ".repeat(DEPTH / 2));
-    let languages: Vec<(&str, &str)> = vec![("python", "deep.py"), ("javascript", "deep.js"), ("rust", "deep.rs"), ("go", "deep.go"), ("java", "Deep.java"), ("c", "deep.c"), ("ruby", "deep.rb"), ("json", "deep.json"), ("bash", "deep.sh"), ("lua", "deep.lua"), ("php", "deep.php"), ("kotlin", "deep.kt")];
+    let languages: Vec<(&str, &str)> = vec![
+        ("python", "deep.py"),
+        ("javascript", "deep.js"),
+        ("rust", "deep.rs"),
+        ("go", "deep.go"),
+        ("java", "Deep.java"),
+        ("c", "deep.c"),
+        ("ruby", "deep.rb"),
+        ("json", "deep.json"),
+        ("bash", "deep.sh"),
+        ("lua", "deep.lua"),
+        ("php", "deep.php"),
+        ("kotlin", "deep.kt"),
+    ];
     for (name, path) in languages {
         let (path, nested, flat) = (path.to_string(), nested.clone(), flat.clone());
         let worker = std::thread::Builder::new().stack_size(2 << 20).spawn(move || {
@@ -1361,7 +1372,15 @@ fn brackets_nested_thirty_thousand_deep_are_chunked_on_a_worker_stack_in_every_l
 /// same size, a ratio a quadratic path cannot meet.
 #[test]
 fn a_grammar_rescanning_the_file_at_every_error_costs_what_a_valid_file_of_its_size_costs() {
-    let lines = |line: &dyn Fn(usize) -> String| (0..).map(line).scan(0, |len, l| { *len += l.len(); (*len < 192 << 10).then_some(l) }).collect::<String>();
+    let lines = |line: &dyn Fn(usize) -> String| {
+        (0..)
+            .map(line)
+            .scan(0, |len, l| {
+                *len += l.len();
+                (*len < 192 << 10).then_some(l)
+            })
+            .collect::<String>()
+    };
     let broken = lines(&|i| format!("x {i}= 1\n"));
     let valid = lines(&|i| format!("function f{i}(x) x end\n"));
     let fc = chunk::chunk_file("broken.jl", broken.as_bytes(), &ChunkOptions::default());
@@ -1408,7 +1427,11 @@ fn ordinary_code_of_every_parsed_language_reads_well_within_the_parse_budget() {
 #[test]
 fn four_times_the_small_definitions_cost_about_four_times_as_much() {
     let numbered = |template: &str, count: usize| -> String { (0..count).map(|i| template.replace("{i}", &i.to_string()) + "\n").collect() };
-    for (path, template) in [("Gen.cs", "/// C{i}\nclass C{i} { int F(int x) { return x + {i}; } }"), ("gen.tf", "resource \"a\" \"r{i}\" { x = {i} }"), ("Gen.java", "class C{i} { int f(int x) { return x + {i}; } }")] {
+    for (path, template) in [
+        ("Gen.cs", "/// C{i}\nclass C{i} { int F(int x) { return x + {i}; } }"),
+        ("gen.tf", "resource \"a\" \"r{i}\" { x = {i} }"),
+        ("Gen.java", "class C{i} { int f(int x) { return x + {i}; } }"),
+    ] {
         let (small, big) = (numbered(template, 5_000), numbered(template, 20_000));
         let fc = chunk::chunk_file(path, big.as_bytes(), &ChunkOptions::default());
         assert!(fc.symbols.len() >= 20_000, "{path}: {} definitions", fc.symbols.len());

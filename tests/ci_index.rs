@@ -127,7 +127,10 @@ fn shallow_ci_runs_are_incremental_and_equal_a_full_index() {
 fn two_branches_do_not_clobber_each_other() {
     let (url, _server) = crate::common::require_server();
     let origin = TestRepo::new();
-    origin.write("pkg/auth.py", "def check_token(token):\n    \"\"\"Reject empty or expired tokens.\"\"\"\n    if not token:\n        raise ValueError('empty')\n    return token\n");
+    origin.write(
+        "pkg/auth.py",
+        "def check_token(token):\n    \"\"\"Reject empty or expired tokens.\"\"\"\n    if not token:\n        raise ValueError('empty')\n    return token\n",
+    );
     origin.commit("main");
     origin.git(&["checkout", "-q", "-b", "feature"]);
     origin.write("pkg/export.py", "def export_invoices_csv(invoices, path):\n    \"\"\"Write invoices to a CSV file.\"\"\"\n    with open(path, 'w') as fh:\n        fh.write('\\n'.join(map(str, invoices)))\n");

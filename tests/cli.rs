@@ -120,7 +120,12 @@ fn every_language_is_offered_by_help_and_filters_queries() {
         assert!(help.contains(lang.name()), "`query --help` does not name {}: {help}", lang.name());
     }
     let langs = |extra: &[&str]| -> Vec<String> {
-        let mut v: Vec<String> = repo.query("persist cookies", extra)["results"].as_array().expect("results").iter().map(|r| r["language"].as_str().unwrap_or_default().to_string()).collect();
+        let mut v: Vec<String> = repo.query("persist cookies", extra)["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| r["language"].as_str().unwrap_or_default().to_string())
+            .collect();
         v.dedup();
         v
     };

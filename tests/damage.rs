@@ -12,7 +12,7 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::common::mcp::Mcp;
-use crate::common::{require_model, rag_in, stderr, TestRepo};
+use crate::common::{rag_in, require_model, stderr, TestRepo};
 
 /// The longest an error or notice line may run before its details (the
 /// parenthesis that holds paths and a dependency's words).
@@ -159,7 +159,12 @@ fn answers(dir: &Path, extra: &[&str]) -> Answers {
                 return Err(stderr(&out));
             }
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
-            Ok(v["results"].as_array().into_iter().flatten().map(|h| (h["path"].as_str().unwrap_or_default().to_string(), h["start_line"].as_u64().unwrap_or(0), h["end_line"].as_u64().unwrap_or(0))).collect())
+            Ok(v["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|h| (h["path"].as_str().unwrap_or_default().to_string(), h["start_line"].as_u64().unwrap_or(0), h["end_line"].as_u64().unwrap_or(0)))
+                .collect())
         })
         .collect()
 }
@@ -334,7 +339,11 @@ fn damage_that_keeps_a_files_length_and_time_is_found_by_status_verify_and_heale
     // An index run checks in full only the stores whose files changed since
     // git-rag left them; bit rot under the file system changes neither length
     // nor time: `status --verify` reads everything.
-    let segment = store_files(&index_dir, "keyword/chunks").into_iter().filter(|f| f.extension().is_some_and(|e| e == "idx")).max_by_key(|f| std::fs::metadata(index_dir.join(f)).unwrap().len()).unwrap();
+    let segment = store_files(&index_dir, "keyword/chunks")
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "idx"))
+        .max_by_key(|f| std::fs::metadata(index_dir.join(f)).unwrap().len())
+        .unwrap();
     let path = index_dir.join(&segment);
     let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
     damage(&path, Damage::Flip);

@@ -54,12 +54,7 @@ fn plain_words_find_the_function_they_describe() {
     let docs = e.embed_documents(&functions).unwrap();
     for (q, want) in queries {
         let qv = e.embed_query(q).unwrap();
-        let best = docs
-            .iter()
-            .enumerate()
-            .max_by(|a, b| cosine(&qv, a.1).total_cmp(&cosine(&qv, b.1)))
-            .map(|(i, _)| i)
-            .unwrap();
+        let best = docs.iter().enumerate().max_by(|a, b| cosine(&qv, a.1).total_cmp(&cosine(&qv, b.1))).map(|(i, _)| i).unwrap();
         assert_eq!(best, want, "query {q:?} ranked function {best} first");
     }
 }
@@ -78,11 +73,7 @@ fn long_inputs_are_truncated_and_deterministic() {
 #[test]
 fn model_status_reports_a_missing_model_and_runtime_with_the_fix() {
     let empty = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_git-rag"))
-        .args(["model", "status"])
-        .env("GIT_RAG_CACHE", empty.path())
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_git-rag")).args(["model", "status"]).env("GIT_RAG_CACHE", empty.path()).output().unwrap();
     assert!(!out.status.success());
     assert!(crate::common::stdout(&out).contains("git rag model install"), "{}", crate::common::stdout(&out));
 }
@@ -114,7 +105,8 @@ fn a_query_loaded_without_graph_optimization_gets_the_same_vector() {
     // optimizations (faster for one input); its query vectors must still
     // live in the space the index was embedded in.
     let optimized = embedder();
-    let quick = Embedder::load(&default_model_dir(), EmbedOptions { threads: 1, sessions: 1, batch_size: 1, optimize_graph: false }).expect("loads unoptimized");
+    let quick =
+        Embedder::load(&default_model_dir(), EmbedOptions { threads: 1, sessions: 1, batch_size: 1, optimize_graph: false }).expect("loads unoptimized");
     for q in ["how are cookies merged", "retry with exponential backoff", "x"] {
         let (a, b) = (optimized.embed_query(q).unwrap(), quick.embed_query(q).unwrap());
         let c = cosine(&a, &b);
@@ -159,7 +151,8 @@ fn the_integer_graph_agrees_with_the_reference_or_is_declined() {
     // Its vectors: what was measured, on texts it was not checked on too.
     let opts = EmbedOptions { threads: 1, sessions: 2, batch_size: 8, optimize_graph: true };
     let (a, b) = (Embedder::load(&reference, opts).expect("reference loads"), Embedder::load(&integer, opts).expect("integer loads"));
-    let texts: Vec<String> = agreement_texts().into_iter().take(6).chain(["fn parse_header(line: &str) -> Option<(&str, &str)> { line.split_once(':') }".to_string()]).collect();
+    let texts: Vec<String> =
+        agreement_texts().into_iter().take(6).chain(["fn parse_header(line: &str) -> Option<(&str, &str)> { line.split_once(':') }".to_string()]).collect();
     for (x, y) in a.embed_documents(&texts).expect("embed").iter().zip(b.embed_documents(&texts).expect("embed")) {
         assert!(cosine(x, &y) > 0.97, "{}", cosine(x, &y));
     }

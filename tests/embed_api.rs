@@ -89,7 +89,8 @@ fn points(dir: &Path) -> BTreeMap<(String, u64), (Value, Vec<f32>)> {
     let state: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(".rag_index_state.json")).expect("state")).expect("json");
     let sem = &state["semantic"];
     let dims = sem["dims"].as_u64().expect("dims") as usize;
-    let store = EdgeStore::open(&dir.join("qdrant"), &dir.join("vectors"), dims, sem["model"].as_str().expect("model"), Access::Read, Duration::from_secs(10)).expect("store opens");
+    let store = EdgeStore::open(&dir.join("qdrant"), &dir.join("vectors"), dims, sem["model"].as_str().expect("model"), Access::Read, Duration::from_secs(10))
+        .expect("store opens");
     let mut out = BTreeMap::new();
     for c in Collection::TREE {
         for mut r in store.scroll_all(c, true).expect("scroll") {
@@ -135,7 +136,8 @@ fn answers(repo: &TestRepo, dir: &Path) -> Vec<Value> {
         .iter()
         .map(|q| {
             let v = repo.query(q, &["--index-dir", d, "-n", "8"]);
-            let hits: Vec<Value> = v["results"].as_array().expect("results").iter().map(|r| serde_json::json!([r["path"], r["start_line"], r["end_line"]])).collect();
+            let hits: Vec<Value> =
+                v["results"].as_array().expect("results").iter().map(|r| serde_json::json!([r["path"], r["start_line"], r["end_line"]])).collect();
             Value::Array(hits)
         })
         .collect()

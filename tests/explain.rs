@@ -86,7 +86,9 @@ fn every_results_contributions_sum_to_the_score_it_was_ranked_by() {
         assert!(stage.windows(2).all(|w| w[0] >= w[1] - 1e-6), "{question}: in the order of their stage scores: {stage:?}");
         // The same order as without --explain.
         let plain = repo.query(question, &[]);
-        let paths = |v: &Value| v["results"].as_array().expect("results").iter().map(|r| (r["path"].clone(), r["start_line"].clone(), r["score"].clone())).collect::<Vec<_>>();
+        let paths = |v: &Value| {
+            v["results"].as_array().expect("results").iter().map(|r| (r["path"].clone(), r["start_line"].clone(), r["score"].clone())).collect::<Vec<_>>()
+        };
         assert_eq!(paths(&v), paths(&plain), "{question}");
     }
     // An issue report keeps its fused form: its lists, priors and named files.
@@ -95,16 +97,25 @@ fn every_results_contributions_sum_to_the_score_it_was_ranked_by() {
     let v = repo.query(issue, &["--explain"]);
     let ranked = explained(&v, "issue");
     assert!(ranked.iter().all(|(by, _)| by == "fusion"), "{v}");
-    let names: Vec<&str> = v["results"].as_array().expect("results").iter().flat_map(|r| r["explain"]["contributions"].as_array().into_iter().flatten()).filter_map(|c| c["name"].as_str()).collect();
+    let names: Vec<&str> = v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .flat_map(|r| r["explain"]["contributions"].as_array().into_iter().flatten())
+        .filter_map(|c| c["name"].as_str())
+        .collect();
     assert!(names.iter().any(|n| n.starts_with("list:")), "{names:?}");
     assert!(names.contains(&"named_by_question"), "the file the issue names is lifted: {names:?}");
     assert!(names.contains(&"prior:role"), "tests and docs weigh less against an issue: {names:?}");
     // The stage's features of an issue report's results, for the fitting
     // script: noted beside its fused explanation, the answer unchanged.
     let noted = repo.query(issue, &["--explain", "--explain-features"]);
-    let results = |v: &Value| v["results"].as_array().expect("results").iter().map(|r| (r["path"].clone(), r["start_line"].clone(), r["score"].clone())).collect::<Vec<_>>();
+    let results = |v: &Value| {
+        v["results"].as_array().expect("results").iter().map(|r| (r["path"].clone(), r["start_line"].clone(), r["score"].clone())).collect::<Vec<_>>()
+    };
     assert_eq!(results(&noted), results(&v));
-    let unscored: Vec<&Value> = noted["results"].as_array().expect("results").iter().filter_map(|r| r["explain"]["unscored_features"].as_array()).flatten().collect();
+    let unscored: Vec<&Value> =
+        noted["results"].as_array().expect("results").iter().filter_map(|r| r["explain"]["unscored_features"].as_array()).flatten().collect();
     assert!(unscored.iter().any(|c| c["name"] == "chunk_words" && c["value"].as_f64().is_some_and(|x| x > 0.0)), "{noted}");
     assert!(v["results"].as_array().expect("results").iter().all(|r| r["explain"].get("unscored_features").is_none()), "only when asked: {v}");
     // The learned model ranks an issue report too: its base and each
@@ -120,7 +131,8 @@ fn every_results_contributions_sum_to_the_score_it_was_ranked_by() {
         assert!(terms.iter().any(|c| c["name"] == "model_base" && c.get("weight").is_some()), "{v}");
         assert!(terms.iter().any(|c| c["name"] == "chunk_words" && c.get("weight").is_none()), "a model's input has a share, not a weight: {v}");
     }
-    let intent = |v: &Value| v["results"][0]["explain"]["contributions"].as_array().expect("terms").iter().any(|c| c["name"] == "intent_document" && c["value"] == 1.0);
+    let intent =
+        |v: &Value| v["results"][0]["explain"]["contributions"].as_array().expect("terms").iter().any(|c| c["name"] == "intent_document" && c["value"] == 1.0);
     assert!(intent(&repo.query(issue, &["--explain", "--learned-ranking"])), "the model reads that it is an issue report");
     // One retriever: its own score.
     let v = repo.query("cookies jar", &["--explain", "--mode", "keyword"]);

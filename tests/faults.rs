@@ -107,7 +107,11 @@ fn run_and_kill(repo: &Path, args: &[String], delay: Duration) -> Result<(), Dur
     child.kill().expect("SIGKILL");
     let status = child.wait().expect("wait");
     use std::os::unix::process::ExitStatusExt;
-    if status.signal() == Some(9) { Ok(()) } else { Err(started.elapsed()) }
+    if status.signal() == Some(9) {
+        Ok(())
+    } else {
+        Err(started.elapsed())
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -145,7 +149,8 @@ fn snapshot(repo: &Path, dir: &Path, semantic: bool) -> Vec<(String, String)> {
         }
     }
     for (q, mode) in QUERIES {
-        let mut v: Value = serde_json::from_str(&rag_ok(repo, &["query", q, "--json", "-n", "10", "--mode", mode, "--index-dir", d, "--at-commit"])).expect("query json");
+        let mut v: Value =
+            serde_json::from_str(&rag_ok(repo, &["query", q, "--json", "-n", "10", "--mode", mode, "--index-dir", d, "--at-commit"])).expect("query json");
         if let Some(o) = v.as_object_mut() {
             o.remove("took_ms");
             o.remove("timings");
@@ -179,7 +184,11 @@ fn generated_history(dir: &Path, files: usize, functions: usize) -> Vec<String> 
                 })
                 .collect();
             std::fs::create_dir_all(dir.join("pkg")).expect("mkdir");
-            std::fs::write(dir.join(format!("pkg/mod{f}.py")), format!("import logging\nfrom .base import validate, register\n\nlog = logging.getLogger(__name__)\n\n\n{body}")).expect("write");
+            std::fs::write(
+                dir.join(format!("pkg/mod{f}.py")),
+                format!("import logging\nfrom .base import validate, register\n\nlog = logging.getLogger(__name__)\n\n\n{body}"),
+            )
+            .expect("write");
         }
         std::fs::write(
             dir.join("pkg/base.py"),
@@ -213,10 +222,8 @@ fn corpus(scratch: &Path) -> (PathBuf, Vec<String>, String) {
     if let Some(root) = std::env::var_os("GIT_RAG_EVAL_CORPORA") {
         let chain = Path::new(&root).join("pydantic-chain");
         if chain.join(".git").exists() {
-            let mut tags: Vec<(u64, String)> = git_in(&chain, &["tag"])
-                .lines()
-                .map(|t| (git_in(&chain, &["log", "-1", "--format=%ct", t]).parse().unwrap_or(0), t.to_string()))
-                .collect();
+            let mut tags: Vec<(u64, String)> =
+                git_in(&chain, &["tag"]).lines().map(|t| (git_in(&chain, &["log", "-1", "--format=%ct", t]).parse().unwrap_or(0), t.to_string())).collect();
             tags.sort();
             // The first three releases (85, 246 and 256 files): a rewrite
             // (v1 to v2), then a release's worth of edits, adds, deletes and a
@@ -283,7 +290,8 @@ impl Trials<'_> {
             jobs.chunks(workers)
                 .flat_map(|group| {
                     std::thread::scope(|sc| {
-                        let handles: Vec<_> = group.iter().map(|(rev, dir, full)| sc.spawn(move || index(repo, &index_args(rev, dir, semantic, *full)))).collect();
+                        let handles: Vec<_> =
+                            group.iter().map(|(rev, dir, full)| sc.spawn(move || index(repo, &index_args(rev, dir, semantic, *full)))).collect();
                         handles.into_iter().map(|h| h.join().expect("index run")).collect::<Vec<_>>()
                     })
                 })
@@ -455,7 +463,9 @@ fn two_commits(scratch: &Path) -> (PathBuf, String, String) {
     let first = git_in(&repo, &["rev-parse", "HEAD"]);
     for f in 0..80 {
         let body: String = (0..25)
-            .map(|i| format!("def handler_{f}_{i}(request):\n    try:\n        return check_token(request.token) and {i}\n    except KeyError:\n        raise\n\n\n"))
+            .map(|i| {
+                format!("def handler_{f}_{i}(request):\n    try:\n        return check_token(request.token) and {i}\n    except KeyError:\n        raise\n\n\n")
+            })
             .collect();
         std::fs::write(repo.join(format!("pkg/h{f}.py")), format!("from .auth import check_token\n\n\n{body}")).expect("write");
     }
@@ -555,7 +565,8 @@ fn a_full_disk_fails_clearly_and_the_previous_index_still_answers() {
         eprintln!("tmpfs ENOSPC: skipped, mounts are not permitted here (ulimit -f covered the full disk)");
         return;
     }
-    let used_kib: u64 = stdout(&Command::new("du").args(["-sk"]).arg(&base).output().expect("du")).split_whitespace().next().and_then(|n| n.parse().ok()).expect("du -sk");
+    let used_kib: u64 =
+        stdout(&Command::new("du").args(["-sk"]).arg(&base).output().expect("du")).split_whitespace().next().and_then(|n| n.parse().ok()).expect("du -sk");
     for margin_kib in [16, 256, 768, 1024, 1536, 2048] {
         let label = format!("tmpfs with {margin_kib} KiB free");
         let mnt = scratch.path().join(format!("mnt{margin_kib}"));
@@ -593,7 +604,10 @@ fn a_full_disk_fails_clearly_and_the_previous_index_still_answers() {
             continue;
         }
         assert_eq!(read("rc").trim(), "1", "{label}: exit status\n{err}");
-        assert!(err.contains("git-rag: error:") && (err.contains("No space left on device") || err.contains("disk full")) && !err.contains("panicked at"), "{label}: unclear error\n{err}");
+        assert!(
+            err.contains("git-rag: error:") && (err.contains("No space left on device") || err.contains("disk full")) && !err.contains("panicked at"),
+            "{label}: unclear error\n{err}"
+        );
         eprintln!("{label}: {}", err.lines().find(|l| l.contains("error:")).unwrap_or_default());
         let strip = |t: String| -> String {
             let mut v: Value = serde_json::from_str(&t).expect("query json");
@@ -732,7 +746,11 @@ fn two_concurrent_runs_are_serialized_by_the_lock() {
         // Both succeeded: the second started after the first had finished.
         eprintln!("without --wait: both ran (no overlap)");
         let state: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(".rag_index_state.json")).expect("state")).expect("json");
-        if state["last_commit"].as_str() == Some(rev_of(a).as_str()) { a } else { b }
+        if state["last_commit"].as_str() == Some(rev_of(a).as_str()) {
+            a
+        } else {
+            b
+        }
     };
     let fresh = fresh_snapshot(&repo, winner, scratch.path());
     let diff = differences(&snapshot(&repo, &dir, false), &fresh);

@@ -21,11 +21,8 @@ use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
 use proptest::prelude::*;
 
 /// Real source per language (the chunker fixtures, broken ones included).
-const PY: &[&str] = &[
-    include_str!("fixtures/chunker/http_session.py"),
-    include_str!("fixtures/chunker/status_codes.py"),
-    include_str!("fixtures/chunker/broken_settings.py"),
-];
+const PY: &[&str] =
+    &[include_str!("fixtures/chunker/http_session.py"), include_str!("fixtures/chunker/status_codes.py"), include_str!("fixtures/chunker/broken_settings.py")];
 const JS: &[&str] = &[
     include_str!("fixtures/chunker/middleware.js"),
     include_str!("fixtures/chunker/router.js"),
@@ -39,10 +36,56 @@ const OTHER: &[&str] = &[include_str!("fixtures/chunker/NOTES.txt"), include_str
 
 /// Fragments that open, close or confuse syntax in one of the languages.
 const FRAGMENTS: &[&[u8]] = &[
-    b"def ", b"class ", b"async def f(", b"@decorator\n", b"lambda: ", b"\"\"\"", b"'''", b"#", b"\\\n", b":\n    ", b"    ", b"\t",
-    b"function ", b"=> {", b"export default ", b"export ", b"module.exports = ", b"import ", b"from '", b"require(", b"`${", b"/*", b"*/", b"//",
-    b"interface I<T> {", b"type T = ", b"enum E {", b"<div>", b"</div>", b"/>", b"{", b"}", b"(", b")", b"[", b"]", b";", b",", b"\n", b"\r\n", b"\r",
-    b"\n\n\n", b"\xef\xbb\xbf", b"\xff\xfe", b"\xc3", b"\xe2\x80", b"\x00", "é".as_bytes(), "…".as_bytes(), "𝔘".as_bytes(),
+    b"def ",
+    b"class ",
+    b"async def f(",
+    b"@decorator\n",
+    b"lambda: ",
+    b"\"\"\"",
+    b"'''",
+    b"#",
+    b"\\\n",
+    b":\n    ",
+    b"    ",
+    b"\t",
+    b"function ",
+    b"=> {",
+    b"export default ",
+    b"export ",
+    b"module.exports = ",
+    b"import ",
+    b"from '",
+    b"require(",
+    b"`${",
+    b"/*",
+    b"*/",
+    b"//",
+    b"interface I<T> {",
+    b"type T = ",
+    b"enum E {",
+    b"<div>",
+    b"</div>",
+    b"/>",
+    b"{",
+    b"}",
+    b"(",
+    b")",
+    b"[",
+    b"]",
+    b";",
+    b",",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\n\n\n",
+    b"\xef\xbb\xbf",
+    b"\xff\xfe",
+    b"\xc3",
+    b"\xe2\x80",
+    b"\x00",
+    "é".as_bytes(),
+    "…".as_bytes(),
+    "𝔘".as_bytes(),
 ];
 
 /// Lines as an editor counts them (≥ 1).
@@ -95,7 +138,12 @@ fn check(path: &str, data: &[u8], opts: &ChunkOptions) -> Result<(), TestCaseErr
                 sp.start_byte,
                 sp.end_byte
             );
-            prop_assert!(b.start_line >= 1 && b.start_line <= b.end_line && b.end_line <= lines, "{what}: body lines {}-{} of {lines}", b.start_line, b.end_line);
+            prop_assert!(
+                b.start_line >= 1 && b.start_line <= b.end_line && b.end_line <= lines,
+                "{what}: body lines {}-{} of {lines}",
+                b.start_line,
+                b.end_line
+            );
         }
         if let Some((byte, line)) = s.doc_start {
             prop_assert!(byte <= sp.start_byte && line >= 1 && line <= sp.start_line, "{what}: doc starts at byte {byte} line {line}, after the span");
@@ -109,7 +157,13 @@ fn check(path: &str, data: &[u8], opts: &ChunkOptions) -> Result<(), TestCaseErr
         prop_assert!(imp.line >= 1 && imp.line <= lines, "{path}: import of {} on line {} of {lines}", imp.module, imp.line);
     }
     for p in &out.patterns {
-        prop_assert!(p.start_line >= 1 && p.start_line <= p.end_line && p.end_line <= lines, "{path}: pattern {} lines {}-{} of {lines}", p.key, p.start_line, p.end_line);
+        prop_assert!(
+            p.start_line >= 1 && p.start_line <= p.end_line && p.end_line <= lines,
+            "{path}: pattern {} lines {}-{} of {lines}",
+            p.key,
+            p.start_line,
+            p.end_line
+        );
     }
     Ok(())
 }

@@ -10,7 +10,10 @@ use std::collections::HashSet;
 use git_rag::analysis::chunk::{chunk_file, ChunkOptions};
 use proptest::prelude::*;
 
-const EXTENSIONS: &[&str] = &["py", "js", "ts", "tsx", "rs", "go", "java", "c", "h", "cpp", "cs", "rb", "lua", "kt", "swift", "php", "scala", "sh", "ex", "hs", "zig", "proto", "erl", "ml", "mli", "m", "jl", "R", "tf", "dart", "sql", "clj", "pl", "yml", "toml", "json", "vue", "svelte", "md", "txt", "weird"];
+const EXTENSIONS: &[&str] = &[
+    "py", "js", "ts", "tsx", "rs", "go", "java", "c", "h", "cpp", "cs", "rb", "lua", "kt", "swift", "php", "scala", "sh", "ex", "hs", "zig", "proto", "erl",
+    "ml", "mli", "m", "jl", "R", "tf", "dart", "sql", "clj", "pl", "yml", "toml", "json", "vue", "svelte", "md", "txt", "weird",
+];
 
 const SEEDS: &[&str] = &[
     "import os\nfrom .x import y\n\n\nclass A(B):\n    \"\"\"Doc.\"\"\"\n\n    @property\n    def f(self, x):\n        try:\n            return g(x)\n        except ValueError as e:\n            log.error('bad %s', e)\n            raise\n\n\ndef h(*a, **k):\n    return [i for i in a]\n",
@@ -63,11 +66,23 @@ fn check(path: &str, data: &[u8], opts: &ChunkOptions) -> Result<(), TestCaseErr
     }
     for s in &out.symbols {
         let sp = &s.span;
-        prop_assert!(sp.start_line >= 1 && sp.start_line <= sp.end_line && sp.end_line <= lines, "{path}: symbol {} lines {}-{} of {lines}", s.qualified_name, sp.start_line, sp.end_line);
+        prop_assert!(
+            sp.start_line >= 1 && sp.start_line <= sp.end_line && sp.end_line <= lines,
+            "{path}: symbol {} lines {}-{} of {lines}",
+            s.qualified_name,
+            sp.start_line,
+            sp.end_line
+        );
         prop_assert!(sp.start_byte <= sp.end_byte && sp.end_byte <= data.len(), "{path}: symbol {} bytes", s.qualified_name);
     }
     for p in &out.patterns {
-        prop_assert!(p.start_line >= 1 && p.start_line <= p.end_line && p.end_line <= lines, "{path}: pattern {} lines {}-{} of {lines}", p.key, p.start_line, p.end_line);
+        prop_assert!(
+            p.start_line >= 1 && p.start_line <= p.end_line && p.end_line <= lines,
+            "{path}: pattern {} lines {}-{} of {lines}",
+            p.key,
+            p.start_line,
+            p.end_line
+        );
     }
     Ok(())
 }

@@ -28,12 +28,7 @@ fn git_cmd(dir: &Path, args: &[&str]) -> Command {
 /// Runs git (hooks included) and asserts success; returns stdout.
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = git_cmd(dir, args).output().expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed\nstdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "git {args:?} failed\nstdout: {}\nstderr: {}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -288,7 +283,10 @@ fn a_linked_worktree_keeps_its_own_index_with_the_shared_hooks() {
     let st = wait_idle_at_head(&wt);
     assert_eq!(st["indexed_commit"], side.as_str());
     let wt_index = PathBuf::from(st["index_dir"].as_str().expect("index_dir"));
-    assert!(wt_index.starts_with(dir.join(".git/worktrees").canonicalize().expect("exists")) || wt_index.starts_with(dir.join(".git/worktrees")), "{wt_index:?}");
+    assert!(
+        wt_index.starts_with(dir.join(".git/worktrees").canonicalize().expect("exists")) || wt_index.starts_with(dir.join(".git/worktrees")),
+        "{wt_index:?}"
+    );
     assert!(indexed_paths(&wt_index).contains(&"side.py".to_string()));
     // The main worktree's index did not move.
     let main_st = wait_idle_at_head(dir);

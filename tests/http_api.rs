@@ -87,7 +87,10 @@ fn repo() -> TestRepo {
     let repo = TestRepo::new();
     repo.git(&["config", "rag.semantic", "false"]);
     repo.write("pkg/sessions.py", "from .auth import check_token\n\n\nclass Session:\n    \"\"\"Keeps cookies and settings across requests.\"\"\"\n\n    def send(self, request):\n        check_token(request.token)\n        return request\n\n\ndef persist_session(session, path):\n    \"\"\"Write the session cookies to disk.\"\"\"\n    with open(path, \"w\") as fh:\n        fh.write(str(session))\n");
-    repo.write("pkg/auth.py", "def check_token(token):\n    \"\"\"Reject empty tokens.\"\"\"\n    if not token:\n        raise ValueError(\"empty token\")\n    return token\n");
+    repo.write(
+        "pkg/auth.py",
+        "def check_token(token):\n    \"\"\"Reject empty tokens.\"\"\"\n    if not token:\n        raise ValueError(\"empty token\")\n    return token\n",
+    );
     repo.write("web/routes.js", "function listUsers(req, res) {\n  res.json([]);\n}\n\nmodule.exports = { listUsers };\n");
     repo.commit("first");
     repo

@@ -122,7 +122,9 @@ fn repo() -> TestRepo {
 
 /// (path, symbol) of each result.
 fn located(v: &Value) -> Vec<(&str, &str)> {
-    v["results"].as_array().map_or_else(Vec::new, |rs| rs.iter().map(|r| (r["path"].as_str().unwrap_or_default(), r["symbol"].as_str().unwrap_or_default())).collect())
+    v["results"]
+        .as_array()
+        .map_or_else(Vec::new, |rs| rs.iter().map(|r| (r["path"].as_str().unwrap_or_default(), r["symbol"].as_str().unwrap_or_default())).collect())
 }
 
 fn symbols(v: &Value) -> Vec<String> {
@@ -226,7 +228,10 @@ fn protobuf_messages_are_in_the_graph_where_they_are_used() {
 #[test]
 fn erlang_calls_across_modules_are_in_the_graph() {
     let repo = TestRepo::new();
-    repo.write("src/shop_price.erl", "-module(shop_price).\n-export([format/1]).\n\n%% Cents as a price text.\nformat(Cents) ->\n    io_lib:format(\"~.2f\", [Cents / 100]).\n");
+    repo.write(
+        "src/shop_price.erl",
+        "-module(shop_price).\n-export([format/1]).\n\n%% Cents as a price text.\nformat(Cents) ->\n    io_lib:format(\"~.2f\", [Cents / 100]).\n",
+    );
     repo.write(
         "src/shop_cart.erl",
         "-module(shop_cart).\n-export([total/1]).\n-include(\"shop.hrl\").\n\ntotal([]) -> shop_price:format(0);\ntotal(Items) -> shop_price:format(lists:sum(Items)).\n",
@@ -245,7 +250,10 @@ fn ocaml_calls_across_modules_are_in_the_graph() {
     let repo = TestRepo::new();
     repo.write("src/price.ml", "(* Cents as a price text. *)\nlet format cents = Printf.sprintf \"%d.%02d\" (cents / 100) (cents mod 100)\n");
     repo.write("src/price.mli", "val format : int -> string\n(** Cents as a price text. *)\n");
-    repo.write("src/cart.ml", "open Price\n\nlet total items = format (List.fold_left ( + ) 0 items)\n\nlet receipt items = Price.format (List.length items)\n");
+    repo.write(
+        "src/cart.ml",
+        "open Price\n\nlet total items = format (List.fold_left ( + ) 0 items)\n\nlet receipt items = Price.format (List.length items)\n",
+    );
     repo.commit("shop");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     let v = repo.query("format", &["--mode", "graph", "--relation", "callers"]);
@@ -283,7 +291,10 @@ fn objc_messages_across_files_are_in_the_graph() {
 fn julia_calls_across_included_files_are_in_the_graph() {
     let repo = TestRepo::new();
     repo.write("src/Shop.jl", "module Shop\n\ninclude(\"price.jl\")\ninclude(\"cart.jl\")\n\nend\n");
-    repo.write("src/price.jl", "\"\"\"\n    format_cents(c)\n\nCents as a price text.\n\"\"\"\nformat_cents(c) = string(div(c, 100), \".\", lpad(rem(c, 100), 2, \"0\"))\n");
+    repo.write(
+        "src/price.jl",
+        "\"\"\"\n    format_cents(c)\n\nCents as a price text.\n\"\"\"\nformat_cents(c) = string(div(c, 100), \".\", lpad(rem(c, 100), 2, \"0\"))\n",
+    );
     repo.write("src/cart.jl", "function total(items)\n    format_cents(sum(items))\nend\n");
     repo.commit("shop");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
@@ -322,7 +333,10 @@ fn sql_uses_of_tables_are_in_the_graph() {
 #[test]
 fn clojure_calls_across_required_namespaces_are_in_the_graph() {
     let repo = TestRepo::new();
-    repo.write("src/shop/price.clj", "(ns shop.price)\n\n(defn format-cents\n  \"Cents as a price text.\"\n  [cents]\n  (format \"%d.%02d\" (quot cents 100) (rem cents 100)))\n");
+    repo.write(
+        "src/shop/price.clj",
+        "(ns shop.price)\n\n(defn format-cents\n  \"Cents as a price text.\"\n  [cents]\n  (format \"%d.%02d\" (quot cents 100) (rem cents 100)))\n",
+    );
     repo.write("src/shop/cart.cljc", "(ns shop.cart\n  (:require [shop.price :as p]))\n\n(defn total [items]\n  (p/format-cents (reduce + items)))\n");
     repo.commit("shop");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
@@ -383,7 +397,10 @@ fn terraform_uses_across_files_and_local_modules_are_in_the_graph() {
 fn dart_calls_across_libraries_are_in_the_graph() {
     let repo = TestRepo::new();
     repo.write("lib/src/price.dart", "/// Cents as a price text.\nString formatCents(int cents) => '${cents ~/ 100}.${cents % 100}';\n");
-    repo.write("lib/src/cart.dart", "import 'price.dart';\n\nclass Cart {\n  final List<int> items = [];\n\n  String total() => formatCents(items.fold(0, (a, b) => a + b));\n}\n");
+    repo.write(
+        "lib/src/cart.dart",
+        "import 'price.dart';\n\nclass Cart {\n  final List<int> items = [];\n\n  String total() => formatCents(items.fold(0, (a, b) => a + b));\n}\n",
+    );
     repo.write("bin/shop.dart", "import 'package:shop/src/cart.dart';\n\nvoid main() {\n  print(Cart().total());\n}\n");
     repo.commit("shop");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
@@ -436,7 +453,10 @@ fn a_body_change_updates_the_graph_like_a_full_build() {
     let repo = repo();
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     // `health` now calls parse_port; `start` stops calling load_config.
-    repo.write("app/server.py", SERVER.replace("    return \"ok\"", "    return parse_port(\"1\")").replace("    cfg = load_config(argv[2])\n", "    cfg = None\n"));
+    repo.write(
+        "app/server.py",
+        SERVER.replace("    return \"ok\"", "    return parse_port(\"1\")").replace("    cfg = load_config(argv[2])\n", "    cfg = None\n"),
+    );
     repo.commit("edit bodies");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     let inc = repo.rag_ok(&["dump-graph"]);
@@ -487,7 +507,9 @@ fn the_steps_of_the_best_candidate_follow_it() {
     for k in 1..=8 {
         let body: String = (0..20).map(|i| format!("    total += {i} * len(resp.history)\n")).collect();
         hooks.push_str(&format!("def tally_{k}(resp):\n    total = 0\n{body}    return total\n\n\n"));
-        hooks.push_str(&format!("def on_redirect_{k}(resp):\n    \"\"\"Called when redirects are followed.\"\"\"\n    audit(resp)\n    return tally_{k}(resp)\n\n\n"));
+        hooks.push_str(&format!(
+            "def on_redirect_{k}(resp):\n    \"\"\"Called when redirects are followed.\"\"\"\n    audit(resp)\n    return tally_{k}(resp)\n\n\n"
+        ));
     }
     repo.write("web/hooks.py", &hooks);
     repo.commit("base");
@@ -511,7 +533,9 @@ fn a_concept_question_brings_what_its_best_candidates_call() {
     // Three thin entry points say what the question says; the work is done by
     // a helper none of its words name, and a test calls it too.
     let repo = TestRepo::new();
-    let entry = |shell: &str| format!("def gen_{shell}_completion(out):\n    \"\"\"Write the {shell} completion script for the command.\"\"\"\n    return render_template(out, \"{shell}\")\n\n\n");
+    let entry = |shell: &str| {
+        format!("def gen_{shell}_completion(out):\n    \"\"\"Write the {shell} completion script for the command.\"\"\"\n    return render_template(out, \"{shell}\")\n\n\n")
+    };
     let mut cli = String::from("from shells.render import render_template\n\n\n");
     for shell in ["bash", "zsh", "fish"] {
         cli.push_str(&entry(shell));
@@ -543,14 +567,8 @@ fn patterns_of_a_repo_with_known_conventions() {
     let patterns: Value = serde_json::from_str(&repo.rag_ok(&["patterns", "--json"])).expect("json");
     let counts: BTreeMap<String, u64> =
         patterns.as_array().expect("array").iter().map(|p| (p["key"].as_str().unwrap_or_default().to_string(), p["count"].as_u64().unwrap_or(0))).collect();
-    let expect = [
-        ("decorator:@app.route", 2),
-        ("route:app.route", 2),
-        ("log:log.error:%", 2),
-        ("test:function", 2),
-        ("route:router.get", 0),
-        ("catch:callback", 0),
-    ];
+    let expect =
+        [("decorator:@app.route", 2), ("route:app.route", 2), ("log:log.error:%", 2), ("test:function", 2), ("route:router.get", 0), ("catch:callback", 0)];
     for (key, n) in expect {
         if n > 0 {
             assert_eq!(counts.get(key), Some(&n), "{key}: {counts:?}");
@@ -642,7 +660,14 @@ fn hybrid_modes_and_options() {
         .as_array()
         .expect("results")
         .iter()
-        .map(|r| (r["path"].as_str().unwrap_or("").into(), r["start_line"].as_u64().unwrap_or(0), r["end_line"].as_u64().unwrap_or(0), r["kind"].as_str().unwrap_or("").into()))
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap_or("").into(),
+                r["start_line"].as_u64().unwrap_or(0),
+                r["end_line"].as_u64().unwrap_or(0),
+                r["kind"].as_str().unwrap_or("").into(),
+            )
+        })
         .collect();
     for (i, a) in hits.iter().enumerate() {
         for b in &hits[..i] {
@@ -676,7 +701,6 @@ fn an_empty_index_answers_with_a_clear_message() {
     let out = repo.rag(&["query", "what calls nothing_here", "--mode", "graph", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
-
 
 #[test]
 #[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
@@ -758,7 +782,10 @@ fn an_issue_is_read_for_its_prose_not_its_log_imports_or_environment() {
     // What the environment listing names.
     repo.write("pkg/versions.py", "def installed():\n    return {\"numpy\": numpy_version(), \"pandas\": pandas_version(), \"scipy\": scipy_version()}\n");
     // An import block names the modules an issue names.
-    repo.write("pkg/__init__.py", "from pkg.exporter import public_names\nfrom pkg.report import session_header\nfrom pkg.versions import installed\nimport module\n");
+    repo.write(
+        "pkg/__init__.py",
+        "from pkg.exporter import public_names\nfrom pkg.report import session_header\nfrom pkg.versions import installed\nimport module\n",
+    );
     repo.commit("pkg");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     let issue = "exporter: an empty `__all__` of a module is ignored\n\n\
@@ -804,7 +831,12 @@ fn an_option_name_is_searched_for_not_parsed() {
     repo.commit("flags");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
     let v = repo.query("--no-descriptions", &["--mode", "keyword"]);
-    let lines: Vec<(String, u64)> = v["results"].as_array().expect("results").iter().map(|r| (r["path"].as_str().unwrap_or("").to_string(), r["start_line"].as_u64().unwrap_or(0))).collect();
+    let lines: Vec<(String, u64)> = v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| (r["path"].as_str().unwrap_or("").to_string(), r["start_line"].as_u64().unwrap_or(0)))
+        .collect();
     let definition = lines.iter().position(|(p, l)| p == "flags.go" && *l <= 6 && *l > 3);
     let mention = lines.iter().position(|(p, l)| p == "flags.go" && *l <= 4);
     assert!(definition.is_some(), "the const holding the bare name is found: {v}");
@@ -955,7 +987,13 @@ fn stage_features(repo: &TestRepo, text: &str) -> Vec<(String, BTreeMap<String, 
 
 fn stage_features_of(repo: &TestRepo, text: &str, n: usize) -> Vec<(String, BTreeMap<String, f64>)> {
     let source = std::fs::read_to_string(crate::common::root().join("src/query/base/features.rs")).expect("features.rs");
-    let names: Vec<&str> = source.lines().filter_map(|l| l.trim().split_once(" = \"")).filter_map(|(_, rest)| rest.split_once('"')).filter(|(_, scope)| scope.starts_with(", Chunk;") || scope.starts_with(", File;")).map(|(name, _)| name).collect();
+    let names: Vec<&str> = source
+        .lines()
+        .filter_map(|l| l.trim().split_once(" = \""))
+        .filter_map(|(_, rest)| rest.split_once('"'))
+        .filter(|(_, scope)| scope.starts_with(", Chunk;") || scope.starts_with(", File;"))
+        .map(|(name, _)| name)
+        .collect();
     assert!(names.len() > 30, "{names:?}");
     let v = repo.query(text, &["-n", &n.to_string(), "--explain"]);
     v["results"]
@@ -965,7 +1003,12 @@ fn stage_features_of(repo: &TestRepo, text: &str, n: usize) -> Vec<(String, BTre
         // Past the stage's pool (40 and the named files), hits are not re-scored.
         .filter(|r| matches!(r["explain"]["ranked_by"].as_str(), Some("stage" | "structure")))
         .map(|r| {
-            let given: BTreeMap<&str, f64> = r["explain"]["contributions"].as_array().expect("contributions").iter().filter_map(|c| Some((c["name"].as_str()?, c["value"].as_f64()?))).collect();
+            let given: BTreeMap<&str, f64> = r["explain"]["contributions"]
+                .as_array()
+                .expect("contributions")
+                .iter()
+                .filter_map(|c| Some((c["name"].as_str()?, c["value"].as_f64()?)))
+                .collect();
             let named = names.iter().map(|n| (n.to_string(), given.get(n).copied().unwrap_or(0.0))).collect();
             (r["path"].as_str().unwrap_or_default().to_string(), named)
         })
@@ -1029,7 +1072,8 @@ fn a_short_topical_question_marks_the_file_about_it_once() {
     }
     repo.commit("c");
     repo.rag_ok(&["index", "--no-semantic"]);
-    let topic = |path: &str, hits: &[(String, BTreeMap<String, f64>)]| -> Vec<f64> { hits.iter().filter(|(p, _)| p == path).map(|(_, f)| f["topic_file"]).collect() };
+    let topic =
+        |path: &str, hits: &[(String, BTreeMap<String, f64>)]| -> Vec<f64> { hits.iter().filter(|(p, _)| p == path).map(|(_, f)| f["topic_file"]).collect() };
     let hits = stage_features(&repo, "zebra quokka feeding schedule");
     let feeding = topic("zoo/feeding.py", &hits);
     assert!(feeding.len() >= 2, "{hits:?}");

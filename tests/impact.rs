@@ -42,7 +42,10 @@ fn python_repo() -> TestRepo {
         "class Base:\n    def run(self, x):\n        return x\n\n\nclass Child(Base):\n    def run(self, x):\n        return x * 2\n\n\n\
          def helper(x):\n    return x + 1\n\n\ndef old_name(y):\n    return y - 1\n",
     );
-    repo.write("pkg/service.py", "from pkg.core import helper, old_name\n\n\ndef serve(v):\n    return helper(v)\n\n\ndef top(v):\n    return serve(v) + old_name(v)\n");
+    repo.write(
+        "pkg/service.py",
+        "from pkg.core import helper, old_name\n\n\ndef serve(v):\n    return helper(v)\n\n\ndef top(v):\n    return serve(v) + old_name(v)\n",
+    );
     repo.write("pkg/gone.py", "def legacy():\n    return 1\n");
     repo.write("pkg/user.py", "from pkg.gone import legacy\n\n\ndef use_legacy():\n    return legacy()\n");
     repo.write("tests/test_core.py", "from pkg.core import helper\n\n\ndef test_helper():\n    assert helper(1) == 2\n");

@@ -31,7 +31,12 @@ fn own(name: &str) -> &str {
 }
 
 fn impacted(v: &Value) -> Vec<(String, String, u64)> {
-    v["impacted"].as_array().unwrap().iter().map(|i| (own(i["symbol"].as_str().unwrap_or("-")).to_string(), i["relation"].as_str().unwrap_or("-").to_string(), i["depth"].as_u64().unwrap_or(0))).collect()
+    v["impacted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (own(i["symbol"].as_str().unwrap_or("-")).to_string(), i["relation"].as_str().unwrap_or("-").to_string(), i["depth"].as_u64().unwrap_or(0)))
+        .collect()
 }
 
 fn edit(repo: &TestRepo, (path, from, to): (&str, &str, &str), case: &str) {
@@ -73,7 +78,10 @@ fn check(case: &Case) {
     let renamed = v["changed"].as_array().unwrap().iter().find(|c| c["change"] == "renamed");
     let pair = renamed.map(|c| (own(c["symbol"].as_str().unwrap_or("")), own(c["previous"].as_str().unwrap_or(""))));
     assert_eq!(pair, Some(case.renamed), "{name}: the rename\n{v}");
-    assert!(v["changed"].as_array().unwrap().iter().any(|c| c["path"] == case.deleted && c["symbol"].is_null() && c["change"] == "deleted"), "{name}: the deleted file\n{v}");
+    assert!(
+        v["changed"].as_array().unwrap().iter().any(|c| c["path"] == case.deleted && c["symbol"].is_null() && c["change"] == "deleted"),
+        "{name}: the deleted file\n{v}"
+    );
     assert!(impacted(&v).contains(&(case.caller.into(), "calls".into(), 1)), "{name}: the renamed helper's caller\n{v}");
     repo.commit("rename and delete");
     assert_eq!(repo.impact(&["HEAD~1..HEAD"]), v, "{name}: the range equals the work-tree form");
@@ -204,7 +212,10 @@ const JAVA: Case = Case {
 const RUBY: Case = Case {
     name: "ruby",
     files: &[
-        ("lib/shapes.rb", "class Shape\n  def area\n    0\n  end\nend\n\nclass SquareShape < Shape\n  def area\n    4\n  end\nend\n\ndef scale_value(x)\n  x * 2\nend\n"),
+        (
+            "lib/shapes.rb",
+            "class Shape\n  def area\n    0\n  end\nend\n\nclass SquareShape < Shape\n  def area\n    4\n  end\nend\n\ndef scale_value(x)\n  x * 2\nend\n",
+        ),
         ("lib/service.rb", "require_relative 'shapes'\n\ndef serve_request(v)\n  scale_value(v)\nend\n\ndef top_level_entry(v)\n  serve_request(v) + 1\nend\n"),
         ("lib/extra.rb", "def unused_extra\n  0\nend\n"),
         ("spec/shapes_spec.rb", "require_relative '../lib/shapes'\n\ndescribe 'scale' do\n  it 'scales' do\n    expect(scale_value(2)).to eq(4)\n  end\nend\n"),
@@ -510,7 +521,10 @@ const ERLANG: Case = Case {
 const JULIA: Case = Case {
     name: "julia",
     files: &[
-        ("src/shapes.jl", "abstract type Shape end\n\nstruct SquareShape <: Shape end\n\narea(s::SquareShape) = 4\n\nfunction scale_value(x)\n    return x * 2\nend\n"),
+        (
+            "src/shapes.jl",
+            "abstract type Shape end\n\nstruct SquareShape <: Shape end\n\narea(s::SquareShape) = 4\n\nfunction scale_value(x)\n    return x * 2\nend\n",
+        ),
         ("src/service.jl", "function serve_request(v)\n    return scale_value(v)\nend\n\nfunction top_level_entry(v)\n    return serve_request(v) + 1\nend\n"),
         ("src/extra.jl", "function unused_extra()\n    return 0\nend\n"),
         ("test/test_shapes.jl", "using Test\n\n@testset \"scale\" begin\n    @test scale_value(2) == 4\nend\n"),

@@ -71,9 +71,8 @@ fn assert_same_as_full(repo_dir: &Path, inc: &Path, rev: &str, scratch: &Path, l
     let patterns = |d: &Path| rag_ok(repo_dir, &["patterns", "--json", "--index-dir", d.to_str().expect("utf-8")]);
     assert_eq!(patterns(inc), patterns(&full), "{label}: the project patterns differ");
     if semantic {
-        let dump = |d: &Path| -> Value {
-            serde_json::from_str(&rag_ok(repo_dir, &["dump-vectors", "--index-dir", d.to_str().expect("utf-8")])).expect("dump json")
-        };
+        let dump =
+            |d: &Path| -> Value { serde_json::from_str(&rag_ok(repo_dir, &["dump-vectors", "--index-dir", d.to_str().expect("utf-8")])).expect("dump json") };
         let (a, b) = (dump(inc), dump(&full));
         for c in ["files", "symbols", "semantic", "patterns"] {
             assert_eq!(a[c], b[c], "{label}: vector collection {c} differs");

@@ -103,7 +103,11 @@ fn c_functions_typedefs_and_the_preprocessor() {
 #[test]
 fn cpp_templates_classes_and_out_of_class_members() {
     let fc = assert_defines("cpp/sample3-inl.hpp", Language::Cpp, &[("QueueNode", "class"), ("Queue", "class")]);
-    assert!(fc.symbols.iter().any(|s| s.qualified_name.starts_with("Queue::") && s.kind.as_str() == "method"), "{:?}", fc.symbols.iter().map(|s| &s.qualified_name).collect::<Vec<_>>());
+    assert!(
+        fc.symbols.iter().any(|s| s.qualified_name.starts_with("Queue::") && s.kind.as_str() == "method"),
+        "{:?}",
+        fc.symbols.iter().map(|s| &s.qualified_name).collect::<Vec<_>>()
+    );
     assert_defines("cpp/prime_tables.hpp", Language::Cpp, &[]);
     let fc = assert_defines("cpp/gtest-test-part.cc", Language::Cpp, &[]);
     assert!(fc.symbols.iter().any(|s| s.kind.as_str() == "module"), "a namespace");
@@ -161,7 +165,11 @@ fn ruby_modules_classes_and_singleton_methods() {
 
 #[test]
 fn lua_module_functions_and_locals() {
-    let fc = assert_defines("lua/template.lua", Language::Lua, &[("parseDollarParen", "function"), ("parseHashLines", "function"), ("template.substitute", "function")]);
+    let fc = assert_defines(
+        "lua/template.lua",
+        Language::Lua,
+        &[("parseDollarParen", "function"), ("parseHashLines", "function"), ("template.substitute", "function")],
+    );
     assert!(fc.imports.iter().any(|i| i.module.starts_with("pl.")), "{:?}", fc.imports);
     assert_defines("lua/stringio.lua", Language::Lua, &[]);
 }
@@ -212,7 +220,13 @@ fn kotlin_companions_extensions_and_properties() {
     let fc = assert_defines(
         "kotlin/CdpNetworkTypes.kt",
         Language::Kotlin,
-        &[("Headers", "type"), ("ResourceType", "enum"), ("ResourceType.fromMimeType", "method"), ("JsonSerializable", "interface"), ("ConnectTiming", "class")],
+        &[
+            ("Headers", "type"),
+            ("ResourceType", "enum"),
+            ("ResourceType.fromMimeType", "method"),
+            ("JsonSerializable", "interface"),
+            ("ConnectTiming", "class"),
+        ],
     );
     assert_calls(&fc, "ResourceType.fromMimeType", "mimeType.startsWith");
     let fc = assert_defines(
@@ -229,7 +243,13 @@ fn scala_objects_traits_cases_and_imports() {
     let fc = assert_defines(
         "scala/CursorOp.scala",
         Language::Scala,
-        &[("CursorOp", "class"), ("CursorOp", "module"), ("CursorOp.requiresObject", "method"), ("CursorOp.DownField", "class"), ("CursorOp.opsToPath", "function")],
+        &[
+            ("CursorOp", "class"),
+            ("CursorOp", "module"),
+            ("CursorOp.requiresObject", "method"),
+            ("CursorOp.DownField", "class"),
+            ("CursorOp.opsToPath", "function"),
+        ],
     );
     assert_calls(&fc, "CursorOp.opsToPath", "history.foldRight");
     assert_doc(&fc, "CursorOp.requiresObject", "Does this operation require the current focus");
@@ -260,7 +280,14 @@ fn zig_containers_type_functions_and_tests() {
     let fc = assert_defines(
         "zig/epoch.zig",
         Language::Zig,
-        &[("Month", "enum"), ("Month.numeric", "method"), ("EpochSeconds", "class"), ("EpochSeconds.getEpochDay", "method"), ("isLeapYear", "function"), ("epoch decoding", "function")],
+        &[
+            ("Month", "enum"),
+            ("Month.numeric", "method"),
+            ("EpochSeconds", "class"),
+            ("EpochSeconds.getEpochDay", "method"),
+            ("isLeapYear", "function"),
+            ("epoch decoding", "function"),
+        ],
     );
     assert_calls(&fc, "getDaysInYear", "isLeapYear");
     assert_doc(&fc, "EpochSeconds", "seconds since epoch Jan 1, 1970 at 12:00 AM");
@@ -305,13 +332,19 @@ fn elixir_modules_protocols_impls_and_attribute_docs() {
     let fc = assert_defines(
         "elixir/param.ex",
         Language::Elixir,
-        &[("Phoenix.Param", "interface"), ("Phoenix.Param.Atom", "module"), ("Phoenix.Param.Atom.to_param", "function"), ("Phoenix.Param.Any.to_param", "function")],
+        &[
+            ("Phoenix.Param", "interface"),
+            ("Phoenix.Param.Atom", "module"),
+            ("Phoenix.Param.Atom.to_param", "function"),
+            ("Phoenix.Param.Any.to_param", "function"),
+        ],
     );
     assert_calls(&fc, "Phoenix.Param.Atom.to_param", "Atom.to_string");
     assert_doc(&fc, "Phoenix.Param", "A protocol that converts data structures into URL parameters.");
     // A function's clauses share a chunk while they fit the budget.
     let (_, fc) = chunked("elixir/broken.ex");
-    let camelize: Vec<(usize, usize)> = fc.chunks.iter().filter(|c| c.symbol.as_deref() == Some("Phoenix.Naming.camelize")).map(|c| (c.start_line, c.end_line)).collect();
+    let camelize: Vec<(usize, usize)> =
+        fc.chunks.iter().filter(|c| c.symbol.as_deref() == Some("Phoenix.Naming.camelize")).map(|c| (c.start_line, c.end_line)).collect();
     assert!(matches!(camelize.as_slice(), [(start, end)] if *start <= 94 && *end >= 101), "{camelize:?}");
 }
 
@@ -356,14 +389,22 @@ fn protobuf_messages_services_rpcs_and_the_types_they_use() {
     assert_calls(&fc, "UpdateBookRequest", "Book");
     assert_doc(&fc, "Book", "A single book in the library.");
     assert!(fc.imports.iter().any(|i| i.module == "google/api/annotations.proto"), "{:?}", fc.imports);
-    let fc = assert_defines("protobuf/type.proto", Language::Protobuf, &[("Field", "class"), ("Field.Kind", "enum"), ("Field.Kind.TYPE_STRING", "const"), ("Enum", "class")]);
+    let fc = assert_defines(
+        "protobuf/type.proto",
+        Language::Protobuf,
+        &[("Field", "class"), ("Field.Kind", "enum"), ("Field.Kind.TYPE_STRING", "const"), ("Enum", "class")],
+    );
     assert_calls(&fc, "Type", "Field");
 }
 
 #[test]
 fn erlang_clauses_types_records_and_macros() {
     // A module's functions are `module:function`.
-    let fc = assert_defines("erlang/orddict.erl", Language::Erlang, &[("orddict", "module"), ("orddict:fetch", "function"), ("orddict:store", "function"), ("orddict:orddict", "type")]);
+    let fc = assert_defines(
+        "erlang/orddict.erl",
+        Language::Erlang,
+        &[("orddict", "module"), ("orddict:fetch", "function"), ("orddict:store", "function"), ("orddict:orddict", "type")],
+    );
     // The clauses of `fetch` (lines 80-81) are one chunk; the recursion is a call.
     let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("orddict:fetch")).expect("fetch's chunk");
     assert_eq!((chunk.start_line, chunk.end_line), (80, 81), "{chunk:?}");
@@ -388,7 +429,10 @@ fn erlang_clauses_types_records_and_macros() {
     let module = square.symbols.iter().find(|s| s.qualified_name == "square");
     assert_eq!(module.map(|s| s.bases.clone()), Some(vec!["shape".to_string()]), "-behaviour names the module's base: {:?}", square.symbols);
     assert!(fc.imports.iter().any(|i| i.module == "eunit.hrl"), "{:?}", fc.imports);
-    assert!((git_rag::analysis::role::Role::of("test/queue_SUITE.erl") == git_rag::analysis::role::Role::Test) && Language::from_shebang(b"#!/usr/bin/env escript\n") == Some(Language::Erlang));
+    assert!(
+        (git_rag::analysis::role::Role::of("test/queue_SUITE.erl") == git_rag::analysis::role::Role::Test)
+            && Language::from_shebang(b"#!/usr/bin/env escript\n") == Some(Language::Erlang)
+    );
 }
 
 #[test]
@@ -396,7 +440,15 @@ fn ocaml_modules_functions_types_and_interfaces() {
     let fc = assert_defines(
         "ocaml/random.ml",
         Language::OCaml,
-        &[("random_seed", "function"), ("State", "module"), ("State.t", "class"), ("State.bits", "function"), ("State.full_init", "function"), ("default", "const"), ("self_init", "function")],
+        &[
+            ("random_seed", "function"),
+            ("State", "module"),
+            ("State.t", "class"),
+            ("State.bits", "function"),
+            ("State.full_init", "function"),
+            ("default", "const"),
+            ("self_init", "function"),
+        ],
     );
     // The `(* … *)` comment above `bits` is its doc and opens its chunk.
     let chunk = fc.chunks.iter().find(|c| c.symbol.as_deref() == Some("State.bits")).expect("bits' chunk");
@@ -404,7 +456,11 @@ fn ocaml_modules_functions_types_and_interfaces() {
     assert_doc(&fc, "State.bits", "Returns 30 random bits as an integer");
     assert_calls(&fc, "State.make", "full_init");
     assert_calls(&fc, "bits", "State.bits");
-    let fc = assert_defines("ocaml/gc.ml", Language::OCaml, &[("stat", "class"), ("print_stat", "function"), ("Memprof.allocation_source", "enum"), ("Memprof.start", "function")]);
+    let fc = assert_defines(
+        "ocaml/gc.ml",
+        Language::OCaml,
+        &[("stat", "class"), ("print_stat", "function"), ("Memprof.allocation_source", "enum"), ("Memprof.start", "function")],
+    );
     assert_calls(&fc, "print_stat", "fprintf");
     assert!(fc.imports.iter().any(|i| i.module == "Printf"), "{:?}", fc.imports);
     // An interface: `val`s, each documented by the `(** … *)` below it.
@@ -433,11 +489,19 @@ fn objc_classes_categories_methods_and_messages() {
     assert_calls(&fc, "RNCConnectionStateWatcher.setState", "self.updateDelegate");
     assert_calls(&fc, "RNCConnectionStateWatcher.update", "initWithReachabilityFlags");
     assert!(fc.imports.iter().any(|i| i.module == "RNCConnectionStateWatcher.h"), "{:?}", fc.imports);
-    let fc = assert_defines("objc/RNCConnectionState.m", Language::ObjC, &[("RNCConnectionState", "class"), ("RNCConnectionState.init", "method"), ("RNCConnectionState.connected", "method")]);
+    let fc = assert_defines(
+        "objc/RNCConnectionState.m",
+        Language::ObjC,
+        &[("RNCConnectionState", "class"), ("RNCConnectionState.init", "method"), ("RNCConnectionState.connected", "method")],
+    );
     assert_doc(&fc, "RNCConnectionState.isEqualToConnectionState", "Checks if two states are equal");
     assert_calls(&fc, "RNCConnectionState.init", "super.init");
     // A header that reads as Objective-C is parsed as it (`.h` is C otherwise).
-    let fc = assert_defines("objc/RNCConnectionState.h", Language::ObjC, &[("RNCConnectionState", "class"), ("RNCConnectionState.initWithReachabilityFlags", "method")]);
+    let fc = assert_defines(
+        "objc/RNCConnectionState.h",
+        Language::ObjC,
+        &[("RNCConnectionState", "class"), ("RNCConnectionState.initWithReachabilityFlags", "method")],
+    );
     let class = fc.symbols.iter().find(|s| s.qualified_name == "RNCConnectionState").expect("the class");
     assert_eq!(class.bases, ["NSObject"]);
 }
@@ -484,7 +548,10 @@ fn r_functions_roxygen_and_testthat() {
     let fc = assert_defines("r/test-env.R", Language::R, &[("with_envvar sets and unsets variables", "function")]);
     assert_calls(&fc, "with_envvar sets and unsets variables", "with_envvar");
     assert!(fc.patterns.iter().any(|p| p.key == "test:test_that"), "{:?}", fc.patterns.iter().map(|p| &p.key).collect::<Vec<_>>());
-    assert!((git_rag::analysis::role::Role::of("tests/testthat/test-env.R") == git_rag::analysis::role::Role::Test) && Language::from_shebang(b"#!/usr/bin/env Rscript\n") == Some(Language::R));
+    assert!(
+        (git_rag::analysis::role::Role::of("tests/testthat/test-env.R") == git_rag::analysis::role::Role::Test)
+            && Language::from_shebang(b"#!/usr/bin/env Rscript\n") == Some(Language::R)
+    );
 }
 
 #[test]
@@ -624,7 +691,11 @@ fn perl_packages_subs_methods_comments_and_uses() {
     assert!(!calls.iter().any(|c| ["shift", "die", "defined", "map"].contains(&c.as_str())), "builtins are not calls: {calls:?}");
     let imports: Vec<&str> = fc.imports.iter().map(|i| i.module.as_str()).collect();
     assert_eq!(imports, ["URI", "URI::Escape", "Scalar::Util"], "pragmas (strict, warnings) are not imports");
-    let fc = assert_defines("perl/Escape.pm", Language::Perl, &[("URI::Escape", "module"), ("URI::Escape::uri_escape", "function"), ("URI::Escape::uri_unescape", "function")]);
+    let fc = assert_defines(
+        "perl/Escape.pm",
+        Language::Perl,
+        &[("URI::Escape", "module"), ("URI::Escape::uri_escape", "function"), ("URI::Escape::uri_unescape", "function")],
+    );
     assert_calls(&fc, "URI::Escape::uri_escape_utf8", "uri_escape");
     // `use parent` names a base of the package around it; each package owns the subs up to the next.
     let src = "package Shape;\nsub area { die }\n\npackage Square;\nuse parent -norequire, 'Shape';\nuse base qw(Sided);\nsub area { 4 }\n";
@@ -649,7 +720,16 @@ fn yaml_toml_and_json_keys_two_levels_deep() {
     let fc = assert_defines(
         "yaml/ci.yml",
         Language::Yaml,
-        &[("name", "key"), ("on", "key"), ("on.push", "key"), ("concurrency", "key"), ("jobs", "key"), ("jobs.lint", "key"), ("jobs.test", "key"), ("jobs.coverage", "key")],
+        &[
+            ("name", "key"),
+            ("on", "key"),
+            ("on.push", "key"),
+            ("concurrency", "key"),
+            ("jobs", "key"),
+            ("jobs.lint", "key"),
+            ("jobs.test", "key"),
+            ("jobs.coverage", "key"),
+        ],
     );
     let test = fc.symbols.iter().find(|s| s.qualified_name == "jobs.test").expect("jobs.test");
     assert_eq!((test.span.start_line, test.parent.as_deref()), (44, Some("jobs")));
@@ -674,7 +754,14 @@ fn yaml_toml_and_json_keys_two_levels_deep() {
     let fc = assert_defines(
         "toml/serde_Cargo.toml",
         Language::Toml,
-        &[("package", "key"), ("package.version", "key"), ("dependencies", "key"), ("dependencies.serde_core", "key"), ("package.metadata.docs.rs", "key"), ("features.derive", "key")],
+        &[
+            ("package", "key"),
+            ("package.version", "key"),
+            ("dependencies", "key"),
+            ("dependencies.serde_core", "key"),
+            ("package.metadata.docs.rs", "key"),
+            ("features.derive", "key"),
+        ],
     );
     assert_eq!(chunk_lines(&fc, "dependencies"), (17, 19));
     assert_doc(&fc, "features.derive", "Provide derive(Serialize, Deserialize) macros.");
@@ -695,7 +782,8 @@ fn yaml_toml_and_json_keys_two_levels_deep() {
 #[test]
 fn a_data_file_does_not_swamp_the_symbol_table() {
     let object = |n: usize, inner: usize| {
-        let entries: Vec<String> = (0..n).map(|i| format!("  \"k{i}\": {{{}}}", (0..inner).map(|j| format!("\"f{j}\": {j}")).collect::<Vec<_>>().join(", "))).collect();
+        let entries: Vec<String> =
+            (0..n).map(|i| format!("  \"k{i}\": {{{}}}", (0..inner).map(|j| format!("\"f{j}\": {j}")).collect::<Vec<_>>().join(", "))).collect();
         format!("{{\n{}\n}}\n", entries.join(",\n"))
     };
     let opts = ChunkOptions::default();

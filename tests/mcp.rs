@@ -259,7 +259,11 @@ fn the_cli_and_mcp_search_give_the_same_answer() {
     mcp.handshake();
     let cases: [(&str, &[&str], Value); 8] = [
         ("how are sessions persisted?", &[], json!({"query": "how are sessions persisted?"})),
-        ("check the token of a request", &["--exclude", "pkg/auth.py", "--exclude", "web/**"], json!({"query": "check the token of a request", "exclude": ["pkg/auth.py", "web/**"]})),
+        (
+            "check the token of a request",
+            &["--exclude", "pkg/auth.py", "--exclude", "web/**"],
+            json!({"query": "check the token of a request", "exclude": ["pkg/auth.py", "web/**"]}),
+        ),
         ("session cookies", &["--mode", "keyword", "--min-score", "1.5"], json!({"query": "session cookies", "mode": "keyword", "min_score": 1.5})),
         ("list users", &["--lang", "js"], json!({"query": "list users", "language": "js"})),
         ("check_token", &["--mode", "symbol", "-n", "3"], json!({"query": "check_token", "mode": "symbol", "limit": 3})),

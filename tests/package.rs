@@ -74,7 +74,13 @@ fn the_wheel_installs_into_a_fresh_virtualenv_and_answers_without_downloading_th
     let cache = work.path().join("cache");
     let rag = |dir: &Path, args: &[&str]| {
         let mut cmd = Command::new(&git_rag);
-        cmd.args(args).current_dir(dir).env("GIT_RAG_CACHE", &cache).env_remove("GIT_RAG_DIR").env_remove("QDRANT_URL").env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null");
+        cmd.args(args)
+            .current_dir(dir)
+            .env("GIT_RAG_CACHE", &cache)
+            .env_remove("GIT_RAG_DIR")
+            .env_remove("QDRANT_URL")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null");
         cmd
     };
     let started = Instant::now();
@@ -185,7 +191,20 @@ fn npx_runs_the_binary_from_the_packed_npm_tarballs() {
     repo.write("billing/invoice.py", "def total_with_tax(amount, rate):\n    return amount * (1 + rate)\n");
     repo.commit("init");
     let bin = project.path().join("node_modules/.bin/git-rag");
-    run(Command::new(&bin).args(["index", "-q", "--no-semantic"]).current_dir(repo.path()).env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null").env_remove("GIT_RAG_DIR").env_remove("QDRANT_URL"));
-    let answer: serde_json::Value = serde_json::from_str(&run(Command::new(&bin).args(["query", "total_with_tax", "--json"]).current_dir(repo.path()).env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null").env_remove("GIT_RAG_DIR").env_remove("QDRANT_URL"))).unwrap();
+    run(Command::new(&bin)
+        .args(["index", "-q", "--no-semantic"])
+        .current_dir(repo.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_RAG_DIR")
+        .env_remove("QDRANT_URL"));
+    let answer: serde_json::Value = serde_json::from_str(&run(Command::new(&bin)
+        .args(["query", "total_with_tax", "--json"])
+        .current_dir(repo.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_RAG_DIR")
+        .env_remove("QDRANT_URL")))
+    .unwrap();
     assert_eq!(answer["results"][0]["path"], "billing/invoice.py", "{answer}");
 }

@@ -18,7 +18,10 @@ fn repo() -> TestRepo {
     repo.write("app/config.py", "def load_config(path):\n    \"\"\"Read the config file.\"\"\"\n    with open(path) as f:\n        return parse(f.read())\n\n\ndef parse(text):\n    return dict(line.split('=') for line in text.splitlines())\n");
     repo.write("app/net.py", "def parse_port(value):\n    \"\"\"The port number from a config value.\"\"\"\n    port = int(value)\n    if not 0 < port < 65536:\n        raise ValueError(f'bad port {port}')\n    return port\n");
     repo.write("app/server.py", "from app.config import load_config\nfrom app.net import parse_port\n\n\ndef start(path):\n    config = load_config(path)\n    return serve(parse_port(config['port']))\n\n\ndef serve(port):\n    print('listening on', port)\n");
-    repo.write("app/numbers.py", "def parse_number(text):\n    \"\"\"A number from text.\"\"\"\n    return float(text)\n\n\ndef format_number(n):\n    return f'{n:.2f}'\n");
+    repo.write(
+        "app/numbers.py",
+        "def parse_number(text):\n    \"\"\"A number from text.\"\"\"\n    return float(text)\n\n\ndef format_number(n):\n    return f'{n:.2f}'\n",
+    );
     repo.write("docs/config.md", "# Config\n\nThe config file holds `port = 8080` and the data path.\n\n## Port\n\nThe port number must be below 65536.\n");
     repo.commit("app");
     repo.rag_ok(&["index", "-q", "--no-semantic"]);
@@ -77,7 +80,10 @@ fn results(v: &Value) -> Vec<Value> {
 
 /// (path, start, end) of each result: the order a test compares.
 fn places(v: &Value) -> Vec<(String, u64, u64)> {
-    results(v).iter().map(|r| (r["path"].as_str().unwrap_or_default().into(), r["start_line"].as_u64().unwrap_or(0), r["end_line"].as_u64().unwrap_or(0))).collect()
+    results(v)
+        .iter()
+        .map(|r| (r["path"].as_str().unwrap_or_default().into(), r["start_line"].as_u64().unwrap_or(0), r["end_line"].as_u64().unwrap_or(0)))
+        .collect()
 }
 
 #[test]
@@ -155,7 +161,12 @@ fn a_slow_broken_or_refusing_endpoint_leaves_the_fused_order_and_says_why() {
         ("out of range", Server::start(|_, _| Reply::json(200, &json!({"results": [{"index": 99, "relevance_score": 1.0}]}))), "scored document 99", 1),
         // A dying server is asked again (retries = 1 here), then given up on.
         ("hanging up", Server::start(|_, _| Reply::Hangup), "gave up after 2 attempts", 2),
-        ("always busy", Server::start(|_, _| Reply::text(503, "overloaded").with_header("Retry-After", "0")), "HTTP 503: overloaded (gave up after 2 attempts)", 2),
+        (
+            "always busy",
+            Server::start(|_, _| Reply::text(503, "overloaded").with_header("Retry-After", "0")),
+            "HTTP 503: overloaded (gave up after 2 attempts)",
+            2,
+        ),
     ];
     repo.git(&["config", "rag.rerank.timeoutSecs", "1"]);
     repo.git(&["config", "rag.rerank.retries", "1"]);

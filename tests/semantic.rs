@@ -6,7 +6,6 @@
 use crate::common::{require_model, stderr, stdout, TestRepo};
 use serde_json::Value;
 
-
 const SESSIONS: &str = r#"import json
 
 
@@ -77,8 +76,7 @@ fn dump(repo: &TestRepo) -> Value {
 }
 
 fn paths_in(dump: &Value, collection: &str) -> Vec<String> {
-    let mut p: Vec<String> =
-        dump[collection].as_array().expect("points").iter().filter_map(|p| p["payload"]["path"].as_str().map(str::to_string)).collect();
+    let mut p: Vec<String> = dump[collection].as_array().expect("points").iter().filter_map(|p| p["payload"]["path"].as_str().map(str::to_string)).collect();
     p.sort();
     p.dedup();
     p
@@ -290,7 +288,11 @@ fn a_failed_vector_commit_holds_back_only_the_vectors_and_the_next_run_catches_u
     repo.commit("first change");
     let out = crate::common::rag_env(repo.path(), &["index", "--quiet"], &fault);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("the vector store could not be written") && stderr(&out).contains("injected fault"), "said even with --quiet: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the vector store could not be written") && stderr(&out).contains("injected fault"),
+        "said even with --quiet: {}",
+        stderr(&out)
+    );
     repo.remove("web/dates.ts");
     let head = repo.commit("second change");
     let out = crate::common::rag_env(repo.path(), &["index"], &fault);
@@ -427,7 +429,8 @@ fn the_index_summary_accounts_for_what_was_embedded() {
     assert_eq!(texts, semantic["embedded"].as_u64().expect("embedded"), "every embedded text is counted under one kind: {work}");
     assert!(kinds.values().all(|k| k["chars"].as_u64().unwrap_or(0) >= k["texts"].as_u64().unwrap_or(0)), "{work}");
     let tokens = &work["tokens"];
-    let (real, padded, batches) = (tokens["tokens"].as_u64().unwrap_or(0), tokens["padded_tokens"].as_u64().unwrap_or(0), tokens["batches"].as_u64().unwrap_or(0));
+    let (real, padded, batches) =
+        (tokens["tokens"].as_u64().unwrap_or(0), tokens["padded_tokens"].as_u64().unwrap_or(0), tokens["batches"].as_u64().unwrap_or(0));
     // At least one token per text ([CLS] and [SEP] alone are two), never more than the padded cells.
     assert!(real >= 2 * texts && padded >= real && batches >= 1, "{work}");
 
@@ -459,7 +462,11 @@ fn an_index_of_another_recipe_is_re_embedded_once_and_keeps_its_other_layers() {
 
     let out = repo.rag(&["index", "--json", "--index-dir", old]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("recipe 0") && stderr(&out).contains("re-embedding every file; keyword, symbol and graph layers are kept"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("recipe 0") && stderr(&out).contains("re-embedding every file; keyword, symbol and graph layers are kept"),
+        "{}",
+        stderr(&out)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!((report["full"].as_bool(), report["files_indexed"].as_u64()), (Some(false), Some(0)), "{report}");
     // Texts the cache holds are not embedded again.

@@ -22,7 +22,11 @@ fn index_query_rename_delete_and_incremental_equals_full_on_a_server() {
     let (url, _server) = crate::common::require_server();
     let repo = TestRepo::new();
     // A prefix of its own, so that runs never see each other's collections.
-    let prefix = format!("git_rag_it_{}_{}", std::process::id(), std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() % 1_000_000));
+    let prefix = format!(
+        "git_rag_it_{}_{}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() % 1_000_000)
+    );
     repo.git(&["config", "rag.qdrantPrefix", &prefix]);
     repo.write("app/retry.py", "import time\n\n\ndef call_with_backoff(fn, attempts=5):\n    \"\"\"Call fn again after a failure, waiting twice as long each time.\"\"\"\n    for i in range(attempts):\n        try:\n            return fn()\n        except IOError:\n            time.sleep(2 ** i)\n");
     repo.write("web/escape.js", "/** Replace the characters that have a meaning in HTML. */\nfunction escapeHtml(text) {\n  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;');\n}\nmodule.exports = { escapeHtml };\n");
@@ -32,7 +36,8 @@ fn index_query_rename_delete_and_incremental_equals_full_on_a_server() {
     assert!(st["semantic"]["store"].as_str().unwrap_or("").starts_with("server "), "{st}");
     assert!(st["semantic"]["counts"]["semantic"].as_u64().unwrap_or(0) > 0, "{st}");
 
-    let v: Value = serde_json::from_str(&run(&repo, &url, &["query", "make text safe for a web page", "--mode", "semantic", "--json", "-n", "3"])).expect("json");
+    let v: Value =
+        serde_json::from_str(&run(&repo, &url, &["query", "make text safe for a web page", "--mode", "semantic", "--json", "-n", "3"])).expect("json");
     assert_eq!(v["results"][0]["path"], "web/escape.js", "{v}");
 
     // A rename embeds nothing; a delete leaves no points.

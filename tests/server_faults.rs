@@ -97,7 +97,15 @@ fn a_server_killed_mid_run_leaves_a_degraded_index_the_next_run_completes() {
     json_ok(repo.path(), &["index", "--json", "-q"], &env);
 
     // Enough new text that the run is still embedding when the server dies.
-    for f in ["src/semantic/api.rs", "src/index/paths.rs", "src/query/question/intent.rs", "src/query/question/about.rs", "src/query/rank/priors.rs", "src/settings.rs", "scripts/embed-server.py"] {
+    for f in [
+        "src/semantic/api.rs",
+        "src/index/paths.rs",
+        "src/query/question/intent.rs",
+        "src/query/question/about.rs",
+        "src/query/rank/priors.rs",
+        "src/settings.rs",
+        "scripts/embed-server.py",
+    ] {
         repo.write(f, std::fs::read(root.join(f)).expect("source"));
     }
     repo.commit("two");

@@ -25,7 +25,10 @@ fn gc_prunes_gone_branches_and_unreferenced_cached_vectors() {
     // gc reads the whole server: no other test writes to it meanwhile.
     let (url, _alone) = crate::common::require_server_alone();
     let origin = TestRepo::new();
-    origin.write("ledger.py", "def post_entry(book, amount):\n    \"\"\"Add a double-entry posting to the ledger book.\"\"\"\n    book.append((amount, -amount))\n");
+    origin.write(
+        "ledger.py",
+        "def post_entry(book, amount):\n    \"\"\"Add a double-entry posting to the ledger book.\"\"\"\n    book.append((amount, -amount))\n",
+    );
     origin.commit("main");
     origin.git(&["checkout", "-q", "-b", "feature/tax"]);
     // Text no other index on the server holds: its vectors go with the branch.

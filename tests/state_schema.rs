@@ -14,7 +14,13 @@ fn check_object(value: &Value, schema: &Value, what: &str) {
         let prop = props.get(key).unwrap_or_else(|| panic!("{what}: key {key} is not in the schema"));
         if let Some(pattern) = prop["pattern"].as_str() {
             if let Some(s) = v.as_str() {
-                let hex_len: Vec<usize> = if pattern.contains("{40}") { vec![40, 64] } else if pattern.contains("{32}") { vec![32] } else { vec![16] };
+                let hex_len: Vec<usize> = if pattern.contains("{40}") {
+                    vec![40, 64]
+                } else if pattern.contains("{32}") {
+                    vec![32]
+                } else {
+                    vec![16]
+                };
                 assert!(hex_len.contains(&s.len()) && s.chars().all(|c| c.is_ascii_hexdigit()), "{what}.{key} = {s} does not match {pattern}");
             }
         }

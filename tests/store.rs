@@ -118,12 +118,7 @@ fn embedded_store_meets_the_contract_and_survives_a_reopen() {
 }
 
 fn server_opts(url: &str, prefix: &str) -> ServerOptions {
-    ServerOptions {
-        url: url.to_string(),
-        api_key: std::env::var("QDRANT_API_KEY").ok(),
-        prefix: prefix.to_string(),
-        timeout: Duration::from_secs(30),
-    }
+    ServerOptions { url: url.to_string(), api_key: std::env::var("QDRANT_API_KEY").ok(), prefix: prefix.to_string(), timeout: Duration::from_secs(30) }
 }
 
 #[test]

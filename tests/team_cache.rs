@@ -15,7 +15,12 @@ fn origin() -> TestRepo {
     let repo = TestRepo::new();
     let root = crate::common::root();
     // (where the test repository has it, where this project keeps it)
-    for (f, from) in [("src/semantic/api.rs", "src/semantic/api.rs"), ("src/index/paths.rs", "src/index/paths.rs"), ("scripts/embed-server.py", "scripts/embed-server.py"), ("src/query/fusion.rs", "src/query/rank/fusion.rs")] {
+    for (f, from) in [
+        ("src/semantic/api.rs", "src/semantic/api.rs"),
+        ("src/index/paths.rs", "src/index/paths.rs"),
+        ("scripts/embed-server.py", "scripts/embed-server.py"),
+        ("src/query/fusion.rs", "src/query/rank/fusion.rs"),
+    ] {
         repo.write(f, std::fs::read(root.join(from)).expect("source file"));
     }
     repo.commit("code");
@@ -41,7 +46,12 @@ fn answers(dir: &Path) -> Vec<Vec<(String, u64)>> {
         .iter()
         .map(|q| {
             let v = json_ok(dir, &["query", q, "--json", "-n", "5"], &[]);
-            v["results"].as_array().expect("results").iter().map(|h| (h["path"].as_str().unwrap_or("").to_string(), h["start_line"].as_u64().unwrap_or(0))).collect()
+            v["results"]
+                .as_array()
+                .expect("results")
+                .iter()
+                .map(|h| (h["path"].as_str().unwrap_or("").to_string(), h["start_line"].as_u64().unwrap_or(0)))
+                .collect()
         })
         .collect()
 }
@@ -79,7 +89,8 @@ fn a_local_index_borrows_what_ci_embedded() {
     ci_index(&clone(origin.path(), &scratch.path().join("ci2"), &["--depth", "1"]), &url, &unique("team_borrow2"));
     for dir in [&dev, &own] {
         git_in(dir, &["pull", "-q", "--ff-only"]);
-        std::fs::write(dir.join("local.py"), "def only_here():\n    \"\"\"A function the team has never seen, about tide tables.\"\"\"\n    return 'tide'\n").expect("write");
+        std::fs::write(dir.join("local.py"), "def only_here():\n    \"\"\"A function the team has never seen, about tide tables.\"\"\"\n    return 'tide'\n")
+            .expect("write");
         git_in(dir, &["add", "local.py"]);
         git_in(dir, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "local"]);
     }
@@ -102,7 +113,11 @@ fn a_local_index_borrows_what_ci_embedded() {
     assert!(before["embedded"].as_u64().unwrap_or(0) > 0, "local.py was not shared: {before}");
     // Text of its own (the server outlives test runs, and keeps what was shared).
     let run = unique("team_tides");
-    std::fs::write(dev.join("tides.py"), format!("def high_water(day):\n    \"\"\"The hour of high water at the harbour on a given day ({run}).\"\"\"\n    return (day * 50) % 1440\n")).expect("write");
+    std::fs::write(
+        dev.join("tides.py"),
+        format!("def high_water(day):\n    \"\"\"The hour of high water at the harbour on a given day ({run}).\"\"\"\n    return (day * 50) % 1440\n"),
+    )
+    .expect("write");
     git_in(&dev, &["add", "tides.py"]);
     git_in(&dev, &["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "tides"]);
     let shared = json_ok(&dev, &["index", "--share-vectors", "--json", "-q"], &[("QDRANT_URL", &url)]);
@@ -192,7 +207,11 @@ fn server_only_queries_are_hybrid() {
         ("Retry-After", &["--mode", "keyword"], json!({"query": "Retry-After", "mode": "keyword"})),
         ("dedup_overlaps", &["--mode", "symbol", "-n", "3"], json!({"query": "dedup_overlaps", "mode": "symbol", "limit": 3})),
         ("weighted reciprocal rank fusion", &["--mode", "semantic"], json!({"query": "weighted reciprocal rank fusion", "mode": "semantic"})),
-        ("include exclude globs gitattributes", &["--files", "--lang", "rust"], json!({"query": "include exclude globs gitattributes", "files": true, "language": "rust"})),
+        (
+            "include exclude globs gitattributes",
+            &["--files", "--lang", "rust"],
+            json!({"query": "include exclude globs gitattributes", "files": true, "language": "rust"}),
+        ),
     ];
     for (text, flags, args) in cases {
         let mut cli_args = vec!["query", text, "--json", "--branch", "main"];

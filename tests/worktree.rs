@@ -103,7 +103,12 @@ fn the_analysed_layer_is_kept_for_the_next_query_and_rebuilt_when_damaged() {
     let key = std::fs::read_to_string(kept.join("key")).expect("the layer is kept");
     // The layer's graph is kept with it.
     let graph_files = |kept: &std::path::Path| -> Vec<std::path::PathBuf> {
-        std::fs::read_dir(kept).expect("kept").flatten().map(|e| e.path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("graph-"))).collect()
+        std::fs::read_dir(kept)
+            .expect("kept")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("graph-")))
+            .collect()
     };
     assert_eq!(graph_files(&kept).len(), 1);
     assert_eq!(answers(&repo), first, "the kept layer answers as the one built");
@@ -134,7 +139,10 @@ fn the_analysed_layer_is_kept_for_the_next_query_and_rebuilt_when_damaged() {
         std::fs::write(entry.path(), bytes).expect("damage");
     }
     assert_eq!(answers(&repo), edited);
-    assert!(std::fs::read_dir(repo.default_index_dir()).expect("index").flatten().all(|e| !e.file_name().to_string_lossy().ends_with(".new")), "no half-written layer is left");
+    assert!(
+        std::fs::read_dir(repo.default_index_dir()).expect("index").flatten().all(|e| !e.file_name().to_string_lossy().ends_with(".new")),
+        "no half-written layer is left"
+    );
 }
 
 /// Graph questions over the layer: a caller written in the work tree is a
@@ -151,10 +159,14 @@ fn graph_questions_follow_the_work_tree() {
     let graph = |text: &str, extra: &[&str]| -> Vec<(String, String, String)> {
         results(&repo.query(text, &[&["--mode", "graph"][..], extra].concat()))
             .iter()
-            .map(|r| (r["path"].as_str().unwrap_or("").to_string(), r["symbol"].as_str().unwrap_or("").to_string(), r["source"].as_str().unwrap_or("").to_string()))
+            .map(|r| {
+                (r["path"].as_str().unwrap_or("").to_string(), r["symbol"].as_str().unwrap_or("").to_string(), r["source"].as_str().unwrap_or("").to_string())
+            })
             .collect()
     };
-    let callers = |extra: &[&str]| -> Vec<String> { graph("who calls target_fn", &[&["--relation", "callers"][..], extra].concat()).into_iter().map(|h| h.1).filter(|s| s != "target_fn").collect() };
+    let callers = |extra: &[&str]| -> Vec<String> {
+        graph("who calls target_fn", &[&["--relation", "callers"][..], extra].concat()).into_iter().map(|h| h.1).filter(|s| s != "target_fn").collect()
+    };
     assert_eq!(callers(&[]), ["old_caller", "b_user"]);
 
     // A new file calls it; the old user no longer does; a new helper in the edited file.
@@ -198,7 +210,17 @@ fn the_layer_is_searched_by_meaning_and_its_vectors_are_kept_for_the_commit() {
             .iter()
             .map(|q| {
                 let rs = results(&repo.query(q, &["--mode", mode, "-n", "5"]));
-                let hits = rs.iter().map(|r| (r["path"].as_str().unwrap_or("").to_string(), r["start_line"].as_u64().unwrap_or(0), r["end_line"].as_u64().unwrap_or(0), format!("{:.4}", r["score"].as_f64().unwrap_or(0.0)))).collect();
+                let hits = rs
+                    .iter()
+                    .map(|r| {
+                        (
+                            r["path"].as_str().unwrap_or("").to_string(),
+                            r["start_line"].as_u64().unwrap_or(0),
+                            r["end_line"].as_u64().unwrap_or(0),
+                            format!("{:.4}", r["score"].as_f64().unwrap_or(0.0)),
+                        )
+                    })
+                    .collect();
                 (hits, rs.iter().map(|r| r["source"].as_str().unwrap_or("").to_string()).collect())
             })
             .collect()
@@ -315,7 +337,11 @@ fn a_served_layer_follows_saves_deletions_and_reverts() {
     assert_eq!(first(&mut mcp, "gamma_tokenizer").first(), Some(&("src/alpha.py".to_string(), "worktree".to_string())));
     // The symbols tool reads the same layer.
     let defs = mcp.tool("symbols", serde_json::json!({"name": "gamma_tokenizer"}));
-    assert_eq!((&defs["definitions"][0]["path"], &defs["definitions"][0]["source"]), (&serde_json::json!("src/alpha.py"), &serde_json::json!("worktree")), "{defs}");
+    assert_eq!(
+        (&defs["definitions"][0]["path"], &defs["definitions"][0]["source"]),
+        (&serde_json::json!("src/alpha.py"), &serde_json::json!("worktree")),
+        "{defs}"
+    );
     // Nothing moved: the same answer.
     assert_eq!(first(&mut mcp, "gamma_tokenizer").first(), Some(&("src/alpha.py".to_string(), "worktree".to_string())));
     // Put back as indexed: the index answers again.
@@ -390,15 +416,37 @@ fn random_change(rng: &mut Lcg, work: &std::path::Path, files: &mut Vec<String>,
 
 /// What a query answers, without where each result came from or timings.
 fn comparable_answers(dir: &std::path::Path, index: &std::path::Path, extra: &[&str]) -> Vec<Vec<(String, u64, u64, String, String)>> {
-    const QUERIES: &[&str] = &["validator", "BaseModel", "parse_obj", "json schema of a model", "field alias", "error wrappers", "extra fields forbidden", "custom root type", "dataclass", "validate_email"];
+    const QUERIES: &[&str] = &[
+        "validator",
+        "BaseModel",
+        "parse_obj",
+        "json schema of a model",
+        "field alias",
+        "error wrappers",
+        "extra fields forbidden",
+        "custom root type",
+        "dataclass",
+        "validate_email",
+    ];
     // Graph questions: callers, callees and importers through the files the changes touch.
-    const GRAPH: &[&str] = &["who calls validate_model", "what does validate_model call", "who calls smart_deepcopy", "what does parse_obj call", "who imports fields.py", "who calls lenient_issubclass", "what calls create_model"];
+    const GRAPH: &[&str] = &[
+        "who calls validate_model",
+        "what does validate_model call",
+        "who calls smart_deepcopy",
+        "what does parse_obj call",
+        "who imports fields.py",
+        "who calls lenient_issubclass",
+        "what calls create_model",
+    ];
     let idx = index.to_str().expect("utf-8");
     let mut out = Vec::new();
     let asked = QUERIES.iter().flat_map(|q| ["keyword", "symbol", "hybrid"].map(|m| (*q, m))).chain(GRAPH.iter().map(|q| (*q, "graph")));
     for (q, mode) in asked {
         {
-            let text = String::from_utf8_lossy(&rag_in(dir, &[&["query", q, "--json", "--limit", "10", "--mode", mode, "--index-dir", idx][..], extra].concat()).stdout).into_owned();
+            let text = String::from_utf8_lossy(
+                &rag_in(dir, &[&["query", q, "--json", "--limit", "10", "--mode", mode, "--index-dir", idx][..], extra].concat()).stdout,
+            )
+            .into_owned();
             let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{q} {mode}: {e}: {text}"));
             out.push(
                 results(&v)
@@ -406,7 +454,13 @@ fn comparable_answers(dir: &std::path::Path, index: &std::path::Path, extra: &[&
                     .map(|r| {
                         let s = r["path"].as_str().unwrap_or("").to_string();
                         // Scores to 5 significant digits: the sums run in another order.
-                        (s, r["start_line"].as_u64().unwrap_or(0), r["end_line"].as_u64().unwrap_or(0), r["symbol"].to_string(), format!("{:.5e}", r["score"].as_f64().unwrap_or(0.0)))
+                        (
+                            s,
+                            r["start_line"].as_u64().unwrap_or(0),
+                            r["end_line"].as_u64().unwrap_or(0),
+                            r["symbol"].to_string(),
+                            format!("{:.5e}", r["score"].as_f64().unwrap_or(0.0)),
+                        )
                     })
                     .collect(),
             );

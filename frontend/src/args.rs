@@ -399,7 +399,6 @@ pub enum Expand {
     Parent,
 }
 
-
 /// How to search: the CLI's `--mode` and the MCP `search` tool's `mode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

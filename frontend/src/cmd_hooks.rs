@@ -10,8 +10,8 @@ use git_rag::hooks::{self, HookRun, HookState};
 use git_rag::{short, IndexOutcome, Workspace};
 
 use crate::args::HooksAction;
-use crate::progress::HookLog;
 use crate::output::outln;
+use crate::progress::HookLog;
 
 pub fn run(ws: &Workspace, action: HooksAction) -> Result<ExitCode> {
     let (change, json) = match action {

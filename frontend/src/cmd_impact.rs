@@ -43,7 +43,17 @@ fn render(impact: &Impact) -> Result<()> {
     outln!("impacted ({}):", impact.impacted.len());
     for i in &impact.impacted {
         let relation = serde_json::to_value(i.relation)?;
-        outln!("  {}:{}-{}  {}  [{} {}, depth {}, {:.2}]", i.path, i.start_line, i.end_line, i.symbol.as_deref().unwrap_or("-"), relation.as_str().unwrap_or(""), i.reaches, i.depth, i.score);
+        outln!(
+            "  {}:{}-{}  {}  [{} {}, depth {}, {:.2}]",
+            i.path,
+            i.start_line,
+            i.end_line,
+            i.symbol.as_deref().unwrap_or("-"),
+            relation.as_str().unwrap_or(""),
+            i.reaches,
+            i.depth,
+            i.score
+        );
         if let Some(e) = &i.evidence {
             outln!("      {}: {}", e.line, e.text);
         }

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use git_rag::{short, Backend, CiOptions, IndexOptions, IndexOutcome, Workspace};
 
-use crate::progress::Terminal;
 use crate::output::outln;
+use crate::progress::Terminal;
 
 pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Result<ExitCode> {
     let outcome = git_rag::index(&ws.repo, &ws.index_dir, opts, &Terminal::new(quiet))?;
@@ -66,8 +66,15 @@ pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Resu
                 r.symbols_total,
                 r.took_ms,
                 match &r.semantic {
-                    Some(s) if ws.shared_cache.is_some() => format!("embedded {}, reused {}, borrowed {} from the team's cache{}", r.embedded, r.reused, r.borrowed, if s.shared > 0 { format!(", shared {}", s.shared) } else { String::new() }),
-                    Some(s) if s.from_worktree > 0 => format!("embedded {}, reused {}, {} embedded earlier by queries of the work tree", r.embedded, r.reused, s.from_worktree),
+                    Some(s) if ws.shared_cache.is_some() => format!(
+                        "embedded {}, reused {}, borrowed {} from the team's cache{}",
+                        r.embedded,
+                        r.reused,
+                        r.borrowed,
+                        if s.shared > 0 { format!(", shared {}", s.shared) } else { String::new() }
+                    ),
+                    Some(s) if s.from_worktree > 0 =>
+                        format!("embedded {}, reused {}, {} embedded earlier by queries of the work tree", r.embedded, r.reused, s.from_worktree),
                     Some(_) => format!("embedded {}, reused {}", r.embedded, r.reused),
                     None => "embedded 0, reused 0 (semantic layer off)".to_string(),
                 }

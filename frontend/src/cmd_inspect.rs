@@ -2,9 +2,9 @@
 
 use std::process::ExitCode;
 
+use crate::output::outln;
 use anyhow::Result;
 use git_rag::{short, Workspace};
-use crate::output::outln;
 
 pub fn status(ws: &Workspace, json: bool, verify: bool) -> Result<ExitCode> {
     let status = git_rag::collect_status(&ws.repo, &ws.index_dir, &ws.backend, true, Some(&ws.layer_options()), verify)?;
@@ -152,7 +152,9 @@ fn gc_server(ws: &Workspace, server: &git_rag::ServerOptions, yes: bool, json: b
     }
     match &report.cache_kept {
         Some(reason) => outln!("vector cache {}: {} vectors, kept: {reason}", report.cache, report.cached),
-        None => outln!("vector cache {}: {} vectors, {} referenced on the server; {verb} {}", report.cache, report.cached, report.referenced, report.unreferenced),
+        None => {
+            outln!("vector cache {}: {} vectors, {} referenced on the server; {verb} {}", report.cache, report.cached, report.referenced, report.unreferenced)
+        }
     }
     if !report.applied && (report.unreferenced > 0 || !report.collections.is_empty()) {
         outln!("run `git rag gc --yes` to delete them");

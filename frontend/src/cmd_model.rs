@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::args::ModelAction;
+use crate::output::outln;
 use crate::progress::Terminal;
 use git_rag::{Overrides, Workspace};
-use crate::output::outln;
 
 pub fn run(action: &ModelAction, overrides: &Overrides) -> Result<ExitCode> {
     match action {
@@ -16,12 +16,7 @@ pub fn run(action: &ModelAction, overrides: &Overrides) -> Result<ExitCode> {
             if *json {
                 outln!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                outln!(
-                    "model ready: {} ({} dims) with ONNX Runtime {}",
-                    report.model_dir.display(),
-                    report.dims,
-                    report.runtime.display()
-                );
+                outln!("model ready: {} ({} dims) with ONNX Runtime {}", report.model_dir.display(), report.dims, report.runtime.display());
             }
         }
         ModelAction::Status { json } => {

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::output::{out, outln};
 use anyhow::Result;
 use git_rag::{short, Backend, Explanation, FileHit, Hit, QueryOutput, QueryRequest, QueryServer, QueryTarget, Workspace};
-use crate::output::{out, outln};
 
 pub fn run(ws: &Workspace, request: &QueryRequest, json: bool, wait: Duration) -> Result<ExitCode> {
     let opening = Instant::now();
@@ -147,7 +147,11 @@ fn print_explanation(e: &Explanation, indent: &str) -> Result<()> {
         git_rag::RankedBy::Stage => "the ranking stage",
         git_rag::RankedBy::Structure => "the question's structure (kept where fusion put it)",
     };
-    outln!("{indent}= {:.4}, ranked by {by}{}", e.score, if e.moved.is_empty() { String::new() } else { format!("; moved by {}", e.moved.iter().map(|m| format!("{m:?}")).collect::<Vec<_>>().join(", ")) });
+    outln!(
+        "{indent}= {:.4}, ranked by {by}{}",
+        e.score,
+        if e.moved.is_empty() { String::new() } else { format!("; moved by {}", e.moved.iter().map(|m| format!("{m:?}")).collect::<Vec<_>>().join(", ")) }
+    );
     let mut terms: Vec<&git_rag::Contribution> = e.contributions.iter().collect();
     terms.sort_by(|a, b| b.contribution.abs().total_cmp(&a.contribution.abs()));
     for c in terms {

@@ -29,7 +29,9 @@ pub fn json(error: &anyhow::Error) -> serde_json::Value {
     match damaged {
         Some(d) => json!({"error": {"kind": "store_damaged", "store": d.store, "path": d.path, "cause": d.cause, "message": message}}),
         None => {
-            let kind = if error.chain().any(|c| c.downcast_ref::<git_rag::QueryError>().is_some_and(|q| matches!(q, git_rag::QueryError::NoIndex { .. }))) || message.contains("there is no index yet") {
+            let kind = if error.chain().any(|c| c.downcast_ref::<git_rag::QueryError>().is_some_and(|q| matches!(q, git_rag::QueryError::NoIndex { .. })))
+                || message.contains("there is no index yet")
+            {
                 "no_index"
             } else if message.contains("is running on") || message.contains("is busy") {
                 "locked"

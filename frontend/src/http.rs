@@ -97,7 +97,10 @@ pub fn serve(server: mcp::Server, opts: HttpOptions) -> Result<()> {
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
         let local = listener.local_addr().context("the bound address")?;
-        eprintln!("git-rag: HTTP API on http://{local} (MCP at /mcp, OpenAPI at /openapi.json){}", if app.token.is_some() { "; a bearer token is required" } else { "" });
+        eprintln!(
+            "git-rag: HTTP API on http://{local} (MCP at /mcp, OpenAPI at /openapi.json){}",
+            if app.token.is_some() { "; a bearer token is required" } else { "" }
+        );
         axum::serve(listener, router(app, opts.max_body)).with_graceful_shutdown(shutdown()).await.context("serving HTTP")
     })
 }

@@ -114,8 +114,38 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             cmd_index::run(&ws, &opts, json, quiet)
         }
-        Command::Query { text, mode, limit, scope, min_score, kind, json, wait, timeout, window, diversity, expand, depth, relation, rerank, files, context, budget, at_commit, explain, explain_features, learned_ranking } => {
-            let query = git_rag::QueryOptions { lang: scope.lang, path: scope.path, exclude: scope.exclude, kind, min_score, ..git_rag::QueryOptions::new(mode.into(), limit.max(1)) };
+        Command::Query {
+            text,
+            mode,
+            limit,
+            scope,
+            min_score,
+            kind,
+            json,
+            wait,
+            timeout,
+            window,
+            diversity,
+            expand,
+            depth,
+            relation,
+            rerank,
+            files,
+            context,
+            budget,
+            at_commit,
+            explain,
+            explain_features,
+            learned_ranking,
+        } => {
+            let query = git_rag::QueryOptions {
+                lang: scope.lang,
+                path: scope.path,
+                exclude: scope.exclude,
+                kind,
+                min_score,
+                ..git_rag::QueryOptions::new(mode.into(), limit.max(1))
+            };
             let mut search = git_rag::HybridOptions::new(query);
             search.window = window.max(1);
             search.diversity = diversity;
@@ -132,13 +162,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cmd_query::run(&ws, &request, json, secs(wait))
         }
         Command::Ask { question, budget, scope, json, wait, at_commit } => {
-            let query = git_rag::QueryOptions { lang: scope.lang, path: scope.path, exclude: scope.exclude, ..git_rag::QueryOptions::new(git_rag::Mode::Hybrid, 10) };
-            let request = git_rag::AskRequest { question, search: git_rag::HybridOptions::new(query), budget: budget.max(100), worktree: (!at_commit).then(|| ws.layer_options()) };
+            let query =
+                git_rag::QueryOptions { lang: scope.lang, path: scope.path, exclude: scope.exclude, ..git_rag::QueryOptions::new(git_rag::Mode::Hybrid, 10) };
+            let request = git_rag::AskRequest {
+                question,
+                search: git_rag::HybridOptions::new(query),
+                budget: budget.max(100),
+                worktree: (!at_commit).then(|| ws.layer_options()),
+            };
             cmd_ask::run(&ws, &request, json, secs(wait))
         }
         Command::Impact { rev, staged, depth, limit, json, context, budget, quiet } => {
             let target = git_rag::ImpactTarget::parse(rev.as_deref(), staged)?;
-            let request = git_rag::ImpactRequest { target, depth: depth.max(1), limit: limit.max(1), context_budget: context.then_some(budget), layer: ws.layer_options() };
+            let request = git_rag::ImpactRequest {
+                target,
+                depth: depth.max(1),
+                limit: limit.max(1),
+                context_budget: context.then_some(budget),
+                layer: ws.layer_options(),
+            };
             cmd_impact::run(&ws, &request, json, quiet)
         }
         Command::Status { json, verify } => cmd_inspect::status(&ws, json, verify),

@@ -277,7 +277,16 @@ impl<'a> Builder<'a> {
     /// A chunk covering `start..end` whose text is not the verbatim source
     /// (an outline, or the head of a definition over the budget).
     #[allow(clippy::too_many_arguments)]
-    fn push_content(&mut self, kind: ChunkKind, start: usize, end: usize, symbol: Option<String>, symbols: Vec<String>, parent: Option<usize>, content: String) -> usize {
+    fn push_content(
+        &mut self,
+        kind: ChunkKind,
+        start: usize,
+        end: usize,
+        symbol: Option<String>,
+        symbols: Vec<String>,
+        parent: Option<usize>,
+        content: String,
+    ) -> usize {
         self.push(Draft {
             kind,
             symbol,
@@ -298,12 +307,8 @@ impl<'a> Builder<'a> {
         let root = parsed.tree.root_node();
         // Chunk index of each symbol's own chunk, so members can point at it.
         let mut chunk_of_symbol: HashMap<usize, usize> = HashMap::new();
-        let owned: HashSet<usize> = parsed
-            .defs_by_node
-            .iter()
-            .filter(|(_, defs)| defs.iter().any(|&d| parsed.symbols[d].owns_chunk()))
-            .map(|(&node, _)| node)
-            .collect();
+        let owned: HashSet<usize> =
+            parsed.defs_by_node.iter().filter(|(_, defs)| defs.iter().any(|&d| parsed.symbols[d].owns_chunk())).map(|(&node, _)| node).collect();
         let def_nodes = owned_in_order(root, parsed, &owned);
         // Each container's members' bodies, elided from its outline: found in
         // one pass (a pass over every symbol per container was quadratic in a
@@ -411,7 +416,15 @@ impl<'a> Builder<'a> {
     }
 
     /// The chunk(s) of one definition; returns the index of its main chunk.
-    fn definition(&mut self, node: Node, sym: &Symbol, members: &[(usize, usize)], parsed: &ParsedFile, owned: &HashSet<usize>, parent: Option<usize>) -> usize {
+    fn definition(
+        &mut self,
+        node: Node,
+        sym: &Symbol,
+        members: &[(usize, usize)],
+        parsed: &ParsedFile,
+        owned: &HashSet<usize>,
+        parent: Option<usize>,
+    ) -> usize {
         let (start, _) = sym.chunk_start();
         let end = node.end_byte();
         let kind = ChunkKind::from_symbol(sym.kind);
@@ -494,11 +507,8 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let size = non_ws_len(&self.src[s..e]);
-            let names: Vec<String> = parsed
-                .defs_by_node
-                .get(&node.id())
-                .map(|defs| defs.iter().map(|&d| parsed.symbols[d].qualified_name.clone()).collect())
-                .unwrap_or_default();
+            let names: Vec<String> =
+                parsed.defs_by_node.get(&node.id()).map(|defs| defs.iter().map(|&d| parsed.symbols[d].qualified_name.clone()).collect()).unwrap_or_default();
             // A configuration file's keys lie inside its document and
             // mapping: those are opened down to the keys that own chunks.
             if size > budget || (parsed.language.is_config() && holds_owned(*node, parsed, owned)) {
@@ -721,8 +731,7 @@ impl<'a> Builder<'a> {
 
 fn body_node<'t>(node: Node<'t>, sym: &Symbol) -> Option<Node<'t>> {
     let body = sym.body?;
-    node.descendant_for_byte_range(body.start_byte, body.end_byte)
-        .filter(|n| n.start_byte() == body.start_byte && n.end_byte() == body.end_byte)
+    node.descendant_for_byte_range(body.start_byte, body.end_byte).filter(|n| n.start_byte() == body.start_byte && n.end_byte() == body.end_byte)
 }
 
 /// Source text of `start..end` with the given byte ranges replaced by `...` / `{ … }`.

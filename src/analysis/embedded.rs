@@ -143,7 +143,10 @@ mod tests {
         let src = "# Use\n\n```python\nconnect()\n```\n\n  ~~~ rust,ignore\nfn f() {}\n  ~~~\n\n````md\n```go\nnot go\n```\n````\n\n```console\n$ make\n```\n\n```{.ts}\nlet a = 1\n```\n\n```x``` is inline.\n\n```sh\nrun it\n";
         let blocks: Vec<(Language, &str)> = fenced_blocks(src.as_bytes()).into_iter().map(|(l, r)| (l, &src[r])).collect();
         // Markdown inside a longer fence is not opened; `console` has no grammar; unclosed runs to the end.
-        assert_eq!(blocks, [(Language::Python, "connect()\n"), (Language::Rust, "fn f() {}\n"), (Language::TypeScript, "let a = 1\n"), (Language::Bash, "run it\n")]);
+        assert_eq!(
+            blocks,
+            [(Language::Python, "connect()\n"), (Language::Rust, "fn f() {}\n"), (Language::TypeScript, "let a = 1\n"), (Language::Bash, "run it\n")]
+        );
         assert!(fenced_blocks(b"```python\n```\n").is_empty(), "an empty block");
         assert_eq!(fence_language("JSON"), None);
         assert_eq!(fence_language("c++ title=\"a.cc\""), Some(Language::Cpp));

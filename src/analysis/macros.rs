@@ -208,13 +208,25 @@ mod tests {
 
     #[test]
     fn attributes_go_and_declared_names_stay() {
-        assert_eq!(blanked("static __always_inline __alloc_size(1) void *kmalloc(size_t size, gfp_t flags)\n{\n\treturn __kmalloc(size, flags);\n}"), "static void *kmalloc(size_t size, gfp_t flags) { return __kmalloc(size, flags); }");
-        assert_eq!(blanked("void *__kmalloc(size_t size, gfp_t flags) __assume_kmalloc_alignment __alloc_size(1);"), "void *__kmalloc(size_t size, gfp_t flags) ;");
+        assert_eq!(
+            blanked("static __always_inline __alloc_size(1) void *kmalloc(size_t size, gfp_t flags)\n{\n\treturn __kmalloc(size, flags);\n}"),
+            "static void *kmalloc(size_t size, gfp_t flags) { return __kmalloc(size, flags); }"
+        );
+        assert_eq!(
+            blanked("void *__kmalloc(size_t size, gfp_t flags) __assume_kmalloc_alignment __alloc_size(1);"),
+            "void *__kmalloc(size_t size, gfp_t flags) ;"
+        );
         assert_eq!(blanked("static int __init foo_init(void)\n{ int __x = 1; return __x; }"), "static int foo_init(void) { int __x = 1; return __x; }");
-        assert_eq!(blanked("unsigned long copy_from_user(void *to, const void __user *from, unsigned long n);"), "unsigned long copy_from_user(void *to, const void *from, unsigned long n);");
+        assert_eq!(
+            blanked("unsigned long copy_from_user(void *to, const void __user *from, unsigned long n);"),
+            "unsigned long copy_from_user(void *to, const void *from, unsigned long n);"
+        );
         assert_eq!(blanked("int __foo;\nint __bar = 1;\nvoid f(int __x);"), "int __foo; int __bar = 1; void f(int __x);");
         assert_eq!(blanked("__setup(\"quiet\", quiet_kernel);\nconst char *s = __func__;"), "__setup(\"quiet\", quiet_kernel); const char *s = __func__;");
-        assert_eq!(blanked("#define __init __section(\".init.text\") __cold\n// __cold int x;\nint y;"), "#define __init __section(\".init.text\") __cold // __cold int x; int y;");
+        assert_eq!(
+            blanked("#define __init __section(\".init.text\") __cold\n// __cold int x;\nint y;"),
+            "#define __init __section(\".init.text\") __cold // __cold int x; int y;"
+        );
         assert_eq!(blank_attribute_macros(b"int main(void) { return 0; }"), None);
     }
 

@@ -284,12 +284,21 @@ mod tests {
     /// empty body sits after the last newline, on no line of the file.
     #[test]
     fn an_empty_body_at_the_end_of_a_file_stays_within_its_lines() {
-        for src in ["class Session:\n    class Settings:\n        \"\"\"Per-host settings; looked up by the request's\\\n", "class Session:\n    class Settings:\n", "class Session:\n    class Settings:\n        \"\"\"Doc.\"\"\"\n\n", "def f():\n"] {
+        for src in [
+            "class Session:\n    class Settings:\n        \"\"\"Per-host settings; looked up by the request's\\\n",
+            "class Session:\n    class Settings:\n",
+            "class Session:\n    class Settings:\n        \"\"\"Doc.\"\"\"\n\n",
+            "def f():\n",
+        ] {
             let parsed = parse(Language::Python, src.as_bytes()).expect("grammar");
             let lines = src.lines().count();
             for s in &parsed.symbols {
                 for span in std::iter::once(&s.span).chain(&s.body) {
-                    assert!(span.start_line >= 1 && span.start_line <= span.end_line && span.end_line <= lines, "{src:?}: {} {span:?} of {lines}", s.qualified_name);
+                    assert!(
+                        span.start_line >= 1 && span.start_line <= span.end_line && span.end_line <= lines,
+                        "{src:?}: {} {span:?} of {lines}",
+                        s.qualified_name
+                    );
                 }
             }
         }

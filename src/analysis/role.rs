@@ -52,7 +52,8 @@ const GENERATED_SUFFIXES: &[&str] = &[".min.js", ".min.css", ".map"];
 const CI_FOLDERS: &[&str] = &[".github/workflows/", ".circleci/"];
 const CI_NAMES: &[&str] = &[".travis.yml", ".gitlab-ci.yml", "azure-pipelines.yml", "appveyor.yml", "jenkinsfile"];
 
-const VENDOR_FOLDERS: &[&str] = &["vendor", "vendored", "_vendor", "third_party", "thirdparty", "third-party", "node_modules", "bower_components", "locale", "locales"];
+const VENDOR_FOLDERS: &[&str] =
+    &["vendor", "vendored", "_vendor", "third_party", "thirdparty", "third-party", "node_modules", "bower_components", "locale", "locales"];
 
 const TEMPLATE_FOLDERS: &[&str] = &[".github/", ".gitlab/"];
 
@@ -89,9 +90,30 @@ const DOC_EXTENSIONS: &[&str] = &["md", "markdown", "rst", "txt", "adoc", "ascii
 const DOC_FOLDERS: &[&str] = &["doc", "docs", "documentation"];
 
 const CONFIG_NAMES: &[&str] = &[
-    "setup.py", "noxfile.py", "setup.cfg", "tox.ini", "pyproject.toml", "makefile", "dockerfile", "cargo.toml", "package.json", "tsconfig.json", "codecov.yml", "mypy.ini",
-    "pytest.ini", ".pre-commit-config.yaml", ".readthedocs.yml", ".readthedocs.yaml", ".editorconfig", ".gitignore", ".gitattributes", ".coveragerc", ".flake8",
-    "manifest.in", "cmakelists.txt", "requirements.txt",
+    "setup.py",
+    "noxfile.py",
+    "setup.cfg",
+    "tox.ini",
+    "pyproject.toml",
+    "makefile",
+    "dockerfile",
+    "cargo.toml",
+    "package.json",
+    "tsconfig.json",
+    "codecov.yml",
+    "mypy.ini",
+    "pytest.ini",
+    ".pre-commit-config.yaml",
+    ".readthedocs.yml",
+    ".readthedocs.yaml",
+    ".editorconfig",
+    ".gitignore",
+    ".gitattributes",
+    ".coveragerc",
+    ".flake8",
+    "manifest.in",
+    "cmakelists.txt",
+    "requirements.txt",
 ];
 const CONFIG_EXTENSIONS: &[&str] = &["toml", "ini", "cfg", "yaml", "yml", "json", "lock", "conf"];
 
@@ -154,7 +176,11 @@ impl Role {
         } else if p.in_folder(BENCH_FOLDERS) {
             Role::Bench
         } else if DOC_EXTENSIONS.contains(&ext) || p.in_folder(DOC_FOLDERS) {
-            if CONFIG_NAMES.contains(&p.name()) { Role::Config } else { Role::Docs }
+            if CONFIG_NAMES.contains(&p.name()) {
+                Role::Config
+            } else {
+                Role::Docs
+            }
         } else if CONFIG_NAMES.contains(&p.name()) || CONFIG_EXTENSIONS.contains(&ext) {
             Role::Config
         } else {
@@ -338,8 +364,11 @@ mod tests {
             ("sphinx/templates/quickstart/conf.py_t", Role::Code),
             ("sphinx/themes/basic/static/doctools.js", Role::Code),
         ];
-        let wrong: Vec<String> =
-            cases.iter().filter(|(path, role)| Role::of(path) != *role).map(|(path, role)| format!("{path}: {:?}, expected {role:?}", Role::of(path))).collect();
+        let wrong: Vec<String> = cases
+            .iter()
+            .filter(|(path, role)| Role::of(path) != *role)
+            .map(|(path, role)| format!("{path}: {:?}, expected {role:?}", Role::of(path)))
+            .collect();
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 

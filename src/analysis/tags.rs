@@ -55,8 +55,8 @@ const QUERY_MAX_START_DEPTH: u32 = 256;
 
 use crate::analysis::embedded;
 use crate::analysis::lang::Language;
-use crate::analysis::parse::{self, Import, ParsedFile, PatternMark, Span, Symbol, SymbolKind};
 use crate::analysis::pace::Pace;
+use crate::analysis::parse::{self, Import, ParsedFile, PatternMark, Span, Symbol, SymbolKind};
 use crate::analysis::patterns;
 use crate::analysis::siblings::Siblings;
 
@@ -327,11 +327,19 @@ fn parse_tree(grammar: &tree_sitter::Language, input: &[u8], ranges: &[tree_sitt
             read.set(read.get() + piece.len());
             // Past the budget the input ends (a rescanning scanner stops at
             // once) and the parse is cancelled at its next check.
-            if read.get() > budget { &[][..] } else { piece }
+            if read.get() > budget {
+                &[][..]
+            } else {
+                piece
+            }
         };
         // Called every 100 parse actions.
         let mut over_budget = |state: &tree_sitter::ParseState| {
-            if read.get() > budget || pace.past(state.current_byte_offset()) { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+            if read.get() > budget || pace.past(state.current_byte_offset()) {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
         };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut over_budget);
         let tree = parser.parse_with_options(&mut next_chunk, None, Some(options)).filter(|_| read.get() <= budget && !pace.was_late());
@@ -415,7 +423,8 @@ impl PatternRules {
 /// into what the statement already gave (one entry per statement and module).
 fn add_import(imports: &mut HashMap<(usize, String), ImportEntry>, source: &[u8], node: Node, module: Node, names: Vec<Node>) {
     let module_text = unquote_path(&dotted_path_text(source, module));
-    let entry = imports.entry((node.id(), module_text.clone())).or_insert_with(|| (node.start_position().row + 1, module.start_byte(), module_text, Vec::new()));
+    let entry =
+        imports.entry((node.id(), module_text.clone())).or_insert_with(|| (node.start_position().row + 1, module.start_byte(), module_text, Vec::new()));
     for n in names {
         let n = parse::node_text(source, n);
         if !entry.3.contains(&n) {
@@ -445,7 +454,11 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
     let mut cursor = bounded_cursor(language);
     let pace = Pace::start(QUERY_TIME_PER_BYTE);
     let mut on_time = |state: &tree_sitter::QueryCursorState| {
-        if pace.past(state.current_byte_offset()) { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+        if pace.past(state.current_byte_offset()) {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
     };
     let options = tree_sitter::QueryCursorOptions::new().progress_callback(&mut on_time);
     let mut matches = cursor.matches_with_options(query, root, source, options);
@@ -1178,7 +1191,18 @@ mod tests {
     fn java_classes_members_and_imports() {
         let src = "package org.x;\nimport java.util.List;\nimport org.x.util.Helper;\n/** Doc of A. */\npublic class A<T> extends B implements C, D {\n  private static final int MAX = 3;\n  public A() { super(); }\n  @Override public void f(List<T> l) { try { Helper.g(l); } catch (Exception e) { log.warn(\"x\", e); } }\n  class Inner { int h() { return new Thing().run(); } }\n}\ninterface C extends E { void m(); }\nenum Color { RED; int code() { return 1; } }\n";
         let syms = symbols(Language::Java, src);
-        for (q, k) in [("A", "class"), ("A.A", "method"), ("A.f", "method"), ("A.MAX", "const"), ("A.Inner", "class"), ("A.Inner.h", "method"), ("C", "interface"), ("C.m", "method"), ("Color", "enum"), ("Color.code", "method")] {
+        for (q, k) in [
+            ("A", "class"),
+            ("A.A", "method"),
+            ("A.f", "method"),
+            ("A.MAX", "const"),
+            ("A.Inner", "class"),
+            ("A.Inner.h", "method"),
+            ("C", "interface"),
+            ("C.m", "method"),
+            ("Color", "enum"),
+            ("Color.code", "method"),
+        ] {
             has(&syms, q, k);
         }
         let parsed = parse(Language::Java, src.as_bytes()).unwrap();
@@ -1194,7 +1218,9 @@ mod tests {
     fn c_and_cpp_definitions_declarations_and_includes() {
         let src = "#include <stdio.h>\n#include \"x.h\"\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n#define LIMIT 10\ntypedef struct node { int v; struct node *next; } node_t;\nint count(node_t *n);\n/* Doc of f. */\nstatic int *f(int a) { return g(a); }\nstruct point { int x; };\nenum color { RED };\n";
         let syms = symbols(Language::C, src);
-        for (q, k) in [("MAX", "function"), ("LIMIT", "const"), ("node_t", "type"), ("count", "function"), ("f", "function"), ("point", "class"), ("color", "enum")] {
+        for (q, k) in
+            [("MAX", "function"), ("LIMIT", "const"), ("node_t", "type"), ("count", "function"), ("f", "function"), ("point", "class"), ("color", "enum")]
+        {
             has(&syms, q, k);
         }
         assert!(!syms.iter().any(|(n, _, _)| n == "node" || n.ends_with(".node")), "the struct of a typedef is the typedef: {syms:?}");
@@ -1220,7 +1246,9 @@ mod tests {
     fn csharp_ruby_and_lua() {
         let src = "using System;\nusing App.Util;\nnamespace App.Core {\n  /// <summary>Doc.</summary>\n  public class Svc : IBase, IOther {\n    public int P { get; set; }\n    public Svc() {}\n    public void Run() { try { Go(); } catch (Exception e) { Log.Write(e); } }\n  }\n  interface IBase { void Run(); }\n}\n";
         let syms = symbols(Language::CSharp, src);
-        for (q, k) in [("App.Core", "module"), ("App.Core.Svc", "class"), ("App.Core.Svc.P", "method"), ("App.Core.Svc.Run", "method"), ("App.Core.IBase.Run", "method")] {
+        for (q, k) in
+            [("App.Core", "module"), ("App.Core.Svc", "class"), ("App.Core.Svc.P", "method"), ("App.Core.Svc.Run", "method"), ("App.Core.IBase.Run", "method")]
+        {
             has(&syms, q, k);
         }
         let parsed = parse(Language::CSharp, src.as_bytes()).unwrap();
@@ -1276,11 +1304,14 @@ mod tests {
         }
         let ruby = "describe 'x' do\n  it 'works' do\n    begin\n      go\n    rescue IOError, ArgumentError => e\n      logger.warn(e)\n    end\n  end\nend\n";
         let m = marks(Language::Ruby, ruby);
-        for want in [("test", "test:describe"), ("test", "test:it"), ("error_handling", "except:IOError|ArgumentError->other"), ("logging", "log:logger.warn:plain")] {
+        for want in
+            [("test", "test:describe"), ("test", "test:it"), ("error_handling", "except:IOError|ArgumentError->other"), ("logging", "log:logger.warn:plain")]
+        {
             assert!(m.contains(&(want.0.to_string(), want.1.to_string())), "{want:?} in {m:?}");
         }
         assert!(marks(Language::Lua, "local ok, err = pcall(f)\n").contains(&("error_handling".to_string(), "protected:pcall".to_string())));
-        assert!(marks(Language::CSharp, "class A { [Fact] public void T() { try { } catch (IOException e) { } } }\n").contains(&("test".to_string(), "test:[Fact]".to_string())));
+        assert!(marks(Language::CSharp, "class A { [Fact] public void T() { try { } catch (IOException e) { } } }\n")
+            .contains(&("test".to_string(), "test:[Fact]".to_string())));
     }
 
     #[test]

@@ -177,7 +177,8 @@ impl ChatClient {
             if data == "[DONE]" {
                 return Ok(answer);
             }
-            let chunk: Chunk = serde_json::from_str(data).map_err(|e| self.interrupted(&answer, format!("an event that is not the OpenAI chat shape ({e}): {}", snippet(data))))?;
+            let chunk: Chunk = serde_json::from_str(data)
+                .map_err(|e| self.interrupted(&answer, format!("an event that is not the OpenAI chat shape ({e}): {}", snippet(data))))?;
             if let Some(error) = chunk.error {
                 return Err(self.interrupted(&answer, format!("the server reported an error: {}", snippet(&error.to_string()))));
             }
@@ -199,7 +200,8 @@ impl ChatClient {
 
     fn read_whole(&self, mut response: ureq::http::Response<ureq::Body>, sink: &mut dyn FnMut(&str) -> std::io::Result<()>) -> Result<String, ChatError> {
         let text = response.body_mut().with_config().limit(MAX_ANSWER_BYTES).read_to_string().map_err(|e| self.error(format!("reading the answer: {e}")))?;
-        let chunk: Chunk = serde_json::from_str(&text).map_err(|e| self.error(format!("an answer that is not the OpenAI chat shape ({e}): {}", snippet(&text))))?;
+        let chunk: Chunk =
+            serde_json::from_str(&text).map_err(|e| self.error(format!("an answer that is not the OpenAI chat shape ({e}): {}", snippet(&text))))?;
         if let Some(error) = chunk.error {
             return Err(self.error(format!("the server reported an error: {}", snippet(&error.to_string()))));
         }

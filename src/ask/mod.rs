@@ -96,11 +96,10 @@ pub fn ask(
     req: &AskRequest,
     sink: &mut dyn FnMut(&str) -> std::io::Result<()>,
 ) -> Result<Asked, AskError> {
-    let query = Request { text: req.question.clone(), search: req.search.clone(), rerank: false, context_budget: Some(req.budget), worktree: req.worktree.clone() };
+    let query =
+        Request { text: req.question.clone(), search: req.search.clone(), rerank: false, context_budget: Some(req.budget), worktree: req.worktree.clone() };
     let outcome = crate::query::run(crate::query::Target::Local(engine), repo, reranker, &query)?;
-    let Output::Context(context) = outcome.output else {
-        unreachable!("a request with a context budget is answered with a context")
-    };
+    let Output::Context(context) = outcome.output else { unreachable!("a request with a context budget is answered with a context") };
     if context.pieces.is_empty() {
         return Err(AskError::NoContext);
     }

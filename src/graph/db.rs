@@ -36,8 +36,8 @@ use std::path::{Path, PathBuf};
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::resolve::{import_segments, import_stem, ref_name, self_member};
 use super::overlay::Overlay;
+use super::resolve::{import_segments, import_stem, ref_name, self_member};
 use super::{EdgeKind, FileFacts, GraphError, NodeKey, Result, FORMAT_VERSION};
 use crate::analysis::patterns::{Pattern, PatternInstance};
 
@@ -166,7 +166,8 @@ impl Db {
         let target = dir.join(DB_FILE);
         let from = self.path.clone();
         drop(self.db);
-        std::fs::rename(&from, &target).map_err(|e| GraphError::Write { path: target.clone(), source: crate::stores::fs::at("cannot rename", &target)(e).into() })?;
+        std::fs::rename(&from, &target)
+            .map_err(|e| GraphError::Write { path: target.clone(), source: crate::stores::fs::at("cannot rename", &target)(e).into() })?;
         crate::stores::redb_handle::forget(&target);
         Ok(())
     }
@@ -218,7 +219,9 @@ impl Db {
             }
             for c in changes {
                 // Only the entries that differ (a big file's edit keeps most).
-                let keys = |f: Option<&FileFacts>| -> BTreeSet<(usize, String)> { f.map(|f| IndexKeys::of(c.path, f).entries().into_iter().collect()).unwrap_or_default() };
+                let keys = |f: Option<&FileFacts>| -> BTreeSet<(usize, String)> {
+                    f.map(|f| IndexKeys::of(c.path, f).entries().into_iter().collect()).unwrap_or_default()
+                };
                 let (before, after) = (keys(c.old), keys(c.new));
                 for (t, k) in before.difference(&after) {
                     lookups[*t].remove(k.as_str()).map_err(|x| e(x.into()))?;
@@ -460,7 +463,7 @@ pub(super) struct FullWrite {
 
 impl Snapshot<'_> {
     fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
-                let table = match self.txn.open_table(META) {
+        let table = match self.txn.open_table(META) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
             Err(e) => return Err(self.db.error()(e.into())),
@@ -480,7 +483,11 @@ impl Snapshot<'_> {
     }
 
     /// The values of `table` under each of `paths` it has.
-    fn per_path<'p, T: for<'de> serde::Deserialize<'de>>(&self, table: TableDefinition<&str, &[u8]>, paths: impl IntoIterator<Item = &'p String>) -> Result<BTreeMap<String, T>> {
+    fn per_path<'p, T: for<'de> serde::Deserialize<'de>>(
+        &self,
+        table: TableDefinition<&str, &[u8]>,
+        paths: impl IntoIterator<Item = &'p String>,
+    ) -> Result<BTreeMap<String, T>> {
         let table = self.txn.open_table(table).map_err(|e| self.db.error()(e.into()))?;
         let mut out = BTreeMap::new();
         for p in paths {
@@ -707,8 +714,12 @@ fn file_keys(t: usize, f: &FileFacts) -> Vec<(Cow<'_, str>, u32)> {
             raws.flat_map(|r| [Some(ref_name(r)), self_member(r).map(|m| Cow::Owned(format!("self.{m}")))]).flatten().map(|k| (k, NO_SYMBOL)).collect()
         }
         AT_IMPORTS => {
-            let mut keys: Vec<(Cow<str>, u32)> =
-                f.imports.iter().flat_map(|i| std::iter::once(import_stem(&i.module)).chain(import_segments(&i.module))).map(|k| (Cow::Owned(k), NO_SYMBOL)).collect();
+            let mut keys: Vec<(Cow<str>, u32)> = f
+                .imports
+                .iter()
+                .flat_map(|i| std::iter::once(import_stem(&i.module)).chain(import_segments(&i.module)))
+                .map(|k| (Cow::Owned(k), NO_SYMBOL))
+                .collect();
             if f.imports.iter().any(|i| import_segments(&i.module).next().is_none()) {
                 keys.push((Cow::Borrowed(RELATIVE_IMPORT), NO_SYMBOL));
             }

@@ -45,11 +45,11 @@ mod spill;
 mod store;
 
 pub use facts::{FileFacts, SymbolFact};
-pub use spill::FactsSpill;
-pub use store::{dump_graph, exists, load_patterns, verify, GraphStore};
 pub use overlay::Overlay;
 pub use reader::{GraphReader, Neighbourhood};
+pub use spill::FactsSpill;
 use store::graph_dir;
+pub use store::{dump_graph, exists, load_patterns, verify, GraphStore};
 
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
@@ -106,7 +106,10 @@ pub type Result<T> = std::result::Result<T, GraphError>;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum NodeKey {
     File(String),
-    Symbol { path: String, qualified_name: String },
+    Symbol {
+        path: String,
+        qualified_name: String,
+    },
     /// A call or base that resolved to nothing (or to more than one thing).
     Stub(String),
     /// An import of something outside the repository.
@@ -392,8 +395,8 @@ fn name_matcher(name: &str) -> (String, impl Fn(&str) -> bool) {
 mod tests {
     use super::resolve::{import_stem, last_segment, module_stem};
     use super::*;
-    use std::collections::BTreeSet;
     use crate::analysis::chunk::{chunk_file, ChunkOptions};
+    use std::collections::BTreeSet;
 
     fn facts(files: &[(&str, &str)]) -> Vec<(String, FileFacts)> {
         files.iter().map(|(p, src)| (p.to_string(), FileFacts::of(&chunk_file(p, src.as_bytes(), &ChunkOptions::default())))).collect()
@@ -537,9 +540,7 @@ mod tests {
         let py = "def helper():\n    return 1\n\nclass A:\n    def helper(self):\n        return 2\n    def run(self):\n        def inner():\n            return 3\n        inner()\n        return helper()\n";
         let g = build(&[("lib/response.js", js), ("pkg/a.py", py)]);
         let g = g.graph();
-        let into = |q: &str| -> Vec<String> {
-            g.dump().into_iter().filter(|l| l.contains(&format!("#{q}@")) && l.contains("-calls(")).collect()
-        };
+        let into = |q: &str| -> Vec<String> { g.dump().into_iter().filter(|l| l.contains(&format!("#{q}@")) && l.contains("-calls(")).collect() };
         let send_file = into("res.sendFile");
         assert!(send_file.iter().any(|l| l.contains("-calls(sendfile)-> function:lib/response.js#sendfile@")), "{send_file:#?}");
         let run = into("A.run");
@@ -559,7 +560,8 @@ mod tests {
         // A module-level call is an edge from the file.
         let g2 = build(&[("lib/utils.js", util), ("lib/main.js", "var u = require('./utils');\nu.compile(1);\n")]);
         let start = g2.graph().find_symbols("exports.compile");
-        let from: Vec<NodeKey> = g2.graph().walk(&start, &[EdgeKind::Calls], Direction::Incoming, 1).into_iter().map(|(ix, _)| g2.graph().graph[ix].key.clone()).collect();
+        let from: Vec<NodeKey> =
+            g2.graph().walk(&start, &[EdgeKind::Calls], Direction::Incoming, 1).into_iter().map(|(ix, _)| g2.graph().graph[ix].key.clone()).collect();
         assert_eq!(from, vec![NodeKey::File("lib/main.js".into())]);
     }
 
@@ -660,7 +662,9 @@ mod tests {
     /// added, and a group falling under the minimum count.
     #[test]
     fn conventions_follow_partial_updates() {
-        let test_file = |name: &str| format!("import logging\n\nclass Test{name}:\n    def test_{name}(self):\n        try:\n            run()\n        except ValueError:\n            logging.error('x')\n            raise\n");
+        let test_file = |name: &str| {
+            format!("import logging\n\nclass Test{name}:\n    def test_{name}(self):\n        try:\n            run()\n        except ValueError:\n            logging.error('x')\n            raise\n")
+        };
         let names = ["a", "b", "c", "d"];
         let sources: Vec<(String, String)> = names.iter().map(|n| (format!("tests/test_{n}.py"), test_file(n))).collect();
         let list: Vec<(&str, &str)> = sources.iter().map(|(p, s)| (p.as_str(), s.as_str())).collect();
@@ -686,7 +690,9 @@ mod tests {
     fn a_module_imported_by_name_gains_a_definition() {
         let g_file = "def newfn():\n    return 0\n";
         let imp = "from . import tools\n\ndef use():\n    return tools.newfn()\n";
-        let files = |tools: &'static str| vec![("g/a.py", g_file), ("g/b.py", g_file), ("g/c.py", g_file), ("pkg/__init__.py", ""), ("pkg/imp.py", imp), ("pkg/tools.py", tools)];
+        let files = |tools: &'static str| {
+            vec![("g/a.py", g_file), ("g/b.py", g_file), ("g/c.py", g_file), ("pkg/__init__.py", ""), ("pkg/imp.py", imp), ("pkg/tools.py", tools)]
+        };
         let mut g = build(&files("def other():\n    return 1\n"));
         let removed: BTreeSet<String> = ["pkg/tools.py".to_string()].into_iter().collect();
         let tools = "def newfn():\n    return 1\n";
@@ -708,7 +714,8 @@ mod tests {
         // or more in any version (the `g` files), so no reference finds
         // them as a unique name: only imports, edges and base chains lead
         // there. `solo` is defined at most twice.
-        const G: &str = "def get(a):\n    return a\n\ndef helper():\n    return 0\n\ndef newfn():\n    return 0\n\ndef m():\n    return 0\n\ndef Extra():\n    return 0\n";
+        const G: &str =
+            "def get(a):\n    return a\n\ndef helper():\n    return 0\n\ndef newfn():\n    return 0\n\ndef m():\n    return 0\n\ndef Extra():\n    return 0\n";
         let variants: &[(&str, &[Option<&str>])] = &[
             ("g/g1.py", &[Some(G)]),
             ("g/g2.py", &[Some(G)]),
@@ -752,7 +759,8 @@ mod tests {
                 (state % n as u64) as usize
             };
             let mut current: Vec<usize> = vec![0; variants.len()];
-            let files = |current: &[usize]| -> Vec<(&str, &str)> { variants.iter().zip(current).filter_map(|((p, v), i)| v[*i].map(|src| (*p, src))).collect() };
+            let files =
+                |current: &[usize]| -> Vec<(&str, &str)> { variants.iter().zip(current).filter_map(|((p, v), i)| v[*i].map(|src| (*p, src))).collect() };
             let mut g = build(&files(&current));
             for step in 0..40 {
                 let mut removed = BTreeSet::new();
@@ -817,7 +825,13 @@ mod tests {
         // Held at once, and one file per batch with every entry a sorted run of its own.
         for bounds in [crate::index::MemoryBounds::default().graph(), Batches { files: 1, sort_run_bytes: 1 }] {
             let spill = FactsSpill::create(spilled.path(), bounds).unwrap();
-            let slim: Vec<(String, FileFacts)> = facts(&files).into_iter().map(|(p, f)| { let kept = spill.keep(&p, f).unwrap(); (p, kept) }).collect();
+            let slim: Vec<(String, FileFacts)> = facts(&files)
+                .into_iter()
+                .map(|(p, f)| {
+                    let kept = spill.keep(&p, f).unwrap();
+                    (p, kept)
+                })
+                .collect();
             assert!(slim.iter().all(|(_, f)| f.symbols.is_empty() && f.imports.is_empty()));
             let mut g = GraphStore::spilled(spilled.path(), spill);
             g.update(&BTreeSet::new(), slim).unwrap();
@@ -845,7 +859,13 @@ mod tests {
         let files = [("pkg/utils.py", UTILS), ("pkg/sessions.py", SESSIONS), ("pkg/other.py", other)];
         let dir = tempfile::tempdir().unwrap();
         let spill = FactsSpill::create(dir.path(), crate::index::MemoryBounds::default().graph()).unwrap();
-        let slim: Vec<(String, FileFacts)> = facts(&files).into_iter().map(|(p, f)| { let kept = spill.keep(&p, f).unwrap(); (p, kept) }).collect();
+        let slim: Vec<(String, FileFacts)> = facts(&files)
+            .into_iter()
+            .map(|(p, f)| {
+                let kept = spill.keep(&p, f).unwrap();
+                (p, kept)
+            })
+            .collect();
         let mut g = GraphStore::spilled(dir.path(), spill);
         g.update(&BTreeSet::new(), slim).unwrap();
         g.save("gen1").unwrap();
@@ -859,7 +879,10 @@ mod tests {
         // The edges are those the full write stored.
         let stored = snapshot.out_edges([&sessions]).unwrap();
         assert_eq!(resolved, vec![(sessions.clone(), stored[&sessions].clone())]);
-        assert!(resolved[0].1.iter().any(|(_, to, kind, _)| *kind == EdgeKind::Calls && *to == NodeKey::Symbol { path: "pkg/utils.py".into(), qualified_name: "get_auth".into() }));
+        assert!(resolved[0]
+            .1
+            .iter()
+            .any(|(_, to, kind, _)| *kind == EdgeKind::Calls && *to == NodeKey::Symbol { path: "pkg/utils.py".into(), qualified_name: "get_auth".into() }));
     }
 
     #[test]

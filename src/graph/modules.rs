@@ -390,7 +390,18 @@ mod tests {
 
     #[test]
     fn go_java_c_ruby_lua() {
-        let f = facts(&["cmd/root.go", "cmd/run.go", "doc/man.go", "main.go", "src/main/java/org/x/Util.java", "src/x.c", "include/x.h", "lib/a/b.rb", "lib/a.rb", "lua/m/init.lua"]);
+        let f = facts(&[
+            "cmd/root.go",
+            "cmd/run.go",
+            "doc/man.go",
+            "main.go",
+            "src/main/java/org/x/Util.java",
+            "src/x.c",
+            "include/x.h",
+            "lib/a/b.rb",
+            "lib/a.rb",
+            "lua/m/init.lua",
+        ]);
         let f = Tree::new(f.into_iter());
         assert_eq!(find(&f, "main.go", "github.com/o/r/cmd").flatten().as_deref(), Some("cmd/run.go"));
         assert_eq!(package_files(&f, "cmd/run.go"), vec!["cmd/run.go", "cmd/root.go"]);

@@ -44,7 +44,11 @@ impl Overlay {
             for (facts, added) in [(c.old, false), (c.new, true)] {
                 for (t, k) in facts.map(|f| IndexKeys::of(c.path, f).entries()).unwrap_or_default() {
                     let (gone, new) = &mut lookups[t];
-                    if added { new.insert(k) } else { gone.insert(k) };
+                    if added {
+                        new.insert(k)
+                    } else {
+                        gone.insert(k)
+                    };
                 }
             }
         }

@@ -260,7 +260,9 @@ impl Neighbourhood<'_> {
                 }
                 NodeKey::Symbol { path, qualified_name } => {
                     let facts = self.facts.get(path).and_then(Option::as_ref);
-                    let Some(name) = facts.and_then(|f| f.symbols.iter().find(|s| &s.qualified_name == qualified_name)).map(|s| s.name.clone()) else { continue };
+                    let Some(name) = facts.and_then(|f| f.symbols.iter().find(|s| &s.qualified_name == qualified_name)).map(|s| s.name.clone()) else {
+                        continue;
+                    };
                     defined.entry(name).or_default().insert(path.clone());
                 }
                 NodeKey::Stub(name) => {

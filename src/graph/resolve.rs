@@ -258,8 +258,11 @@ pub(super) fn resolve_references(resolver: &mut Resolver, f: &FileFacts, path: &
         calls: Vec::new(),
         bases: Vec::new(),
     };
-    let mut target = |caller: &SymbolFact, raw: &str| resolver.resolve(path, caller, raw).map(|(p, q)| symbol_key(&p, &q)).unwrap_or_else(|| NodeKey::Stub(ref_name(raw).into_owned()));
-    let mut module_calls: Vec<(String, NodeKey)> = f.module_calls.iter().filter(|r| scope.takes(None, r)).map(|raw| (raw.clone(), target(&module, raw))).collect();
+    let mut target = |caller: &SymbolFact, raw: &str| {
+        resolver.resolve(path, caller, raw).map(|(p, q)| symbol_key(&p, &q)).unwrap_or_else(|| NodeKey::Stub(ref_name(raw).into_owned()))
+    };
+    let mut module_calls: Vec<(String, NodeKey)> =
+        f.module_calls.iter().filter(|r| scope.takes(None, r)).map(|raw| (raw.clone(), target(&module, raw))).collect();
     module_calls.sort();
     module_calls.dedup();
     let mut slot_of: HashMap<&str, usize> = HashMap::new();
@@ -754,11 +757,8 @@ impl<'l, 'a> Resolver<'l, 'a> {
             }
         }
         // A unique definition of that name anywhere (not the caller itself).
-        let mut defs: Vec<(&str, &str)> = self
-            .lookups
-            .named(last)
-            .map(|v| v.iter().copied().filter(|(p, q)| !(*p == path && *q == caller.qualified_name)).collect())
-            .unwrap_or_default();
+        let mut defs: Vec<(&str, &str)> =
+            self.lookups.named(last).map(|v| v.iter().copied().filter(|(p, q)| !(*p == path && *q == caller.qualified_name)).collect()).unwrap_or_default();
         // Overloads, and a Haskell signature with its equations, are one
         // name in one file: one definition to point at.
         defs.sort_unstable();
@@ -1018,4 +1018,3 @@ pub(super) fn ancestors(qualified: &str) -> Vec<String> {
 pub(super) fn common_prefix(a: &str, b: &str) -> usize {
     a.split('/').zip(b.split('/')).take_while(|(x, y)| x == y).count()
 }
-

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use rustc_hash::FxHashMap;
 
-use super::{FileFacts, GraphError, Batches, Result};
+use super::{Batches, FileFacts, GraphError, Result};
 
 /// Where the facts of a full run's files are kept until the graph is written.
 pub struct FactsSpill {

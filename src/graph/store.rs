@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::db::{Db, FileChange};
-use super::spill::FactsSpill;
 use super::modules::parent_dir;
 use super::resolve::*;
+use super::spill::FactsSpill;
 use super::*;
 
 /// The index's facts and graph, as the indexer updates them.
@@ -299,7 +299,8 @@ impl GraphStore {
                 && f.imports.iter().any(|i| moved.stems.contains(&import_stem(&i.module)) || import_segments(&i.module).any(|s| moved.stems.contains(&s)));
             let imports_moved = stems_moved || moved.imports_move(p, f);
             let touches = |raw: &str| names.contains(ref_name(raw).as_ref());
-            let refs_changed = reaches && (f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c)));
+            let refs_changed =
+                reaches && (f.symbols.iter().any(|s| s.calls.iter().chain(&s.bases).any(|c| touches(c))) || f.module_calls.iter().any(|c| touches(c)));
             if imports_moved || refs_changed {
                 jobs.push((p, if imports_moved { Scope::All } else { Scope::Names(&names) }));
             }
@@ -327,7 +328,8 @@ impl GraphStore {
         let mut store = GraphStore::open(index_dir)?;
         let Some(db) = store.db.clone() else { return Ok(None) };
         store.update(removed, added)?;
-        let changes: Vec<super::overlay::Replaced> = store.changed.iter().map(|(p, old)| super::overlay::Replaced { path: p, old: old.as_ref(), new: store.facts.get(p) }).collect();
+        let changes: Vec<super::overlay::Replaced> =
+            store.changed.iter().map(|(p, old)| super::overlay::Replaced { path: p, old: old.as_ref(), new: store.facts.get(p) }).collect();
         let outs = store.touched.iter().map(|p| (p.clone(), store.facts.get(p).map(|f| out_edges(&store.graph, p, f)))).collect();
         let moved = changes.iter().any(|c| c.old.is_some() != c.new.is_some());
         let paths = store.universe.as_ref().filter(|_| moved).map(|u| u.paths.iter().cloned().collect());
@@ -335,7 +337,8 @@ impl GraphStore {
     }
 
     fn create_dir(&self) -> Result<()> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| GraphError::Write { path: self.dir.clone(), source: crate::stores::fs::at("cannot create", &self.dir)(e).into() })
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| GraphError::Write { path: self.dir.clone(), source: crate::stores::fs::at("cannot create", &self.dir)(e).into() })
     }
 
     /// Writes the run: in full, the store and the conventions anew;
@@ -355,7 +358,8 @@ impl GraphStore {
         self.create_dir()?;
         let Some(db) = &self.db else { return self.save_whole(generation).map(Some) };
         let changes: Vec<FileChange> = self.changed.iter().map(|(p, old)| FileChange { path: p, old: old.as_ref(), new: self.facts.get(p) }).collect();
-        let out: BTreeMap<String, Option<db::OutEdges>> = self.touched.iter().map(|p| (p.clone(), self.facts.get(p).map(|f| out_edges(&self.graph, p, f)))).collect();
+        let out: BTreeMap<String, Option<db::OutEdges>> =
+            self.touched.iter().map(|p| (p.clone(), self.facts.get(p).map(|f| out_edges(&self.graph, p, f)))).collect();
         let paths_moved = changes.iter().any(|c| c.old.is_some() != c.new.is_some());
         let paths: Option<Vec<String>> = self.universe.as_ref().filter(|_| paths_moved).map(|u| u.paths.iter().cloned().collect());
         let patterns = db.write(generation, &changes, &out, paths.as_deref(), |patterns| write_patterns(&self.dir, patterns))?;
@@ -506,7 +510,12 @@ struct Change<'c, 'a> {
 /// only its imports are to be checked). With a partial store, those its
 /// lookup tables name (a file not loaded yet is noted missing); otherwise
 /// every loaded file, which the caller filters.
-fn unchanged_candidates<'f>(facts: &'f BTreeMap<String, FileFacts>, partial_store: Option<&Db>, missing: &Missing, change: &Change) -> Result<Vec<(&'f String, &'f FileFacts, bool)>> {
+fn unchanged_candidates<'f>(
+    facts: &'f BTreeMap<String, FileFacts>,
+    partial_store: Option<&Db>,
+    missing: &Missing,
+    change: &Change,
+) -> Result<Vec<(&'f String, &'f FileFacts, bool)>> {
     let wanted = |p: &String| !change.changed.contains(p) && !change.skip.contains(p);
     let Some(db) = partial_store else { return Ok(facts.iter().filter(|(p, _)| wanted(p)).map(|(p, f)| (p, f, true)).collect()) };
     let affected = files_affected(&db.snapshot()?, change)?;
@@ -644,8 +653,10 @@ fn partial_graph(facts: &BTreeMap<String, FileFacts>, outs: &BTreeMap<String, db
 /// the threads did).
 fn resolve_in_parallel(graph: &mut Graph, lookups: &Lookups, jobs: &[(&str, Scope)]) {
     use rayon::prelude::*;
-    let resolved: Vec<Option<References>> =
-        jobs.par_iter().map_init(|| Resolver::new(lookups), |resolver, (path, scope)| lookups.facts().get(*path).map(|f| resolve_references(resolver, f, path, scope))).collect();
+    let resolved: Vec<Option<References>> = jobs
+        .par_iter()
+        .map_init(|| Resolver::new(lookups), |resolver, (path, scope)| lookups.facts().get(*path).map(|f| resolve_references(resolver, f, path, scope)))
+        .collect();
     for ((path, scope), refs) in jobs.iter().zip(resolved) {
         if let Some(refs) = refs {
             apply_references(graph, path, scope, refs);
@@ -679,7 +690,11 @@ fn same_interface(old: &FileFacts, new: &FileFacts) -> bool {
 /// after (`modified`), those of the definitions that differ (the others
 /// keep their nodes and the edges into them); else every name it defines,
 /// before or after. With them, the files whose class chains may have changed.
-fn changed_names(facts: &BTreeMap<String, FileFacts>, changed_paths: &BTreeSet<String>, added: &[(String, FileFacts)]) -> (HashSet<String>, BTreeSet<String>, BTreeSet<String>) {
+fn changed_names(
+    facts: &BTreeMap<String, FileFacts>,
+    changed_paths: &BTreeSet<String>,
+    added: &[(String, FileFacts)],
+) -> (HashSet<String>, BTreeSet<String>, BTreeSet<String>) {
     let mut names: HashSet<String> = HashSet::new();
     let mut chain_paths: BTreeSet<String> = BTreeSet::new();
     let mut modified: BTreeSet<String> = BTreeSet::new();

@@ -39,7 +39,15 @@ pub struct ChangedCode {
 
 impl ChangedCode {
     pub(super) fn symbol(path: &str, s: &Symbol, change: ChangeKind) -> ChangedCode {
-        ChangedCode { path: path.to_string(), symbol: Some(s.qualified_name.clone()), kind: Kind::from(s.kind), start_line: s.span.start_line, end_line: s.span.end_line, change, previous: None }
+        ChangedCode {
+            path: path.to_string(),
+            symbol: Some(s.qualified_name.clone()),
+            kind: Kind::from(s.kind),
+            start_line: s.span.start_line,
+            end_line: s.span.end_line,
+            change,
+            previous: None,
+        }
     }
 
     pub(super) fn file(path: &str, change: ChangeKind, lines: usize, kind: Kind) -> ChangedCode {

@@ -147,7 +147,11 @@ fn renames_and_the_rest(path: &str, (old_text, deleted): (&str, &[&Symbol]), (ne
     let mut out = Vec::new();
     for d in deleted {
         let before = body_lines(&old_lines, d, &d.name);
-        let partner = added.iter().enumerate().filter(|(i, a)| !taken.contains(i) && a.kind == d.kind && a.parent == d.parent).find(|(_, a)| similarity(&before, &body_lines(&new_lines, a, &a.name)) >= RENAMED_SIMILARITY);
+        let partner = added
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| !taken.contains(i) && a.kind == d.kind && a.parent == d.parent)
+            .find(|(_, a)| similarity(&before, &body_lines(&new_lines, a, &a.name)) >= RENAMED_SIMILARITY);
         match partner {
             Some((i, a)) => {
                 taken.insert(i);
@@ -199,7 +203,9 @@ mod tests {
 
     #[test]
     fn a_changed_signature_an_added_and_a_deleted_definition() {
-        let new = BASE.replace("def f(self, x):", "def f(self, x, y=0):").replace("    def g(self):\n        y = 2\n        return y\n", "    def k(self):\n        print('other')\n        return None\n");
+        let new = BASE
+            .replace("def f(self, x):", "def f(self, x, y=0):")
+            .replace("    def g(self):\n        y = 2\n        return y\n", "    def k(self):\n        print('other')\n        return None\n");
         let got = changes(BASE, &new);
         assert!(got.contains(&("A.f".into(), ChangeKind::Signature)), "{got:?}");
         assert!(got.contains(&("A.g".into(), ChangeKind::Deleted)), "{got:?}");

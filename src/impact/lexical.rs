@@ -36,7 +36,8 @@ pub(crate) fn tests_like(index_dir: &Path, text: &str) -> Result<BTreeMap<String
         return Ok(out);
     }
     let index = KeywordIndex::open(&index_dir.join("keyword")).map_err(|e| e.to_string())?;
-    let window = crate::query::retrieve::bm25::bm25_window(&index, &Question::new(text), &QueryOptions::new(Mode::Keyword, LEXICAL_WINDOW)).map_err(|e| e.to_string())?;
+    let window = crate::query::retrieve::bm25::bm25_window(&index, &Question::new(text), &QueryOptions::new(Mode::Keyword, LEXICAL_WINDOW))
+        .map_err(|e| e.to_string())?;
     let mut best: Vec<(f32, String)> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut ranked: Vec<(f32, String)> = window.iter().filter(|c| is_test_file(&c.hit().path)).map(|c| (c.raw(), c.hit().path.clone())).collect();

@@ -96,7 +96,12 @@ pub(crate) fn walk(nb: &mut Neighbourhood, side: &Side, src: &Sources, starts: &
             let (found, left_out) = dependents(nb, ix, level)?;
             let via = describe(&nb.graph().graph[ix].key);
             if left_out > 0 {
-                omitted.push(Omitted { path: key_path(&nb.graph().graph[ix].key).to_string(), symbol: symbol_of(&nb.graph().graph[ix].key), listed: found.len(), more: left_out });
+                omitted.push(Omitted {
+                    path: key_path(&nb.graph().graph[ix].key).to_string(),
+                    symbol: symbol_of(&nb.graph().graph[ix].key),
+                    listed: found.len(),
+                    more: left_out,
+                });
             }
             let distinct = found.iter().map(|d| d.node).collect::<HashSet<_>>().len().max(1) + left_out;
             let share = score * fanout(distinct) * if level > 1 { DEPTH_DECAY } else { 1.0 };
@@ -131,10 +136,13 @@ pub(crate) fn walk(nb: &mut Neighbourhood, side: &Side, src: &Sources, starts: &
         }
         frontier = next;
     }
-    let mut reached: Vec<Reached> = best.into_values().map(|(mut r, line)| {
-        r.evidence = evidence(side, src, &r, line);
-        r
-    }).collect();
+    let mut reached: Vec<Reached> = best
+        .into_values()
+        .map(|(mut r, line)| {
+            r.evidence = evidence(side, src, &r, line);
+            r
+        })
+        .collect();
     reached.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.depth.cmp(&b.depth)).then_with(|| a.key.cmp(&b.key)));
     Ok(Walked { reached, omitted })
 }
@@ -262,7 +270,8 @@ fn structural_implementations(nb: &mut Neighbourhood, interface: NodeIndex) -> R
         return Ok((Vec::new(), 0));
     }
     let Some(facts) = nb.facts_of(&path)? else { return Ok((Vec::new(), 0)) };
-    let mut required: Vec<String> = facts.symbols.iter().filter(|s| s.parent.as_deref() == Some(qualified_name.as_str())).map(|s| own_name(&s.qualified_name).to_string()).collect();
+    let mut required: Vec<String> =
+        facts.symbols.iter().filter(|s| s.parent.as_deref() == Some(qualified_name.as_str())).map(|s| own_name(&s.qualified_name).to_string()).collect();
     required.sort();
     required.dedup();
     // (package folder, receiver type) -> its methods of the required names.

@@ -22,18 +22,34 @@ pub(crate) fn context(impact: &Impact, old: &Side, new: &Side, src: &Sources, bu
     }
     for r in &impact.impacted {
         let at = r.evidence.as_ref().map(|e| format!(" at line {}", e.line)).unwrap_or_default();
-        let note = format!("{} {}{at} (depth {})", serde_json::to_value(r.relation).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(), r.reaches, r.depth);
+        let note = format!(
+            "{} {}{at} (depth {})",
+            serde_json::to_value(r.relation).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+            r.reaches,
+            r.depth
+        );
         pieces.extend(piece(Section::Code, new, src, (&r.path, r.symbol.as_deref(), r.kind), (r.start_line, r.end_line), note));
     }
     for t in &impact.tests {
         let Some(symbol) = &t.symbol else { continue };
-        let Some(span) = new.chunks(&t.path, src).and_then(|c| c.symbols.iter().find(|s| &s.qualified_name == symbol).map(|s| (s.span.start_line, s.span.end_line))) else { continue };
+        let Some(span) =
+            new.chunks(&t.path, src).and_then(|c| c.symbols.iter().find(|s| &s.qualified_name == symbol).map(|s| (s.span.start_line, s.span.end_line)))
+        else {
+            continue;
+        };
         pieces.extend(piece(Section::FileContext, new, src, (&t.path, Some(symbol), Kind::Function), span, format!("test: {}", t.why.join("; "))));
     }
     assemble(&format!("impact of the {}", impact.target), pieces, &ContextOptions { budget })
 }
 
-fn piece(section: Section, side: &Side, src: &Sources, (path, symbol, kind): (&str, Option<&str>, Kind), (start, end): (usize, usize), note: String) -> Option<Piece> {
+fn piece(
+    section: Section,
+    side: &Side,
+    src: &Sources,
+    (path, symbol, kind): (&str, Option<&str>, Kind),
+    (start, end): (usize, usize),
+    note: String,
+) -> Option<Piece> {
     let text = side.text(path, src)?;
     let lines: Vec<&str> = text.lines().collect();
     let (start, end) = (start.max(1), end.min(lines.len()));

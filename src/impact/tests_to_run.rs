@@ -11,9 +11,12 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::history::History;
 use super::reach::Reached;
-use crate::analysis::name::own_part as own_name;
-use super::weights::{COCHANGE_PRIOR, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL, TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FOLDER, TEST_NAMES, TEST_REACHED};
+use super::weights::{
+    COCHANGE_PRIOR, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL, TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FILE,
+    TEST_NAMED_AFTER_FOLDER, TEST_NAMES, TEST_REACHED,
+};
 use super::{ChangeKind, ChangedCode, Relation, TestToRun};
+use crate::analysis::name::own_part as own_name;
 use crate::analysis::role::Role;
 use crate::graph::{EdgeKind, GraphError, Neighbourhood, NodeKey};
 
@@ -243,12 +246,8 @@ fn by_convention(source: &str, tests: &[&String], found: &mut BTreeMap<String, F
 /// `test_arguments.py` for `Argument.__init__`, `fixtures.py` under a test
 /// folder for `_showfixtures_main`.
 fn by_definition_names(changed: &[ChangedCode], tests: &[&String], found: &mut BTreeMap<String, Found>) {
-    let defs: Vec<(&str, Vec<String>)> = changed
-        .iter()
-        .filter(|c| c.change != ChangeKind::Added && !is_test_file(&c.path))
-        .filter_map(|c| c.symbol.as_deref())
-        .map(|q| (q, words(q)))
-        .collect();
+    let defs: Vec<(&str, Vec<String>)> =
+        changed.iter().filter(|c| c.change != ChangeKind::Added && !is_test_file(&c.path)).filter_map(|c| c.symbol.as_deref()).map(|q| (q, words(q))).collect();
     if defs.is_empty() {
         return;
     }
@@ -313,7 +312,16 @@ mod tests {
     #[test]
     fn tests_are_named_after_their_subject_in_every_convention() {
         let named = |t: &str, s: &str| naming(&subject_words(t), s);
-        for t in ["tests/test_blueprints.py", "src/BlueprintTest.java", "x/blueprint.spec.ts", "blueprint_test.go", "spec/blueprint_spec.rb", "BlueprintsSpec.scala", "__tests__/blueprint.test.js", "TestBlueprint.cs"] {
+        for t in [
+            "tests/test_blueprints.py",
+            "src/BlueprintTest.java",
+            "x/blueprint.spec.ts",
+            "blueprint_test.go",
+            "spec/blueprint_spec.rb",
+            "BlueprintsSpec.scala",
+            "__tests__/blueprint.test.js",
+            "TestBlueprint.cs",
+        ] {
             assert_eq!(named(t, "src/flask/blueprints.py"), Some((true, 1.0)), "{t}");
         }
         assert_eq!(named("tests/test_ext_viewcode.py", "sphinx/ext/viewcode.py"), Some((true, 1.0)));

@@ -42,7 +42,10 @@ pub fn select(files: Vec<TreeFile>, skipped: &mut Skipped) -> Vec<TreeFile> {
 
 /// What became of one file: the caller's product of its chunks, or why it was skipped.
 pub enum FileOutcome<T> {
-    Indexed { product: T, bytes: u64 },
+    Indexed {
+        product: T,
+        bytes: u64,
+    },
     Binary,
     /// The blob could not be read: why.
     Unreadable(String),

@@ -27,12 +27,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::analysis::chunk::ChunkOptions;
-use crate::semantic::embed::{EmbedOptions, LazyEmbedder, ModelIdentity, ModelSource};
-use crate::git::{Repo, TreeFile};
 use super::record::{RunRecord, ServerRecord};
-use crate::stores::server_state::{ServerFile, ServerState, SERVER_STATE_VERSION};
+use crate::analysis::chunk::ChunkOptions;
+use crate::git::{Repo, TreeFile};
 use crate::progress::{millis, Progress};
+use crate::semantic::embed::{EmbedOptions, LazyEmbedder, ModelIdentity, ModelSource};
+use crate::stores::server_state::{ServerFile, ServerState, SERVER_STATE_VERSION};
 use crate::stores::vector::server::{ServerOptions, ServerStore};
 
 #[derive(Debug, thiserror::Error)]

@@ -137,7 +137,8 @@ pub(super) fn heal(repo: &Repo, index_dir: &Path, state: &mut IndexState, opts: 
         let dir = index_dir.join("qdrant");
         crate::stores::vector::edge::destroy(&dir).map_err(|e| StateError::from(crate::stores::fs::at("cannot remove", &dir)(e)))?;
         if state.semantic.is_some() {
-            state.vectors_behind = Some(VectorsBehind { all: true, paths: BTreeSet::new(), reason: "the vector store was damaged and is being filled again".into() });
+            state.vectors_behind =
+                Some(VectorsBehind { all: true, paths: BTreeSet::new(), reason: "the vector store was damaged and is being filled again".into() });
             state.vector_points = None;
         }
     }
@@ -153,7 +154,16 @@ pub(super) fn heal(repo: &Repo, index_dir: &Path, state: &mut IndexState, opts: 
 /// The keyword index and/or the code graph, rebuilt from the files the
 /// state records, read from the repository at `commit`.
 #[allow(clippy::too_many_arguments)]
-fn rebuild_from_analysis(repo: &Repo, index_dir: &Path, state: &IndexState, commit: &gix::ObjectId, keyword: bool, graph: bool, opts: &IndexOptions, progress: &dyn Progress) -> Result<()> {
+fn rebuild_from_analysis(
+    repo: &Repo,
+    index_dir: &Path,
+    state: &IndexState,
+    commit: &gix::ObjectId,
+    keyword: bool,
+    graph: bool,
+    opts: &IndexOptions,
+    progress: &dyn Progress,
+) -> Result<()> {
     let keyword_dir = index_dir.join("keyword");
     let index = if keyword {
         KeywordIndex::destroy(&keyword_dir)?;

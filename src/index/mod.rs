@@ -36,7 +36,9 @@ use crate::semantic::docs::Doc;
 use crate::semantic::embed::{EmbedOptions, ModelIdentity, ModelSource};
 use crate::semantic::sync::SyncReport;
 use crate::stores::keyword::KeywordIndex;
-use crate::stores::state::{ChunkId, ErrorLines, FileState, IndexLock, IndexState, LastRun, PendingFile, PendingRun, SemanticState, SyntaxErrors, VectorsBehind};
+use crate::stores::state::{
+    ChunkId, ErrorLines, FileState, IndexLock, IndexState, LastRun, PendingFile, PendingRun, SemanticState, SyntaxErrors, VectorsBehind,
+};
 use crate::stores::vector::edge::Access;
 use crate::stores::vector::Backend;
 use analyze::FileOutcome;
@@ -168,7 +170,9 @@ pub fn config_hash(chunk: &ChunkOptions) -> String {
 pub enum Outcome {
     /// The repository has no commits: nothing to index.
     Empty,
-    UpToDate { commit: String },
+    UpToDate {
+        commit: String,
+    },
     Indexed(Box<Report>),
 }
 
@@ -285,7 +289,6 @@ pub fn run(repo: &Repo, index_dir: &Path, opts: &IndexOptions, progress: &dyn Pr
     }
     result
 }
-
 
 /// A run after planning: what it starts from and what it will do.
 struct Prepared {
@@ -565,28 +568,33 @@ fn vectors_step(
 ) -> Result<(Option<crate::semantic::sync::SyncReport>, Option<VectorsBehind>)> {
     let Some(m) = &run.manifest else { return Ok((None, None)) };
     let t = Instant::now();
-    let synced = opts.semantic.backend.open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60))).map_err(crate::semantic::sync::VectorsError::from).and_then(|store| {
-        let mut embedder = crate::semantic::embed::LazyEmbedder::new(&opts.semantic.model, opts.semantic.embed);
-        let cleared: Vec<String> = run.plan.clear.union(&run.plan.vectors_redo).cloned().collect();
-        let pattern_docs = crate::semantic::docs::pattern_documents(patterns, &m.id);
-        let full = run.plan.full || run.plan.vectors_full;
-        // What queries embedded from the work tree: this run's texts need not be embedded again.
-        let pending = crate::semantic::pending::PendingVectors::load(index_dir, &m.id);
-        let changes = crate::semantic::sync::Changes { full, cleared: &cleared, docs, patterns: pattern_docs, model_id: &m.id, pending: Some(&pending) };
-        let mut report = crate::semantic::sync::sync(store.as_ref(), &mut embedder, changes, opts.semantic.shared_cache.as_ref(), progress)?;
-        if matches!(opts.semantic.backend, crate::stores::vector::Backend::Embedded { .. }) {
-            let mut totals = BTreeMap::new();
-            for c in crate::stores::vector::Collection::TREE {
-                totals.insert(c.name().to_string(), store.count(c)?);
+    let synced = opts
+        .semantic
+        .backend
+        .open(index_dir, m.dims, &m.id, Access::Write, opts.lock_wait.max(Duration::from_secs(60)))
+        .map_err(crate::semantic::sync::VectorsError::from)
+        .and_then(|store| {
+            let mut embedder = crate::semantic::embed::LazyEmbedder::new(&opts.semantic.model, opts.semantic.embed);
+            let cleared: Vec<String> = run.plan.clear.union(&run.plan.vectors_redo).cloned().collect();
+            let pattern_docs = crate::semantic::docs::pattern_documents(patterns, &m.id);
+            let full = run.plan.full || run.plan.vectors_full;
+            // What queries embedded from the work tree: this run's texts need not be embedded again.
+            let pending = crate::semantic::pending::PendingVectors::load(index_dir, &m.id);
+            let changes = crate::semantic::sync::Changes { full, cleared: &cleared, docs, patterns: pattern_docs, model_id: &m.id, pending: Some(&pending) };
+            let mut report = crate::semantic::sync::sync(store.as_ref(), &mut embedder, changes, opts.semantic.shared_cache.as_ref(), progress)?;
+            if matches!(opts.semantic.backend, crate::stores::vector::Backend::Embedded { .. }) {
+                let mut totals = BTreeMap::new();
+                for c in crate::stores::vector::Collection::TREE {
+                    totals.insert(c.name().to_string(), store.count(c)?);
+                }
+                report.totals = Some(totals);
             }
-            report.totals = Some(totals);
-        }
-        // Taken into the cache (or not needed): a later query embeds what is still uncommitted.
-        if let Err(e) = pending.clear() {
-            progress.note(&format!("could not remove {} ({e}); it is only a cache", crate::semantic::pending::FILE));
-        }
-        Ok(report)
-    });
+            // Taken into the cache (or not needed): a later query embeds what is still uncommitted.
+            if let Err(e) = pending.clear() {
+                progress.note(&format!("could not remove {} ({e}); it is only a cache", crate::semantic::pending::FILE));
+            }
+            Ok(report)
+        });
     timings.insert("vectors".into(), millis(t));
     match synced {
         Ok(report) => Ok((Some(report), None)),
@@ -606,7 +614,11 @@ fn points_left((report, behind): &(Option<crate::semantic::sync::SyncReport>, Op
 fn vectors_left_behind(run: &Prepared, reason: String) -> VectorsBehind {
     let before = run.previous.as_ref().and_then(|p| p.vectors_behind.clone()).unwrap_or_default();
     let all = before.all || run.plan.full || run.plan.vectors_full;
-    let paths = if all { BTreeSet::new() } else { before.paths.into_iter().chain(run.plan.clear.iter().cloned()).chain(run.plan.vectors_redo.iter().cloned()).collect() };
+    let paths = if all {
+        BTreeSet::new()
+    } else {
+        before.paths.into_iter().chain(run.plan.clear.iter().cloned()).chain(run.plan.vectors_redo.iter().cloned()).collect()
+    };
     VectorsBehind { all, paths, reason }
 }
 
@@ -639,7 +651,9 @@ fn prepare(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: ObjectId,
     let mut plan = match plan(repo, previous.as_ref(), pending.as_ref(), &hash, semantic.as_ref(), target, opts.full, progress)? {
         Some(p) => p,
         None if opts.reindex.is_empty() && !previous.as_ref().is_some_and(|p| paths::changed_since(p, &opts.paths)) => return Ok(None),
-        None => Plan { full: false, full_reason: None, vectors_full: false, vectors_redo: BTreeSet::new(), clear: BTreeSet::new(), index: Vec::new(), renamed: 0 },
+        None => {
+            Plan { full: false, full_reason: None, vectors_full: false, vectors_redo: BTreeSet::new(), clear: BTreeSet::new(), index: Vec::new(), renamed: 0 }
+        }
     };
     if !plan.full && !opts.reindex.is_empty() {
         add_reindexed(repo, &mut plan, previous.as_ref(), &opts.reindex, &target)?;
@@ -812,9 +826,8 @@ fn semantic_model(opts: &IndexOptions, previous: Option<&IndexState>, progress: 
 /// Adds the files under `paths` (as of `target`) to an incremental plan, and
 /// clears what the index held under them.
 fn add_reindexed(repo: &Repo, plan: &mut Plan, previous: Option<&IndexState>, paths: &[String], target: &ObjectId) -> Result<()> {
-    let wanted = |p: &str| {
-        paths.iter().map(|r| r.trim_matches('/')).any(|r| r.is_empty() || p == r || p.strip_prefix(r).is_some_and(|rest| rest.starts_with('/')))
-    };
+    let wanted =
+        |p: &str| paths.iter().map(|r| r.trim_matches('/')).any(|r| r.is_empty() || p == r || p.strip_prefix(r).is_some_and(|rest| rest.starts_with('/')));
     let queued: BTreeSet<String> = plan.index.iter().map(|f| f.path.clone()).collect();
     for f in repo.list_files(target)? {
         if wanted(&f.path) && !queued.contains(&f.path) {

@@ -80,10 +80,7 @@ fn compile(pattern: &str, base: &str) -> Result<GlobMatcher, globset::Error> {
 }
 
 fn compile_all(patterns: &[String], key: &'static str) -> Result<Vec<GlobMatcher>, PathRulesError> {
-    patterns
-        .iter()
-        .map(|p| compile(p.trim(), "").map_err(|e| PathRulesError::BadGlob { key, pattern: p.clone(), message: e.to_string() }))
-        .collect()
+    patterns.iter().map(|p| compile(p.trim(), "").map_err(|e| PathRulesError::BadGlob { key, pattern: p.clone(), message: e.to_string() })).collect()
 }
 
 /// The attribute lines of one `.gitattributes` file (at `dir/`, or `""`).
@@ -234,7 +231,11 @@ pub(super) fn apply(repo: &Repo, plan: &mut Plan, previous: Option<&IndexState>,
     let texts: BTreeMap<String, String> = attributes
         .iter()
         .map(|(path, blob)| {
-            let text = ObjectId::from_hex(blob.as_bytes()).ok().and_then(|id| reader.read(&id).ok()).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+            let text = ObjectId::from_hex(blob.as_bytes())
+                .ok()
+                .and_then(|id| reader.read(&id).ok())
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
             (path.clone(), text)
         })
         .collect();

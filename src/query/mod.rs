@@ -107,7 +107,11 @@ pub fn index_notices(repo: &Repo, state: &IndexState) -> Vec<String> {
         notices.push("the index is empty (the indexed commit has no files git-rag reads)".to_string());
     }
     if let Some(b) = state.vectors_behind.as_ref().filter(|b| !b.all && !b.paths.is_empty()) {
-        notices.push(format!("the vectors of {} files are not in yet ({}); dense search leaves them out until `git rag index` catches up", b.paths.len(), b.reason));
+        notices.push(format!(
+            "the vectors of {} files are not in yet ({}); dense search leaves them out until `git rag index` catches up",
+            b.paths.len(),
+            b.reason
+        ));
     }
     notices
 }

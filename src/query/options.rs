@@ -72,7 +72,9 @@ pub fn kinds() -> Vec<&'static str> {
 /// The kind `--kind` names, in any letter case; an error that lists the
 /// kinds for one no result can have (a typo would answer nothing, silently).
 pub fn kind_named(name: &str) -> Result<Kind> {
-    Kind::from_name(&name.to_lowercase()).filter(|k| Kind::searchable().contains(k)).ok_or_else(|| SearchError::UnknownKind { kind: name.to_string(), known: kinds().join(", ") })
+    Kind::from_name(&name.to_lowercase())
+        .filter(|k| Kind::searchable().contains(k))
+        .ok_or_else(|| SearchError::UnknownKind { kind: name.to_string(), known: kinds().join(", ") })
 }
 
 impl QueryOptions {
@@ -138,7 +140,6 @@ fn glob_of(glob: &str) -> Result<globset::Glob> {
     GlobBuilder::new(&pattern).literal_separator(true).build().map_err(|e| SearchError::BadGlob { glob: glob.to_string(), message: e.to_string() })
 }
 
-
 /// Candidates each retriever contributes to the fusion.
 pub const DEFAULT_WINDOW: usize = 50;
 
@@ -180,7 +181,20 @@ pub struct HybridOptions {
 
 impl HybridOptions {
     pub fn new(query: QueryOptions) -> HybridOptions {
-        HybridOptions { query, window: DEFAULT_WINDOW, diversity: None, expand_parent: false, depth: 1, relation: None, timeout: Duration::from_secs(10), files: false, explain: false, explain_features: false, learned_ranking: false, project: None }
+        HybridOptions {
+            query,
+            window: DEFAULT_WINDOW,
+            diversity: None,
+            expand_parent: false,
+            depth: 1,
+            relation: None,
+            timeout: Duration::from_secs(10),
+            files: false,
+            explain: false,
+            explain_features: false,
+            learned_ranking: false,
+            project: None,
+        }
     }
 }
 

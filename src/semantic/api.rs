@@ -197,14 +197,14 @@ impl ApiEmbedder {
     fn request(&self, inputs: &[String]) -> Result<Vec<Vec<f32>>> {
         let body = serde_json::json!({ "model": self.opts.model, "input": inputs, "encoding_format": "float" }).to_string();
         let key = self.opts.api_key.as_deref();
-        let text = with_retries(self.opts.retries, || post_json(&self.agent, &self.endpoint, key, &body, MAX_ANSWER_BYTES))
-            .map_err(|message| self.error(message))?;
+        let text =
+            with_retries(self.opts.retries, || post_json(&self.agent, &self.endpoint, key, &body, MAX_ANSWER_BYTES)).map_err(|message| self.error(message))?;
         self.parse(&text, inputs.len())
     }
 
     fn parse(&self, text: &str, expected: usize) -> Result<Vec<Vec<f32>>> {
-        let answer: Answer = serde_json::from_str(text)
-            .map_err(|e| self.error(format!("an answer that is not the OpenAI embeddings shape ({e}): {}", snippet(text))))?;
+        let answer: Answer =
+            serde_json::from_str(text).map_err(|e| self.error(format!("an answer that is not the OpenAI embeddings shape ({e}): {}", snippet(text))))?;
         if answer.data.len() != expected {
             return Err(self.error(format!("returned {} vectors for {expected} texts", answer.data.len())));
         }

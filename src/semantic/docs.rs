@@ -13,8 +13,8 @@ use serde_json::{json, Map, Value};
 
 use crate::analysis::chunk::{Chunk, ChunkKind, FileChunks};
 use crate::analysis::kind::Kind;
-use crate::analysis::role::Role;
 use crate::analysis::parse::Symbol;
+use crate::analysis::role::Role;
 use crate::stores::vector::{point_id, point_id_of, Collection};
 
 /// Version of what is embedded for a file (the texts below). It is stored
@@ -327,9 +327,7 @@ mod tests {
     #[test]
     fn each_text_is_embedded_once_and_tests_by_their_header() {
         let body = "    x = 1\n".repeat(200);
-        let src = format!(
-            "def send(request):\n    \"\"\"Send a prepared request.\"\"\"\n{body}\n\nclass Session:\n    def close(self):\n        pass\n"
-        );
+        let src = format!("def send(request):\n    \"\"\"Send a prepared request.\"\"\"\n{body}\n\nclass Session:\n    def close(self):\n        pass\n");
         let docs_of = |path: &str| {
             let file = crate::analysis::chunk::chunk_file(path, src.as_bytes(), &Default::default());
             documents(path, "0", &file, "m")

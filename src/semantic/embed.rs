@@ -102,8 +102,7 @@ impl ModelManifest {
             Ok(b) => b,
             Err(_) => return Err(EmbedError::NoModel { path: model_dir.to_path_buf() }),
         };
-        let manifest: ModelManifest =
-            serde_json::from_slice(&bytes).map_err(|e| EmbedError::BadManifest { path: path.clone(), message: e.to_string() })?;
+        let manifest: ModelManifest = serde_json::from_slice(&bytes).map_err(|e| EmbedError::BadManifest { path: path.clone(), message: e.to_string() })?;
         if manifest.dims == 0 || manifest.max_tokens < 8 {
             return Err(EmbedError::BadManifest { path, message: "dims and max_tokens must be positive".into() });
         }
@@ -400,8 +399,7 @@ impl OnnxEmbedder {
         }
         let session = open_session(&onnx, &manifest, opts)?;
         let wants_token_types = session.inputs().iter().any(|i| i.name() == "token_type_ids");
-        let mut tokenizer =
-            Tokenizer::from_file(&tok_path).map_err(|e| EmbedError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
+        let mut tokenizer = Tokenizer::from_file(&tok_path).map_err(|e| EmbedError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;
         tokenizer
             .with_truncation(Some(TruncationParams { max_length: manifest.max_tokens, ..Default::default() }))
             .map_err(|e| EmbedError::Tokenizer { path: tok_path.clone(), message: e.to_string() })?;

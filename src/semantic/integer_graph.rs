@@ -300,7 +300,6 @@ pub fn rewrite(model: &[u8], activations: Activations) -> Result<(Vec<u8>, Rewri
     Ok((out, RewriteReport { integer: rewrites.len(), float }))
 }
 
-
 /// The version of the default operator set the model imports (ReduceMax
 /// takes its axes as an attribute before 18, as an input from 18).
 fn default_opset(top: &[Field]) -> Result<u64> {

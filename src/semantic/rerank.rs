@@ -55,9 +55,7 @@ impl Reranker {
     /// `Some(Err)` when one is there but cannot be used.
     pub fn open(source: &RerankerSource) -> Option<Result<Reranker, RerankError>> {
         match source {
-            RerankerSource::Local(dir) => {
-                dir.join("model.onnx").is_file().then(|| CrossEncoder::load(dir).map(|c| Reranker::Local(Box::new(c))))
-            }
+            RerankerSource::Local(dir) => dir.join("model.onnx").is_file().then(|| CrossEncoder::load(dir).map(|c| Reranker::Local(Box::new(c)))),
             RerankerSource::Api(opts) => Some(Ok(Reranker::Api(ApiReranker::new(opts.clone())))),
             RerankerSource::Misconfigured(why) => Some(Err(RerankError::Settings(why.clone()))),
         }
@@ -133,9 +131,7 @@ impl CrossEncoder {
             .map_err(|e| load_err(&onnx, e.to_string()))?;
         let wants_token_types = session.inputs().iter().any(|i| i.name() == "token_type_ids");
         let mut tokenizer = Tokenizer::from_file(&tok).map_err(|e| load_err(&tok, e.to_string()))?;
-        tokenizer
-            .with_truncation(Some(TruncationParams { max_length: MAX_PAIR_TOKENS, ..Default::default() }))
-            .map_err(|e| load_err(&tok, e.to_string()))?;
+        tokenizer.with_truncation(Some(TruncationParams { max_length: MAX_PAIR_TOKENS, ..Default::default() })).map_err(|e| load_err(&tok, e.to_string()))?;
         tokenizer.with_padding(None);
         Ok(CrossEncoder { session: Mutex::new(session), tokenizer, wants_token_types })
     }

@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::endpoint::{post_json, snippet, with_retries, Failure};
 use super::rerank::RerankError;
+use crate::endpoint::{post_json, snippet, with_retries, Failure};
 
 /// Which request shape the endpoint speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,8 +143,8 @@ impl ApiReranker {
     }
 
     fn parse(&self, text: &str, n: usize) -> Result<Vec<Option<f32>>, RerankError> {
-        let answer: Answer = serde_json::from_str(text)
-            .map_err(|_| self.error(format!("an answer that is neither the Cohere nor the TEI rerank shape: {}", snippet(text))))?;
+        let answer: Answer =
+            serde_json::from_str(text).map_err(|_| self.error(format!("an answer that is neither the Cohere nor the TEI rerank shape: {}", snippet(text))))?;
         let (Answer::Wrapped { results } | Answer::Bare(results)) = answer;
         let mut scores = vec![None; n];
         for s in results {
@@ -191,7 +191,8 @@ mod tests {
         assert_eq!(r.parse(tei, 2).ok(), Some(vec![Some(3.0), Some(-2.5)]));
         let voyage = r#"{"data":[{"index":0,"relevance_score":0.5}]}"#;
         assert_eq!(r.parse(voyage, 1).ok(), Some(vec![Some(0.5)]));
-        for bad in ["not json", r#"{"results":[{"index":5,"relevance_score":1}]}"#, r#"[{"index":0,"score":1},{"index":0,"score":2}]"#, r#"{"embeddings":[]}"#] {
+        for bad in ["not json", r#"{"results":[{"index":5,"relevance_score":1}]}"#, r#"[{"index":0,"score":1},{"index":0,"score":2}]"#, r#"{"embeddings":[]}"#]
+        {
             let e = r.parse(bad, 2).expect_err(bad).to_string();
             assert!(e.contains("http://127.0.0.1:9/rerank"), "{e}");
         }

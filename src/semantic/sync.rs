@@ -267,13 +267,15 @@ fn take_pending(
 /// Vectors found elsewhere than the local cache (the team's, the work
 /// tree's) written into it and into `vectors`, those of the wrong size left
 /// out; `missing` keeps what is still to embed. Returns how many were taken.
-fn adopt(store: &dyn VectorStore, found: HashMap<u64, Vec<f32>>, missing: &mut Vec<(u64, &str)>, vectors: &mut HashMap<u64, Vec<f32>>) -> Result<usize, VectorsError> {
+fn adopt(
+    store: &dyn VectorStore,
+    found: HashMap<u64, Vec<f32>>,
+    missing: &mut Vec<(u64, &str)>,
+    vectors: &mut HashMap<u64, Vec<f32>>,
+) -> Result<usize, VectorsError> {
     let dims = store.dims();
-    let found: Vec<Point> = found
-        .into_iter()
-        .filter(|(_, v)| v.len() == dims)
-        .map(|(id, vector)| Point { id, vector, payload: Default::default(), text: None })
-        .collect();
+    let found: Vec<Point> =
+        found.into_iter().filter(|(_, v)| v.len() == dims).map(|(id, vector)| Point { id, vector, payload: Default::default(), text: None }).collect();
     if found.is_empty() {
         return Ok(0);
     }
@@ -343,11 +345,7 @@ fn embed_missing(
                 return Err(e.into());
             }
         };
-        let points: Vec<Point> = batch
-            .iter()
-            .zip(embedded)
-            .map(|((id, _), v)| Point { id: *id, vector: v, payload: Default::default(), text: None })
-            .collect();
+        let points: Vec<Point> = batch.iter().zip(embedded).map(|((id, _), v)| Point { id: *id, vector: v, payload: Default::default(), text: None }).collect();
         for p in &points {
             vectors.insert(p.id, p.vector.clone());
         }

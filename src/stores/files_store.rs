@@ -216,7 +216,13 @@ mod tests {
     use crate::stores::state::ChunkId;
 
     fn record(blob: &str, language: &str, chunks: &[u128]) -> FileState {
-        FileState { blob: blob.into(), language: language.into(), chunks: chunks.iter().copied().map(ChunkId).collect(), symbols: chunks.len(), syntax_errors: None }
+        FileState {
+            blob: blob.into(),
+            language: language.into(),
+            chunks: chunks.iter().copied().map(ChunkId).collect(),
+            symbols: chunks.len(),
+            syntax_errors: None,
+        }
     }
 
     fn heads_of(files: &BTreeMap<String, FileState>) -> BTreeMap<String, (String, String)> {
@@ -232,7 +238,8 @@ mod tests {
     #[test]
     fn queries_read_the_heads_and_a_store_without_them_gets_them_on_the_next_write() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut files: BTreeMap<String, FileState> = [("a.rs", record("b1", "rust", &[1, 2])), ("b.py", record("b2", "python", &[3]))].into_iter().map(|(p, f)| (p.to_string(), f)).collect();
+        let mut files: BTreeMap<String, FileState> =
+            [("a.rs", record("b1", "rust", &[1, 2])), ("b.py", record("b2", "python", &[3]))].into_iter().map(|(p, f)| (p.to_string(), f)).collect();
         save(dir.path(), &files).expect("save");
         assert_eq!(load(dir.path(), Records::Whole).expect("load"), Some(files.clone()));
         let read = load(dir.path(), Records::ForQueries).expect("load").expect("a store");

@@ -61,4 +61,3 @@ pub fn save_state(store: &ServerStore, state: &ServerState) -> Result<(), Server
     let text = serde_json::to_string(state).map_err(|e| ServerStateError::Bad { collection: store.state_collection(), message: e.to_string() })?;
     Ok(store.save_state(&text)?)
 }
-

@@ -61,7 +61,6 @@ fn damaged_store(path: &Path) -> crate::stores::health::Store {
     }
 }
 
-
 /// What the index holds for one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileState {
@@ -554,7 +553,16 @@ mod tests {
         let path = dir.path().join(STATE_FILE);
         let mut s = IndexState::new("abc".into());
         for i in 0..50u128 {
-            s.files.insert(format!("f{i}.py"), FileState { blob: format!("{i:040x}"), language: "python".into(), chunks: vec![ChunkId(i), ChunkId(i + 1000)], symbols: i as usize, syntax_errors: None });
+            s.files.insert(
+                format!("f{i}.py"),
+                FileState {
+                    blob: format!("{i:040x}"),
+                    language: "python".into(),
+                    chunks: vec![ChunkId(i), ChunkId(i + 1000)],
+                    symbols: i as usize,
+                    syntax_errors: None,
+                },
+            );
         }
         s.save(&path).unwrap();
         assert!(!std::fs::read_to_string(&path).unwrap().contains("f1.py"), "no per-file records in the state file");
@@ -569,7 +577,9 @@ mod tests {
         let mut loaded = IndexState::load(&path).unwrap().unwrap();
         loaded.files.get_mut("f5.py").unwrap().symbols = 99;
         loaded.files.remove("f6.py");
-        loaded.files.insert("newer.py".into(), FileState { blob: "c".into(), language: "python".into(), chunks: vec![ChunkId(1)], symbols: 1, syntax_errors: None });
+        loaded
+            .files
+            .insert("newer.py".into(), FileState { blob: "c".into(), language: "python".into(), chunks: vec![ChunkId(1)], symbols: 1, syntax_errors: None });
         for p in ["f5.py", "f6.py", "newer.py"] {
             loaded.changed_records.note(p);
         }

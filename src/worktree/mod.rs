@@ -16,8 +16,8 @@
 //! decide what is indexed.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use gix::ObjectId;
@@ -131,10 +131,7 @@ impl Layer {
         let mut out = Vec::new();
         if !self.files.is_empty() {
             let base = &self.base[..self.base.len().min(12)];
-            out.push(format!(
-                "searching the work tree too: {} files differ from the indexed commit {base}",
-                self.files.len()
-            ));
+            out.push(format!("searching the work tree too: {} files differ from the indexed commit {base}", self.files.len()));
         }
         if let Some(why) = &self.not_kept {
             out.push(format!("the work tree's analysis cannot be kept for the next query ({why}); each query analyses it again"));
@@ -143,7 +140,10 @@ impl Layer {
             out.push(format!("{path}: not searched ({why}); its indexed version is left out"));
         }
         if self.over_cap > 0 {
-            out.push(format!("{} more changed files are past the work tree's limit of {MAX_FILES}: they answer from the index (run `git rag index` after committing)", self.over_cap));
+            out.push(format!(
+                "{} more changed files are past the work tree's limit of {MAX_FILES}: they answer from the index (run `git rag index` after committing)",
+                self.over_cap
+            ));
         }
         out
     }
@@ -180,7 +180,10 @@ pub struct Changes {
 impl Changes {
     /// The paths and how they differ, for a listing.
     pub fn listing(&self) -> Vec<LayerFile> {
-        self.files.iter().map(|(path, change, content)| LayerFile { path: path.clone(), change: *change, blob: content.as_ref().map(|(_, id)| id.to_string()) }).collect()
+        self.files
+            .iter()
+            .map(|(path, change, content)| LayerFile { path: path.clone(), change: *change, blob: content.as_ref().map(|(_, id)| id.to_string()) })
+            .collect()
     }
 }
 
@@ -220,7 +223,13 @@ impl Comparison {
 /// paths in `held` (the previous layer's), when the rest of the tree is
 /// known to be as it was: what a watched tree costs after a save.
 /// `early`: the comparison of the whole tree, already under way.
-fn changes_within(repo: &Repo, state: &IndexState, opts: &LayerOptions, scope: Option<(&BTreeSet<String>, &BTreeSet<String>)>, early: Option<Comparison>) -> Result<Changes, WorktreeError> {
+fn changes_within(
+    repo: &Repo,
+    state: &IndexState,
+    opts: &LayerOptions,
+    scope: Option<(&BTreeSet<String>, &BTreeSet<String>)>,
+    early: Option<Comparison>,
+) -> Result<Changes, WorktreeError> {
     let started = Instant::now();
     let base = state.last_commit.map(|c| c.to_string()).unwrap_or_default();
     let mut out = Changes { base, files: Vec::new(), skipped: Vec::new(), over_cap: 0, took_ms: 0.0 };
@@ -234,7 +243,8 @@ fn changes_within(repo: &Repo, state: &IndexState, opts: &LayerOptions, scope: O
         // folder is not an edit of every file.
         return Ok(out);
     }
-    let patterns: Vec<gix::bstr::BString> = scope.map(|(moved, held)| moved.iter().chain(held).map(|p| format!(":(literal){p}").into()).collect()).unwrap_or_default();
+    let patterns: Vec<gix::bstr::BString> =
+        scope.map(|(moved, held)| moved.iter().chain(held).map(|p| format!(":(literal){p}").into()).collect()).unwrap_or_default();
     let mut candidates = match early.filter(|_| scope.is_none()).and_then(|c| c.paths_against(&base_id)) {
         Some(paths) => paths?,
         None => changed_paths(repo, &base_id, patterns, opts.index_dir.as_deref())?,
@@ -280,7 +290,13 @@ pub fn analyse(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions) ->
 /// leaving there those of this layer's files. With `kept_in` (the index
 /// folder), the layer kept there for the same files is opened instead, or
 /// this one is kept there for the next process ([`saved`]).
-fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions, known: &Mutex<Analyses>, kept_in: Option<&Path>) -> Result<Layer, WorktreeError> {
+fn analyse_reusing(
+    changes: Changes,
+    keyword: &KeywordIndex,
+    opts: &LayerOptions,
+    known: &Mutex<Analyses>,
+    kept_in: Option<&Path>,
+) -> Result<Layer, WorktreeError> {
     let started = Instant::now();
     let files = changes.listing();
     let hidden: Arc<BTreeSet<String>> = Arc::new(files.iter().map(|f| f.path.clone()).chain(changes.skipped.iter().map(|(p, _)| p.clone())).collect());
@@ -297,7 +313,8 @@ fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions
                 }
             }
             let analysed = analyse_files(&changes, opts, known);
-            let layer_keyword = KeywordIndex::layer_of(keyword, Arc::clone(&hidden), analysed.iter().map(|(path, _, chunks)| (path.as_str(), chunks.as_ref())))?;
+            let layer_keyword =
+                KeywordIndex::layer_of(keyword, Arc::clone(&hidden), analysed.iter().map(|(path, _, chunks)| (path.as_str(), chunks.as_ref())))?;
             kept = kept_in.map(|dir| saved::keep(dir, &key, &layer_keyword, &analysed));
             (layer_keyword, analysed)
         }
@@ -306,7 +323,8 @@ fn analyse_reusing(changes: Changes, keyword: &KeywordIndex, opts: &LayerOptions
         *k = analysed.iter().map(|(path, id, chunks)| ((path.clone(), *id), Arc::clone(chunks))).collect();
     }
     let beneath = keyword.beneath(&layer_keyword, Arc::clone(&hidden))?;
-    let texts = changes.files.into_iter().filter_map(|(path, _, content)| content.map(|(data, _)| (path, String::from_utf8_lossy(&data).into_owned()))).collect();
+    let texts =
+        changes.files.into_iter().filter_map(|(path, _, content)| content.map(|(data, _)| (path, String::from_utf8_lossy(&data).into_owned()))).collect();
     Ok(Layer {
         base: changes.base,
         files,
@@ -397,7 +415,14 @@ type Fingerprint = (String, Vec<(String, Option<String>)>);
 /// [`scan`] through `cache`: the comparison with the index runs every time
 /// (it is what notices an edit); the analysis only when something moved.
 /// Returns the layer and what comparing and analysing took.
-pub fn scan_cached(repo: &Repo, state: &IndexState, keyword: &KeywordIndex, opts: &LayerOptions, cache: &LayerCache, index_dir: &Path) -> Result<(Option<Arc<Layer>>, (f64, f64)), WorktreeError> {
+pub fn scan_cached(
+    repo: &Repo,
+    state: &IndexState,
+    keyword: &KeywordIndex,
+    opts: &LayerOptions,
+    cache: &LayerCache,
+    index_dir: &Path,
+) -> Result<(Option<Arc<Layer>>, (f64, f64)), WorktreeError> {
     let started = Instant::now();
     let last = cache.last.lock().ok().and_then(|l| l.clone());
     // Asked first, always: it also takes in what happened since the last call.

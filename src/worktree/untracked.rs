@@ -113,10 +113,13 @@ fn global_excludes(repo: &gix::Repository) -> Vec<(PathBuf, Option<Stamp>)> {
     let home = crate::env::home().map(PathBuf::from);
     let xdg = crate::env::xdg_config_home().map(PathBuf::from).or_else(|| home.map(|h| h.join(".config")));
     files.extend(configured.or_else(|| xdg.map(|x| x.join("git").join("ignore"))));
-    files.into_iter().map(|p| {
-        let stamp = Stamp::at(&p);
-        (p, stamp)
-    }).collect()
+    files
+        .into_iter()
+        .map(|p| {
+            let stamp = Stamp::at(&p);
+            (p, stamp)
+        })
+        .collect()
 }
 
 /// Digest of the names the index tracks directly in `folder` (`""`: the root).
@@ -137,7 +140,11 @@ fn tracked_digest(index: &gix::index::State, folder: &str) -> u64 {
 }
 
 fn join(folder: &str, name: &str) -> String {
-    if folder.is_empty() { name.to_string() } else { format!("{folder}/{name}") }
+    if folder.is_empty() {
+        name.to_string()
+    } else {
+        format!("{folder}/{name}")
+    }
 }
 
 /// The untracked files of the work tree at `workdir` (paths relative to
@@ -196,7 +203,9 @@ impl Walk<'_> {
                 continue;
             }
             let stamp = Stamp::of(&meta);
-            let kept = old.and_then(|l| l.folders.get(&folder)).filter(|f| f.settled && f.stamp == stamp && (self.index_held || f.tracked == tracked_digest(self.index, &folder)));
+            let kept = old
+                .and_then(|l| l.folders.get(&folder))
+                .filter(|f| f.settled && f.stamp == stamp && (self.index_held || f.tracked == tracked_digest(self.index, &folder)));
             let entry = match kept {
                 Some(f) => {
                     let ignore = join(&folder, ".gitignore");
@@ -218,7 +227,13 @@ impl Walk<'_> {
     fn read(&mut self, folder: &str, stamp: Stamp, old: Option<&Listing>, listing: &mut Listing) -> Result<Folder, String> {
         self.read += 1;
         let dir = self.workdir.join(folder);
-        let mut entry = Folder { stamp, settled: stamp.time() + SETTLE < self.started, tracked: tracked_digest(self.index, folder), untracked: Vec::new(), subfolders: Vec::new() };
+        let mut entry = Folder {
+            stamp,
+            settled: stamp.time() + SETTLE < self.started,
+            tracked: tracked_digest(self.index, folder),
+            untracked: Vec::new(),
+            subfolders: Vec::new(),
+        };
         let Ok(read) = std::fs::read_dir(&dir) else { return Ok(entry) };
         for item in read.flatten() {
             let Some(name) = item.file_name().to_str().map(str::to_string) else { continue };
@@ -264,7 +279,14 @@ mod tests {
     use std::process::Command;
 
     fn git(dir: &Path, args: &[&str]) -> String {
-        let out = Command::new("git").args(args).current_dir(dir).env("GIT_CONFIG_NOSYSTEM", "1").env("GIT_CONFIG_GLOBAL", "/dev/null").env("HOME", dir).output().expect("git runs");
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("HOME", dir)
+            .output()
+            .expect("git runs");
         assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
@@ -332,19 +354,35 @@ mod tests {
             ("nothing yet", Box::new(|_| {})),
             ("a file in a tracked folder", Box::new(|r| write(r, "a/b/x.txt", "new\n"))),
             ("a new folder", Box::new(|r| write(r, "a/new/deep/y.txt", "new\n"))),
-            ("ignored files and folders", Box::new(|r| {
-                write(r, "a/z.log", "log\n");
-                write(r, "build/out.txt", "out\n");
-            })),
-            ("an untracked file added to the index", Box::new(|r| { git(r, &["add", "a/b/x.txt"]); })),
-            ("a tracked file removed from the index only", Box::new(|r| { git(r, &["rm", "-q", "--cached", "c/t.txt"]); })),
+            (
+                "ignored files and folders",
+                Box::new(|r| {
+                    write(r, "a/z.log", "log\n");
+                    write(r, "build/out.txt", "out\n");
+                }),
+            ),
+            (
+                "an untracked file added to the index",
+                Box::new(|r| {
+                    git(r, &["add", "a/b/x.txt"]);
+                }),
+            ),
+            (
+                "a tracked file removed from the index only",
+                Box::new(|r| {
+                    git(r, &["rm", "-q", "--cached", "c/t.txt"]);
+                }),
+            ),
             ("an ignore rule dropped", Box::new(|r| write(r, ".gitignore", "build/\n"))),
             ("a new .gitignore below", Box::new(|r| write(r, "a/.gitignore", "new/\n"))),
             ("an untracked folder removed", Box::new(|r| std::fs::remove_dir_all(r.join("build")).expect("rm"))),
-            ("a nested repository", Box::new(|r| {
-                write(r, "d/nested/file.txt", "nested\n");
-                git(&r.join("d/nested"), &["init", "-q"]);
-            })),
+            (
+                "a nested repository",
+                Box::new(|r| {
+                    write(r, "d/nested/file.txt", "nested\n");
+                    git(&r.join("d/nested"), &["init", "-q"]);
+                }),
+            ),
             ("a file renamed", Box::new(|r| std::fs::rename(r.join("a/new/deep/y.txt"), r.join("a/new/deep/w.txt")).expect("rename"))),
         ];
         for (what, step) in steps {

@@ -76,7 +76,14 @@ impl Watch {
         }
         // Anything before the first look counts.
         seen.moved.store(true, Ordering::SeqCst);
-        Ok(Watch { _watcher: watcher, seen, git_dir: git_dir.to_path_buf(), workdir: workdir.to_path_buf(), next_fence: AtomicU64::new(1), fencing: Mutex::new(()) })
+        Ok(Watch {
+            _watcher: watcher,
+            seen,
+            git_dir: git_dir.to_path_buf(),
+            workdir: workdir.to_path_buf(),
+            next_fence: AtomicU64::new(1),
+            fencing: Mutex::new(()),
+        })
     }
 
     /// What moved since the previous call (everything the first time, and

@@ -87,10 +87,8 @@ impl Mcp {
     }
 
     pub fn handshake(&mut self) -> Value {
-        let r = self.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "git-rag-test", "version": "0"}}),
-        );
+        let r =
+            self.request("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "git-rag-test", "version": "0"}}));
         self.send_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         r
     }
@@ -127,4 +125,3 @@ pub fn comparable(mut answer: Value) -> Value {
     f32_numbers(&mut answer);
     answer
 }
-

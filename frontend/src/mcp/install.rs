@@ -88,7 +88,11 @@ impl Client {
             Client::Codex => std::env::var_os("CODEX_HOME").map(PathBuf::from).unwrap_or_else(|| home.join(".codex")).join("config.toml"),
             Client::Windsurf => home.join(".codeium/windsurf/mcp_config.json"),
             Client::Zed if cfg!(windows) => app_config().join("Zed/settings.json"),
-            Client::Zed => std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from).filter(|p| p.is_absolute()).unwrap_or_else(|| home.join(".config")).join("zed/settings.json"),
+            Client::Zed => std::env::var_os("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .unwrap_or_else(|| home.join(".config"))
+                .join("zed/settings.json"),
             Client::Gemini => home.join(".gemini/settings.json"),
         })
     }
@@ -154,8 +158,9 @@ pub fn install(client: Client, request: &Request, dry_run: bool) -> Result<Insta
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
     let text = before.as_deref().unwrap_or("");
-    let (content, action) = if layout.toml { merge_toml(text, layout.servers_key, request.name, &entry) } else { merge_json(text, layout.servers_key, request.name, &entry) }
-        .with_context(|| format!("{} is not valid {}: fix it first, nothing was changed", path.display(), if layout.toml { "TOML" } else { "JSON" }))?;
+    let (content, action) =
+        if layout.toml { merge_toml(text, layout.servers_key, request.name, &entry) } else { merge_json(text, layout.servers_key, request.name, &entry) }
+            .with_context(|| format!("{} is not valid {}: fix it first, nothing was changed", path.display(), if layout.toml { "TOML" } else { "JSON" }))?;
     if !dry_run && action != Change::Unchanged {
         write_keeping_mode(&path, &content)?;
     }
@@ -277,8 +282,7 @@ fn merge_toml(text: &str, servers_key: &str, name: &str, entry: &Value) -> Resul
 /// Whether an existing `[servers.name]` says what `table` says.
 fn same_toml(existing: &toml_edit::Item, table: &toml_edit::Table) -> bool {
     let Some(existing) = existing.as_table_like() else { return false };
-    existing.len() == table.len()
-        && table.iter().all(|(k, v)| existing.get(k).is_some_and(|e| e.to_string().trim() == v.to_string().trim()))
+    existing.len() == table.len() && table.iter().all(|(k, v)| existing.get(k).is_some_and(|e| e.to_string().trim() == v.to_string().trim()))
 }
 
 /// Writes `content` to `path` through a file beside it renamed over it
@@ -331,7 +335,10 @@ mod tests {
         let before = "# codex settings\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"x\"\nargs = []\n";
         let (after, action) = merge_toml(before, "mcp_servers", "git-rag", &entry_of("a")).unwrap();
         assert_eq!(action, Change::Added);
-        assert!(after.starts_with("# codex settings\nmodel = \"o3\"") && after.contains("[mcp_servers.other]") && after.contains("[mcp_servers.git-rag]"), "{after}");
+        assert!(
+            after.starts_with("# codex settings\nmodel = \"o3\"") && after.contains("[mcp_servers.other]") && after.contains("[mcp_servers.git-rag]"),
+            "{after}"
+        );
         let parsed: toml_edit::DocumentMut = after.parse().unwrap();
         assert_eq!(parsed["mcp_servers"]["git-rag"]["command"].as_str(), Some("/bin/a"));
         let (again, action) = merge_toml(&after, "mcp_servers", "git-rag", &entry_of("a")).unwrap();

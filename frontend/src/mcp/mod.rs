@@ -303,7 +303,12 @@ mod tests {
         // Vectors in the index folder whatever QDRANT_URL says (the test
         // script sets it for the server tests): without an index, no server to ask.
         ws.backend = git_rag::Backend::embedded();
-        let opts = ServeOptions { index_dir: dir.path().join("idx"), semantic: None, index: ws.index_options(Duration::from_secs(5)), timeout: Duration::from_secs(5) };
+        let opts = ServeOptions {
+            index_dir: dir.path().join("idx"),
+            semantic: None,
+            index: ws.index_options(Duration::from_secs(5)),
+            timeout: Duration::from_secs(5),
+        };
         (dir, Server::new(ws, opts))
     }
 
@@ -314,7 +319,10 @@ mod tests {
     #[test]
     fn negotiates_the_protocol_version() {
         let (_d, s) = server();
-        let r = call(&s, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
+        let r = call(
+            &s,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        );
         assert_eq!(r["result"]["protocolVersion"], "2025-03-26");
         assert_eq!(r["result"]["serverInfo"]["name"], "git-rag");
         assert!(r["result"]["capabilities"]["tools"].is_object());
@@ -365,7 +373,8 @@ mod tests {
         assert!(r["result"]["content"][0]["text"].as_str().unwrap_or("").contains("no index yet"), "{r}");
         assert_eq!(call(&s, r#"{"jsonrpc":"2.0","id":10,"method":"ping"}"#)["result"], json!({}));
         // A batch answers each request, skipping notifications.
-        let r = call(&s, r#"[{"jsonrpc":"2.0","id":11,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":12,"method":"nope"}]"#);
+        let r =
+            call(&s, r#"[{"jsonrpc":"2.0","id":11,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":12,"method":"nope"}]"#);
         assert_eq!(r.as_array().map(Vec::len), Some(2));
     }
 

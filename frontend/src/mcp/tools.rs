@@ -371,14 +371,16 @@ fn search(server: &Server, a: SearchArgs) -> ToolResult {
     search.query.kind = a.kind.as_deref().map(git_rag::kind_named).transpose().map_err(|e| ToolError::invalid(e.to_string()))?;
     search.files = a.files;
     search.explain = a.explain;
-    let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: a.rerank, context_budget: None, worktree: Some(server.ws.layer_options()) };
+    let request =
+        QueryRequest { text: non_empty("query", a.query)?, search, rerank: a.rerank, context_budget: None, worktree: Some(server.ws.layer_options()) };
     Ok(serde_json::to_value(query(server, &request)?)?)
 }
 
 fn context(server: &Server, a: ContextArgs) -> ToolResult {
     let budget = in_range("budget", a.budget, 200_000)?;
     let search = options(server, Mode::Hybrid, in_range("limit", a.limit, MAX_LIMIT)?);
-    let request = QueryRequest { text: non_empty("query", a.query)?, search, rerank: false, context_budget: Some(budget), worktree: Some(server.ws.layer_options()) };
+    let request =
+        QueryRequest { text: non_empty("query", a.query)?, search, rerank: false, context_budget: Some(budget), worktree: Some(server.ws.layer_options()) };
     Ok(serde_json::to_value(query(server, &request)?)?)
 }
 
@@ -422,7 +424,13 @@ fn graph(server: &Server, a: GraphArgs, relation: Relation) -> ToolResult {
 fn impact(server: &Server, a: ImpactArgs) -> ToolResult {
     let target = git_rag::ImpactTarget::parse(a.rev.as_deref().filter(|r| !r.trim().is_empty()), a.staged).map_err(|e| ToolError::invalid(e.to_string()))?;
     let context_budget = a.budget.map(|b| in_range("budget", b, 200_000)).transpose()?;
-    let request = git_rag::ImpactRequest { target, depth: in_range("depth", a.depth, MAX_DEPTH)?, limit: in_range("limit", a.limit, 500)?, context_budget, layer: server.ws.layer_options() };
+    let request = git_rag::ImpactRequest {
+        target,
+        depth: in_range("depth", a.depth, MAX_DEPTH)?,
+        limit: in_range("limit", a.limit, 500)?,
+        context_budget,
+        layer: server.ws.layer_options(),
+    };
     let impact = git_rag::impact(&server.ws.repo, &server.opts.index_dir, &request).map_err(|e| ToolError::new(e.to_string()))?;
     Ok(serde_json::to_value(impact)?)
 }
@@ -452,11 +460,8 @@ fn index(server: &Server, a: IndexArgs) -> ToolResult {
 
 /// The JSON Schema of a tool's arguments (an object schema, subschemas inline).
 fn schema<T: JsonSchema>() -> Value {
-    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value();
+    let mut schema =
+        schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true).into_generator().into_root_schema_for::<T>().to_value();
     if let Value::Object(o) = &mut schema {
         o.remove("$schema");
         o.remove("title");

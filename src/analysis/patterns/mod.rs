@@ -325,8 +325,7 @@ const JS_TEST_CALLS: &[&str] = &["describe", "it", "test"];
 const JS_TEST_MODIFIERS: &[&str] = &["only", "skip", "todo", "concurrent", "failing"];
 const JS_HOOKS: &[&str] = &["beforeEach", "afterEach", "beforeAll", "afterAll", "before", "after"];
 const JS_CALLBACKS: &[&str] = &["next", "callback", "cb", "done", "reject"];
-const PY_FIXTURE_METHODS: &[&str] =
-    &["setUp", "tearDown", "setUpClass", "tearDownClass", "setup_method", "teardown_method", "setup_class", "teardown_class"];
+const PY_FIXTURE_METHODS: &[&str] = &["setUp", "tearDown", "setUpClass", "tearDownClass", "setup_method", "teardown_method", "setup_class", "teardown_class"];
 
 /// Turns the conventions a file marks into instances: lines, snippet, the
 /// enclosing symbol.
@@ -493,10 +492,7 @@ impl<'a> TreeMarker<'a> {
         }
         let ok = match node.kind() {
             "identifier" | "property_identifier" | "type_identifier" | "this" => true,
-            "attribute" => {
-                node.child_by_field_name("object").is_some_and(|o| self.dotted(o).is_some())
-                    && node.child_by_field_name("attribute").is_some()
-            }
+            "attribute" => node.child_by_field_name("object").is_some_and(|o| self.dotted(o).is_some()) && node.child_by_field_name("attribute").is_some(),
             "member_expression" => {
                 node.child_by_field_name("object").is_some_and(|o| self.dotted(o).is_some())
                     && node.child_by_field_name("property").is_some_and(|p| p.kind() == "property_identifier")

@@ -88,10 +88,7 @@ impl TreeMarker<'_> {
         let Some(receiver) = self.dotted(obj).and_then(|r| logger_receiver(&r, false)) else { return };
         // `logging.log(level, msg)`: the message is the second argument.
         let msg_index = if level == "log" { 1 } else { 0 };
-        let style = call
-            .child_by_field_name("arguments")
-            .and_then(|args| nth_named(args, msg_index))
-            .map_or("plain", |a| self.message_style(a));
+        let style = call.child_by_field_name("arguments").and_then(|args| nth_named(args, msg_index)).map_or("plain", |a| self.message_style(a));
         self.push(PatternCategory::Logging, format!("log:{receiver}.{level}:{style}"), call.start_byte(), call.end_byte());
     }
 

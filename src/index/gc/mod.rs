@@ -67,7 +67,14 @@ enum OtherIndex {
 /// Finds unreferenced cached vectors of the index in `index_dir` (embedded
 /// store) and of every other index sharing its cache (the repository's other
 /// worktrees); deletes them when `apply`.
-pub fn gc(repo: &Repo, index_dir: &Path, chunk: &crate::analysis::chunk::ChunkOptions, backend: &Backend, apply: bool, progress: &dyn Progress) -> Result<GcReport> {
+pub fn gc(
+    repo: &Repo,
+    index_dir: &Path,
+    chunk: &crate::analysis::chunk::ChunkOptions,
+    backend: &Backend,
+    apply: bool,
+    progress: &dyn Progress,
+) -> Result<GcReport> {
     let cache_root = match backend {
         Backend::Server(o) => {
             return Err(IndexError::Gc(format!(
@@ -118,25 +125,10 @@ pub fn gc(repo: &Repo, index_dir: &Path, chunk: &crate::analysis::chunk::ChunkOp
     }
     let cached: Vec<u64> = store.scroll_all(Collection::VectorCache, false)?.into_iter().map(|r| r.id).collect();
     let unreferenced: HashSet<u64> = cached.iter().copied().filter(|id| !referenced.contains(id)).collect();
-    let current = store.cache_dir();
-    let mut other_caches: Vec<PathBuf> = Vec::new();
-    // Other models' caches under the shared root that no index uses now, and
-    // the cache shards of indexes made before the cache moved out.
-    if let Ok(entries) = std::fs::read_dir(&cache_root) {
-        other_caches.extend(entries.flatten().map(|e| e.path()).filter(|p| {
-            *p != current && is_model_cache(p) && !p.file_name().is_some_and(|n| models_in_use.contains(&*n.to_string_lossy()))
-        }));
-    }
-    if let Ok(entries) = std::fs::read_dir(&qdrant) {
-        other_caches.extend(
-            entries.flatten().map(|e| e.path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&format!("{}_", Collection::VectorCache.name())))),
-        );
-    }
-    other_caches.sort();
     report.cached = cached.len();
     report.referenced = cached.len() - unreferenced.len();
     report.unreferenced = unreferenced.len();
-    report.other_caches = other_caches;
+    report.other_caches = unused_caches(&cache_root, &store.cache_dir(), &qdrant, &models_in_use);
     if unreadable > 0 {
         // Their texts are unknown: their vectors may be among the "unreferenced".
         progress.note(&format!("{unreadable} indexed files could not be read; nothing is deleted"));
@@ -159,15 +151,46 @@ pub fn gc(repo: &Repo, index_dir: &Path, chunk: &crate::analysis::chunk::ChunkOp
     Ok(report)
 }
 
+/// Other models' caches under the shared root `cache_root` that no index
+/// uses now (`models_in_use`; `current` is this index's own), and the cache
+/// shards in `qdrant` of indexes made before the cache moved out.
+fn unused_caches(cache_root: &Path, current: &Path, qdrant: &Path, models_in_use: &HashSet<String>) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(cache_root) {
+        found.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p != current && is_model_cache(p) && !p.file_name().is_some_and(|n| models_in_use.contains(&*n.to_string_lossy()))),
+        );
+    }
+    if let Ok(entries) = std::fs::read_dir(qdrant) {
+        found.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&format!("{}_", Collection::VectorCache.name())))),
+        );
+    }
+    found.sort();
+    found
+}
+
 /// Whether `dir` is a model's vector cache (`<model>_<dims>` holding
 /// segments or its users list): nothing else under a configured cache
 /// directory is ever removed.
 fn is_model_cache(dir: &Path) -> bool {
-    let named = dir.file_name().and_then(|n| n.to_str()).and_then(|n| n.rsplit_once('_')).is_some_and(|(_, dims)| !dims.is_empty() && dims.bytes().all(|b| b.is_ascii_digit()));
-    let holds = std::fs::read_dir(dir).map(|entries| entries.flatten().all(|e| {
-        let name = e.file_name().to_string_lossy().to_string();
-        name.ends_with(".vec") || name == "users" || name == "compact.lock" || (name.starts_with('.') && name.ends_with(".tmp"))
-    }));
+    let named = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.rsplit_once('_'))
+        .is_some_and(|(_, dims)| !dims.is_empty() && dims.bytes().all(|b| b.is_ascii_digit()));
+    let holds = std::fs::read_dir(dir).map(|entries| {
+        entries.flatten().all(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            name.ends_with(".vec") || name == "users" || name == "compact.lock" || (name.starts_with('.') && name.ends_with(".tmp"))
+        })
+    });
     dir.is_dir() && named && holds.unwrap_or(false)
 }
 
@@ -215,7 +238,14 @@ fn other_references(
 
 /// The cache point ids of every document the index holds, and how many
 /// indexed files could not be read.
-fn referenced_keys(repo: &Repo, index_dir: &Path, state: &IndexState, model: &str, chunk: &crate::analysis::chunk::ChunkOptions, progress: &dyn Progress) -> Result<(HashSet<u64>, usize)> {
+fn referenced_keys(
+    repo: &Repo,
+    index_dir: &Path,
+    state: &IndexState,
+    model: &str,
+    chunk: &crate::analysis::chunk::ChunkOptions,
+    progress: &dyn Progress,
+) -> Result<(HashSet<u64>, usize)> {
     let Some(commit) = state.last_commit else { return Ok((HashSet::new(), 0)) };
     let files: Vec<_> = repo.list_files(&commit)?.into_iter().filter(|f| state.files.contains_key(&f.path)).collect();
     let derive = |file: &crate::git::TreeFile, chunks: crate::analysis::chunk::FileChunks| -> Result<Vec<Doc>> {

@@ -54,9 +54,9 @@ pub struct ServerGcReport {
 /// `origin` under `repo_prefix`, and the cached vectors of `model` nothing on
 /// the server references.
 pub fn gc_server(repo: &Repo, server: &ServerOptions, repo_prefix: &str, model: &ModelSource, apply: bool, progress: &dyn Progress) -> Result<ServerGcReport> {
-    let branches = repo
-        .remote_branches("origin")
-        .map_err(|e| IndexError::Gc(format!("gc on a server deletes the collections of branches gone from `origin`, and cannot ask it: {e}; nothing deleted")))?;
+    let branches = repo.remote_branches("origin").map_err(|e| {
+        IndexError::Gc(format!("gc on a server deletes the collections of branches gone from `origin`, and cannot ask it: {e}; nothing deleted"))
+    })?;
     let identity = model.identify().map_err(|e| IndexError::Vectors(e.into()))?;
     let store = ServerStore::open(server.clone(), identity.dims, &identity.id)?;
     let names = store.collection_names()?;
@@ -68,7 +68,8 @@ pub fn gc_server(repo: &Repo, server: &ServerOptions, repo_prefix: &str, model: 
     let collections: Vec<String> = gone.iter().flat_map(|p| sets[p].iter().map(move |suffix| format!("{p}_{suffix}"))).collect();
 
     let cache = store.collection_name(Collection::VectorCache);
-    let mut report = ServerGcReport { applied: apply, server: server.url.clone(), gone_branches: gone.clone(), collections, cache: cache.clone(), ..Default::default() };
+    let mut report =
+        ServerGcReport { applied: apply, server: server.url.clone(), gone_branches: gone.clone(), collections, cache: cache.clone(), ..Default::default() };
     let cache_ids: Vec<u64> = if names.contains(&cache) { store.scroll_field(&cache, CACHE_ID)?.into_iter().map(|(id, _)| id).collect() } else { Vec::new() };
     report.cached = cache_ids.len();
     let mut unreferenced = Vec::new();

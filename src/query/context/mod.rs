@@ -62,12 +62,7 @@ pub enum Section {
 
 impl Section {
     /// All sections, in filling order (the report's order too).
-    pub const ALL: [Section; 4] = [
-        Section::Definitions,
-        Section::Code,
-        Section::FileContext,
-        Section::Patterns,
-    ];
+    pub const ALL: [Section; 4] = [Section::Definitions, Section::Code, Section::FileContext, Section::Patterns];
 
     /// Percent of the base budget this section gets before flow-over.
     fn percent(self) -> usize {
@@ -217,14 +212,8 @@ pub fn assemble(query: &str, candidates: Vec<Piece>, opts: &ContextOptions) -> C
     let header_tokens = count_tokens(&header);
 
     let mut reports: Vec<SectionReport> = Section::ALL.iter().map(|&section| SectionReport { section, allowed: 0, used: 0 }).collect();
-    let empty = |reports: Vec<SectionReport>| Context {
-        query: query.to_string(),
-        budget,
-        tokens: 0,
-        sections: reports,
-        pieces: Vec::new(),
-        markdown: String::new(),
-    };
+    let empty =
+        |reports: Vec<SectionReport>| Context { query: query.to_string(), budget, tokens: 0, sections: reports, pieces: Vec::new(), markdown: String::new() };
     if header_tokens > budget {
         return empty(reports);
     }
@@ -336,22 +325,11 @@ const NOTHING_FIT: &str = "_No candidate fit in the token budget._\n";
 /// Orders the pieces, renders, and drops last pieces until the re-counted
 /// Markdown fits (BPE counts are not strictly additive). With no pieces,
 /// `fallback` is added after the header when it fits.
-fn finish(
-    query: &str,
-    budget: usize,
-    header: &str,
-    placed: Vec<Internal>,
-    mut reports: Vec<SectionReport>,
-    fallback: &str,
-) -> Context {
+fn finish(query: &str, budget: usize, header: &str, placed: Vec<Internal>, mut reports: Vec<SectionReport>, fallback: &str) -> Context {
     let mut ordered = output_order(placed);
     let (markdown, tokens) = loop {
         let md = render(header, &ordered);
-        let md = if ordered.is_empty() {
-            format!("{md}{fallback}")
-        } else {
-            md
-        };
+        let md = if ordered.is_empty() { format!("{md}{fallback}") } else { md };
         let t = count_tokens(&md);
         if t <= budget {
             break (md, t);
@@ -366,20 +344,9 @@ fn finish(
         }
     };
     for r in &mut reports {
-        r.used = ordered
-            .iter()
-            .filter(|p| p.placed.section == r.section)
-            .map(|p| p.placed.tokens)
-            .sum();
+        r.used = ordered.iter().filter(|p| p.placed.section == r.section).map(|p| p.placed.tokens).sum();
     }
-    Context {
-        query: query.to_string(),
-        budget,
-        tokens,
-        sections: reports,
-        pieces: ordered.into_iter().map(|p| p.placed).collect(),
-        markdown,
-    }
+    Context { query: query.to_string(), budget, tokens, sections: reports, pieces: ordered.into_iter().map(|p| p.placed).collect(), markdown }
 }
 
 /// Where a section's pieces go in the output: the relevant code first (the
@@ -466,23 +433,10 @@ impl Cand {
         }
         let start = piece.start_line.max(1);
         let by_content = start.saturating_add(all.len() - 1);
-        let end = if piece.end_line < start {
-            by_content
-        } else {
-            piece.end_line.min(by_content)
-        };
+        let end = if piece.end_line < start { by_content } else { piece.end_line.min(by_content) };
         let n = end - start + 1;
-        let lines = all[..n.min(all.len())]
-            .iter()
-            .map(|l| l.to_string())
-            .collect();
-        Some(Cand {
-            piece,
-            rank,
-            start,
-            end,
-            lines,
-        })
+        let lines = all[..n.min(all.len())].iter().map(|l| l.to_string()).collect();
+        Some(Cand { piece, rank, start, end, lines })
     }
 }
 
@@ -504,11 +458,7 @@ impl Placer {
     /// The piece for `c` (cut to its uncovered lines and, if needed, to its
     /// first lines) costing at most `remaining`, or `None`. Records its lines.
     fn place(&mut self, c: &Cand, remaining: usize) -> Option<Internal> {
-        let taken = self
-            .ranges
-            .get(&c.piece.path)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+        let taken = self.ranges.get(&c.piece.path).map(Vec::as_slice).unwrap_or(&[]);
         let (s, e) = uncovered_run(taken, c.start, c.end)?;
         let n = e - s + 1;
         if n < (c.end - c.start + 1).min(MIN_LINES) {
@@ -540,10 +490,7 @@ impl Placer {
             return None;
         };
         let end = s + (k - 1); // k >= 1, and s + (n - 1) = e did not overflow
-        self.ranges
-            .entry(c.piece.path.clone())
-            .or_default()
-            .push((s, end));
+        self.ranges.entry(c.piece.path.clone()).or_default().push((s, end));
         let p = &c.piece;
         Some(Internal {
             rank: c.rank,
@@ -567,11 +514,7 @@ impl Placer {
 /// The part of `start..=end` not covered by `taken` (disjoint ranges), if it
 /// is one non-empty contiguous run.
 fn uncovered_run(taken: &[(usize, usize)], start: usize, end: usize) -> Option<(usize, usize)> {
-    let mut over: Vec<(usize, usize)> = taken
-        .iter()
-        .copied()
-        .filter(|&(a, b)| a <= end && b >= start)
-        .collect();
+    let mut over: Vec<(usize, usize)> = taken.iter().copied().filter(|&(a, b)| a <= end && b >= start).collect();
     over.sort_unstable();
     let mut gaps = Vec::new();
     let mut cur = start; // first line not yet known to be covered
@@ -612,10 +555,7 @@ fn render_piece(c: &Cand, s: usize, lines: &[String]) -> String {
     let partial = s != c.start || end != c.end;
     match (kind.is_empty(), partial) {
         (false, false) => out.push_str(&format!(" ({kind})")),
-        (false, true) => out.push_str(&format!(
-            " ({kind}; lines {s}-{end} of {}-{})",
-            c.start, c.end
-        )),
+        (false, true) => out.push_str(&format!(" ({kind}; lines {s}-{end} of {}-{})", c.start, c.end)),
         (true, true) => out.push_str(&format!(" (lines {s}-{end} of {}-{})", c.start, c.end)),
         (true, false) => {}
     }
@@ -643,10 +583,7 @@ fn render_piece(c: &Cand, s: usize, lines: &[String]) -> String {
 
 /// `text` on one line: line breaks and other control characters become spaces.
 fn one_line(text: &str) -> String {
-    let s: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let s: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     s.trim().to_string()
 }
 
@@ -705,13 +642,7 @@ mod tests {
     }
 
     fn code(path: &str, start: usize, n: usize) -> Piece {
-        piece(
-            Section::Code,
-            path,
-            start,
-            start + n - 1,
-            &lines(start, n, 4),
-        )
+        piece(Section::Code, path, start, start + n - 1, &lines(start, n, 4))
     }
 
     fn report(ctx: &Context, s: Section) -> &SectionReport {
@@ -725,25 +656,13 @@ mod tests {
             assert!(r.used <= r.allowed, "{r:?}");
         }
         for (i, a) in ctx.pieces.iter().enumerate() {
-            assert_eq!(
-                a.citation,
-                format!("{}:{}-{}", a.path, a.start_line, a.end_line)
-            );
-            assert!(
-                ctx.markdown.contains(&format!("`{}`", a.citation)),
-                "{}",
-                a.citation
-            );
+            assert_eq!(a.citation, format!("{}:{}-{}", a.path, a.start_line, a.end_line));
+            assert!(ctx.markdown.contains(&format!("`{}`", a.citation)), "{}", a.citation);
             assert!(a.start_line >= 1 && a.start_line <= a.end_line);
             assert_eq!(a.content.split('\n').count(), a.end_line - a.start_line + 1);
             for b in &ctx.pieces[i + 1..] {
                 if a.path == b.path {
-                    assert!(
-                        a.end_line < b.start_line || b.end_line < a.start_line,
-                        "{} overlaps {}",
-                        a.citation,
-                        b.citation
-                    );
+                    assert!(a.end_line < b.start_line || b.end_line < a.start_line, "{} overlaps {}", a.citation, b.citation);
                 }
             }
         }
@@ -769,11 +688,7 @@ mod tests {
         assert!(ctx.pieces.is_empty());
         assert_invariants(&ctx);
         // Pieces with empty content count as no candidates.
-        let ctx = assemble(
-            "q",
-            vec![piece(Section::Code, "a.py", 1, 3, "")],
-            &ContextOptions::default(),
-        );
+        let ctx = assemble("q", vec![piece(Section::Code, "a.py", 1, 3, "")], &ContextOptions::default());
         assert!(ctx.markdown.contains("Nothing relevant was found"));
     }
 
@@ -781,17 +696,9 @@ mod tests {
     fn tiny_budgets_never_overflow() {
         let cands = vec![code("a.py", 1, 20), code("b.py", 5, 10)];
         for budget in [0, 1, 2, 5, 8, 10, 15, 20, 30, 50] {
-            let ctx = assemble(
-                "find the session code",
-                cands.clone(),
-                &ContextOptions { budget },
-            );
+            let ctx = assemble("find the session code", cands.clone(), &ContextOptions { budget });
             assert_invariants(&ctx);
-            let empty = assemble(
-                "find the session code",
-                Vec::new(),
-                &ContextOptions { budget },
-            );
+            let empty = assemble("find the session code", Vec::new(), &ContextOptions { budget });
             assert_invariants(&empty);
         }
         let ctx = assemble("q", cands, &ContextOptions { budget: 0 });
@@ -800,11 +707,7 @@ mod tests {
     }
 
     fn fixed_cost(query: &str, sections: &[Section]) -> usize {
-        count_tokens(&render_header(query))
-            + sections
-                .iter()
-                .map(|&s| count_tokens(&render_section_heading(s)))
-                .sum::<usize>()
+        count_tokens(&render_header(query)) + sections.iter().map(|&s| count_tokens(&render_section_heading(s))).sum::<usize>()
     }
 
     fn many(section: Section, prefix: &str, count: usize, n: usize) -> Vec<Piece> {
@@ -823,10 +726,7 @@ mod tests {
         assert_eq!(shares(7), [1, 3, 1, 2]);
         assert_eq!(shares(0), [0; 4]);
         let big = shares(usize::MAX);
-        assert_eq!(
-            big.iter().fold(0usize, |a, &b| a.saturating_add(b)),
-            usize::MAX
-        );
+        assert_eq!(big.iter().fold(0usize, |a, &b| a.saturating_add(b)), usize::MAX);
     }
 
     #[test]
@@ -868,11 +768,7 @@ mod tests {
         let budget = 6000;
         let ctx = assemble("q", cands, &ContextOptions { budget });
         assert_invariants(&ctx);
-        let base = budget
-            - fixed_cost(
-                "q",
-                &[Section::Code, Section::FileContext, Section::Patterns],
-            );
+        let base = budget - fixed_cost("q", &[Section::Code, Section::FileContext, Section::Patterns]);
         let [d, c, f, p] = shares(base);
         let defs = report(&ctx, Section::Definitions);
         let code = report(&ctx, Section::Code);
@@ -880,13 +776,7 @@ mod tests {
         let pat = report(&ctx, Section::Patterns);
         assert_eq!((defs.allowed, defs.used), (d, 0));
         assert_eq!(code.allowed, d + c);
-        assert_eq!(
-            ctx.pieces
-                .iter()
-                .filter(|x| x.section == Section::Code)
-                .count(),
-            3
-        );
+        assert_eq!(ctx.pieces.iter().filter(|x| x.section == Section::Code).count(), 3);
         assert_eq!(fc.allowed, f + code.allowed - code.used);
         assert_eq!(pat.allowed, p + fc.allowed - fc.used);
         assert!(fc.used > f, "file context used flowed-over tokens: {fc:?}");
@@ -915,11 +805,7 @@ mod tests {
         // Code alone: the first pass gives it 80% of the base (its share and
         // Definitions'); what File context and Patterns leave comes back.
         let budget = 4000;
-        let ctx = assemble(
-            "q",
-            many(Section::Code, "f", 60, 12),
-            &ContextOptions { budget },
-        );
+        let ctx = assemble("q", many(Section::Code, "f", 60, 12), &ContextOptions { budget });
         assert_invariants(&ctx);
         let base = budget - fixed_cost("q", &[Section::Code]);
         let code = report(&ctx, Section::Code);
@@ -985,14 +871,9 @@ mod tests {
         // The shown lines are exactly the cited ones, nothing else in the fence.
         let shown: Vec<&str> = p.content.split('\n').collect();
         assert!(shown[0].starts_with("x100 = "));
-        assert!(shown
-            .last()
-            .unwrap()
-            .starts_with(&format!("x{} = ", p.end_line)));
+        assert!(shown.last().unwrap().starts_with(&format!("x{} = ", p.end_line)));
         assert!(!ctx.markdown.contains('…'));
-        assert!(ctx
-            .markdown
-            .contains(&format!("```python\n{}\n```\n", p.content)));
+        assert!(ctx.markdown.contains(&format!("```python\n{}\n```\n", p.content)));
     }
 
     #[test]
@@ -1015,13 +896,7 @@ mod tests {
 
     #[test]
     fn code_comes_first_each_file_at_its_best_piece_then_in_line_order() {
-        let cands = vec![
-            code("a.py", 50, 5),
-            code("b.py", 1, 5),
-            code("a.py", 1, 5),
-            code("c.py", 1, 5),
-            code("b.py", 20, 5),
-        ];
+        let cands = vec![code("a.py", 50, 5), code("b.py", 1, 5), code("a.py", 1, 5), code("c.py", 1, 5), code("b.py", 20, 5)];
         let mut defs = code("z.py", 1, 3);
         defs.section = Section::Definitions;
         let mut all = vec![defs];
@@ -1029,44 +904,18 @@ mod tests {
         let ctx = assemble("q", all, &ContextOptions::default());
         assert_invariants(&ctx);
         let cites: Vec<&str> = ctx.pieces.iter().map(|p| p.citation.as_str()).collect();
-        assert_eq!(
-            cites,
-            [
-                "a.py:50-54",
-                "a.py:1-5",
-                "b.py:1-5",
-                "b.py:20-24",
-                "c.py:1-5",
-                "z.py:1-3"
-            ]
-        );
+        assert_eq!(cites, ["a.py:50-54", "a.py:1-5", "b.py:1-5", "b.py:20-24", "c.py:1-5", "z.py:1-3"]);
     }
 
     #[test]
     fn markdown_shape() {
-        let mut def = piece(
-            Section::Definitions,
-            "src/a.py",
-            10,
-            12,
-            "class Session:\n    def send(self):\n        pass",
-        );
+        let mut def = piece(Section::Definitions, "src/a.py", 10, 12, "class Session:\n    def send(self):\n        pass");
         def.symbol = Some("Session.send".into());
         def.kind = Kind::Method;
-        let mut pat = piece(
-            Section::Patterns,
-            "src/b.py",
-            3,
-            4,
-            "@app.route('/x')\ndef x(): ...",
-        );
+        let mut pat = piece(Section::Patterns, "src/b.py", 3, 4, "@app.route('/x')\ndef x(): ...");
         pat.kind = Kind::Pattern;
         pat.note = Some("used 14 times\nin 6 files".into());
-        let ctx = assemble(
-            "how\nare sessions sent",
-            vec![def, pat],
-            &ContextOptions::default(),
-        );
+        let ctx = assemble("how\nare sessions sent", vec![def, pat], &ContextOptions::default());
         assert_invariants(&ctx);
         let expected = "# Context for: how are sessions sent\n\n\
              ## Definitions\n\n\
@@ -1088,12 +937,7 @@ mod tests {
         let p = piece(Section::Code, "README.md", 1, 3, "intro\n```sh\nmake\n```");
         let ctx = assemble("q", vec![p], &ContextOptions::default());
         assert_invariants(&ctx);
-        assert!(
-            ctx.markdown
-                .contains("````python\nintro\n```sh\nmake\n````\n"),
-            "{}",
-            ctx.markdown
-        );
+        assert!(ctx.markdown.contains("````python\nintro\n```sh\nmake\n````\n"), "{}", ctx.markdown);
         // The fourth content line is beyond the range and is dropped.
         assert_eq!(ctx.pieces[0].content, "intro\n```sh\nmake");
     }
@@ -1157,26 +1001,11 @@ mod tests {
                 text,
             }
         };
-        let placed = vec![
-            mk(0, Section::Code, "a.py"),
-            mk(1, Section::Code, "b.py"),
-            mk(0, Section::Patterns, "p.py"),
-        ];
+        let placed = vec![mk(0, Section::Code, "a.py"), mk(1, Section::Code, "b.py"), mk(0, Section::Patterns, "p.py")];
         let full = render(&header, &output_order(placed));
-        let placed = vec![
-            mk(0, Section::Code, "a.py"),
-            mk(1, Section::Code, "b.py"),
-            mk(0, Section::Patterns, "p.py"),
-        ];
+        let placed = vec![mk(0, Section::Code, "a.py"), mk(1, Section::Code, "b.py"), mk(0, Section::Patterns, "p.py")];
         let budget = count_tokens(&full) - 1;
-        let reports = Section::ALL
-            .iter()
-            .map(|&section| SectionReport {
-                section,
-                allowed: budget,
-                used: 0,
-            })
-            .collect();
+        let reports = Section::ALL.iter().map(|&section| SectionReport { section, allowed: budget, used: 0 }).collect();
         let ctx = finish("q", budget, &header, placed, reports, NOTHING_FIT);
         assert_invariants(&ctx);
         let cites: Vec<&str> = ctx.pieces.iter().map(|p| p.citation.as_str()).collect();
@@ -1196,10 +1025,7 @@ mod tests {
         assert_eq!(uncovered_run(&[(1, 4), (10, 12)], 5, 9), Some((5, 9)));
         assert_eq!(uncovered_run(&[(1, 9)], 5, 9), None);
         assert_eq!(uncovered_run(&[(5, usize::MAX)], 5, usize::MAX), None);
-        assert_eq!(
-            uncovered_run(&[(1, 2)], usize::MAX - 1, usize::MAX),
-            Some((usize::MAX - 1, usize::MAX))
-        );
+        assert_eq!(uncovered_run(&[(1, 2)], usize::MAX - 1, usize::MAX), Some((usize::MAX - 1, usize::MAX)));
     }
 
     fn arb_piece() -> impl Strategy<Value = Piece> {
@@ -1217,11 +1043,7 @@ mod tests {
                 path: path.to_string(),
                 start_line: start,
                 // Mostly consistent ranges; sometimes end < start.
-                end_line: if len == usize::MAX {
-                    start / 2
-                } else {
-                    start + len
-                },
+                end_line: if len == usize::MAX { start / 2 } else { start + len },
                 symbol,
                 kind: Kind::Function,
                 language: Language::Python,

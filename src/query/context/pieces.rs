@@ -7,9 +7,9 @@ use std::collections::{HashMap, HashSet};
 use petgraph::Direction;
 
 use crate::analysis::kind::Kind;
+use crate::graph::{EdgeKind, Neighbourhood, NodeData, NodeKey};
 use crate::query::answer::{Answer, Hit, Result};
 use crate::query::retrieve::Texts;
-use crate::graph::{EdgeKind, Neighbourhood, NodeData, NodeKey};
 
 /// Lines `start..=end` (1-based) of a text, clamped to it; `None` when empty.
 pub(crate) fn lines_of(text: &str, start: usize, end: usize) -> Option<(usize, usize, String)> {

@@ -69,9 +69,9 @@ impl About {
     }
 }
 
-
 pub fn asks_about_tests(text: &str) -> bool {
-    text.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w.to_ascii_lowercase().as_str(), "test" | "tests" | "testing" | "fixture" | "fixtures" | "spec" | "mock"))
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w.to_ascii_lowercase().as_str(), "test" | "tests" | "testing" | "fixture" | "fixtures" | "spec" | "mock"))
 }
 
 #[cfg(test)]

@@ -210,7 +210,8 @@ pub(crate) fn title(text: &str) -> Option<&str> {
     lines.next()?;
     let words: Vec<&str> = first.split_whitespace().collect();
     let wordy = words.iter().filter(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).chars().all(char::is_alphabetic)).count();
-    let log_like = first.starts_with("```") || first.starts_with("Traceback") || first.starts_with("File \"") || first.starts_with(['$', '>', '#', '[', '{', '<']);
+    let log_like =
+        first.starts_with("```") || first.starts_with("Traceback") || first.starts_with("File \"") || first.starts_with(['$', '>', '#', '[', '{', '<']);
     (words.len() >= 3 && wordy * 2 > words.len() && !log_like).then_some(first)
 }
 
@@ -236,7 +237,10 @@ mod tests {
 
     #[test]
     fn a_document_has_a_title_when_its_first_line_reads_as_one() {
-        assert_eq!(title("Flask routes to return domain/sub-domains information\nCurrently when …"), Some("Flask routes to return domain/sub-domains information"));
+        assert_eq!(
+            title("Flask routes to return domain/sub-domains information\nCurrently when …"),
+            Some("Flask routes to return domain/sub-domains information")
+        );
         assert_eq!(title("Traceback (most recent call last):\n  File \"a.py\", line 3, in f"), None);
         assert_eq!(title("$ flask routes --all\nEndpoint  Methods  Rule"), None);
         assert_eq!(title("2024-01-01 12:00:01 ERROR x.y.z 500\nmore"), None);

@@ -79,14 +79,111 @@ const QUESTION_WORDS: &[&str] = &["how", "why", "where", "what", "when", "which"
 
 /// Words that carry no subject in a graph question.
 const GRAPH_FILLER: &[&str] = &[
-    "what", "who", "which", "where", "does", "do", "is", "are", "the", "a", "an", "of", "on", "in", "to", "by", "from", "functions", "function",
-    "methods", "method", "code", "calls", "call", "called", "calling", "callers", "caller", "callees", "callee", "uses", "use", "used", "using",
-    "user", "users", "depend", "depends", "dependent", "dependents", "dependencies", "dependency", "imports", "import", "imported", "importers",
-    "invoke", "invokes", "invoked", "reference", "references", "referenced", "inside", "within", "framework", "module", "file", "files", "s",
-    "that", "this", "when", "and", "or", "all", "every", "places", "place", "helper", "private", "public", "on", "it", "its", "get", "gets",
-    "type", "types", "trait", "traits", "interface", "interfaces", "class", "classes", "struct", "structs", "implement", "implements",
-    "implementing", "implemented", "implementation", "implementations", "implementers", "implementors", "subclass", "subclasses",
-    "subtypes", "extend", "extends", "extending", "inherit", "inherits", "inheriting", "derive", "derives",
+    "what",
+    "who",
+    "which",
+    "where",
+    "does",
+    "do",
+    "is",
+    "are",
+    "the",
+    "a",
+    "an",
+    "of",
+    "on",
+    "in",
+    "to",
+    "by",
+    "from",
+    "functions",
+    "function",
+    "methods",
+    "method",
+    "code",
+    "calls",
+    "call",
+    "called",
+    "calling",
+    "callers",
+    "caller",
+    "callees",
+    "callee",
+    "uses",
+    "use",
+    "used",
+    "using",
+    "user",
+    "users",
+    "depend",
+    "depends",
+    "dependent",
+    "dependents",
+    "dependencies",
+    "dependency",
+    "imports",
+    "import",
+    "imported",
+    "importers",
+    "invoke",
+    "invokes",
+    "invoked",
+    "reference",
+    "references",
+    "referenced",
+    "inside",
+    "within",
+    "framework",
+    "module",
+    "file",
+    "files",
+    "s",
+    "that",
+    "this",
+    "when",
+    "and",
+    "or",
+    "all",
+    "every",
+    "places",
+    "place",
+    "helper",
+    "private",
+    "public",
+    "on",
+    "it",
+    "its",
+    "get",
+    "gets",
+    "type",
+    "types",
+    "trait",
+    "traits",
+    "interface",
+    "interfaces",
+    "class",
+    "classes",
+    "struct",
+    "structs",
+    "implement",
+    "implements",
+    "implementing",
+    "implemented",
+    "implementation",
+    "implementations",
+    "implementers",
+    "implementors",
+    "subclass",
+    "subclasses",
+    "subtypes",
+    "extend",
+    "extends",
+    "extending",
+    "inherit",
+    "inherits",
+    "inheriting",
+    "derive",
+    "derives",
 ];
 
 fn words(text: &str) -> Vec<String> {
@@ -127,20 +224,14 @@ pub fn classify(text: &str, document: bool, signals: Option<super::document::Sig
     let wants_patterns = wants_patterns(&lower);
 
     if let Some(ask) = graph_ask(text) {
-        return Analysis {
-            intent: Intent::Graph,
-            weights: GRAPH_LISTS,
-            graph: Some(ask),
-            wants_patterns,
-            signals: None,
-            literals: Vec::new(),
-        };
+        return Analysis { intent: Intent::Graph, weights: GRAPH_LISTS, graph: Some(ask), wants_patterns, signals: None, literals: Vec::new() };
     }
     let defined_question = lower.contains("defined") || lower.contains("definition") || lower.starts_with("where is");
     // "where is dehydrate implemented", "View constructor": a lookup of a
     // name even when the name looks like a plain word.
     let lookup_words = ["defined", "implemented", "implementation", "declared", "definition", "constructor", "class", "getter", "method", "function"];
-    let content: Vec<&String> = ws.iter().filter(|w| !QUESTION_WORDS.contains(&w.as_str()) && !lookup_words.contains(&w.as_str()) && w.as_str() != "the").collect();
+    let content: Vec<&String> =
+        ws.iter().filter(|w| !QUESTION_WORDS.contains(&w.as_str()) && !lookup_words.contains(&w.as_str()) && w.as_str() != "the").collect();
     let is_lookup = ws.iter().any(|w| lookup_words.contains(&w.as_str())) && content.len() == 1;
     // A bare word (`Session`, `Deserialize`, `formatter`) is a name looked
     // up, as a code-shaped one is: its definition first, not the code that
@@ -173,7 +264,20 @@ fn unreachable_weights() -> Weights {
 }
 
 fn wants_patterns(lower: &str) -> bool {
-    let cues = ["convention", "conventions", "pattern", "patterns", "idiom", "style", "usually", "typically", "this project", "the project", "in this codebase", "in this repo"];
+    let cues = [
+        "convention",
+        "conventions",
+        "pattern",
+        "patterns",
+        "idiom",
+        "style",
+        "usually",
+        "typically",
+        "this project",
+        "the project",
+        "in this codebase",
+        "in this repo",
+    ];
     cues.iter().any(|c| lower.contains(c)) || (lower.starts_with("how do") && (lower.contains(" we ") || lower.contains(" you ")))
 }
 
@@ -189,11 +293,13 @@ pub fn graph_ask(text: &str) -> Option<GraphAsk> {
     let has = |w: &str| lws.iter().any(|x| x == w);
     let pos = |set: &[&str]| lws.iter().position(|x| set.contains(&x.as_str()));
 
-    let call_verbs = ["call", "calls", "called", "calling", "invoke", "invokes", "invoked", "use", "uses", "used", "using", "reference", "references", "referenced"];
+    let call_verbs =
+        ["call", "calls", "called", "calling", "invoke", "invokes", "invoked", "use", "uses", "used", "using", "reference", "references", "referenced"];
     let depend_verbs = ["depend", "depends"];
     let import_verbs = ["import", "imports", "imported", "importing", "require", "requires", "required"];
 
-    let implement_verbs = ["implement", "implements", "implementing", "extend", "extends", "extending", "inherit", "inherits", "inheriting", "subclass", "subclasses"];
+    let implement_verbs =
+        ["implement", "implements", "implementing", "extend", "extends", "extending", "inherit", "inherits", "inheriting", "subclass", "subclasses"];
     let starts_question = matches!(lws.first().map(String::as_str), Some("what" | "who" | "which" | "where" | "list" | "find" | "show"));
     let relation = if ["implementations of", "implementers of", "implementors of", "subclasses of", "subtypes of", "implementations for"]
         .iter()

@@ -92,7 +92,9 @@ fn option_names(text: &str) -> Vec<&str> {
         let mut end = start + 2;
         if after_boundary && bytes.get(end).is_some_and(u8::is_ascii_alphabetic) {
             // [A-Za-z][A-Za-z0-9]* then ([-_][A-Za-z0-9]+)*
-            while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || (matches!(bytes[end], b'-' | b'_') && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric))) {
+            while end < bytes.len()
+                && (bytes[end].is_ascii_alphanumeric() || (matches!(bytes[end], b'-' | b'_') && bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric)))
+            {
                 end += 1;
             }
             out.push(&text[start..end]);
@@ -113,7 +115,8 @@ fn message_like(t: &str) -> bool {
 /// camelCase or snake_case: a word no one writes in prose.
 fn is_code_word(w: &str) -> bool {
     let chars: Vec<char> = w.chars().collect();
-    chars.windows(2).any(|p| p[0].is_lowercase() && p[1].is_uppercase()) || chars.windows(3).any(|p| p[0].is_alphanumeric() && p[1] == '_' && p[2].is_alphanumeric())
+    chars.windows(2).any(|p| p[0].is_lowercase() && p[1].is_uppercase())
+        || chars.windows(3).any(|p| p[0].is_alphanumeric() && p[1] == '_' && p[2].is_alphanumeric())
 }
 
 /// Whether a code span is more than a name (names go to symbol lookup).
@@ -149,7 +152,8 @@ fn subcommand(line: &str) -> Option<&str> {
     let mut words = line.trim_start().strip_prefix("$ ")?.split_whitespace();
     let program = words.next()?;
     let sub = words.next()?;
-    let plain = |w: &str| w.starts_with(|c: char| c.is_ascii_lowercase()) && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    let plain =
+        |w: &str| w.starts_with(|c: char| c.is_ascii_lowercase()) && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
     (plain(program) && plain(sub) && sub.len() >= 3).then_some(sub)
 }
 
@@ -199,7 +203,13 @@ pub fn extract(text: &str, document: bool) -> Vec<Literal> {
     }
     let words = text.split_whitespace().count();
     let token = text.trim();
-    if !document && out.is_empty() && words == 1 && (3..=100).contains(&token.len()) && token.chars().any(char::is_alphabetic) && token.chars().any(|c| !c.is_alphanumeric()) {
+    if !document
+        && out.is_empty()
+        && words == 1
+        && (3..=100).contains(&token.len())
+        && token.chars().any(char::is_alphabetic)
+        && token.chars().any(|c| !c.is_alphanumeric())
+    {
         add(&mut out, token, Source::Token);
     }
     if !document && out.is_empty() && words <= WHOLE_QUERY_WORDS && crate::stores::keyword::exact_analyze(text).len() >= 2 {
@@ -242,7 +252,9 @@ pub fn variants(literal: &Literal, document: bool) -> Vec<String> {
     }
     let mut text = literal.text.as_str();
     if let Some((head, rest)) = text.split_once(": ") {
-        if !head.contains(' ') && (head.chars().all(|c| c.is_ascii_uppercase()) || head.ends_with("Error") || head.ends_with("Exception") || head.ends_with("Warning")) {
+        if !head.contains(' ')
+            && (head.chars().all(|c| c.is_ascii_uppercase()) || head.ends_with("Error") || head.ends_with("Exception") || head.ends_with("Warning"))
+        {
             text = rest;
             out.push(text.to_string());
         }
@@ -296,7 +308,13 @@ mod tests {
         let l = Literal { text: "WARNING: no number is assigned for table".into(), source: Source::CodeSpan };
         assert_eq!(
             variants(&l, true),
-            ["WARNING: no number is assigned for table", "no number is assigned for table", "no number is assigned for", "no number is assigned", "no number is"]
+            [
+                "WARNING: no number is assigned for table",
+                "no number is assigned for table",
+                "no number is assigned for",
+                "no number is assigned",
+                "no number is"
+            ]
         );
         assert_eq!(variants(&l, false), ["WARNING: no number is assigned for table"]);
         let flag = Literal { text: "--no-verify".into(), source: Source::OptionName };
@@ -307,15 +325,21 @@ mod tests {
         assert_eq!(variants(&extract("GIT_DIR", false)[0], false), ["\"GIT_DIR\"", "'GIT_DIR'"]);
         assert_eq!(texts("timeout", false), Vec::<String>::new());
         // Code words among plain ones are tokens too, after the whole query.
-        assert_eq!(extract("offlineFirst network mode with no_proxy", false).into_iter().map(|l| (l.text, l.source)).collect::<Vec<_>>(), [
-            ("offlineFirst network mode with no_proxy".to_string(), Source::WholeQuery),
-            ("offlineFirst".to_string(), Source::Token),
-            ("no_proxy".to_string(), Source::Token),
-        ]);
+        assert_eq!(
+            extract("offlineFirst network mode with no_proxy", false).into_iter().map(|l| (l.text, l.source)).collect::<Vec<_>>(),
+            [
+                ("offlineFirst network mode with no_proxy".to_string(), Source::WholeQuery),
+                ("offlineFirst".to_string(), Source::Token),
+                ("no_proxy".to_string(), Source::Token),
+            ]
+        );
         assert_eq!(texts("__complete", true), Vec::<String>::new());
         assert_eq!(texts("it's what don't do", true), Vec::<String>::new());
         // In a document, messages and option names only.
         assert_eq!(texts("pytest 'abc' fails\nwith `foo(bar=1)` and --runxfail", true), ["--runxfail"]);
-        assert_eq!(texts("it prints `WARNING: no number is assigned for table` and\n`x = f(\"a\", \"b\")`", true), ["WARNING: no number is assigned for table"]);
+        assert_eq!(
+            texts("it prints `WARNING: no number is assigned for table` and\n`x = f(\"a\", \"b\")`", true),
+            ["WARNING: no number is assigned for table"]
+        );
     }
 }

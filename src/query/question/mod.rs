@@ -93,7 +93,19 @@ impl Question {
             Intent::Identifier => LooksFor::Definition,
             Intent::Graph | Intent::Document => LooksFor::Anything,
         };
-        Question { asked: asked.to_string(), text: text.to_string(), document, analysis, literals, words: words(text), about, prose, parts, title, project: Vec::new() }
+        Question {
+            asked: asked.to_string(),
+            text: text.to_string(),
+            document,
+            analysis,
+            literals,
+            words: words(text),
+            about,
+            prose,
+            parts,
+            title,
+            project: Vec::new(),
+        }
     }
 
     /// What the dense retriever embeds: a document's prose (the model reads

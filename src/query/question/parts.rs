@@ -26,9 +26,9 @@ impl Listing {
 
 /// Words that never name an item.
 const FILLER: &[&str] = &[
-    "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "how", "are", "is", "do", "does", "its", "it", "their", "this", "that", "these",
-    "those", "every", "each", "all", "by", "from", "with", "when", "where", "what", "which", "then", "both", "through", "into", "out", "up", "via",
-    "be", "get", "gets", "got",
+    "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "how", "are", "is", "do", "does", "its", "it", "their", "this", "that", "these", "those",
+    "every", "each", "all", "by", "from", "with", "when", "where", "what", "which", "then", "both", "through", "into", "out", "up", "via", "be", "get", "gets",
+    "got",
 ];
 
 /// The items of the list a question holds — at least three, written
@@ -73,7 +73,12 @@ fn items(text: &str) -> Vec<Vec<String>> {
     let first = content_words(first);
     let first = first[first.len().saturating_sub(width)..].to_vec();
     let final_words: Vec<&str> = content_words(final_item).into_iter().take(width).collect();
-    let items: Vec<Vec<String>> = std::iter::once(first).chain(middle).chain(std::iter::once(final_words)).map(|words| analyze(&words.join(" "))).filter(|terms| !terms.is_empty()).collect();
+    let items: Vec<Vec<String>> = std::iter::once(first)
+        .chain(middle)
+        .chain(std::iter::once(final_words))
+        .map(|words| analyze(&words.join(" ")))
+        .filter(|terms| !terms.is_empty())
+        .collect();
     if items.len() < 3 {
         return Vec::new();
     }

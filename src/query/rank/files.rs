@@ -9,14 +9,12 @@
 use crate::query::base::parameters::{CHUNKS_PER_FILE, COUNTED_CHUNKS, FILE_CHUNK_DECAY, LIFTED_PER_FILE, MENTION_WEIGHT};
 use std::collections::HashMap;
 
-use crate::query::answer::explain::{Contribution, Moved};
 use super::priors;
-use crate::query::answer::{FileChunk, FileHit, Hit};
 use crate::analysis::role::Role;
+use crate::query::answer::explain::{Contribution, Moved};
+use crate::query::answer::{FileChunk, FileHit, Hit};
 use crate::query::question::about::About;
 use crate::query::question::mentions::Mentions;
-
-
 
 /// Weighs each fused result by its file's role and, against what a short
 /// question looks for, by whether it is test code or a type declaration
@@ -34,7 +32,6 @@ pub fn apply_priors(hits: &mut [Hit], about: &About, document: bool) {
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.rank.cmp(&b.rank)));
 }
-
 
 /// Lifts the best chunks of the files the query names by the best result's
 /// score times how surely it names them, re-sorting.
@@ -58,7 +55,13 @@ pub fn lift_mentioned(hits: &mut [Hit], mentions: &Mentions) {
     for ((h, lift), m) in hits.iter_mut().zip(lifts).zip(shares) {
         h.score += lift;
         if let Some(e) = h.explain.as_deref_mut().filter(|_| lift > 0.0) {
-            e.contributions.push(Contribution { name: "named_by_question".into(), value: m * best, weight: Some(MENTION_WEIGHT), contribution: lift, rank: None });
+            e.contributions.push(Contribution {
+                name: "named_by_question".into(),
+                value: m * best,
+                weight: Some(MENTION_WEIGHT),
+                contribution: lift,
+                rank: None,
+            });
             e.score = h.score;
         }
     }
@@ -170,9 +173,9 @@ pub fn moved_if(mut h: Hit, moved: bool, step: Moved) -> Hit {
 mod tests {
     use super::*;
     use crate::query::answer::Signals as Ranks;
+    use crate::query::base::parameters::MODULE_STRENGTH;
     use crate::query::question::document::Signals;
     use crate::query::question::mentions::mention_strength;
-    use crate::query::base::parameters::MODULE_STRENGTH;
 
     fn hit(path: &str, start: usize, score: f32) -> Hit {
         Hit {
@@ -208,13 +211,23 @@ mod tests {
 
     #[test]
     fn a_document_list_shows_each_file_best_chunks_together_files_in_order() {
-        let hits = vec![hit("a.py", 1, 1.0), hit("b.py", 1, 0.9), hit("a.py", 20, 0.8), hit("c.py", 1, 0.7), hit("b.py", 20, 0.6), hit("a.py", 40, 0.5), hit("a.py", 60, 0.4), hit("c.py", 20, 0.3)];
+        let hits = vec![
+            hit("a.py", 1, 1.0),
+            hit("b.py", 1, 0.9),
+            hit("a.py", 20, 0.8),
+            hit("c.py", 1, 0.7),
+            hit("b.py", 20, 0.6),
+            hit("a.py", 40, 0.5),
+            hit("a.py", 60, 0.4),
+            hit("c.py", 20, 0.3),
+        ];
         let got: Vec<(String, usize)> = grouped_by_file(hits.clone(), |h| h.score).into_iter().map(|h| (h.path, h.start_line)).collect();
         let want = [("a.py", 1), ("a.py", 20), ("a.py", 40), ("b.py", 1), ("b.py", 20), ("c.py", 1), ("c.py", 20), ("a.py", 60)];
         assert_eq!(got, want.map(|(p, l)| (p.to_string(), l)));
         assert!(grouped_by_file(Vec::new(), |h| h.score).is_empty());
         // Placed otherwise within a file (a.py's line 60 first), files keep their order.
-        let got: Vec<(String, usize)> = grouped_by_file(hits, |h| if h.start_line == 60 { 2.0 } else { h.score }).into_iter().map(|h| (h.path, h.start_line)).collect();
+        let got: Vec<(String, usize)> =
+            grouped_by_file(hits, |h| if h.start_line == 60 { 2.0 } else { h.score }).into_iter().map(|h| (h.path, h.start_line)).collect();
         let want = [("a.py", 60), ("a.py", 1), ("a.py", 20), ("b.py", 1), ("b.py", 20), ("c.py", 1), ("c.py", 20), ("a.py", 40)];
         assert_eq!(got, want.map(|(p, l)| (p.to_string(), l)));
     }
@@ -242,7 +255,8 @@ mod tests {
     #[test]
     fn the_innermost_frame_in_the_repository_counts_most() {
         use crate::query::question::document::extract;
-        let indexed: Vec<String> = ["src/_pytest/main.py", "src/_pytest/runner.py", "src/_pytest/_io/saferepr.py", "testing/main.py"].iter().map(|s| s.to_string()).collect();
+        let indexed: Vec<String> =
+            ["src/_pytest/main.py", "src/_pytest/runner.py", "src/_pytest/_io/saferepr.py", "testing/main.py"].iter().map(|s| s.to_string()).collect();
         let s = extract(
             "Traceback (most recent call last):\n  File \"/usr/lib/site-packages/_pytest/main.py\", line 1, in wrap\n  \
              File \"/usr/lib/site-packages/_pytest/runner.py\", line 2, in call\n  \
@@ -257,8 +271,12 @@ mod tests {
 
     #[test]
     fn a_dotted_module_names_its_file() {
-        let indexed: Vec<String> = ["sphinx/ext/napoleon/__init__.py", "sphinx/ext/napoleon/docstring.py", "sphinx/ext/todo.py"].iter().map(|s| s.to_string()).collect();
-        let s = Signals { identifiers: vec![crate::query::question::document::Identifier { name: "sphinx.ext.napoleon".into(), confidence: 0.9 }], ..Signals::default() };
+        let indexed: Vec<String> =
+            ["sphinx/ext/napoleon/__init__.py", "sphinx/ext/napoleon/docstring.py", "sphinx/ext/todo.py"].iter().map(|s| s.to_string()).collect();
+        let s = Signals {
+            identifiers: vec![crate::query::question::document::Identifier { name: "sphinx.ext.napoleon".into(), confidence: 0.9 }],
+            ..Signals::default()
+        };
         let m = Mentions::new(Some(&s), indexed.iter());
         assert_eq!(m.of("sphinx/ext/napoleon/__init__.py"), MODULE_STRENGTH);
         assert_eq!(m.of("sphinx/ext/todo.py"), 0.0);

@@ -8,7 +8,6 @@ use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
 use crate::query::answer::{Hit, Retriever};
 use crate::query::retrieve::patterns::token_set;
 
-
 pub fn hit_key(h: &Hit) -> String {
     h.chunk_id.clone().unwrap_or_else(|| format!("{}:{}-{}", h.path, h.start_line, h.end_line))
 }
@@ -58,7 +57,13 @@ pub fn fuse_explained(lists: &[(Retriever, f32, Vec<Hit>)], k: f32, answer: Opti
                 let terms = explained.entry(hit_key(h)).or_insert_with(|| Explanation::new(RankedBy::Fusion));
                 let bonus = if rank == 1 { 1.0 + TOP_RANK_BONUS } else { 1.0 };
                 // `credit`'s product, in its order: the term is the very number added.
-                terms.add(Contribution { name: format!("list:{}", name.as_str()), value: bonus / (k + rank as f32), weight: Some(*weight), contribution, rank: Some(rank) });
+                terms.add(Contribution {
+                    name: format!("list:{}", name.as_str()),
+                    value: bonus / (k + rank as f32),
+                    weight: Some(*weight),
+                    contribution,
+                    rank: Some(rank),
+                });
             }
             if contribution > entry.1 {
                 let signals = entry.2.signals.clone();
@@ -171,7 +176,11 @@ pub fn mmr(hits: Vec<Hit>, lambda: f32, limit: usize) -> Vec<Hit> {
     }
     picked.extend(remaining);
     let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
-    picked.into_iter().enumerate().filter_map(|(at, i)| slots[i].take().map(|h| super::files::moved_if(h, at != i, crate::query::answer::explain::Moved::Diversity))).collect()
+    picked
+        .into_iter()
+        .enumerate()
+        .filter_map(|(at, i)| slots[i].take().map(|h| super::files::moved_if(h, at != i, crate::query::answer::explain::Moved::Diversity)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -222,7 +231,11 @@ mod tests {
         assert_eq!(fused[0].signals.dense, Some(1));
         assert!((fused[0].score - (1.0 / 62.0 + (1.0 + TOP_RANK_BONUS) / 61.0)).abs() < 1e-6);
         // A heavier list wins ties of rank.
-        let fused = fuse(&[(Retriever::Bm25, 1.0, vec![hit("a.py", 1, 5, "function", "x")]), (Retriever::Dense, 2.0, vec![hit("c.py", 1, 5, "function", "z")])], RRF_K, None);
+        let fused = fuse(
+            &[(Retriever::Bm25, 1.0, vec![hit("a.py", 1, 5, "function", "x")]), (Retriever::Dense, 2.0, vec![hit("c.py", 1, 5, "function", "z")])],
+            RRF_K,
+            None,
+        );
         assert_eq!(fused[0].path, "c.py");
         // One retriever's first answer beats a second place seconded by a
         // light retriever.
@@ -236,7 +249,11 @@ mod tests {
         // BM25 of an expanded question marks its hits' `bm25` rank itself.
         let mut expanded = hit("a.py", 1, 5, "function", "x");
         expanded.signals.bm25 = Some(2);
-        let fused = fuse(&[(Retriever::Feedback, 1.0, vec![hit("b.py", 1, 5, "function", "y"), expanded]), (Retriever::Bm25, 1.0, vec![hit("c.py", 1, 5, "function", "z")])], RRF_K, None);
+        let fused = fuse(
+            &[(Retriever::Feedback, 1.0, vec![hit("b.py", 1, 5, "function", "y"), expanded]), (Retriever::Bm25, 1.0, vec![hit("c.py", 1, 5, "function", "z")])],
+            RRF_K,
+            None,
+        );
         let a = fused.iter().find(|h| h.path == "a.py").unwrap();
         assert_eq!((a.signals.feedback, a.signals.bm25), (Some(2), None));
     }
@@ -255,7 +272,12 @@ mod tests {
 
     #[test]
     fn overlaps_keep_the_better_ranked() {
-        let hits = vec![hit("a.py", 10, 30, "function", "1"), hit("a.py", 12, 28, "block", "2"), hit("a.py", 1, 100, "class", "3"), hit("a.py", 40, 50, "method", "4")];
+        let hits = vec![
+            hit("a.py", 10, 30, "function", "1"),
+            hit("a.py", 12, 28, "block", "2"),
+            hit("a.py", 1, 100, "class", "3"),
+            hit("a.py", 40, 50, "method", "4"),
+        ];
         let kept: Vec<String> = dedup_overlaps(hits).into_iter().map(|h| h.chunk_id.unwrap()).collect();
         assert_eq!(kept, vec!["1", "3", "4"]);
     }

@@ -11,20 +11,22 @@
 //! priors, `--files`, parents and diversity are written once, here and in
 //! the pipeline.
 
-use crate::query::base::parameters::{CALLEE_SEEDS, CALLEE_WEIGHT, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT, FEEDBACK_NAMES, PATTERNS_ASKED, PATTERNS_UNASKED, RRF_K, STEPS_POOL, STEPS_WEIGHT, SURE_MARGIN, SURE_RAMP, SURE_WEIGHT, SURE_WEIGHT_STEPS, USAGE_DEPTH, USAGE_WEIGHT};
+use crate::query::base::parameters::{
+    CALLEE_SEEDS, CALLEE_WEIGHT, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT, FEEDBACK_NAMES, PATTERNS_ASKED, PATTERNS_UNASKED, RRF_K, STEPS_POOL, STEPS_WEIGHT,
+    SURE_MARGIN, SURE_RAMP, SURE_WEIGHT, SURE_WEIGHT_STEPS, USAGE_DEPTH, USAGE_WEIGHT,
+};
 use std::time::Instant;
 
 use super::fusion::{fuse, fuse_explained};
 use crate::analysis::role::Role;
-use crate::query::answer::{Answer, HybridError, Hit, Response, Result, Retriever, Timings, Unavailable};
+use crate::progress::millis;
+use crate::query::answer::{Answer, Hit, HybridError, Response, Result, Retriever, Timings, Unavailable};
 use crate::query::options::{HybridOptions, Mode, QueryOptions};
 use crate::query::question::intent::{identifier_subjects, GraphAsk, Intent, Relation};
 use crate::query::question::literals::{Literal, Source as LiteralSource};
 use crate::query::question::mentions::Mentions;
 use crate::query::question::Question;
 use crate::query::retrieve::{Source, Walk};
-use crate::progress::millis;
-
 
 /// Answers `text` from `source` in the mode `opts` asks for.
 pub fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<Answer> {
@@ -189,7 +191,6 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
     Ok(fuse_explained(&lists, RRF_K, answering, opts.explain))
 }
 
-
 /// The best candidate of a concept question when it calls at least two of
 /// the first [`STEPS_POOL`] others: it drives what the question asks about
 /// (`resolve_redirects` for "how are redirects followed", `ExecuteC` for
@@ -201,8 +202,10 @@ fn hybrid(source: &dyn Source, q: &Question, mentions: &Mentions, opts: &HybridO
 /// a loss (a best-five driver: concept and multi-part together 0.646 -> 0.640).
 fn steps_of_the_best(source: &dyn Source, fused: &[Hit], opts: &QueryOptions) -> std::result::Result<Option<Vec<Hit>>, Unavailable> {
     let Some(best) = fused.first() else { return Ok(None) };
-    let pool: std::collections::HashMap<String, usize> = fused.iter().take(STEPS_POOL).enumerate().skip(1).map(|(i, h)| (super::fusion::hit_key(h), i)).collect();
-    let mut called: Vec<usize> = source.callees(std::slice::from_ref(best), opts)?.iter().filter_map(|c| pool.get(&super::fusion::hit_key(c)).copied()).collect();
+    let pool: std::collections::HashMap<String, usize> =
+        fused.iter().take(STEPS_POOL).enumerate().skip(1).map(|(i, h)| (super::fusion::hit_key(h), i)).collect();
+    let mut called: Vec<usize> =
+        source.callees(std::slice::from_ref(best), opts)?.iter().filter_map(|c| pool.get(&super::fusion::hit_key(c)).copied()).collect();
     called.sort_unstable();
     called.dedup();
     if called.len() < 2 {
@@ -233,7 +236,6 @@ fn sure_nearest(dense: &[Hit]) -> Option<(f32, Vec<Hit>)> {
     (weight > 0.0).then(|| (weight, vec![first.clone()]))
 }
 
-
 /// A name looked up: the code that calls it, nearest first — after the
 /// definition itself, where it is used is what the reader wants next (its
 /// tests are not: they are found by name when asked for).
@@ -254,8 +256,6 @@ fn usages(source: &dyn Source, q: &Question, opts: &QueryOptions) -> std::result
     Ok(hits)
 }
 
-
-
 /// A concept question says in words what the code says in names: the
 /// question with the names of the definitions nearest in meaning added
 /// (pseudo-relevance feedback), so that BM25 finds the code that defines
@@ -268,7 +268,13 @@ fn feedback(q: &Question, dense: &[Hit]) -> Option<Question> {
 }
 
 /// The keyword side's lists (BM25, names, literals).
-fn keyword_lists(source: &dyn Source, q: &Question, mentions: &Mentions, list_opts: &QueryOptions, timings: &mut Timings) -> Result<Vec<(Retriever, f32, Vec<Hit>)>> {
+fn keyword_lists(
+    source: &dyn Source,
+    q: &Question,
+    mentions: &Mentions,
+    list_opts: &QueryOptions,
+    timings: &mut Timings,
+) -> Result<Vec<(Retriever, f32, Vec<Hit>)>> {
     let (analysis, w) = (&q.analysis, q.analysis.weights);
     let mut lists: Vec<(Retriever, f32, Vec<Hit>)> = Vec::new();
     for (name, weight) in [(Retriever::Bm25, w.bm25), (Retriever::Symbol, w.symbol)] {

@@ -52,7 +52,13 @@ pub fn covering(hits: Vec<Hit>, listing: &Listing) -> Vec<Hit> {
     let lifted: HashSet<usize> = order.iter().copied().collect();
     order.extend((0..hits.len()).filter(|i| !lifted.contains(i)));
     let mut slots: Vec<Option<Hit>> = hits.into_iter().map(Some).collect();
-    order.into_iter().enumerate().filter_map(|(at, i)| slots[i].take().map(|h| super::files::moved_if(h, at != i && chosen.contains(&i), crate::query::answer::explain::Moved::ListedItem))).collect()
+    order
+        .into_iter()
+        .enumerate()
+        .filter_map(|(at, i)| {
+            slots[i].take().map(|h| super::files::moved_if(h, at != i && chosen.contains(&i), crate::query::answer::explain::Moved::ListedItem))
+        })
+        .collect()
 }
 
 /// Each two adjacent words of a name written as one, lowercase
@@ -66,7 +72,9 @@ fn compounds(symbol: &str) -> Vec<String> {
         for (i, &c) in chars.iter().enumerate() {
             // A capital starts a word after a small letter, or ends an
             // acronym when a small letter follows it (`HTMLTree`).
-            let starts = c.is_uppercase() && i > 0 && (chars[i - 1].is_lowercase() || (chars[i - 1].is_uppercase() && chars.get(i + 1).is_some_and(|n| n.is_lowercase())));
+            let starts = c.is_uppercase()
+                && i > 0
+                && (chars[i - 1].is_lowercase() || (chars[i - 1].is_uppercase() && chars.get(i + 1).is_some_and(|n| n.is_lowercase())));
             if starts && !word.is_empty() {
                 words.push(std::mem::take(&mut word));
             }
@@ -142,7 +150,10 @@ mod tests {
             with("GenManTree", "func GenManTree(cmd *Command, dir string) error { return GenManTreeFromOpts(cmd, opts) }"),
             with("GenMarkdownTree", "func GenMarkdownTree(cmd *Command, dir string) error { for _, c := range cmd.Commands() { GenMarkdownTree(c, dir) } }"),
             with("GenYamlTree", "func GenYamlTree(cmd *Command, dir string) error { return GenYamlTreeCustom(cmd, dir) }"),
-            with("GenMarkdownCustom", "func GenMarkdownCustom(cmd *Command, w io.Writer) error { buf.WriteString(\"### SEE ALSO\\n\") // the see also section }"),
+            with(
+                "GenMarkdownCustom",
+                "func GenMarkdownCustom(cmd *Command, w io.Writer) error { buf.WriteString(\"### SEE ALSO\\n\") // the see also section }",
+            ),
             with("genMan", "func genMan(cmd *Command) []byte { buf.WriteString(\"# SEE ALSO\\n\") }"),
         ];
         let order: Vec<String> = covering(hits, &listing).into_iter().filter_map(|h| h.symbol).collect();
@@ -150,4 +161,3 @@ mod tests {
         assert_eq!(order, ["GenManTree", "GenMarkdownCustom", "genMan", "GenYamlTree", "GenMarkdownTree"]);
     }
 }
-

@@ -29,13 +29,8 @@ pub enum Input {
 
 /// The intents the model reads, by the name the training script gives them
 /// (`intent_<name>`); a graph question is answered by its walk.
-const INTENTS: [(&str, Intent); 5] = [
-    ("identifier", Intent::Identifier),
-    ("keyword", Intent::Keyword),
-    ("concept", Intent::Concept),
-    ("mixed", Intent::Mixed),
-    ("document", Intent::Document),
-];
+const INTENTS: [(&str, Intent); 5] =
+    [("identifier", Intent::Identifier), ("keyword", Intent::Keyword), ("concept", Intent::Concept), ("mixed", Intent::Mixed), ("document", Intent::Document)];
 
 impl Input {
     fn named(name: &str) -> Option<Input> {
@@ -249,7 +244,15 @@ fn parse_tree(t: usize, block: &str, n_inputs: usize) -> Result<Tree, ModelError
             1 => Missing::Zero,
             _ => Missing::Nan,
         };
-        nodes.push(Node { input, threshold: thresholds[i], default_left: kind & 2 != 0, missing, left: child(lefts[i])?, right: child(rights[i])?, value: values[i] });
+        nodes.push(Node {
+            input,
+            threshold: thresholds[i],
+            default_left: kind & 2 != 0,
+            missing,
+            left: child(lefts[i])?,
+            right: child(rights[i])?,
+            value: values[i],
+        });
     }
     Ok(Tree { nodes, leaves })
 }

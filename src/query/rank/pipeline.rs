@@ -8,10 +8,10 @@
 //! [`Chunks`].
 
 use super::files::{apply_priors, chunks_by_file, grouped_by_file, lift_mentioned, rank_files};
-use crate::query::base::parameters::{CHUNKS_PER_FILE, RRF_K, STAGE_POOL};
-use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
 use super::fusion::{credit, dedup_overlaps, mmr};
+use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
 use crate::query::answer::{FileHit, Hit, SearchResult as Result};
+use crate::query::base::parameters::{CHUNKS_PER_FILE, RRF_K, STAGE_POOL};
 use crate::query::options::{HybridOptions, Mode, QueryOptions};
 use crate::query::question::mentions::Mentions;
 use crate::query::question::Question;

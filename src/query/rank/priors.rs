@@ -4,9 +4,9 @@
 //! the code to open. Each file has a [`Role`] read from its path, and a role
 //! other than code weighs less unless the query is about that kind of file.
 
-use crate::query::base::parameters::{CONFIG_FILE, DESCRIBES_WEIGHT, DOCUMENT_DOCS_FILE, DOCUMENT_OTHER_FILE, DOCUMENT_TEST_FILE, OTHER_FILE};
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
+use crate::query::base::parameters::{CONFIG_FILE, DESCRIBES_WEIGHT, DOCUMENT_DOCS_FILE, DOCUMENT_OTHER_FILE, DOCUMENT_TEST_FILE, OTHER_FILE};
 use crate::query::question::about::{About, LooksFor, Role};
 
 /// The weight of a result in a file of `role`. A document-like query (an
@@ -27,7 +27,6 @@ pub fn weight(role: Role, about: &About, document: bool) -> f32 {
         (Role::Changelog | Role::Template | Role::Ci | Role::Vendored | Role::Generated, false) => OTHER_FILE,
     }
 }
-
 
 /// The weight of a result of `kind` against what the question looks for.
 /// Test code (unless the question asks about tests) shares the words of a

@@ -18,21 +18,19 @@
 //! file's further chunks), a linear scorer keeps the order it was given.
 
 use super::model::{ranking_model, Model};
-use crate::query::base::parameters::{Table, BM25_B, BM25_K1, FILE_SUPPORT_CAP, MODEL_REPEAT_OF_FILE, SPAN_FULL_LINES, TOPICAL_WORDS};
 use crate::analysis::kind::Kind;
-use crate::query::answer::Hit;
 use crate::analysis::role::Role;
+use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
+use crate::query::answer::Hit;
+use crate::query::answer::{SearchError, SearchResult};
+use crate::query::base::features::{Feature, PerFeature, Scope};
+use crate::query::base::parameters::{Table, BM25_B, BM25_K1, FILE_SUPPORT_CAP, MODEL_REPEAT_OF_FILE, SPAN_FULL_LINES, TOPICAL_WORDS};
 use crate::query::question::intent::{looks_like_code, Intent};
 use crate::query::question::Question;
-use crate::query::answer::{SearchError, SearchResult};
 use crate::query::retrieve::paths::{content_words, name_parts, names_part, names_part_loosely};
 use crate::query::retrieve::Chunks;
-use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
-use crate::query::base::features::{Feature, PerFeature, Scope};
 use crate::stores::keyword::{analyze, split_identifier, FileTerms};
 use std::collections::HashMap;
-
-
 
 /// Whether the fitted stage re-scores a question's candidates: every short
 /// question does; an issue report keeps its grouped form and a graph
@@ -65,7 +63,9 @@ fn stem(path: &str) -> String {
 /// files, compatibility shims.
 fn aside(path: &str) -> bool {
     let lower = path.to_lowercase();
-    matches!(Role::of(path), Role::Example | Role::Bench | Role::Vendored) || lower.ends_with(".d.ts") || lower.split('/').rev().skip(1).any(|dir| dir == "compat")
+    matches!(Role::of(path), Role::Example | Role::Bench | Role::Vendored)
+        || lower.ends_with(".d.ts")
+        || lower.split('/').rev().skip(1).any(|dir| dir == "compat")
 }
 
 /// Words that ask for old or compatibility code.
@@ -93,7 +93,9 @@ fn superseded(path: &str, paths: &[&str], asked: &[String]) -> bool {
         version(folder).is_some_and(|v| {
             paths.iter().any(|other| {
                 let theirs: Vec<&str> = other.split('/').collect();
-                theirs.len() > k && theirs[..k] == parts[..k] && ((theirs.len() > k + 1 && version(theirs[k]).is_some_and(|w| w > v)) || theirs[k..] == parts[k + 1..])
+                theirs.len() > k
+                    && theirs[..k] == parts[..k]
+                    && ((theirs.len() > k + 1 && version(theirs[k]).is_some_and(|w| w > v)) || theirs[k..] == parts[k + 1..])
             })
         })
     })
@@ -189,7 +191,11 @@ impl Evidence {
             }
         };
         let mean_length = found.lengths.iter().map(|l| *l as f32).sum::<f32>() / found.lengths.len().max(1) as f32;
-        let files = paths.iter().map(|p| p.to_string()).zip(found.counts.into_iter().zip(found.lengths).map(|(counts, length)| FileEvidence { counts, length })).collect();
+        let files = paths
+            .iter()
+            .map(|p| p.to_string())
+            .zip(found.counts.into_iter().zip(found.lengths).map(|(counts, length)| FileEvidence { counts, length }))
+            .collect();
         Ok(Evidence { terms, idf: found.idf, files, mean_length })
     }
 
@@ -343,7 +349,13 @@ impl Feature {
         let (h, s) = (c.hit, &c.hit.signals);
         match self {
             Feature::Position => 1.0 / (c.at + 1) as f32,
-            Feature::Score => if pool.top > 0.0 { h.score / pool.top } else { 0.0 },
+            Feature::Score => {
+                if pool.top > 0.0 {
+                    h.score / pool.top
+                } else {
+                    0.0
+                }
+            }
             Feature::Bm25 => reciprocal(s.bm25),
             Feature::Symbol => reciprocal(s.symbol),
             Feature::Dense => reciprocal(s.dense),
@@ -379,9 +391,19 @@ impl Feature {
             // A file the question names and that holds its words is what it asks about.
             Feature::WholeName => {
                 let named = !pool.shared_names.contains(&own_stem(&h.path)) && names_whole_file(&pool.naming, &h.path);
-                if named { c.file_share } else { 0.0 }
+                if named {
+                    c.file_share
+                } else {
+                    0.0
+                }
             }
-            Feature::TopicFile => if pool.topical { pool.evidence.file_bm25(&h.path) / pool.best_file } else { 0.0 },
+            Feature::TopicFile => {
+                if pool.topical {
+                    pool.evidence.file_bm25(&h.path) / pool.best_file
+                } else {
+                    0.0
+                }
+            }
         }
     }
 }
@@ -421,7 +443,8 @@ fn reads_as_path(words: &[String], subject: Option<&String>, path: &str) -> bool
 /// "transfer" `transfer.c`): the question says the file's name, in its
 /// own words.
 fn names_whole_file(words: &[String], path: &str) -> bool {
-    let parts: Vec<String> = own_stem(path).split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).flat_map(split_identifier).map(str::to_lowercase).collect();
+    let parts: Vec<String> =
+        own_stem(path).split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).flat_map(split_identifier).map(str::to_lowercase).collect();
     !parts.is_empty() && parts.iter().all(|p| words.iter().any(|w| names_part_loosely(w, p)))
 }
 
@@ -451,10 +474,7 @@ fn names_in_several_folders<'p>(paths: &[&'p str]) -> Vec<&'p str> {
 /// punctuation around them.
 fn written_names(text: &str) -> Vec<&str> {
     let qualifier = |c: char| matches!(c, '.' | ':' | '\\');
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || qualifier(c)))
-        .map(|w| w.trim_matches(qualifier))
-        .filter(|w| !w.is_empty())
-        .collect()
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || qualifier(c))).map(|w| w.trim_matches(qualifier)).filter(|w| !w.is_empty()).collect()
 }
 
 /// Whether `h` defines a name the question writes (`written`, letter case
@@ -569,7 +589,11 @@ impl Scorer<'_> {
     fn score(&self, values: &PerFeature, intent: Intent, explain: bool) -> (f32, Vec<Contribution>) {
         match self {
             Scorer::Linear(t) => {
-                let terms = if explain { values.iter().filter(|(_, v)| *v != 0.0).map(|(f, v)| Contribution::new(f.name(), v, t.weights[f])).collect() } else { Vec::new() };
+                let terms = if explain {
+                    values.iter().filter(|(_, v)| *v != 0.0).map(|(f, v)| Contribution::new(f.name(), v, t.weights[f])).collect()
+                } else {
+                    Vec::new()
+                };
                 // The very sum the explanation adds (`PerFeature::weighed`, every feature in order).
                 (values.weighed(&t.weights, None), terms)
             }
@@ -719,12 +743,26 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
         let mut w = PerFeature::ZERO;
         w[Feature::Position] = 1.0;
-        let order: Vec<String> = rerank(hits.clone(), crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> = rerank(
+            hits.clone(),
+            crate::query::base::parameters::STAGE_POOL,
+            &q,
+            &Evidence::empty(),
+            Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }),
+            false,
+        )
+        .into_iter()
+        .filter_map(|h| h.symbol)
+        .collect();
         assert_eq!(order, ["x", "y", "merge"]);
         // Reordered, the scores still fall down the list.
         w[Feature::Position] = 0.0;
         w[Feature::Score] = 1.0;
-        let scored: Vec<(String, f32)> = rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().map(|h| (h.symbol.unwrap_or_default(), h.score)).collect();
+        let scored: Vec<(String, f32)> =
+            rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false)
+                .into_iter()
+                .map(|h| (h.symbol.unwrap_or_default(), h.score))
+                .collect();
         assert_eq!(scored, [("y".to_string(), 0.5), ("merge".to_string(), 0.2), ("x".to_string(), 0.1)]);
     }
 
@@ -743,7 +781,11 @@ mod tests {
         assert!(f[0][at("path_words")] > 0.0 && f[0][at("stem_words")] > 0.0);
         assert_eq!(f[2][at("test")], 1.0);
         assert_eq!(f[0][at("file_named")], 0.0, "cookies is not the word cookie");
-        let f = features(&[hit("src/Http/Request.php", "Request", 1.0), hit("src/Http/RequestGuard.php", "Request", 0.5)], &Question::new("Request"), &Evidence::empty());
+        let f = features(
+            &[hit("src/Http/Request.php", "Request", 1.0), hit("src/Http/RequestGuard.php", "Request", 0.5)],
+            &Question::new("Request"),
+            &Evidence::empty(),
+        );
         assert_eq!((f[0][at("file_named")], f[1][at("file_named")]), (1.0, 0.0));
         assert!(aside("docs/examples/app.js") && aside("types/index.d.ts") && !aside("src/example.py"));
         let lines = |start, end| span(&Hit { start_line: start, end_line: end, ..Hit::default() });
@@ -789,7 +831,8 @@ mod tests {
     #[test]
     fn a_code_shaped_name_marks_its_only_file_s_definition() {
         let at = Feature::named("code_name").expect("feature");
-        let marked = |question: &str, pool: &[Hit]| -> Vec<f32> { features(pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect() };
+        let marked =
+            |question: &str, pool: &[Hit]| -> Vec<f32> { features(pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect() };
         let pool = [hit("src/response.rs", "LimitedRead", 0.5), hit("src/response.rs", "LimitedRead::new", 0.9), hit("src/response.rs", "Response", 1.0)];
         assert_eq!(marked("LimitedRead type in the response module", &pool), [1.0, 0.0, 0.0]);
         // An English word is not a code-shaped name, however it is written.
@@ -810,8 +853,10 @@ mod tests {
             h.signals.symbol = Some(symbol_rank);
             h
         };
-        let marked = |question: &str, pool: &[Hit]| -> Vec<f32> { features(pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect() };
-        let pool = [ranked("Http/Client/Request.php", "Request", 2), ranked("Http/Request.php", "Request", 1), ranked("Support/Facades/Request.php", "Request", 3)];
+        let marked =
+            |question: &str, pool: &[Hit]| -> Vec<f32> { features(pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect() };
+        let pool =
+            [ranked("Http/Client/Request.php", "Request", 2), ranked("Http/Request.php", "Request", 1), ranked("Support/Facades/Request.php", "Request", 3)];
         assert_eq!(marked("Request", &pool), [0.0, 1.0, 0.0]);
         // A question's symbol list keeps the index's order: nothing marked.
         assert_eq!(marked("how a Request reads its headers", &pool), [0.0; 3]);
@@ -844,7 +889,15 @@ mod tests {
 
     #[test]
     fn a_declaration_beside_its_implementation_declares_it() {
-        let pool = ["lib/connect.h", "lib/connect.c", "lib/urldata.h", "src/Contracts/Events/Dispatcher.php", "src/Events/Dispatcher.php", "types/index.d.ts", "lib/index.js"];
+        let pool = [
+            "lib/connect.h",
+            "lib/connect.c",
+            "lib/urldata.h",
+            "src/Contracts/Events/Dispatcher.php",
+            "src/Events/Dispatcher.php",
+            "types/index.d.ts",
+            "lib/index.js",
+        ];
         let marked: Vec<bool> = pool.iter().map(|p| declares_other(p, &pool)).collect();
         assert_eq!(marked, [true, false, false, true, false, true, false]);
         // A header alone (a header-only library) declares nothing else.
@@ -877,7 +930,11 @@ mod tests {
     #[test]
     fn a_phrase_reads_as_its_path() {
         let at = Feature::named("phrase_path").expect("feature");
-        let pool = [hit("lib/rails/engine/configuration.rb", "Configuration", 1.0), hit("lib/rails/engine.rb", "Engine", 0.9), hit("lib/rails/engine/configuration.rb", "paths", 0.8)];
+        let pool = [
+            hit("lib/rails/engine/configuration.rb", "Configuration", 1.0),
+            hit("lib/rails/engine.rb", "Engine", 0.9),
+            hit("lib/rails/engine/configuration.rb", "paths", 0.8),
+        ];
         let read = |question: &str| -> Vec<f32> { features(&pool, &Question::new(question), &Evidence::empty()).iter().map(|f| f[at]).collect() };
         // The subject names the folder, a later word the file: its first candidate.
         assert_eq!(read("engine configuration and load paths"), [1.0, 0.0, 0.0]);
@@ -892,11 +949,14 @@ mod tests {
         let pool = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("b.py", "z", 0.5)];
         let mut weights = PerFeature::ZERO;
         weights[Feature::Score] = 1.0;
-        let mut feats: Vec<PerFeature> = [0.5, 1.0, 0.2].iter().map(|s| {
-            let mut f = PerFeature::ZERO;
-            (f[Feature::Score], f[Feature::TopicFile], f[Feature::WholeName]) = (*s, 0.7, 0.4);
-            f
-        }).collect();
+        let mut feats: Vec<PerFeature> = [0.5, 1.0, 0.2]
+            .iter()
+            .map(|s| {
+                let mut f = PerFeature::ZERO;
+                (f[Feature::Score], f[Feature::TopicFile], f[Feature::WholeName]) = (*s, 0.7, 0.4);
+                f
+            })
+            .collect();
         keep_file_features_on_best(&pool, &mut feats, &weights);
         // a.py's second candidate scores better without the file's features: it keeps them.
         assert_eq!(feats.iter().map(|f| f[Feature::TopicFile]).collect::<Vec<_>>(), [0.0, 0.7, 0.7]);
@@ -935,7 +995,11 @@ mod tests {
         let evidence = Evidence {
             terms: ["zebra", "schedul"].map(String::from).to_vec(),
             idf: vec![3.0, 0.5],
-            files: HashMap::from([("rare.py".to_string(), file(vec![2, 0], 50)), ("common.py".to_string(), file(vec![0, 6], 50)), ("long.py".to_string(), file(vec![2, 0], 500))]),
+            files: HashMap::from([
+                ("rare.py".to_string(), file(vec![2, 0], 50)),
+                ("common.py".to_string(), file(vec![0, 6], 50)),
+                ("long.py".to_string(), file(vec![2, 0], 500)),
+            ]),
             mean_length: 200.0,
         };
         assert!(evidence.file_bm25("rare.py") > evidence.file_bm25("common.py"));
@@ -949,7 +1013,12 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.9), hit("a.py", "y", 0.8), hit("a.py", "z", 0.7), hit("b.py", "w", 0.5)];
         let mut weights = PerFeature::ZERO;
         weights[Feature::Score] = 1.0;
-        let order = |repeat_of_file| -> Vec<String> { rerank(hits.clone(), crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights, repeat_of_file }), false).into_iter().filter_map(|h| h.symbol).collect() };
+        let order = |repeat_of_file| -> Vec<String> {
+            rerank(hits.clone(), crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights, repeat_of_file }), false)
+                .into_iter()
+                .filter_map(|h| h.symbol)
+                .collect()
+        };
         assert_eq!(order(0.0), ["x", "y", "z", "w"]);
         // Scores over the best: x 1, y .89, z .78, w .56; y loses 0.25 once x is placed, z twice that.
         assert_eq!(order(0.25), ["x", "y", "w", "z"]);
@@ -965,7 +1034,11 @@ mod tests {
         // Weights that reverse the fused order move the others around it.
         let mut w = PerFeature::ZERO;
         w[Feature::Position] = -1.0;
-        let order: Vec<String> = rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false).into_iter().filter_map(|h| h.symbol).collect();
+        let order: Vec<String> =
+            rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false)
+                .into_iter()
+                .filter_map(|h| h.symbol)
+                .collect();
         assert_eq!(order, ["y", "next_location", "x", "follow"]);
     }
 

@@ -1,7 +1,10 @@
 //! The BM25 retriever: the question's terms over the chunks, with symbol-name
 //! boosts, a document's terms weighed, imports and minified code weighed down.
 
-use crate::query::base::parameters::{CODE_NAME_BOOST, DOCUMENT_PROSE_WEIGHT, FENCED_TERM_WEIGHT, IMPORT_BLOCK_WEIGHT, MINIFIED_LINE, MINIFIED_WEIGHT, PATH_TEXT_BOOST, SYMBOL_TEXT_BOOST, TEST_WEIGHT, WORD_NAME_BOOST};
+use crate::query::base::parameters::{
+    CODE_NAME_BOOST, DOCUMENT_PROSE_WEIGHT, FENCED_TERM_WEIGHT, IMPORT_BLOCK_WEIGHT, MINIFIED_LINE, MINIFIED_WEIGHT, PATH_TEXT_BOOST, SYMBOL_TEXT_BOOST,
+    TEST_WEIGHT, WORD_NAME_BOOST,
+};
 use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
@@ -14,8 +17,7 @@ use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::intent::Intent;
 use crate::query::question::words::is_stopword;
 use crate::query::question::Question;
-use crate::stores::keyword::{get_language, analyze, get_kind, get_str, get_u64, KeywordIndex};
-
+use crate::stores::keyword::{analyze, get_kind, get_language, get_str, get_u64, KeywordIndex};
 
 /// `(lowercase name, boost)` of the query words that may name a symbol.
 fn symbol_name_boosts(q: &Question) -> Vec<(String, f32)> {
@@ -51,27 +53,30 @@ fn symbol_name_boosts(q: &Question) -> Vec<(String, f32)> {
     out
 }
 
-
-
 /// Whether most of a chunk's statements import (`import`, `from … import`,
 /// `use`, `#include`, `require(…)`).
 fn is_import_block(content: &str) -> bool {
     let (mut imports, mut code) = (0usize, 0usize);
     for line in content.lines().map(str::trim) {
-        if line.is_empty() || line.starts_with('#') && !line.starts_with("#include") || line.starts_with("//") || line.starts_with('"') || line.starts_with('\'') {
+        if line.is_empty()
+            || line.starts_with('#') && !line.starts_with("#include")
+            || line.starts_with("//")
+            || line.starts_with('"')
+            || line.starts_with('\'')
+        {
             continue;
         }
         code += 1;
         let import = ["import ", "from ", "use ", "#include", "require ", "using ", "extern crate "].iter().any(|p| line.starts_with(p))
             || line.contains("require(")
-            || line.starts_with(')') || line.starts_with("} from ");
+            || line.starts_with(')')
+            || line.starts_with("} from ");
         if import {
             imports += 1;
         }
     }
     code > 0 && imports * 2 > code
 }
-
 
 /// Whether a chunk is minified code: few lines, one of them very long.
 fn is_minified(content: &str) -> bool {
@@ -256,7 +261,14 @@ pub fn keyword_list(mut bm25: Vec<Hit>, literals: Vec<Hit>, limit: usize) -> Vec
     bm25
 }
 
-pub(super) fn keyword_search(index: &KeywordIndex, searcher: &Searcher, q: &Question, opts: &QueryOptions, paths: &PathFilter, literals_first: bool) -> Result<Vec<Hit>> {
+pub(super) fn keyword_search(
+    index: &KeywordIndex,
+    searcher: &Searcher,
+    q: &Question,
+    opts: &QueryOptions,
+    paths: &PathFilter,
+    literals_first: bool,
+) -> Result<Vec<Hit>> {
     let bm25 = bm25_ranked(bm25_window_in(index, searcher, q, opts, paths)?, opts.limit);
     // A document's literals are weaker evidence: the hybrid fusion weighs them.
     let literals = if q.document || !literals_first { Vec::new() } else { literal_hits(index, searcher, &q.literals, false, opts, paths)? };

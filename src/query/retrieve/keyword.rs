@@ -10,14 +10,21 @@ use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, TermQuery, Ter
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{Searcher, Term};
 
+use crate::analysis::kind::Kind;
 use crate::query::answer::{Hit, SearchResult as Result, Signals};
 use crate::query::options::{PathFilter, QueryOptions};
-use crate::analysis::kind::Kind;
-use crate::stores::keyword::{get_language, get_kind, get_str, get_u64, FileTerms, KeywordError, KeywordIndex};
+use crate::stores::keyword::{get_kind, get_language, get_str, get_u64, FileTerms, KeywordError, KeywordIndex};
 
 /// Filters as clauses that match without scoring: what a result must be
 /// (language, kind, a path `--path` keeps) and must not be (a path `--exclude` drops).
-pub(super) fn filters(searcher: &Searcher, path_field: Field, lang_field: Field, kind_field: Field, opts: &QueryOptions, rule: &PathFilter) -> Result<Vec<(Occur, Box<dyn Query>)>> {
+pub(super) fn filters(
+    searcher: &Searcher,
+    path_field: Field,
+    lang_field: Field,
+    kind_field: Field,
+    opts: &QueryOptions,
+    rule: &PathFilter,
+) -> Result<Vec<(Occur, Box<dyn Query>)>> {
     let mut out: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     if let Some(l) = opts.lang {
         out.push((Occur::Must, Box::new(TermQuery::new(Term::from_field_text(lang_field, l.name()), IndexRecordOption::Basic))));
@@ -45,7 +52,9 @@ pub(super) fn filters(searcher: &Searcher, path_field: Field, lang_field: Field,
                 }
             }
         }
-        let terms = |paths: BTreeSet<String>| -> Box<dyn Query> { Box::new(TermSetQuery::new(paths.iter().map(|p| Term::from_field_text(path_field, p)).collect::<Vec<_>>())) };
+        let terms = |paths: BTreeSet<String>| -> Box<dyn Query> {
+            Box::new(TermSetQuery::new(paths.iter().map(|p| Term::from_field_text(path_field, p)).collect::<Vec<_>>()))
+        };
         if rule.has_include() {
             out.push((Occur::Must, terms(keep)));
         }
@@ -66,7 +75,6 @@ pub(super) fn with_filters(main: Box<dyn Query>, filters: Vec<(Occur, Box<dyn Qu
     }
     Box::new(BooleanQuery::new(clauses))
 }
-
 
 pub(super) fn is_prose(kind: Kind) -> bool {
     matches!(kind, Kind::Window | Kind::Section | Kind::Text)
@@ -162,7 +170,10 @@ pub fn chunk_naming(index: &KeywordIndex, path: &str, names: &[String]) -> Resul
         return Ok(None);
     }
     let q = BooleanQuery::new(vec![
-        (Occur::Must, Box::new(ConstScoreQuery::new(Box::new(TermQuery::new(Term::from_field_text(cf.path, path), IndexRecordOption::Basic)), 0.0)) as Box<dyn Query>),
+        (
+            Occur::Must,
+            Box::new(ConstScoreQuery::new(Box::new(TermQuery::new(Term::from_field_text(cf.path, path), IndexRecordOption::Basic)), 0.0)) as Box<dyn Query>,
+        ),
         (Occur::Must, Box::new(BooleanQuery::new(terms))),
     ]);
     let top = index.top_docs(&chunks, &q, 1, "key")?;

@@ -8,11 +8,11 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{Searcher, Term};
 
 use super::keyword::{filters, hit_of_chunk, kind_weight, with_filters};
+use crate::analysis::kind::Kind;
+use crate::analysis::role::Role;
 use crate::query::answer::{Hit, SearchResult as Result};
 use crate::query::options::{PathFilter, QueryOptions};
-use crate::analysis::role::Role;
 use crate::query::question::literals::{self, Literal};
-use crate::analysis::kind::Kind;
 use crate::stores::keyword::{get_kind, get_str, KeywordIndex};
 
 /// A literal matching more chunks of code than this says little about where

@@ -138,4 +138,3 @@ pub trait Texts {
     /// ones), each with its note; a hit's content is the example's text.
     fn conventions(&self, query: &str) -> Result<Vec<(Hit, String)>>;
 }
-

@@ -90,7 +90,10 @@ pub fn named_files<'p>(paths: impl Iterator<Item = &'p str>, words: &[String], k
             continue;
         }
         let (own, folder) = own_and_folder_parts(path);
-        let m: Vec<u8> = words.iter().map(|w| if own.iter().any(|p| names_part_loosely(w, p)) { 2 } else { u8::from(folder.iter().any(|p| names_part_loosely(w, p))) }).collect();
+        let m: Vec<u8> = words
+            .iter()
+            .map(|w| if own.iter().any(|p| names_part_loosely(w, p)) { 2 } else { u8::from(folder.iter().any(|p| names_part_loosely(w, p))) })
+            .collect();
         if m.iter().any(|x| *x == 2) {
             matched.push((path, m));
         } else if m.iter().any(|x| *x > 0) {
@@ -100,12 +103,11 @@ pub fn named_files<'p>(paths: impl Iterator<Item = &'p str>, words: &[String], k
     }
     let named_by: Vec<usize> = (0..words.len()).map(|i| matched.iter().filter(|(_, m)| m[i] > 0).count()).collect();
     let rarity: Vec<f32> = named_by.iter().map(|n| ((total as f32 + 1.0) / (*n as f32 + 1.0)).ln()).collect();
-    let mut scored: Vec<(f32, &str)> = matched
-        .iter()
-        .filter(|(p, _)| !p.is_empty())
-        .map(|(p, m)| (m.iter().zip(&rarity).map(|(x, r)| part_weight(*x) * r).sum(), *p))
-        .collect();
-    scored.sort_by(|a, b| Role::of(a.1).is_test_side().cmp(&Role::of(b.1).is_test_side()).then(b.0.total_cmp(&a.0)).then(a.1.len().cmp(&b.1.len())).then(a.1.cmp(b.1)));
+    let mut scored: Vec<(f32, &str)> =
+        matched.iter().filter(|(p, _)| !p.is_empty()).map(|(p, m)| (m.iter().zip(&rarity).map(|(x, r)| part_weight(*x) * r).sum(), *p)).collect();
+    scored.sort_by(|a, b| {
+        Role::of(a.1).is_test_side().cmp(&Role::of(b.1).is_test_side()).then(b.0.total_cmp(&a.0)).then(a.1.len().cmp(&b.1.len())).then(a.1.cmp(b.1))
+    });
     scored.into_iter().filter(|(s, _)| *s > 0.0).take(k).map(|(_, p)| p.to_string()).collect()
 }
 
@@ -194,7 +196,15 @@ impl PathEnds {
 mod tests {
     #[test]
     fn a_deeper_file_with_the_same_folder_and_name_is_a_copy() {
-        let all = ["include/linux/slab.h", "tools/include/linux/slab.h", "tools/virtio/linux/kernel.h", "include/linux/kernel.h", "mm/slab.c", "a/b/slab.c", "README"];
+        let all = [
+            "include/linux/slab.h",
+            "tools/include/linux/slab.h",
+            "tools/virtio/linux/kernel.h",
+            "include/linux/kernel.h",
+            "mm/slab.c",
+            "a/b/slab.c",
+            "README",
+        ];
         let paths = ["tools/include/linux/slab.h", "include/linux/slab.h", "tools/virtio/linux/kernel.h", "mm/slab.c", "a/b/slab.c", "README"];
         let mut found: Vec<&str> = PathEnds::of(all.iter()).copies(&paths).into_iter().collect();
         found.sort();
@@ -213,7 +223,8 @@ mod tests {
 
     #[test]
     fn the_files_a_question_names_rarest_word_first() {
-        let paths = ["fmt/include/fmt/args.h", "fmt/include/fmt/format.h", "fmt/src/format.cc", "fmt/test/args-test.cc", "fmt/include/fmt/color.h", "fmt/doc/api.md"];
+        let paths =
+            ["fmt/include/fmt/args.h", "fmt/include/fmt/format.h", "fmt/src/format.cc", "fmt/test/args-test.cc", "fmt/include/fmt/color.h", "fmt/doc/api.md"];
         let named = named_files(paths.into_iter(), &words("fmt::arg named arguments for use in format strings"), 5);
         // `arg` names args.h (and its test, last); `format` two files; `fmt` names every folder but no file.
         assert_eq!(named, ["fmt/include/fmt/args.h", "fmt/include/fmt/format.h", "fmt/src/format.cc", "fmt/test/args-test.cc"]);

@@ -11,8 +11,7 @@ use crate::query::answer::{Hit, SearchResult as Result, Signals};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::words::is_stopword;
 use crate::query::question::Word;
-use crate::stores::keyword::{get_language, analyze, get_kind, get_str, get_u64, KeywordIndex};
-
+use crate::stores::keyword::{analyze, get_kind, get_language, get_str, get_u64, KeywordIndex};
 
 /// Symbol lookup keeping only name matches (score ≥ [`SYMBOL_NAME_MATCH`]):
 /// the symbol list of hybrid retrieval. Looser matches are never read from

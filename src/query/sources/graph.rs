@@ -9,11 +9,11 @@ use petgraph::Direction;
 
 use super::layered::Keyword;
 use crate::analysis::kind::Kind;
+use crate::graph::{EdgeKind, Graph, Neighbourhood, NodeKey};
 use crate::query::answer::{Hit, Result};
 use crate::query::options::{PathFilter, QueryOptions};
 use crate::query::question::intent::{GraphAsk, Relation};
 use crate::query::retrieve::Walk;
-use crate::graph::{EdgeKind, Graph, Neighbourhood, NodeKey};
 
 /// A graph question's answer from `nb` (the index's graph, with the work
 /// tree's over it when `keyword` has a layer): the subjects it names, what
@@ -27,7 +27,8 @@ pub(crate) fn graph_list(mut nb: Neighbourhood, keyword: &Keyword, ask: &GraphAs
         let subject_paths: HashSet<String> = subjects.iter().filter_map(|s| node_path(nb.graph(), *s)).collect();
         let order = |p: &str| (is_document(p), crate::analysis::role::Role::of(p).is_test_side(), !subject_paths.contains(p), p.to_string());
         let untested = |g: &Graph, n: &NodeIndex| !g.graph[*n].key.role().is_test_side();
-        let (found, all) = nb.incoming_in_order(&subjects, &[EdgeKind::Calls], order, |g, found| found.iter().filter(|n| untested(g, n)).count() >= opts.limit)?;
+        let (found, all) =
+            nb.incoming_in_order(&subjects, &[EdgeKind::Calls], order, |g, found| found.iter().filter(|n| untested(g, n)).count() >= opts.limit)?;
         let listed = list_reached(&nb, keyword, ask, walk, &subjects, found.into_iter().map(|n| (n, 1)).collect(), opts)?;
         // Test code goes last: the list is the whole one's when enough code
         // that is not passed the filters (else every caller is read).
@@ -80,7 +81,15 @@ fn reach(nb: &mut Neighbourhood, ask: &GraphAsk, walk: Walk, subjects: &[NodeInd
 }
 
 /// The reached nodes in the list's order, as hits (what the options let through).
-fn list_reached(nb: &Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Walk, subjects: &[NodeIndex], mut reached: Vec<(NodeIndex, usize)>, opts: &QueryOptions) -> Result<(Vec<Hit>, Vec<String>)> {
+fn list_reached(
+    nb: &Neighbourhood,
+    keyword: &Keyword,
+    ask: &GraphAsk,
+    walk: Walk,
+    subjects: &[NodeIndex],
+    mut reached: Vec<(NodeIndex, usize)>,
+    opts: &QueryOptions,
+) -> Result<(Vec<Hit>, Vec<String>)> {
     let Walk { neighbours, with_subject, .. } = walk;
     let graph = nb.graph();
     let names: Vec<String> = subjects.iter().map(|ix| describe(graph, *ix)).collect();
@@ -128,10 +137,7 @@ fn list_reached(nb: &Neighbourhood, keyword: &Keyword, ask: &GraphAsk, walk: Wal
             _ => None,
         };
         let Some(mut hit) = hit else { continue };
-        if !paths.matches(&hit.path)
-            || opts.lang.is_some_and(|l| l != hit.language)
-            || opts.kind.is_some_and(|k| k != hit.kind)
-        {
+        if !paths.matches(&hit.path) || opts.lang.is_some_and(|l| l != hit.language) || opts.kind.is_some_and(|k| k != hit.kind) {
             continue;
         }
         hit.rank = hits.len() + 1;
@@ -176,7 +182,11 @@ fn go_implementers(nb: &mut Neighbourhood, ask: &GraphAsk, subjects: &[NodeIndex
     nb.load_definitions_of(&method)?;
     let graph = nb.graph();
     let mut out = Vec::new();
-    let mut types: Vec<NodeIndex> = graph.graph.node_indices().filter(|ix| is_go(graph, *ix) && matches!(graph.graph[*ix].kind, Kind::Class | Kind::Type) && !subjects.contains(ix)).collect();
+    let mut types: Vec<NodeIndex> = graph
+        .graph
+        .node_indices()
+        .filter(|ix| is_go(graph, *ix) && matches!(graph.graph[*ix].kind, Kind::Class | Kind::Type) && !subjects.contains(ix))
+        .collect();
     // In key order, as a walk of the whole graph would list them.
     types.sort_by(|a, b| graph.graph[*a].key.cmp(&graph.graph[*b].key));
     for ix in types {
@@ -284,7 +294,6 @@ pub fn pick_subjects(nb: &mut Neighbourhood, ask: &GraphAsk) -> crate::graph::Re
     out.dedup();
     Ok(out)
 }
-
 
 /// What the best candidates of a concept question call, most called first,
 /// then the bigger first. A behaviour asked about in words is often

@@ -123,10 +123,12 @@ fn merge(base: Vec<Hit>, layer: Vec<Hit>) -> Vec<Hit> {
         return out;
     }
     let top = top_of(&out);
-    let rebase = |hits: Vec<Hit>, side_top: f32| hits.into_iter().map(move |mut h| {
-        h.score = h.score - side_top + top;
-        h
-    });
+    let rebase = |hits: Vec<Hit>, side_top: f32| {
+        hits.into_iter().map(move |mut h| {
+            h.score = h.score - side_top + top;
+            h
+        })
+    };
     let mut literals = merge_sorted(rebase(base_literals, base_top).collect(), rebase(layer_literals, layer_top).collect());
     literals.append(&mut out);
     literals
@@ -156,7 +158,11 @@ impl Keyword<'_> {
         for h in hits.iter() {
             let worktree = h.source == Origin::Worktree && self.layer.is_some();
             order.push(worktree);
-            if worktree { layer.push(h.clone()) } else { base.push(h.clone()) }
+            if worktree {
+                layer.push(h.clone())
+            } else {
+                base.push(h.clone())
+            }
         }
         keyword::fill_content(self.base, &mut base)?;
         if let Some(l) = self.layer {
@@ -192,7 +198,8 @@ impl Keyword<'_> {
             _ => FileTerms::default(),
         };
         let (mut from_base, mut from_layer) = (base.counts.into_iter().zip(base.lengths), layer.counts.into_iter().zip(layer.lengths));
-        let (counts, lengths) = paths.iter().map(|p| if in_layer(p) { from_layer.next() } else { from_base.next() }.unwrap_or_else(|| (vec![0; terms.len()], 0))).unzip();
+        let (counts, lengths) =
+            paths.iter().map(|p| if in_layer(p) { from_layer.next() } else { from_base.next() }.unwrap_or_else(|| (vec![0; terms.len()], 0))).unzip();
         Ok(Some(FileTerms { counts, lengths, idf: base.idf }))
     }
 

@@ -7,17 +7,17 @@ use std::time::Instant;
 
 use super::engine::Engine;
 use super::layered::Keyword;
+use crate::progress::millis;
 use crate::query::answer::{Answer, Hit, Origin, Result, SearchResult, Timings, Unavailable};
 use crate::query::options::{HybridOptions, Mode, QueryOptions};
 use crate::query::question::document::Signals;
 use crate::query::question::intent::{GraphAsk, Intent};
 use crate::query::question::mentions::Mentions;
 use crate::query::question::Question;
-use crate::query::retrieve::patterns::{pattern_dense, pattern_hit, pattern_keyword};
 use crate::query::retrieve::paths::PathEnds;
+use crate::query::retrieve::patterns::{pattern_dense, pattern_hit, pattern_keyword};
 use crate::query::retrieve::{dense, literals, symbols, Chunks, Dense, DenseOutcome, Source, Texts, Walk};
 use crate::stores::keyword::FileTerms;
-use crate::progress::millis;
 use crate::worktree::dense::VectorSources;
 use crate::worktree::{Change, Layer};
 
@@ -107,7 +107,9 @@ impl Local<'_> {
         let uses: std::collections::HashMap<String, usize> = paths.iter().map(|p| p.to_string()).zip(used).collect();
         for run in runs {
             // A prototype stays after a definition (the symbol key's top bit).
-            hits[run].sort_by_key(|h| (copied.contains(&h.path), h.tie >> 63 == 0, h.path.matches('/').count(), std::cmp::Reverse(uses.get(&h.path).copied().unwrap_or(0))));
+            hits[run].sort_by_key(|h| {
+                (copied.contains(&h.path), h.tie >> 63 == 0, h.path.matches('/').count(), std::cmp::Reverse(uses.get(&h.path).copied().unwrap_or(0)))
+            });
         }
         for (i, h) in hits.iter_mut().enumerate() {
             h.rank = i + 1;
@@ -256,7 +258,15 @@ fn dense_search(engine: &Engine, layer: Option<&Layer>, q: &Question, opts: &Que
 /// With the work tree laid over the index, the layer's paths answer from
 /// the layer's vectors: both sides' hits merge by similarity (the same
 /// measure on both).
-fn nearest(engine: &Engine, d: &super::engine::Dense, layer: Option<&Layer>, vector: &[f32], q: &Question, opts: &QueryOptions, timings: &mut Timings) -> std::result::Result<Vec<Hit>, Unavailable> {
+fn nearest(
+    engine: &Engine,
+    d: &super::engine::Dense,
+    layer: Option<&Layer>,
+    vector: &[f32],
+    q: &Question,
+    opts: &QueryOptions,
+    timings: &mut Timings,
+) -> std::result::Result<Vec<Hit>, Unavailable> {
     let mut hits = dense::semantic_search(d.store.as_ref(), vector, q, opts, engine.state.files.keys()).map_err(Unavailable::failed)?.results;
     engine.drop_stale(&mut hits);
     let Some(layer) = layer.filter(|l| l.has_content()) else { return Ok(hits) };
@@ -276,7 +286,9 @@ fn nearest(engine: &Engine, d: &super::engine::Dense, layer: Option<&Layer>, vec
 /// that is not UTF-8), which leaves the graph out of this answer, saying so.
 fn graph_read<T>(engine: &Engine, read: impl FnOnce() -> std::result::Result<T, Unavailable>) -> std::result::Result<T, Unavailable> {
     let store = engine.dir.join("graph");
-    crate::stores::panic_guard::guard(read, |panic| Unavailable::failed(crate::stores::health::StoreDamaged::new(crate::stores::health::Store::Graph, &store, panic)))
+    crate::stores::panic_guard::guard(read, |panic| {
+        Unavailable::failed(crate::stores::health::StoreDamaged::new(crate::stores::health::Store::Graph, &store, panic))
+    })
 }
 
 /// A graph question's view: the index's graph with the layer's over it.

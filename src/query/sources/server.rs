@@ -11,20 +11,20 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
+use crate::progress::millis;
 use crate::query::answer::{Hit, Result as HybridResult, SearchResult, Timings, Unavailable};
 use crate::query::options::{Mode, QueryOptions};
+use crate::query::question::intent::{GraphAsk, Relation};
 use crate::query::question::mentions::Mentions;
 use crate::query::question::Question;
 use crate::query::retrieve::patterns::{pattern_dense, pattern_from_payload, pattern_hit};
 use crate::query::retrieve::{dense, Chunks, Dense, Source, Texts, Walk};
-use crate::stores::keyword::FileTerms;
-use crate::progress::millis;
 use crate::semantic::docs::bm25_query;
 use crate::semantic::embed::{self, EmbedOptions, Embedder, ModelSource};
+use crate::stores::keyword::FileTerms;
 use crate::stores::server_state::{load_state, ServerStateError};
 use crate::stores::vector::server::{ServerOptions, ServerStore};
 use crate::stores::vector::{Collection, Filter, ScoredHit, VectorStore};
-use crate::query::question::intent::{GraphAsk, Relation};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServerQueryError {
@@ -104,7 +104,9 @@ impl Server {
     fn embed(&self, text: &str) -> Result<Vec<f32>, Unavailable> {
         let embedder = self
             .embedder
-            .get_or_init(|| Embedder::open(&self.model, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() }).map(Arc::new).map_err(|e| e.to_string()))
+            .get_or_init(|| {
+                Embedder::open(&self.model, EmbedOptions { optimize_graph: false, ..EmbedOptions::default() }).map(Arc::new).map_err(|e| e.to_string())
+            })
             .clone()
             .map_err(Unavailable::ModelLoad)?;
         embedder.embed_query_for(text, self.store.dims()).map_err(Unavailable::failed)
@@ -127,14 +129,17 @@ impl Server {
     pub(crate) fn conventions(&self, text: &str, limit: usize) -> SearchResult<Vec<(Hit, String)>> {
         let mut out = Vec::new();
         for (i, hit) in self.store.sparse_search(Collection::Patterns, &bm25_query(text), &Filter::default(), limit)?.into_iter().enumerate() {
-            let Some(p) = pattern_from_payload(&hit.payload).and_then(|m| serde_json::from_value::<crate::analysis::patterns::Pattern>(serde_json::Value::Object(m)).ok()) else { continue };
+            let Some(p) = pattern_from_payload(&hit.payload)
+                .and_then(|m| serde_json::from_value::<crate::analysis::patterns::Pattern>(serde_json::Value::Object(m)).ok())
+            else {
+                continue;
+            };
             let Some(mut h) = pattern_hit(&p, i + 1) else { continue };
             h.content = p.examples.first().map(|e| e.snippet.clone()).unwrap_or_default();
             out.push((h, format!("{} (used {} times in {} files)", p.description, p.count, p.files)));
         }
         Ok(out)
     }
-
 }
 
 /// The server's files (read from this clone's objects by the blob ids the
@@ -261,7 +266,9 @@ impl Chunks for Server {
 
     fn parent(&self, hit: &Hit) -> SearchResult<Option<Hit>> {
         let Some(id) = hit.chunk_id.as_deref().and_then(crate::stores::state::ChunkId::parse) else { return Ok(None) };
-        let Some(record) = self.store.retrieve(Collection::Semantic, &[crate::stores::vector::point_id(id.0)], false)?.into_iter().next() else { return Ok(None) };
+        let Some(record) = self.store.retrieve(Collection::Semantic, &[crate::stores::vector::point_id(id.0)], false)?.into_iter().next() else {
+            return Ok(None);
+        };
         match record.payload.get("parent_id").and_then(|v| v.as_str()).and_then(crate::stores::state::ChunkId::parse) {
             Some(parent) => self.point_hit(Collection::Semantic, crate::stores::vector::point_id(parent.0)),
             None => Ok(None),
@@ -272,10 +279,7 @@ impl Chunks for Server {
 /// Chunks by the server's BM25 vectors (SEMANTIC holds every chunk's text).
 fn sparse_list(store: &ServerStore, text: &str, filter: &crate::stores::vector::Filter, limit: usize) -> SearchResult<Vec<Hit>> {
     let hits = store.sparse_search(Collection::Semantic, &bm25_query(text), filter, limit)?;
-    let ranked = hits
-        .into_iter()
-        .filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload)))
-        .collect();
+    let ranked = hits.into_iter().filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload))).collect();
     dense::dense_hits(store, ranked)
 }
 
@@ -288,12 +292,20 @@ const LITERAL_SCAN: usize = 200;
 
 /// Chunks holding a literal of the query as written (a quoted message, an
 /// option name, a short query whole), nearest in meaning first.
-fn literal_list(store: &ServerStore, literals: &[crate::query::question::literals::Literal], vector: &[f32], filter: &Filter, limit: usize) -> SearchResult<Vec<Hit>> {
+fn literal_list(
+    store: &ServerStore,
+    literals: &[crate::query::question::literals::Literal],
+    vector: &[f32],
+    filter: &Filter,
+    limit: usize,
+) -> SearchResult<Vec<Hit>> {
     use crate::analysis::role::Role;
     let mut hits: Vec<ScoredHit> = Vec::new();
     for literal in literals.iter().take(MAX_LITERALS) {
         // A token that names a definition is the symbol retriever's.
-        if literal.is_a_string_value() && !store.search(Collection::Symbols, vector, &filter.clone().any_of("name_lower", vec![literal.text.to_lowercase()]), 1)?.is_empty() {
+        if literal.is_a_string_value()
+            && !store.search(Collection::Symbols, vector, &filter.clone().any_of("name_lower", vec![literal.text.to_lowercase()]), 1)?.is_empty()
+        {
             continue;
         }
         let found = store.search_containing(Collection::Semantic, vector, filter, "content", &literal.text, LITERAL_SCAN + 1)?;
@@ -305,10 +317,7 @@ fn literal_list(store: &ServerStore, literals: &[crate::query::question::literal
         }
         hits.extend(found.into_iter().take(limit));
     }
-    let ranked = hits
-        .into_iter()
-        .filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload)))
-        .collect();
+    let ranked = hits.into_iter().filter_map(|h| Some((h.payload.get("chunk_id")?.as_str()?.to_string(), h.score, h.payload))).collect();
     dense::dense_hits(store, ranked)
 }
 
@@ -343,7 +352,12 @@ fn graph_list(store: &ServerStore, ask: &GraphAsk, vector: &[f32], filter: &Filt
         Relation::Implementers => store.search(Collection::Symbols, vector, &filter.clone().any_of("bases", vec![name]), limit)?,
         Relation::Callees => {
             // What the best-matching definition of that name calls.
-            let calls: Vec<String> = subject[0].payload.get("calls").and_then(|v| v.as_array()).map(|a| a.iter().filter_map(|c| c.as_str().map(str::to_string)).collect()).unwrap_or_default();
+            let calls: Vec<String> = subject[0]
+                .payload
+                .get("calls")
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().filter_map(|c| c.as_str().map(str::to_string)).collect())
+                .unwrap_or_default();
             if calls.is_empty() {
                 return Ok(Vec::new());
             }

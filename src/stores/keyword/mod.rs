@@ -21,17 +21,15 @@ use tantivy::directory::{MmapDirectory, RamDirectory};
 use tantivy::indexer::LogMergePolicy;
 use tantivy::postings::Postings;
 use tantivy::query::{Bm25StatisticsProvider, Query, TermQuery};
-use tantivy::schema::{
-    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING,
-};
+use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING};
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term, TERMINATED};
 
 use crate::analysis::chunk::FileChunks;
-use crate::stores::health::{Depth, Store, StoreDamaged};
 use crate::analysis::kind::Kind;
 use crate::analysis::lang::Language;
 use crate::analysis::parse::SymbolKind;
+use crate::stores::health::{Depth, Store, StoreDamaged};
 
 mod norm_sums;
 mod tokenize;
@@ -333,7 +331,11 @@ impl KeywordIndex {
     /// those of `under` but the hidden ones. Search `under` through
     /// [`KeywordIndex::beneath`] for the same statistics on that side.
     /// Written as one segment, without writer threads: a query builds it.
-    pub fn layer_of<'f>(under: &KeywordIndex, hidden: Arc<BTreeSet<String>>, files: impl IntoIterator<Item = (&'f str, &'f FileChunks)>) -> Result<KeywordIndex> {
+    pub fn layer_of<'f>(
+        under: &KeywordIndex,
+        hidden: Arc<BTreeSet<String>>,
+        files: impl IntoIterator<Item = (&'f str, &'f FileChunks)>,
+    ) -> Result<KeywordIndex> {
         const LAYER_HEAP: usize = 15_000_000;
         let root = PathBuf::from("(work tree, in memory)");
         let tantivy_err = |source| KeywordError::Tantivy { path: root.clone(), source };
@@ -343,7 +345,9 @@ impl KeywordIndex {
         tokenizers.register(TOKENIZER, analyzer());
         tokenizers.register(EXACT_TOKENIZER, TextAnalyzer::builder(ExactTokenizer).build());
         let dirs = (RamDirectory::create(), RamDirectory::create());
-        let writer = |schema: Schema, dir: &RamDirectory| Index::builder().schema(schema).tokenizers(tokenizers.clone()).single_segment_index_writer::<TantivyDocument>(dir.clone(), LAYER_HEAP);
+        let writer = |schema: Schema, dir: &RamDirectory| {
+            Index::builder().schema(schema).tokenizers(tokenizers.clone()).single_segment_index_writer::<TantivyDocument>(dir.clone(), LAYER_HEAP)
+        };
         let (mut chunks, mut symbols) = (writer(cs, &dirs.0).map_err(tantivy_err)?, writer(ss, &dirs.1).map_err(tantivy_err)?);
         let mut layer = KeywordIndex {
             chunks: Index::create_in_ram(chunk_schema().0),
@@ -391,7 +395,8 @@ impl KeywordIndex {
         for index in [&layer.chunks, &layer.symbols] {
             let damaged = index.validate_checksum().map_err(|source| KeywordError::Tantivy { path: dir.to_path_buf(), source })?;
             if let Some(file) = damaged.iter().next() {
-                let source = tantivy::TantivyError::DataCorruption(tantivy::error::DataCorruption::comment_only(format!("{} fails its checksum", file.display())));
+                let source =
+                    tantivy::TantivyError::DataCorruption(tantivy::error::DataCorruption::comment_only(format!("{} fails its checksum", file.display())));
                 return Err(KeywordError::Tantivy { path: dir.to_path_buf(), source });
             }
         }
@@ -537,7 +542,6 @@ impl KeywordIndex {
         (chunk_docs, symbol_docs)
     }
 
-
     /// Readers of both indexes as of their first use (see [`KeywordIndex::reload`]).
     pub fn readers(&self) -> Result<(IndexReader, IndexReader)> {
         if let Some(r) = self.readers.get() {
@@ -587,7 +591,12 @@ impl KeywordIndex {
     /// scope, the other side's (`other`), less the documents either hides.
     fn live_stats<'s>(&self, searcher: &'s Searcher, other: Option<&'s Searcher>) -> Result<LayeredStats<'s>> {
         Ok(match (&self.scope, other) {
-            (Some(sc), Some(other)) => LayeredStats { parts: vec![ExactStats::excluding(searcher, &sc.hidden).map_err(|e| self.read_err(e))?, ExactStats::excluding(other, &sc.other_hidden).map_err(|e| self.read_err(e))?] },
+            (Some(sc), Some(other)) => LayeredStats {
+                parts: vec![
+                    ExactStats::excluding(searcher, &sc.hidden).map_err(|e| self.read_err(e))?,
+                    ExactStats::excluding(other, &sc.other_hidden).map_err(|e| self.read_err(e))?,
+                ],
+            },
             _ => LayeredStats { parts: vec![ExactStats::new(searcher)] },
         })
     }

@@ -105,7 +105,6 @@ pub(super) fn norm_sum(seg: &SegmentReader, field: Field) -> Option<u64> {
     Some(count.iter().enumerate().map(|(id, n)| n * u64::from(tantivy::fieldnorm::FieldNormReader::id_to_fieldnorm(id as u8))).sum())
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -215,7 +215,15 @@ pub struct CodeTokenStream<'a> {
 
 impl<'a> CodeTokenStream<'a> {
     fn new(text: &'a str) -> CodeTokenStream<'a> {
-        CodeTokenStream { text, chars: text.char_indices().peekable(), span: (0, 0), whole: String::new(), parts: Vec::new(), next_part: 0, token: Token::default() }
+        CodeTokenStream {
+            text,
+            chars: text.char_indices().peekable(),
+            span: (0, 0),
+            whole: String::new(),
+            parts: Vec::new(),
+            next_part: 0,
+            token: Token::default(),
+        }
     }
 
     /// The next part of the current identifier that differs from the whole.

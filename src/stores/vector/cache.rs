@@ -389,7 +389,9 @@ impl VectorCache {
         sorted.sort_unstable_by_key(|(_, at)| *at);
         for (id, at) in sorted {
             let mut v = vec![0f32; self.dims];
-            file.seek(SeekFrom::Start(base + (at * self.dims * 4) as u64)).and_then(|_| read_vector(&mut file, &mut v)).map_err(|e| self.gone_or(e, &seg.path))?;
+            file.seek(SeekFrom::Start(base + (at * self.dims * 4) as u64))
+                .and_then(|_| read_vector(&mut file, &mut v))
+                .map_err(|e| self.gone_or(e, &seg.path))?;
             out.insert(id, v);
         }
         Ok(out)

@@ -19,11 +19,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use qdrant_edge::{
-    AnyVariants, Condition, Distance, EdgeConfigBuilder, EdgeOptimizersConfig, EdgeShard, EdgeVectorParamsBuilder, FieldCondition,
-    FieldIndexOperations, Filter as EdgeFilter, JsonPath, Match, NamedQuery, Payload, PayloadFieldSchema, PayloadSchemaType, PointId,
-    PointInsertOperations, PointOperations, PointStructPersisted, QueryEnum, QueryRequestBuilder, RetrieveRequestBuilder, ScoringQuery,
-    ScrollRequestBuilder, UpdateOperation, ValueVariants, VectorInternal, VectorStructInternal, VectorStructPersisted,
-    WithPayloadInterface, WithVector,
+    AnyVariants, Condition, Distance, EdgeConfigBuilder, EdgeOptimizersConfig, EdgeShard, EdgeVectorParamsBuilder, FieldCondition, FieldIndexOperations,
+    Filter as EdgeFilter, JsonPath, Match, NamedQuery, Payload, PayloadFieldSchema, PayloadSchemaType, PointId, PointInsertOperations, PointOperations,
+    PointStructPersisted, QueryEnum, QueryRequestBuilder, RetrieveRequestBuilder, ScoringQuery, ScrollRequestBuilder, UpdateOperation, ValueVariants,
+    VectorInternal, VectorStructInternal, VectorStructPersisted, WithPayloadInterface, WithVector,
 };
 use serde_json::{Map, Value};
 
@@ -648,7 +647,10 @@ mod tests {
         {
             let w = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Write, Duration::ZERO).unwrap();
             w.upsert(Collection::Semantic, vec![point(1, [1.0, 0.0, 0.0, 0.0], "a.py")]).unwrap();
-            let busy = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Read, Duration::from_millis(50)).err().map(|e| e.to_string()).unwrap_or_default();
+            let busy = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Read, Duration::from_millis(50))
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
             assert!(busy.contains("busy"), "{busy}");
             w.commit(true).unwrap();
         }
@@ -659,7 +661,11 @@ mod tests {
         assert_eq!(r1.count(Collection::Files).unwrap(), 0, "a collection never written reads as empty");
         assert!(EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Write, Duration::from_millis(50)).is_err(), "a writer waits for readers");
         drop((r1, r2));
-        let err = EdgeStore::open(&d, &dir.path().join("vectors"), 8, "m", Access::Read, Duration::ZERO).unwrap().count(Collection::Semantic).err().map(|e| e.to_string());
+        let err = EdgeStore::open(&d, &dir.path().join("vectors"), 8, "m", Access::Read, Duration::ZERO)
+            .unwrap()
+            .count(Collection::Semantic)
+            .err()
+            .map(|e| e.to_string());
         assert!(err.unwrap_or_default().contains("git rag index --full"));
     }
 }

@@ -73,7 +73,10 @@ impl VectorStore for MemoryStore {
 
     fn upsert(&self, c: Collection, points: Vec<Point>) -> Result<()> {
         if let Some(p) = points.iter().find(|p| p.vector.len() != self.dims) {
-            return Err(StoreError::Engine { place: "memory".into(), message: format!("point {} has {} dimensions, the store {}", p.id, p.vector.len(), self.dims) });
+            return Err(StoreError::Engine {
+                place: "memory".into(),
+                message: format!("point {} has {} dimensions, the store {}", p.id, p.vector.len(), self.dims),
+            });
         }
         let mut all = self.write()?;
         let collection = all.entry(c).or_default();

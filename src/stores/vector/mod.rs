@@ -257,14 +257,7 @@ impl Backend {
 
     /// Opens the store for vectors of `dims` dimensions from `model`.
     /// The embedded store waits up to `wait` for its lock.
-    pub fn open(
-        &self,
-        index_dir: &std::path::Path,
-        dims: usize,
-        model: &str,
-        access: edge::Access,
-        wait: std::time::Duration,
-    ) -> Result<Box<dyn VectorStore>> {
+    pub fn open(&self, index_dir: &std::path::Path, dims: usize, model: &str, access: edge::Access, wait: std::time::Duration) -> Result<Box<dyn VectorStore>> {
         Ok(match self {
             Backend::Embedded { vector_cache } => {
                 let cache_root = vector_cache.clone().unwrap_or_else(|| index_dir.join("vectors"));

@@ -16,10 +16,9 @@ use std::future::Future;
 use std::time::Duration;
 
 use qdrant_client::qdrant::{
-    point_id::PointIdOptions, Condition, CountPointsBuilder, CreateCollectionBuilder, CreateFieldIndexCollectionBuilder, DeletePointsBuilder,
-    Distance, Document, FieldType, Filter as QFilter, GetPointsBuilder, Modifier, NamedVectors, PointId, PointStruct, QueryPointsBuilder,
-    ScrollPointsBuilder, SparseVectorParamsBuilder, SparseVectorsConfigBuilder, UpsertPointsBuilder, VectorParamsBuilder,
-    VectorsConfigBuilder,
+    point_id::PointIdOptions, Condition, CountPointsBuilder, CreateCollectionBuilder, CreateFieldIndexCollectionBuilder, DeletePointsBuilder, Distance,
+    Document, FieldType, Filter as QFilter, GetPointsBuilder, Modifier, NamedVectors, PointId, PointStruct, QueryPointsBuilder, ScrollPointsBuilder,
+    SparseVectorParamsBuilder, SparseVectorsConfigBuilder, UpsertPointsBuilder, VectorParamsBuilder, VectorsConfigBuilder,
 };
 use qdrant_client::{Payload, Qdrant};
 use serde_json::{Map, Value};
@@ -346,7 +345,10 @@ impl ServerStore {
         let mut out = Vec::new();
         let mut offset: Option<PointId> = None;
         loop {
-            let mut request = ScrollPointsBuilder::new(name).limit(4096).with_payload(qdrant_client::qdrant::PayloadIncludeSelector { fields: vec![field.to_string()] }).with_vectors(false);
+            let mut request = ScrollPointsBuilder::new(name)
+                .limit(4096)
+                .with_payload(qdrant_client::qdrant::PayloadIncludeSelector { fields: vec![field.to_string()] })
+                .with_vectors(false);
             if let Some(o) = offset.take() {
                 request = request.offset(o);
             }
