@@ -63,10 +63,8 @@ fn cut(mut s: String, size: usize) -> String {
 
 /// The shapes of `size` bytes for a language whose fixtures are `code`.
 fn shapes(language: &str, code: &str, size: usize) -> Vec<(&'static str, String)> {
-    let tiny = numbered_to(
-        tiny_definition(language).unwrap_or_else(|| shortest_definition(code).map(|d| rename_template(d)).unwrap_or_else(|| "x{i} = 1".into())),
-        size,
-    );
+    let tiny =
+        numbered_to(tiny_definition(language).unwrap_or_else(|| shortest_definition(code).map(rename_template).unwrap_or_else(|| "x{i} = 1".into())), size);
     // Statements no grammar reads: a syntax error on every line.
     let broken = numbered_to("x {i}= 1".into(), size);
     let first_line = code.lines().next().unwrap_or("");

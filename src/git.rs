@@ -34,6 +34,12 @@ pub enum EntryKind {
 }
 
 /// A file in a commit's tree.
+/// Whether `hex` (an id as the state stores it) names the object `id`,
+/// without writing `id` out.
+pub fn names_object(hex: &str, id: &ObjectId) -> bool {
+    ObjectId::from_hex(hex.as_bytes()).is_ok_and(|parsed| parsed == *id)
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeFile {
     pub path: String,

@@ -170,7 +170,7 @@ impl Workspace {
     /// How the work tree is laid over the index: with the index's own chunking and path rules.
     pub fn layer_options(&self) -> crate::worktree::LayerOptions {
         let index_dir = self.index_dir.canonicalize().ok();
-        crate::worktree::LayerOptions { chunk: self.chunk.clone(), paths: self.paths.clone(), index_dir }
+        crate::worktree::LayerOptions { chunk: self.chunk, paths: self.paths.clone(), index_dir }
     }
 }
 

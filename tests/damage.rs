@@ -140,7 +140,7 @@ fn project(semantic: bool) -> TestRepo {
     repo.rag_ok(&["index", "-q"]);
     repo.write("cache/lru.rs", CACHE);
     repo.write("README.md", "# Tools\n\nMoney conversion, slugs and a cache.\n\n## Money\n\nWallets convert with `lookup_rate`.\n");
-    repo.write("web/slug.js", &SLUG.replace("trim()", "trim().normalize('NFKD')"));
+    repo.write("web/slug.js", SLUG.replace("trim()", "trim().normalize('NFKD')"));
     repo.commit("second");
     repo.rag_ok(&["index", "-q"]);
     repo

@@ -64,7 +64,7 @@ fn plain_words_find_the_function_they_describe() {
 fn long_inputs_are_truncated_and_deterministic() {
     let e = embedder();
     let long: String = (0..3000).map(|i| format!("token{i} ")).collect();
-    let a = e.embed_documents(&[long.clone()]).unwrap();
+    let a = e.embed_documents(std::slice::from_ref(&long)).unwrap();
     let b = e.embed_documents(&[long]).unwrap();
     assert_eq!(a, b);
     assert_eq!(a[0].len(), 384);

@@ -89,7 +89,7 @@ fn check(path: &str, data: &[u8], opts: &ChunkOptions) -> Result<(), TestCaseErr
 
 /// A small budget and window make the split/merge and windowing paths run on small inputs.
 fn small_opts() -> ChunkOptions {
-    ChunkOptions { budget: 60, max_parse_bytes: 600, max_window_lines: 5, ..ChunkOptions::default() }
+    ChunkOptions { budget: 60, max_parse_bytes: 600, max_window_lines: 5 }
 }
 
 proptest! {

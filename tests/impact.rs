@@ -63,7 +63,7 @@ fn a_changed_body_reaches_its_callers_at_depth_one_and_two_and_its_tests() {
     assert!(changed(&nothing).is_empty() && impacted(&nothing).is_empty(), "{nothing}");
     assert_eq!(repo.rag(&["impact", "--quiet"]).status.code(), Some(0));
 
-    repo.write("pkg/core.py", &std::fs::read_to_string(repo.path().join("pkg/core.py")).unwrap().replace("return x + 1", "return x + 2"));
+    repo.write("pkg/core.py", std::fs::read_to_string(repo.path().join("pkg/core.py")).unwrap().replace("return x + 1", "return x + 2"));
     let v = impact(&repo, &[]);
     assert_eq!(changed(&v), vec![("pkg/core.py".into(), "helper".into(), "body".into())], "{v}");
     let reached = impacted(&v);
@@ -128,7 +128,7 @@ fn an_override_a_rename_and_a_deleted_file_are_found_and_a_range_equals_the_work
 #[test]
 fn staged_files_are_compared_with_head() {
     let repo = python_repo();
-    repo.write("pkg/service.py", &std::fs::read_to_string(repo.path().join("pkg/service.py")).unwrap().replace("serve(v) + ", "serve(v) * "));
+    repo.write("pkg/service.py", std::fs::read_to_string(repo.path().join("pkg/service.py")).unwrap().replace("serve(v) + ", "serve(v) * "));
     repo.git(&["add", "pkg/service.py"]);
     repo.write("pkg/core.py", "# unstaged\n");
     let v = impact(&repo, &["--staged"]);
@@ -139,7 +139,7 @@ fn staged_files_are_compared_with_head() {
 #[test]
 fn the_review_context_keeps_its_budget_and_cites_the_change() {
     let repo = python_repo();
-    repo.write("pkg/core.py", &std::fs::read_to_string(repo.path().join("pkg/core.py")).unwrap().replace("return x + 1", "return x + 2"));
+    repo.write("pkg/core.py", std::fs::read_to_string(repo.path().join("pkg/core.py")).unwrap().replace("return x + 1", "return x + 2"));
     let v = impact(&repo, &["--context", "--budget", "400"]);
     let ctx = &v["context"];
     assert!(ctx["tokens"].as_u64().unwrap() <= 400, "{ctx}");
@@ -160,7 +160,7 @@ fn bad_input_gets_a_clear_error_or_a_bounded_answer() {
 
     // A binary file and a file of invalid UTF-8: no crash, the text one analysed.
     repo.write("pkg/blob.bin", [0u8, 159, 146, 150, 0, 1, 2, 3]);
-    repo.write("pkg/latin.py", b"def f():\n    return '\xe9t\xe9'\n".to_vec());
+    repo.write("pkg/latin.py", b"def f():\n    return '\xe9t\xe9'\n");
     let v = impact(&repo, &[]);
     assert!(changed(&v).contains(&("pkg/latin.py".into(), "-".into(), "added".into())), "{v}");
 

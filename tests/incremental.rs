@@ -216,8 +216,8 @@ fn generated_history_incremental_equals_full() {
     let mut files: Vec<String> = Vec::new();
     // Every parsed language: walked by hand (Python, JS, TS) or through tags queries.
     let exts = ["py", "js", "ts", "rs", "go", "java", "c", "h", "cpp", "cs", "rb", "lua"];
-    for i in 0..exts.len() {
-        let path = format!("pkg{}/mod{i}.{}", i % 2, exts[i]);
+    for (i, ext) in exts.iter().enumerate() {
+        let path = format!("pkg{}/mod{i}.{ext}", i % 2);
         repo.write(&path, new_content(&mut rng, &path));
         files.push(path);
     }

@@ -169,8 +169,10 @@ fn a_corrupt_pack_entry_leaves_its_file_pending_and_the_run_finishes() {
     for b in &mut broken[offset + in_pack / 2..offset + in_pack / 2 + 16] {
         *b ^= 0x5a;
     }
+    // git writes packs read-only: make this one writable for its owner.
+    use std::os::unix::fs::PermissionsExt;
     let mut perms = std::fs::metadata(&pack).unwrap().permissions();
-    perms.set_readonly(false);
+    perms.set_mode(perms.mode() | 0o200);
     std::fs::set_permissions(&pack, perms).unwrap();
     std::fs::write(&pack, &broken).unwrap();
 

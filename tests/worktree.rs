@@ -193,6 +193,11 @@ fn graph_questions_follow_the_work_tree() {
 /// Dense search over the layer: what the work tree holds is found by
 /// meaning with the similarities a fresh index of the same tree gives, and
 /// the commit of those edits embeds nothing again.
+/// A result: path, start and end line, score to 4 digits.
+type Located = (String, u64, u64, String);
+/// A question's results and where each came from (`commit`, `worktree`).
+type Answer = (Vec<Located>, Vec<String>);
+
 #[test]
 #[ignore = "needs the embedding model (`git rag model install`); scripts/test.sh runs it"]
 fn the_layer_is_searched_by_meaning_and_its_vectors_are_kept_for_the_commit() {
@@ -205,7 +210,7 @@ fn the_layer_is_searched_by_meaning_and_its_vectors_are_kept_for_the_commit() {
     std::fs::write(repo.default_index_dir().join("worktree-vectors.bin"), b"\x01not bincode").expect("write");
     let questions = ["write invoices to a csv file", "split a header into name and value", "render a tree as text"];
     // (path, lines, similarity to 4 digits) of each answer, and its sources.
-    let answers = |mode: &str| -> Vec<(Vec<(String, u64, u64, String)>, Vec<String>)> {
+    let answers = |mode: &str| -> Vec<Answer> {
         questions
             .iter()
             .map(|q| {
@@ -243,9 +248,9 @@ fn the_layer_is_searched_by_meaning_and_its_vectors_are_kept_for_the_commit() {
     // in the same order, the same similarities but for the last float bit
     // (the layer's cosine is computed here, the index's by Qdrant: 0.6611501
     // and 0.6611499 print differently at 4 digits).
-    let same = |now: Vec<(Vec<(String, u64, u64, String)>, Vec<String>)>, then: &[(Vec<(String, u64, u64, String)>, Vec<String>)]| {
+    let same = |now: Vec<Answer>, then: &[Answer]| {
         for ((a, _), (b, _)) in now.iter().zip(then) {
-            let key = |h: &(String, u64, u64, String)| (h.0.clone(), h.1, h.2);
+            let key = |h: &Located| (h.0.clone(), h.1, h.2);
             assert_eq!(a.iter().map(key).collect::<Vec<_>>(), b.iter().map(key).collect::<Vec<_>>());
             for (x, y) in a.iter().zip(b) {
                 let (x, y): (f64, f64) = (x.3.parse().expect("score"), y.3.parse().expect("score"));

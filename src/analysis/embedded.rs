@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(code_ranges(Language::Svelte, b"<h1>hi</h1>\n"), Some(vec![]));
         assert_eq!(code_ranges(Language::TypeScript, src), None);
         // Unclosed: to the end.
-        assert_eq!(code_ranges(Language::Svelte, b"<script>\nlet x\n"), Some(vec![8..15]));
+        assert_eq!(code_ranges(Language::Svelte, b"<script>\nlet x\n"), Some(std::iter::once(8..15).collect()));
         let r = included(src, &blocks[..1]);
         assert_eq!((r[0].start_point.row, r[0].start_point.column), (4, 24));
     }

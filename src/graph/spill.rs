@@ -112,8 +112,7 @@ mod tests {
     fn what_is_kept_is_read_back_whole_and_memory_keeps_only_conventions() {
         let dir = tempfile::tempdir().unwrap();
         let spill = FactsSpill::create(dir.path(), crate::index::MemoryBounds::default().graph()).unwrap();
-        let mut facts = FileFacts::default();
-        facts.module_calls = vec!["main".into()];
+        let mut facts = FileFacts { module_calls: vec!["main".into()], ..FileFacts::default() };
         facts.symbols.push(crate::graph::SymbolFact {
             qualified_name: "f".into(),
             name: "f".into(),

@@ -552,6 +552,7 @@ struct Affected {
 ///   or after the change (the fallback to a name's unique definition);
 /// - when paths appeared or vanished, those whose imports name their stems
 ///   (or have no segment, `from . import x`, below a moved file's directory).
+///
 /// Any other file resolves its references as before: its own definitions
 /// and imports did not change, and a name defined three times or more
 /// never resolves to a definition it does not import.

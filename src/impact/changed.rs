@@ -58,7 +58,7 @@ pub(crate) fn touched_lines(old: &str, new: &str) -> Vec<String> {
 fn innermost<'s>(symbols: &'s [Symbol], lines: &[usize]) -> Option<&'s Symbol> {
     symbols
         .iter()
-        .filter(|s| lines.iter().all(|l| s.span.start_line <= l + 1 && l + 1 <= s.span.end_line))
+        .filter(|s| lines.iter().all(|l| s.span.start_line <= l + 1 && *l < s.span.end_line))
         .min_by_key(|s| (s.span.end_line - s.span.start_line, s.span.start_line))
 }
 

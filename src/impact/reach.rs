@@ -253,6 +253,9 @@ fn overrides(nb: &mut Neighbourhood, path: &str, qualified_name: &str) -> Result
     Ok(out)
 }
 
+/// A type that meets an interface, with its method of each name the interface declares.
+type Implementer = (NodeIndex, HashMap<String, NodeIndex>);
+
 /// The types that meet `interface` by their methods, in a language where
 /// no type names the interfaces it meets ([`lang::Language::interfaces_are_structural`]):
 /// those of any package with a method of every name the interface declares
@@ -263,7 +266,7 @@ fn overrides(nb: &mut Neighbourhood, path: &str, qualified_name: &str) -> Result
 /// a type-set constraint) is met by every type and lists none. At most
 /// [`CODE_FANOUT`] are listed (in path order); the second value is how many
 /// more there are.
-fn structural_implementations(nb: &mut Neighbourhood, interface: NodeIndex) -> Result<(Vec<(NodeIndex, HashMap<String, NodeIndex>)>, usize), GraphError> {
+fn structural_implementations(nb: &mut Neighbourhood, interface: NodeIndex) -> Result<(Vec<Implementer>, usize), GraphError> {
     let node = &nb.graph().graph[interface];
     let NodeKey::Symbol { path, qualified_name } = node.key.clone() else { return Ok((Vec::new(), 0)) };
     if node.kind != Kind::Interface || !lang::Language::from_path(&path).interfaces_are_structural() {

@@ -124,7 +124,7 @@ impl Side {
                 let filter = worktree::indexed_path_filter(src.repo, src.state, &src.layer.paths)?;
                 let staged: BTreeMap<String, TreeFile> = src.repo.staged_files()?.into_iter().map(|f| (f.path.clone(), f)).collect();
                 for (path, file) in &staged {
-                    let same = src.state.files.get(path).is_some_and(|f| f.blob == file.id.to_string());
+                    let same = src.state.files.get(path).is_some_and(|f| crate::git::names_object(&f.blob, &file.id));
                     if !same {
                         side.take_file(file, &filter, src)?;
                     }

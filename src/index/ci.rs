@@ -274,7 +274,7 @@ fn plan_by_blobs(
     let mut cleared: BTreeSet<String> = state.pending.clone();
     let mut to_index: Vec<TreeFile> = Vec::new();
     for (path, f) in &tree {
-        let same = state.files.get(path).is_some_and(|s| s.blob == f.id.to_string());
+        let same = state.files.get(path).is_some_and(|s| crate::git::names_object(&s.blob, &f.id));
         if full || !same || state.pending.contains(path) {
             cleared.insert(path.clone());
             to_index.push(f.clone());

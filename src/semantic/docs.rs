@@ -293,6 +293,35 @@ fn first_chars(s: &str, max: usize) -> String {
     }
 }
 
+/// The points of PATTERNS: one per convention. The embedded text is the
+/// description and an example, without counts or paths, so it stays stable
+/// (and cached) while the counts move.
+pub fn pattern_documents(patterns: &[crate::analysis::patterns::Pattern], model_id: &str) -> Vec<Doc> {
+    patterns
+        .iter()
+        .filter_map(|p| {
+            let example = p.examples.first()?;
+            let text = crate::analysis::patterns::embed_text(p);
+            let payload = object(json!({
+                "path": example.path,
+                "key": p.key,
+                "category": p.category,
+                "description": p.description,
+                "count": p.count,
+                "files": p.files,
+                "kind": Kind::Pattern,
+                "symbol": p.key,
+                "language": example.language,
+                "start_line": example.start_line,
+                "end_line": example.end_line,
+                "content": example.snippet,
+                "examples": p.examples,
+            }));
+            Some(Doc { collection: Collection::Patterns, id: point_id_of(&["pattern", &p.key]), key: vector_key(model_id, &text), text, payload })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,33 +386,4 @@ mod tests {
         let outline = tests.iter().find(|d| d.collection == Collection::Files).expect("the file's outline");
         assert!(outline.text.chars().count() <= OUTLINE_CHARS);
     }
-}
-
-/// The points of PATTERNS: one per convention. The embedded text is the
-/// description and an example, without counts or paths, so it stays stable
-/// (and cached) while the counts move.
-pub fn pattern_documents(patterns: &[crate::analysis::patterns::Pattern], model_id: &str) -> Vec<Doc> {
-    patterns
-        .iter()
-        .filter_map(|p| {
-            let example = p.examples.first()?;
-            let text = crate::analysis::patterns::embed_text(p);
-            let payload = object(json!({
-                "path": example.path,
-                "key": p.key,
-                "category": p.category,
-                "description": p.description,
-                "count": p.count,
-                "files": p.files,
-                "kind": Kind::Pattern,
-                "symbol": p.key,
-                "language": example.language,
-                "start_line": example.start_line,
-                "end_line": example.end_line,
-                "content": example.snippet,
-                "examples": p.examples,
-            }));
-            Some(Doc { collection: Collection::Patterns, id: point_id_of(&["pattern", &p.key]), key: vector_key(model_id, &text), text, payload })
-        })
-        .collect()
 }

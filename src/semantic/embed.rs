@@ -292,6 +292,8 @@ impl ModelSource {
 }
 
 /// A model ready to embed, in-process or behind an endpoint.
+// One per process: the in-process model's size costs nothing boxing would save.
+#[allow(clippy::large_enum_variant)]
 pub enum Embedder {
     Onnx(OnnxEmbedder),
     Api(ApiEmbedder),

@@ -34,7 +34,7 @@ type Record = (String, String, Vec<u128>, u64, Option<(u64, u64)>);
 type RecordBefore = (String, String, Vec<u128>, u64);
 
 fn corrupt(path: &Path, message: impl std::fmt::Display) -> StateError {
-    StateError::corrupt(&path, message.to_string())
+    StateError::corrupt(path, message.to_string())
 }
 
 fn database(path: &Path, create: bool) -> Result<Option<std::sync::Arc<redb::Database>>, StateError> {

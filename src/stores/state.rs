@@ -330,7 +330,7 @@ impl IndexState {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io("cannot read", path)(e).into()),
         };
-        let corrupt = |message: String| StateError::corrupt(&path, message);
+        let corrupt = |message: String| StateError::corrupt(path, message);
         #[derive(Deserialize)]
         struct Version {
             schema_version: Option<u64>,
@@ -369,14 +369,14 @@ impl IndexState {
     /// then the state file atomically: temp file, fsync, rename.
     pub fn save(&self, path: &Path) -> Result<()> {
         if self.records != crate::stores::files_store::Records::Whole {
-            return Err(StateError::corrupt(&path, "a state read for queries (without chunk ids) cannot be saved"));
+            return Err(StateError::corrupt(path, "a state read for queries (without chunk ids) cannot be saved"));
         }
         let dir = path.parent().unwrap_or(Path::new("."));
         match &self.changed_records.0 {
             Some(changed) => crate::stores::files_store::update(dir, &self.files, changed)?,
             None => crate::stores::files_store::save(dir, &self.files)?,
         }
-        let json = serde_json::to_vec(self).map_err(|e| StateError::corrupt(&path, e.to_string()))?;
+        let json = serde_json::to_vec(self).map_err(|e| StateError::corrupt(path, e.to_string()))?;
         write_atomic(path, &json)
     }
 }

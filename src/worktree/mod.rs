@@ -427,7 +427,7 @@ pub fn scan_cached(
     let last = cache.last.lock().ok().and_then(|l| l.clone());
     // Asked first, always: it also takes in what happened since the last call.
     let moved = cache.watch.as_ref().map_or(Moved::Everything, |w| w.moved());
-    let same_base = last.as_ref().filter(|(f, _)| state.last_commit.is_some_and(|c| f.0 == c.to_string()));
+    let same_base = last.as_ref().filter(|(f, _)| state.last_commit.is_some_and(|c| crate::git::names_object(&f.0, &c)));
     let changes = match (&moved, same_base) {
         (Moved::Nothing, Some((_, layer))) => return Ok((layer.clone(), (crate::progress::millis(started), 0.0))),
         // Only what moved, and what the layer held, is compared again.

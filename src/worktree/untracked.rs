@@ -337,6 +337,9 @@ mod tests {
         untracked_counted(&repo, &index, root, cache).expect("walk")
     }
 
+    /// One change to the work tree, made to a root.
+    type Step = Box<dyn Fn(&Path)>;
+
     #[test]
     fn the_kept_listing_equals_a_walk_of_every_folder_after_each_edit() {
         let tmp = tempfile::tempdir().expect("tempdir");
@@ -350,7 +353,7 @@ mod tests {
         write(&root, ".gitignore", "*.log\nbuild/\n");
         git(&root, &["add", "."]);
         let mut next = 0;
-        let steps: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+        let steps: Vec<(&str, Step)> = vec![
             ("nothing yet", Box::new(|_| {})),
             ("a file in a tracked folder", Box::new(|r| write(r, "a/b/x.txt", "new\n"))),
             ("a new folder", Box::new(|r| write(r, "a/new/deep/y.txt", "new\n"))),

@@ -46,10 +46,8 @@ impl TreeMarker<'_> {
                 let name = self.text(callee);
                 if JS_TEST_CALLS.contains(&&*name) {
                     self.js_test(call, &name, args);
-                } else if JS_HOOKS.contains(&&*name) {
-                    if args.is_some_and(|a| named(a).iter().any(|n| is_js_function(*n))) {
-                        self.push(PatternCategory::Fixture, format!("fixture:{name}"), call.start_byte(), call.end_byte());
-                    }
+                } else if JS_HOOKS.contains(&&*name) && args.is_some_and(|a| named(a).iter().any(|n| is_js_function(*n))) {
+                    self.push(PatternCategory::Fixture, format!("fixture:{name}"), call.start_byte(), call.end_byte());
                 }
             }
             "member_expression" => {

@@ -570,7 +570,7 @@ fn render_piece(c: &Cand, s: usize, lines: &[String]) -> String {
     let fence = "`".repeat(run.max(2) + 1);
     let lang = p.language.name();
     out.push_str(&fence);
-    out.push_str(&lang);
+    out.push_str(lang);
     out.push('\n');
     for l in lines {
         out.push_str(l);

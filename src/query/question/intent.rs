@@ -204,9 +204,6 @@ pub fn looks_like_code(raw: &str) -> bool {
     raw.starts_with('`') || raw.contains("()") || w.contains('_') || (w.contains('.') && !w.ends_with('.')) || inner_upper
 }
 
-/// Classifies a query and sets retriever weights (tests; the engine reads
-/// [`super::Question::analysis`]).
-
 /// Classifies a query and sets retriever weights. `document`, `signals`
 /// and `literals` are the question's, read once ([`super`]).
 pub fn classify(text: &str, document: bool, signals: Option<super::document::Signals>, literals: &[super::literals::Literal]) -> Analysis {
@@ -238,9 +235,7 @@ pub fn classify(text: &str, document: bool, signals: Option<super::document::Sig
     // says the word most. Semble's dev split has 58 one-word questions, all
     // symbol lookups; 30 of them were read as keywords.
     let bare_name = raw_words.len() == 1 && text.trim().chars().all(|c| c.is_alphanumeric() || c == '_');
-    let intent = if (raw_words.len() <= 2 && code_words >= 1) || is_lookup || bare_name {
-        Intent::Identifier
-    } else if code_words >= 1 && (defined_question || raw_words.len() <= 3) {
+    let intent = if (raw_words.len() <= 2 && code_words >= 1) || is_lookup || bare_name || (code_words >= 1 && (defined_question || raw_words.len() <= 3)) {
         Intent::Identifier
     } else if code_words >= 1 {
         Intent::Mixed
@@ -323,7 +318,8 @@ pub fn graph_ask(text: &str) -> Option<GraphAsk> {
         } else {
             return None;
         }
-    } else if let Some(v) = pos(&call_verbs).or_else(|| pos(&depend_verbs)) {
+    } else {
+        let v = pos(&call_verbs).or_else(|| pos(&depend_verbs))?;
         let does = pos(&["does", "do"]);
         let starts_question = matches!(lws.first().map(String::as_str), Some("what" | "who" | "which" | "where" | "how"));
         if does.is_some_and(|d| d < v) && !(has("is") && lws.get(v).is_some_and(|w| w == "used")) {
@@ -333,8 +329,6 @@ pub fn graph_ask(text: &str) -> Option<GraphAsk> {
         } else {
             return None;
         }
-    } else {
-        return None;
     };
 
     // The subject: code-shaped words first, then the remaining content words.

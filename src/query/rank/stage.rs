@@ -708,9 +708,9 @@ fn placed_order(pool: &[Hit], scores: &[f32], kept: &[bool], repeat: f32) -> Vec
     let mut placed_of_file: HashMap<&str, f32> = HashMap::new();
     let mut free: Vec<usize> = (0..pool.len()).filter(|i| !kept[*i]).collect();
     let mut order = Vec::with_capacity(pool.len());
-    for slot in 0..pool.len() {
+    for (slot, &is_kept) in kept.iter().enumerate().take(pool.len()) {
         let placed = |i: usize| placed_of_file.get(pool[i].path.as_str()).copied().unwrap_or(0.0);
-        let pick = if kept[slot] {
+        let pick = if is_kept {
             slot
         } else {
             let value = |i: usize| scores[i] - repeat * placed(i);

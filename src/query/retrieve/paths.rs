@@ -94,7 +94,7 @@ pub fn named_files<'p>(paths: impl Iterator<Item = &'p str>, words: &[String], k
             .iter()
             .map(|w| if own.iter().any(|p| names_part_loosely(w, p)) { 2 } else { u8::from(folder.iter().any(|p| names_part_loosely(w, p))) })
             .collect();
-        if m.iter().any(|x| *x == 2) {
+        if m.contains(&2) {
             matched.push((path, m));
         } else if m.iter().any(|x| *x > 0) {
             // Counted for the words' rarity, never a candidate alone.
