@@ -336,6 +336,109 @@ impl Repo {
     }
 }
 
+impl Repo {
+    /// The first-parent chain from `head`, newest first: at most `limit`
+    /// commits, ending before `stop` (and saying whether it was met). A
+    /// shallow clone's chain ends where its history does.
+    pub fn first_parent_ids(&self, head: &ObjectId, limit: usize, stop: Option<&ObjectId>) -> Result<(Vec<ObjectId>, bool)> {
+        let repo = self.local();
+        let walk = repo.rev_walk([*head]).first_parent_only().all().map_err(other)?;
+        let mut ids = Vec::new();
+        for info in walk {
+            let Ok(info) = info else { break };
+            if Some(&info.id) == stop {
+                return Ok((ids, true));
+            }
+            if ids.len() >= limit {
+                break;
+            }
+            ids.push(info.id);
+        }
+        Ok((ids, false))
+    }
+}
+
+/// A commit as the history store keeps it: who, when, what it says, and
+/// what it changed against its first parent (the pull request a merge
+/// stands for; everything, for a root commit).
+#[derive(Debug, Clone)]
+pub struct CommitRecord {
+    pub id: ObjectId,
+    pub parents: usize,
+    pub author: String,
+    /// Seconds since the epoch.
+    pub author_time: i64,
+    pub commit_time: i64,
+    pub message: String,
+    /// Sorted by path; blobs only (no submodules). Empty when the first
+    /// parent is missing (the edge of a shallow clone).
+    pub files: Vec<FileChange>,
+}
+
+/// A file a commit changed, with the blobs of both sides (`None`: added or deleted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    /// The path it had before, for a rename.
+    pub renamed_from: Option<String>,
+    pub old: Option<ObjectId>,
+    pub new: Option<ObjectId>,
+}
+
+/// Reads `id` as a [`CommitRecord`] from `repo` (one per thread: gix
+/// repositories are not `Sync`).
+pub fn commit_record(repo: &gix::Repository, id: &ObjectId) -> Result<CommitRecord> {
+    let object_err = |e: &dyn std::fmt::Display| GitError::Object { id: id.to_string(), message: e.to_string() };
+    let commit = repo.find_object(*id).map_err(|e| object_err(&e))?.try_into_commit().map_err(|e| object_err(&e))?;
+    let decoded = commit.decode().map_err(|e| object_err(&e))?;
+    let author = decoded.author().map_err(|e| object_err(&e))?;
+    let mut record = CommitRecord {
+        id: *id,
+        parents: decoded.parents().count(),
+        author: author.name.to_str_lossy().trim().to_string(),
+        author_time: author.seconds(),
+        commit_time: decoded.committer().map_err(|e| object_err(&e))?.seconds(),
+        message: decoded.message.to_str_lossy().into_owned(),
+        files: Vec::new(),
+    };
+    let parent = match commit.parent_ids().next() {
+        Some(p) => match p.object().ok().and_then(|o| o.peel_to_commit().ok()) {
+            Some(parent) => Some(parent.tree().map_err(|e| object_err(&e))?),
+            // A shallow clone's last commit: what it changed is unknown, its message is not.
+            None => return Ok(record),
+        },
+        None => None,
+    };
+    let tree = commit.tree().map_err(|e| object_err(&e))?;
+    let mut opts = gix::diff::Options::default();
+    opts.track_path().track_rewrites(Some(rename_tracking()));
+    let changes = repo.diff_tree_to_tree(parent.as_ref(), Some(&tree), Some(opts)).map_err(|e| object_err(&e))?;
+    use gix::object::tree::diff::ChangeDetached as C;
+    for change in changes {
+        let file = |path: &gix::bstr::BStr, from: Option<&gix::bstr::BStr>, old: Option<ObjectId>, new: Option<ObjectId>| FileChange {
+            path: path.to_str_lossy().into_owned(),
+            renamed_from: from.map(|f| f.to_str_lossy().into_owned()),
+            old,
+            new,
+        };
+        match change {
+            C::Addition { location, entry_mode, id, .. } if entry_mode.is_blob() => record.files.push(file(location.as_ref(), None, None, Some(id))),
+            C::Deletion { location, entry_mode, id, .. } if entry_mode.is_blob() => record.files.push(file(location.as_ref(), None, Some(id), None)),
+            C::Modification { location, entry_mode, previous_id, id, .. } if entry_mode.is_blob() => {
+                record.files.push(file(location.as_ref(), None, Some(previous_id), Some(id)))
+            }
+            C::Rewrite { source_location, location, source_id, id, entry_mode, copy, .. } if entry_mode.is_blob() => {
+                let from = (!copy).then_some(source_location.as_ref());
+                // A copy is told by how it differs from its source too.
+                record.files.push(file(location.as_ref(), from, Some(source_id), Some(id)))
+            }
+            _ => {}
+        }
+    }
+    record.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(record)
+}
+
 /// Renames as git finds them by default: 50% similar content, no copies,
 /// at most 1,000 candidates a side.
 fn rename_tracking() -> gix::diff::Rewrites {

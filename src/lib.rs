@@ -41,12 +41,14 @@ pub use impact::{
 pub use index::ci::{run as index_ci, CiOptions, CiReport};
 pub use index::gc::server::{gc_server, ServerGcReport};
 pub use index::gc::{gc, GcReport};
+pub use index::history::{HistoryOptions, HistoryReport, DEFAULT_HISTORY_DEPTH};
 pub use index::{run as index, IndexError, IndexOptions, MemoryBounds, Outcome as IndexOutcome, Report as IndexReport, SemanticOptions};
 pub use progress::{Progress, RunSize, Silent, Step};
 pub use query::answer::explain::{Contribution, Explanation, Moved, RankedBy};
 pub use query::answer::{Answer, FileChunk, FileHit, Hit, Origin, QueryError, Response};
 pub use query::base::features::meaning_of as feature_meaning;
 pub use query::context::Context;
+pub use query::history::{run as history, CommitAnswer, HistoryAnswer, HistoryError, HistoryRequest, Reach as HistoryReach};
 pub use query::options::{kind_named, HybridOptions, Mode, QueryOptions, DEFAULT_WINDOW};
 pub use query::question::intent::Relation;
 pub use query::sources::engine::{Engine, SemanticSetup};

@@ -15,6 +15,8 @@ pub enum Step {
     Analyze,
     /// Embedding texts the vector cache does not hold.
     Embed,
+    /// Reading commits into the history store.
+    History,
 }
 
 impl Step {
@@ -23,6 +25,7 @@ impl Step {
         match self {
             Step::Analyze => "indexing files",
             Step::Embed => "embedding texts",
+            Step::History => "reading history",
         }
     }
 }

@@ -122,6 +122,7 @@ impl Workspace {
             },
             reindex: Vec::new(),
             paths: self.paths.clone(),
+            history: history_options(&self.repo),
             memory: crate::index::MemoryBounds::default(),
         }
     }
@@ -186,6 +187,13 @@ pub fn chunk_options(repo: &Repo) -> ChunkOptions {
         opts.max_window_lines = v.max(1);
     }
     opts
+}
+
+/// How much history the history store keeps: `git config rag.historyDepth`
+/// (commits; 0 keeps none), else [`crate::index::history::DEFAULT_HISTORY_DEPTH`].
+pub fn history_options(repo: &Repo) -> crate::index::history::HistoryOptions {
+    let depth = config_usize(repo, "rag.historyDepth").unwrap_or(crate::index::history::DEFAULT_HISTORY_DEPTH);
+    crate::index::history::HistoryOptions { depth }
 }
 
 /// `git config rag.include` and `rag.exclude`: every value of each.

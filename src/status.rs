@@ -46,6 +46,8 @@ pub struct Status {
     pub vector_coverage: Option<VectorCoverage>,
     /// Background updates started by git hooks: in progress, last run.
     pub hook: Option<RunnerStatus>,
+    /// How far back the history store reaches (`None`: none is kept yet).
+    pub history: Option<crate::query::history::Reach>,
     /// The work tree's files that differ from the indexed commit: queries
     /// answer them from the work tree (`None` when not asked or nothing indexed).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -154,6 +156,7 @@ pub fn collect(
         semantic,
         vector_coverage,
         hook: crate::hooks::runner_status(index_dir),
+        history: crate::query::history::reach(index_dir),
         worktree: match (worktree, state.as_ref().filter(|s| s.last_commit.is_some())) {
             (Some(opts), Some(state)) => Some(WorktreeStatus::of(crate::worktree::changes(repo, state, opts))),
             _ => None,

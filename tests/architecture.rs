@@ -208,7 +208,7 @@ fn no_library_function_is_longer_than_100_lines() {
 /// direction"): a module uses the layers before its own, never one after.
 /// `base` (the features the stage weighs and the numbers that order
 /// results) reads no other layer; every layer reads it.
-const QUERY_LAYERS: &[&str] = &["base", "question", "answer", "options", "retrieve", "rank", "sources", "context"];
+const QUERY_LAYERS: &[&str] = &["base", "question", "answer", "options", "retrieve", "rank", "sources", "context", "history"];
 
 /// A module's layer: its place in [`QUERY_LAYERS`].
 fn query_layer(m: &[String]) -> Option<usize> {

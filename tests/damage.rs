@@ -148,8 +148,9 @@ fn project(semantic: bool) -> TestRepo {
 
 type Answers = Vec<Result<Vec<(String, u64, u64)>, String>>;
 
+/// Each query's hits, then the history's answer to one question (commit ids as paths).
 fn answers(dir: &Path, extra: &[&str]) -> Answers {
-    QUERIES
+    let mut all: Answers = QUERIES
         .iter()
         .map(|q| {
             let mut args = vec!["query", q, "--json", "-n", "8"];
@@ -166,7 +167,15 @@ fn answers(dir: &Path, extra: &[&str]) -> Answers {
                 .map(|h| (h["path"].as_str().unwrap_or_default().to_string(), h["start_line"].as_u64().unwrap_or(0), h["end_line"].as_u64().unwrap_or(0)))
                 .collect())
         })
-        .collect()
+        .collect();
+    let out = rag_in(dir, &["history", "normalize the slug", "--json"]);
+    all.push(if out.status.success() {
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string()).unwrap_or_default();
+        Ok(v["commits"].as_array().into_iter().flatten().map(|c| (c["id"].as_str().unwrap_or_default().to_string(), 0, 0)).collect())
+    } else {
+        Err(stderr(&out))
+    });
+    all
 }
 
 /// What is wrong with how a command ended: a panic, an error line too long
@@ -280,7 +289,7 @@ fn any_file_of_the_keyword_graph_and_state_stores_damaged_any_way_heals_on_the_n
     let fresh = answers(repo.path(), &[]);
     assert!(fresh.iter().all(|a| a.as_ref().is_ok_and(|hits| !hits.is_empty())), "{fresh:?}");
     let files = store_files(&repo.default_index_dir(), "");
-    for store in [".rag_index_state.json", "files.redb", "graph/graph.redb", "keyword/chunks/meta.json", "keyword/symbols/meta.json"] {
+    for store in [".rag_index_state.json", "files.redb", "graph/graph.redb", "keyword/chunks/meta.json", "keyword/symbols/meta.json", "history/meta.json"] {
         assert!(files.iter().any(|f| f == Path::new(store)), "{store} not among {files:?}");
     }
     assert!(files.iter().filter(|f| f.starts_with("keyword/chunks")).count() >= 8, "{files:?}");

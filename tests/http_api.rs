@@ -152,6 +152,14 @@ fn every_endpoint_answers_as_the_cli_does() {
     assert_eq!(v["impacted"][0]["symbol"], "Session.send", "{v}");
     repo.git(&["checkout", "--", "pkg/auth.py"]);
 
+    // The commits that answer, as `git rag history --json` says.
+    let (s, v) = http.post("/v1/codebase/history", json!({"question": "check the token", "limit": 3}));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v, cli(&repo, &["history", "check the token", "-n", "3", "--json"]));
+    assert!(!v["commits"].as_array().unwrap().is_empty(), "{v}");
+    let (s, v) = http.post("/v1/codebase/history", json!({"question": "x", "until": "not a date at all"}));
+    assert_eq!(s, 400, "{v}");
+
     // MCP's Streamable HTTP transport: the same tools, the same answers.
     let (s, v) = http.post("/mcp", json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
     assert_eq!((s, v["result"]["protocolVersion"].as_str()), (200, Some("2025-06-18")), "{v}");
@@ -169,7 +177,16 @@ fn every_endpoint_answers_as_the_cli_does() {
 
     let (s, v) = http.get("/openapi.json", &[]);
     assert_eq!((s, v["openapi"].as_str()), (200, Some("3.1.0")));
-    for p in ["/health", "/v1/codebase/search", "/v1/codebase/context", "/v1/codebase/impact", "/v1/codebase/index", "/v1/codebase/stats", "/mcp"] {
+    for p in [
+        "/health",
+        "/v1/codebase/search",
+        "/v1/codebase/context",
+        "/v1/codebase/impact",
+        "/v1/codebase/history",
+        "/v1/codebase/index",
+        "/v1/codebase/stats",
+        "/mcp",
+    ] {
         assert!(v["paths"][p].is_object(), "{p}");
     }
     let search_schema = &v["paths"]["/v1/codebase/search"]["post"]["requestBody"]["content"]["application/json"]["schema"];

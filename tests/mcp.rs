@@ -78,7 +78,7 @@ fn handshake_tools_and_every_tool_on_a_real_repo() {
 
     let tools = mcp.request("tools/list", json!({}));
     let names: Vec<&str> = tools["result"]["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["search", "context", "symbols", "callers", "callees", "impact", "status", "index"]);
+    assert_eq!(names, ["search", "context", "symbols", "callers", "callees", "impact", "history", "status", "index"]);
     // The language filter offers every language, from the list `--lang` uses.
     let search_schema = &tools["result"]["tools"][0]["inputSchema"]["properties"];
     let offered: Vec<&str> = search_schema["language"]["enum"].as_array().expect("an enum of languages").iter().filter_map(Value::as_str).collect();

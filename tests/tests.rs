@@ -28,6 +28,7 @@ mod faults;
 mod fuzz_chunk;
 mod fuzz_parse_chunk;
 mod git_history;
+mod history;
 mod hooks;
 mod http_api;
 mod hybrid;

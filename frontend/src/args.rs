@@ -193,6 +193,41 @@ pub enum Command {
         #[arg(long, short = 'q', conflicts_with_all = ["json", "context"])]
         quiet: bool,
     },
+    /// The commits that answer a question about the past ("when did we stop
+    /// retrying on 503?", "why does merge_cookies copy the jar?"), best first,
+    /// from the history the index keeps (`rag.historyDepth` commits of HEAD's
+    /// first-parent chain): subject, date, author, the files each changed
+    /// (under today's names) and the changed lines that hold the question's
+    /// words. Without a question: the newest commits the filters keep.
+    History {
+        /// The question (words, a symbol, an error message…).
+        #[arg(allow_hyphen_values = true, default_value = "")]
+        question: String,
+        /// Most commits listed.
+        #[arg(long, short = 'n', default_value_t = 10)]
+        limit: usize,
+        /// Only commits that changed this file or folder (under any name it had).
+        #[arg(long)]
+        path: Option<String>,
+        /// Only commits made on or after this date (`2024-05-01`, `2 weeks ago`, `@<unix seconds>`).
+        #[arg(long)]
+        since: Option<String>,
+        /// Only commits made on or before this date.
+        #[arg(long)]
+        until: Option<String>,
+        /// Only commits whose changed lines name this symbol.
+        #[arg(long)]
+        symbol: Option<String>,
+        /// Print the machine contract (JSON) instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Print a token-budgeted digest for an LLM (Markdown; in the JSON with --json).
+        #[arg(long)]
+        context: bool,
+        /// Tokens the digest may use (cl100k_base).
+        #[arg(long, default_value_t = 4000)]
+        budget: usize,
+    },
     /// Answer a question with your LLM (an OpenAI-compatible chat endpoint:
     /// `git config rag.chat.url`, `rag.chat.model`), citing the code it read
     /// as `[n] path:start-end`.
@@ -226,7 +261,7 @@ pub enum Command {
         verify: bool,
     },
     /// Serve coding agents and tools: a Model Context Protocol server on
-    /// stdin/stdout (tools: search, context, symbols, callers, callees, status,
+    /// stdin/stdout (tools: search, context, symbols, callers, callees, impact, history, status,
     /// index), or an HTTP API (REST endpoints and MCP at /mcp).
     Serve {
         /// Speak MCP (JSON-RPC 2.0, one message per line) on stdio.
@@ -307,6 +342,7 @@ impl Command {
             Command::Index { json, .. }
             | Command::Query { json, .. }
             | Command::Impact { json, .. }
+            | Command::History { json, .. }
             | Command::Ask { json, .. }
             | Command::Status { json, .. }
             | Command::Gc { json, .. }

@@ -92,7 +92,7 @@ fn one_run(root: &std::path::Path, ws: &Workspace, requested_by: &str) {
             let mode = if r.full { "full" } else { "incremental" };
             format!("indexed {} ({mode}, {} files indexed, {} deleted) in {took_ms:.0} ms", short(&r.commit), r.files_indexed, r.files_deleted)
         }
-        Ok(IndexOutcome::UpToDate { commit }) => {
+        Ok(IndexOutcome::UpToDate { commit, .. }) => {
             run.commit = Some(commit.clone());
             run.outcome = "up_to_date".into();
             format!("already at {}", short(commit))

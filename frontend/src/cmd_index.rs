@@ -9,6 +9,20 @@ use git_rag::{short, Backend, CiOptions, IndexOptions, IndexOutcome, Workspace};
 use crate::output::outln;
 use crate::progress::Terminal;
 
+/// What the history step did, on stderr: a read of many commits, or a failure (said even with --quiet).
+fn say_history(report: Option<&git_rag::HistoryReport>, error: Option<&str>, quiet: bool) {
+    if let Some(e) = error {
+        eprintln!("git-rag: warning: the history store was not updated: {e}");
+    }
+    match report {
+        Some(h) if !quiet && (h.rebuilt.is_some() || h.added > 0) => {
+            let why = h.rebuilt.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+            eprintln!("git-rag: history: {} commits read, {} kept{why}; {:.0} ms", h.added, h.commits, h.took_ms);
+        }
+        _ => {}
+    }
+}
+
 pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Result<ExitCode> {
     let outcome = git_rag::index(&ws.repo, &ws.index_dir, opts, &Terminal::new(quiet))?;
     if json {
@@ -20,8 +34,12 @@ pub fn run(ws: &Workspace, opts: &IndexOptions, json: bool, quiet: bool) -> Resu
             eprintln!("git-rag: the repository has no commits yet; nothing to index");
             outln!("nothing indexed (no commits); embedded 0, reused 0");
         }
-        IndexOutcome::UpToDate { commit } => outln!("index already at {}; embedded 0, reused 0", short(&commit)),
+        IndexOutcome::UpToDate { commit, history, history_error } => {
+            say_history(history.as_ref(), history_error.as_deref(), quiet);
+            outln!("index already at {}; embedded 0, reused 0", short(&commit))
+        }
         IndexOutcome::Indexed(r) => {
+            say_history(r.history.as_ref(), r.history_error.as_deref(), quiet);
             let s = &r.skipped;
             let skipped = s.binary + s.symlink + s.submodule + s.generated + s.excluded;
             if skipped > 0 && !quiet {

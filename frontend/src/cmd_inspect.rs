@@ -60,6 +60,14 @@ pub fn status(ws: &Workspace, json: bool, verify: bool) -> Result<ExitCode> {
         }
         None => outln!("semantic: off (keyword and symbol only; `git rag model install` then `git rag index` turns it on)"),
     }
+    if let Some(h) = &status.history {
+        let span = match (&h.oldest, &h.newest) {
+            (Some(o), Some(n)) => format!(", {o} to {n}"),
+            _ => String::new(),
+        };
+        let whole = if h.whole { ", back to the first commit" } else { " (older ones not kept: rag.historyDepth or a shallow clone)" };
+        outln!("history:  {} commits{span}{whole}", h.commits);
+    }
     if let Some(l) = &status.last_run {
         outln!("last run: {} (embedded {}, reused {})", l.mode, l.embedded, l.reused);
         if let Some(err) = &l.error {

@@ -5,6 +5,7 @@
 
 mod args;
 mod cmd_ask;
+mod cmd_history;
 mod cmd_hooks;
 mod cmd_impact;
 mod cmd_index;
@@ -182,6 +183,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 layer: ws.layer_options(),
             };
             cmd_impact::run(&ws, &request, json, quiet)
+        }
+        Command::History { question, limit, path, since, until, symbol, json, context, budget } => {
+            let request = git_rag::HistoryRequest { question, limit, path, since, until, symbol, context_budget: context.then_some(budget) };
+            cmd_history::run(&ws, &request, json)
         }
         Command::Status { json, verify } => cmd_inspect::status(&ws, json, verify),
         Command::Serve { mcp, http, max_in_flight, wait, timeout, lazy } => {

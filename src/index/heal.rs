@@ -8,7 +8,9 @@
 //! - the code graph: the facts of the same analysis, written as a full run
 //!   writes them;
 //! - the vector store: emptied and marked behind in full; the run fills it
-//!   from the vector cache (what the cache holds is not embedded again).
+//!   from the vector cache (what the cache holds is not embedded again);
+//! - the history store: removed; the run's history step reads it again
+//!   from the repository.
 //!
 //! The state file and the per-file records are not rebuilt apart from the
 //! rest: without them nothing says what the other stores hold, so either
@@ -28,6 +30,7 @@ use super::{IndexOptions, Result};
 use crate::git::Repo;
 use crate::progress::Progress;
 use crate::stores::health::{Depth, Stamps, Store, StoreDamaged};
+use crate::stores::history::{HistoryStore, HISTORY_DIR};
 use crate::stores::keyword::KeywordIndex;
 use crate::stores::state::{IndexState, StateError, VectorsBehind};
 
@@ -80,6 +83,7 @@ pub fn damaged_stores(index_dir: &Path, depth: Depth, state: Option<&IndexState>
     }
     add(crate::graph::verify(index_dir, depth_of(Store::Graph)));
     add(crate::stores::vector::edge::verify(&index_dir.join("qdrant"), depth_of(Store::Vectors), state.and_then(|s| s.vector_points.as_ref())));
+    add(HistoryStore::verify(&index_dir.join(HISTORY_DIR), depth_of(Store::History)));
     if !damaged.is_empty() {
         // Whoever found it (`status --verify` included), the next run checks
         // in full and so rebuilds it; a file left behind only costs that.
@@ -95,6 +99,7 @@ fn store_files(index_dir: &Path) -> Vec<(Store, Vec<std::path::PathBuf>)> {
         (Store::Keyword, vec![index_dir.join("keyword")]),
         (Store::Graph, vec![index_dir.join("graph")]),
         (Store::Vectors, vec![index_dir.join("qdrant")]),
+        (Store::History, vec![index_dir.join(HISTORY_DIR)]),
     ]
 }
 
@@ -120,7 +125,8 @@ pub(super) fn heal(repo: &Repo, index_dir: &Path, state: &mut IndexState, opts: 
     if !crate::graph::exists(index_dir) && !damaged.iter().any(|d| d.store == Store::Graph) {
         damaged.push(StoreDamaged::new(Store::Graph, &index_dir.join("graph"), "missing, or written by another version of git-rag"));
     }
-    let stores: BTreeSet<Store> = damaged.iter().map(|d| d.store).filter(|s| matches!(s, Store::Keyword | Store::Graph | Store::Vectors)).collect();
+    let stores: BTreeSet<Store> =
+        damaged.iter().map(|d| d.store).filter(|s| matches!(s, Store::Keyword | Store::Graph | Store::Vectors | Store::History)).collect();
     if stores.is_empty() {
         return Ok(stores);
     }
@@ -132,6 +138,11 @@ pub(super) fn heal(repo: &Repo, index_dir: &Path, state: &mut IndexState, opts: 
     let graph = stores.contains(&Store::Graph);
     if keyword || graph {
         rebuild_from_analysis(repo, index_dir, state, &commit, keyword, graph, opts, progress)?;
+    }
+    if stores.contains(&Store::History) {
+        // Read again from the repository by the run's history step.
+        let dir = index_dir.join(HISTORY_DIR);
+        HistoryStore::destroy(&dir)?;
     }
     if stores.contains(&Store::Vectors) {
         let dir = index_dir.join("qdrant");
@@ -206,7 +217,7 @@ fn rebuild_from_analysis(
 fn read_marker(index_dir: &Path) -> HealUnderWay {
     match std::fs::read(index_dir.join(HEAL_FILE)) {
         // A marker that does not parse still says a heal was under way: of everything it can heal.
-        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or(HealUnderWay { stores: [Store::Keyword, Store::Graph, Store::Vectors].into() }),
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or(HealUnderWay { stores: [Store::Keyword, Store::Graph, Store::Vectors, Store::History].into() }),
         Err(_) => HealUnderWay::default(),
     }
 }

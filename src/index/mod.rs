@@ -16,6 +16,7 @@ pub mod analyze;
 pub mod ci;
 pub mod gc;
 pub mod heal;
+pub mod history;
 pub mod paths;
 mod record;
 pub mod seed;
@@ -62,6 +63,8 @@ pub enum IndexError {
     Graph(#[from] crate::graph::GraphError),
     #[error(transparent)]
     PathRules(#[from] paths::PathRulesError),
+    #[error(transparent)]
+    History(#[from] crate::stores::history::HistoryStoreError),
     #[error("gc: {0}")]
     Gc(String),
     #[error("the index holds embeddings of model `{model}`, but the model cannot be used: {source}. Install it (`git rag model install`), or rebuild without the semantic layer (`git rag index --full --no-semantic`)")]
@@ -85,6 +88,8 @@ pub struct IndexOptions {
     pub reindex: Vec<String>,
     /// Which paths are indexed (`rag.include` / `rag.exclude`).
     pub paths: paths::PathRules,
+    /// How much history the history store keeps.
+    pub history: history::HistoryOptions,
     /// How much a run holds in memory at once.
     pub memory: MemoryBounds,
 }
@@ -145,6 +150,7 @@ impl Default for IndexOptions {
             semantic: SemanticOptions::default(),
             reindex: Vec::new(),
             paths: paths::PathRules::default(),
+            history: history::HistoryOptions::default(),
             memory: MemoryBounds::default(),
         }
     }
@@ -172,6 +178,10 @@ pub enum Outcome {
     Empty,
     UpToDate {
         commit: String,
+        /// The history step (`None`: no history store is kept, or it failed: `history_error`).
+        history: Option<history::HistoryReport>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        history_error: Option<String>,
     },
     Indexed(Box<Report>),
 }
@@ -179,6 +189,10 @@ pub enum Outcome {
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub commit: String,
+    /// The history step (`None`: no history store is kept, or it failed: `history_error`).
+    pub history: Option<history::HistoryReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_error: Option<String>,
     pub previous: Option<String>,
     pub full: bool,
     /// Why a full rebuild happened, if it did.
@@ -256,7 +270,12 @@ pub fn run(repo: &Repo, index_dir: &Path, opts: &IndexOptions, progress: &dyn Pr
     let result = run_locked(repo, index_dir, opts, target, started, progress).map(|outcome| match outcome {
         Outcome::Indexed(mut r) => {
             r.seeded_from = seeded.map(|s| s.from.display().to_string());
+            (r.history, r.history_error) = history_step(repo, index_dir, &target, opts, progress);
             Outcome::Indexed(r)
+        }
+        Outcome::UpToDate { commit, .. } => {
+            let (history, history_error) = history_step(repo, index_dir, &target, opts, progress);
+            Outcome::UpToDate { commit, history, history_error }
         }
         other => other,
     });
@@ -288,6 +307,25 @@ pub fn run(repo: &Repo, index_dir: &Path, opts: &IndexOptions, progress: &dyn Pr
         let _ = last.save(index_dir);
     }
     result
+}
+
+/// The history store brought to `target` (under the run's lock). Its
+/// failure fails no run: the other stores are at `target`; it is said, and
+/// the next run tries again.
+fn history_step(
+    repo: &Repo,
+    index_dir: &Path,
+    target: &ObjectId,
+    opts: &IndexOptions,
+    progress: &dyn Progress,
+) -> (Option<history::HistoryReport>, Option<String>) {
+    match history::update(repo, index_dir, target, &opts.history, opts.full, progress) {
+        Ok(report) => (report, None),
+        Err(e) => {
+            progress.note(&format!("the history store was not updated ({e}); `git rag history` answers from the commits it held; the next run tries again"));
+            (None, Some(e.to_string()))
+        }
+    }
 }
 
 /// A run after planning: what it starts from and what it will do.
@@ -363,7 +401,7 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
     let mut timings = Timings::default();
     let Some(mut run) = prepare(repo, index_dir, opts, target, progress, &mut timings)? else {
         heal::record_stamps(index_dir, progress);
-        return Ok(Outcome::UpToDate { commit: target.to_string() });
+        return Ok(Outcome::UpToDate { commit: target.to_string(), history: None, history_error: None });
     };
 
     let t = Instant::now();
@@ -429,6 +467,8 @@ fn run_locked(repo: &Repo, index_dir: &Path, opts: &IndexOptions, target: Object
 
     Ok(Outcome::Indexed(Box::new(Report {
         commit: target.to_string(),
+        history: None,
+        history_error: None,
         previous: run.previous.as_ref().and_then(|p| p.last_commit.map(|c| c.to_string())),
         full: run.plan.full,
         full_reason: run.plan.full_reason,

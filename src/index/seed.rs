@@ -1,6 +1,6 @@
 //! A worktree's first index starts from the nearest index another worktree
-//! of the same repository holds: its keyword, symbol, graph and vector
-//! layers are copied, and the run goes on as an incremental one from that
+//! of the same repository holds: its keyword, symbol, graph, vector and
+//! history layers are copied, and the run goes on as an incremental one from that
 //! index's commit (the vectors themselves are already shared through the
 //! repository's vector cache). Incremental equals full, so the result is
 //! the index a full rebuild would make, in the time of a diff.
@@ -22,7 +22,7 @@ use crate::stores::state::{IndexLock, IndexState, PendingRun, STATE_FILE};
 /// What an index folder holds that a seed copies; the state file goes last,
 /// so a copy cut short leaves no state (the next run seeds again, or
 /// rebuilds).
-const LAYERS: [&str; 4] = ["files.redb", "graph", "keyword", "qdrant"];
+const LAYERS: [&str; 5] = ["files.redb", "graph", "history", "keyword", "qdrant"];
 
 /// An index copied from another worktree's.
 #[derive(Debug, Clone)]

@@ -14,6 +14,8 @@
 //! 5. [`sources`]: the places searched (the local index and its work-tree
 //!    layer, its graph, a Qdrant server alone, a warm engine).
 //! 6. [`context`]: a token-budgeted context from an answer.
+//! 7. [`history`]: `git rag history`, the commits that answer a question
+//!    about the past (its digest counts tokens as [`context`] does).
 //!
 //! [`run`] is the one entry point the frontends share: the CLI's
 //! `git rag query` (on the local index, or a Qdrant server's alone) and
@@ -23,6 +25,7 @@
 pub mod answer;
 pub mod base;
 pub mod context;
+pub mod history;
 pub mod options;
 pub mod question;
 pub mod rank;

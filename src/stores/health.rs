@@ -33,6 +33,8 @@ pub enum Store {
     Graph,
     /// `qdrant/`: the embedded vector store.
     Vectors,
+    /// `history/`: the commits of the indexed commit's history.
+    History,
 }
 
 impl Store {
@@ -44,6 +46,7 @@ impl Store {
             Store::Keyword => "the keyword index",
             Store::Graph => "the code graph",
             Store::Vectors => "the vector store",
+            Store::History => "the history store",
         }
     }
 
@@ -52,7 +55,7 @@ impl Store {
         match self {
             // Without them nothing says what the other stores hold.
             Store::State | Store::Files => "run `git rag index` to rebuild the index",
-            Store::Keyword | Store::Graph | Store::Vectors => "run `git rag index` to rebuild it",
+            Store::Keyword | Store::Graph | Store::Vectors | Store::History => "run `git rag index` to rebuild it",
         }
     }
 }

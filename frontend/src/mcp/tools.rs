@@ -121,6 +121,24 @@ pub const TOOLS: &[Tool] = &[
         }),
     },
     Tool {
+        name: "history",
+        title: "Ask the history",
+        description: "The commits that answer a question about the past (\"when did we stop retrying on 503?\", \"why does \
+             merge_cookies copy the jar?\"), best first, from the indexed first-parent history: id, subject, body, date, author, \
+             the files each changed (today's names) and the changed lines holding the question's words. Filters: path, since, \
+             until (dates as git reads them), symbol. No question: the newest commits the filters keep.",
+        read_only: true,
+        schema: schema::<HistoryArgs>,
+        run: |server, args| history(server, parse(args)?),
+        http: Some(Endpoint {
+            path: "/v1/codebase/history",
+            get: false,
+            summary: "the commits that answer a question about the past (the MCP `history` tool)",
+            answers: "the answer of `git rag history --json`",
+            long_running: false,
+        }),
+    },
+    Tool {
         name: "status",
         title: "Index status",
         description: "Which commit the index is at, whether it is behind HEAD, whether a run is in progress, counts and the last run.",
@@ -288,6 +306,29 @@ struct ImpactArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+struct HistoryArgs {
+    /// The question (words, a symbol, an error message); empty lists the newest commits.
+    #[serde(default)]
+    question: String,
+    /// Most commits to return.
+    #[serde(default = "ten")]
+    #[schemars(range(min = 1, max = 100))]
+    limit: u64,
+    /// Only commits that changed this file or folder (under any name it had).
+    path: Option<String>,
+    /// Only commits made on or after this date (`2024-05-01`, `2 weeks ago`).
+    since: Option<String>,
+    /// Only commits made on or before this date.
+    until: Option<String>,
+    /// Only commits whose changed lines name this symbol.
+    symbol: Option<String>,
+    /// A digest of this many tokens, in the answer's `context`.
+    #[schemars(range(min = 1, max = 200000))]
+    budget: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct StatusArgs {}
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -433,6 +474,23 @@ fn impact(server: &Server, a: ImpactArgs) -> ToolResult {
     };
     let impact = git_rag::impact(&server.ws.repo, &server.opts.index_dir, &request).map_err(|e| ToolError::new(e.to_string()))?;
     Ok(serde_json::to_value(impact)?)
+}
+
+fn history(server: &Server, a: HistoryArgs) -> ToolResult {
+    let request = git_rag::HistoryRequest {
+        question: a.question,
+        limit: in_range("limit", a.limit, MAX_LIMIT)?,
+        path: a.path.filter(|p| !p.trim().is_empty()),
+        since: a.since.filter(|d| !d.trim().is_empty()),
+        until: a.until.filter(|d| !d.trim().is_empty()),
+        symbol: a.symbol.filter(|s| !s.trim().is_empty()),
+        context_budget: a.budget.map(|b| in_range("budget", b, 200_000)).transpose()?,
+    };
+    let answer = git_rag::history(&server.opts.index_dir, &request).map_err(|e| match e {
+        git_rag::HistoryError::BadDate { .. } => ToolError::invalid(e.to_string()),
+        e => ToolError::new(e.to_string()),
+    })?;
+    Ok(serde_json::to_value(answer)?)
 }
 
 fn status(server: &Server, _: StatusArgs) -> ToolResult {

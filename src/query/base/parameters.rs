@@ -20,6 +20,7 @@ use std::ops::RangeInclusive;
 use serde::Serialize;
 
 use super::features::{Feature, PerFeature};
+use crate::stores::history::FieldWeights;
 
 // ------------------------------------------------------------ the lists a question calls for
 
@@ -411,3 +412,19 @@ pub const STAGE: Table = Table {
     repeat_of_file: 0.000,
 };
 // ------------------------------------------------------------ end of fitted stage
+
+// ------------------------------------------------------------ the history (`git rag history`)
+
+/// Where a question's words are looked for in a commit, and how much a
+/// match counts. The subject is the author's one-line summary: a word there
+/// says more than one in the body; the body (the why) and the changed lines
+/// (the what: constants, names, messages) count alike; a path's words as
+/// much, since users name the file or module. Set by hand, before the
+/// history kit (`scripts/history-kit/`) was scored.
+pub const HISTORY_FIELDS: FieldWeights = FieldWeights { subject: 2.0, body: 1.0, lines: 1.0, paths: 1.0 };
+/// A commit's files shown (the answer says how many it changed).
+pub const HISTORY_FILES_SHOWN: usize = 30;
+/// Changed lines shown per commit: enough to see the change's words in context.
+pub const HISTORY_LINES_SHOWN: usize = 8;
+/// A message body is cut here (a pull request's template can run to pages).
+pub const HISTORY_BODY_CHARS: usize = 1_200;
