@@ -247,3 +247,30 @@ fn a_missing_down_slow_refusing_or_dying_endpoint_is_a_clear_error() {
         }
     }
 }
+
+/// A question about the past also gets the commits that answer it (ids,
+/// subjects, the lines they changed) within the same budget; another does not.
+#[test]
+fn a_question_about_the_past_is_given_the_commits_that_answer_it() {
+    let repo = repo();
+    repo.write("app/net.py", "def parse_port(value):\n    \"\"\"The port number from a config value.\"\"\"\n    port = int(value)\n    if not 1024 <= port < 65536:\n        raise ValueError(f'bad port {port}')\n    return port\n");
+    let commit = repo.commit("Refuse privileged ports\n\nBinding below 1024 needs root; the server never runs as root.");
+    repo.rag_ok(&["index", "-q", "--no-semantic"]);
+    let server = Server::start(|r, _| stream(answer_for(r), None));
+    configure(&repo, &server.url);
+    let asked = |question: &str| -> (Value, String) {
+        let out = rag_env(repo.path(), &["ask", question, "--json", "--budget", "2000"], &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let req = server.requests().pop().expect("a request");
+        let user = req.json()["messages"][1]["content"].as_str().unwrap_or_default().to_string();
+        (serde_json::from_str(&stdout(&out)).expect("JSON"), user)
+    };
+    let (v, user) = asked("why was the port limit changed to refuse low ports?");
+    assert!(v["history_commits"].as_u64().is_some_and(|n| n >= 1), "{v}");
+    assert!(user.contains("The repository's history") && user.contains(&commit[..12]) && user.contains("Binding below 1024 needs root"), "{user}");
+    assert!(user.contains("-if not 0 < port < 65536:") || user.contains("+if not 1024 <= port < 65536:"), "{user}");
+    assert!(v["context_tokens"].as_u64().is_some_and(|t| t < 2000 + 200), "{v}");
+    let (v, user) = asked(QUESTION);
+    assert_eq!(v["history_commits"], 0, "{v}");
+    assert!(!user.contains("The repository's history"), "{user}");
+}

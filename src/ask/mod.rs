@@ -1,4 +1,6 @@
 //! `git rag ask`: retrieve, assemble the context, ask the user's LLM, cite.
+//! A question about the past (when, why, what changed) also gets the commits
+//! that answer it (`git rag history`'s digest), within the same budget.
 //!
 //! The context's pieces go to the model as numbered sources `[1]`…`[n]`,
 //! each headed by `path:start-end`; the model is told to cite them by
@@ -67,6 +69,8 @@ pub struct Asked {
     pub unknown_citations: Vec<usize>,
     /// How many sources the model was given.
     pub sources: usize,
+    /// Commits the model was shown beside them (a question about the past).
+    pub history_commits: usize,
     /// Tokens (cl100k) of what the model was sent.
     pub context_tokens: usize,
     pub model: String,
@@ -96,14 +100,17 @@ pub fn ask(
     req: &AskRequest,
     sink: &mut dyn FnMut(&str) -> std::io::Result<()>,
 ) -> Result<Asked, AskError> {
+    let history = history_block(engine.dir(), req);
+    let history_tokens = history.as_ref().map_or(0, |(text, _)| count_tokens(text));
+    let code_budget = req.budget.saturating_sub(history_tokens);
     let query =
-        Request { text: req.question.clone(), search: req.search.clone(), rerank: false, context_budget: Some(req.budget), worktree: req.worktree.clone() };
+        Request { text: req.question.clone(), search: req.search.clone(), rerank: false, context_budget: Some(code_budget), worktree: req.worktree.clone() };
     let outcome = crate::query::run(crate::query::Target::Local(engine), repo, reranker, &query)?;
     let Output::Context(context) = outcome.output else { unreachable!("a request with a context budget is answered with a context") };
     if context.pieces.is_empty() {
         return Err(AskError::NoContext);
     }
-    let messages = messages(&req.question, &context.pieces);
+    let messages = messages(&req.question, &context.pieces, history.as_ref().map(|(text, _)| text.as_str()));
     let context_tokens = messages.iter().map(|m| count_tokens(&m.content)).sum();
     let answer = client.complete(&messages, sink)?;
     let (cited, unknown_citations) = citations::check(&answer, context.pieces.len());
@@ -114,16 +121,53 @@ pub fn ask(
             Citation { n, citation: p.citation.clone(), path: p.path.clone(), start_line: p.start_line, end_line: p.end_line, symbol: p.symbol.clone() }
         })
         .collect();
-    Ok(Asked { answer, citations, unknown_citations, sources: context.pieces.len(), context_tokens, model: client.options().model.clone() })
+    Ok(Asked {
+        answer,
+        citations,
+        unknown_citations,
+        sources: context.pieces.len(),
+        history_commits: history.map_or(0, |(_, n)| n),
+        context_tokens,
+        model: client.options().model.clone(),
+    })
+}
+
+/// Of a question about the past, the most commits the model is shown, and
+/// the part of the budget they may take: the code stays the main evidence.
+const HISTORY_COMMITS: usize = 5;
+const HISTORY_BUDGET_SHARE: usize = 4;
+
+/// For a question about the past (`asks_about_the_past`), the digest of the
+/// commits that answer it and how many it holds; `None` for another
+/// question, a repository without a history store, or no commit matching.
+fn history_block(index_dir: &std::path::Path, req: &AskRequest) -> Option<(String, usize)> {
+    if !crate::query::question::intent::asks_about_the_past(&req.question) {
+        return None;
+    }
+    let request = crate::query::history::HistoryRequest {
+        question: req.question.clone(),
+        limit: HISTORY_COMMITS,
+        context_budget: Some(req.budget / HISTORY_BUDGET_SHARE),
+        ..Default::default()
+    };
+    let answer = crate::query::history::run(index_dir, &request).ok()?;
+    let digest = answer.context.filter(|d| d.contains("\n## "))?;
+    let shown = digest.matches("\n## ").count();
+    Some((digest, shown))
 }
 
 /// The conversation: the instructions, then the question and the numbered sources.
-fn messages(question: &str, pieces: &[Placed]) -> Vec<Message> {
+fn messages(question: &str, pieces: &[Placed], history: Option<&str>) -> Vec<Message> {
     let mut user = format!("Question: {question}\n\nSources:\n");
     for (i, p) in pieces.iter().enumerate() {
         let symbol = p.symbol.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
         let fence = fence_for(&p.content);
         user.push_str(&format!("\n[{}] {}{symbol}\n{fence}\n{}\n{fence}\n", i + 1, p.citation, p.content));
+    }
+    if let Some(history) = history {
+        user.push_str("\nThe repository's history: the commits that may say when or why (not numbered sources; name a commit by its id):\n\n");
+        user.push_str(history.trim_end());
+        user.push('\n');
     }
     user.push_str("\nAnswer the question from these sources, citing them by number.");
     vec![Message { role: "system", content: INSTRUCTIONS.to_string() }, Message { role: "user", content: user }]

@@ -276,6 +276,34 @@ fn wants_patterns(lower: &str) -> bool {
     cues.iter().any(|c| lower.contains(c)) || (lower.starts_with("how do") && (lower.contains(" we ") || lower.contains(" you ")))
 }
 
+/// Whether a question asks about the past (when, why, what changed): `ask`
+/// then gives the model the commits that answer it beside the code.
+pub fn asks_about_the_past(text: &str) -> bool {
+    let lower = format!(" {} ", text.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" "));
+    let cues = [
+        " when did ",
+        " when was ",
+        " when were ",
+        " since when ",
+        " why did ",
+        " why was ",
+        " why were ",
+        " why is there ",
+        " what changed ",
+        " who changed ",
+        " changed in ",
+        " history of ",
+        " introduced ",
+        " stopped ",
+        " used to ",
+        " no longer ",
+        " regression",
+        " commit ",
+        " commits ",
+    ];
+    cues.iter().any(|c| lower.contains(c))
+}
+
 /// Content words a graph question's subject may take when no word of it
 /// looks like code: one names its subject in a few words.
 const MAX_WORDS_OF_UNNAMED_SUBJECT: usize = 4;
@@ -387,6 +415,16 @@ pub fn identifier_subjects(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn questions_about_the_past_are_told_from_the_rest() {
+        for q in ["When did we stop retrying on 503?", "why was the cache removed", "What changed in the netrc lookup?", "since when do we need Python 3.9"] {
+            assert!(asks_about_the_past(q), "{q}");
+        }
+        for q in ["how are sessions persisted?", "what calls get_netrc_auth", "where is the retry policy", "commitment_level"] {
+            assert!(!asks_about_the_past(q), "{q}");
+        }
+    }
 
     fn analyze(text: &str) -> Analysis {
         crate::query::question::Question::new(text).analysis
