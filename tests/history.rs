@@ -154,14 +154,16 @@ fn an_index_kept_commit_by_commit_holds_the_history_a_fresh_read_does_and_a_rewr
     repo.git(&["config", "rag.historyDepth", "3"]);
     let out = repo.rag(&["index"]);
     assert!(stderr(&out).contains("the depth changed (20000 -> 3)"), "{}", stderr(&out));
-    for i in 0..2 {
+    for i in 0..4 {
         repo.write(&format!("lib/n{i}.py"), format!("N = {i}\n"));
-        repo.commit(&format!("add n{i}"));
+        commit_at(&repo, &format!("add n{i}"), &format!("2010-0{}-01T00:00:00Z", i + 1));
         repo.rag_ok(&["index", "-q"]);
     }
     let kept = ids(&history(&repo, &["-n", "100"]));
     assert_eq!(kept.len(), 3);
     assert_eq!(kept, fresh_ids(&repo));
+    let reach = &history(&repo, &["-n", "1"])["reach"];
+    assert_eq!((reach["oldest"].as_str(), reach["newest"].as_str()), (Some("2010-02-01"), Some("2010-04-01")), "{reach}");
     assert_eq!(repo.status(&[])["history"]["whole"], false);
     // 0 keeps none, and says how to get it back.
     repo.git(&["config", "rag.historyDepth", "0"]);

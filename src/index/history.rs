@@ -137,6 +137,7 @@ pub fn update(
     let mut unreadable = 0;
     let mut newest_time = previous.and_then(|s| s.newest_time);
     let mut oldest_time = previous.and_then(|s| s.oldest_time);
+    let mut added_times: Vec<(u64, i64)> = Vec::new();
     // `ids` is newest first: the i-th is numbered `newest_seq - i`.
     for (b, batch) in ids.chunks(BATCH).enumerate() {
         let docs: Vec<Option<CommitDoc>> = batch
@@ -158,6 +159,7 @@ pub fn update(
             if previous.is_none() {
                 oldest_time = Some(doc.commit_time);
             }
+            added_times.push((doc.seq, doc.commit_time));
             writer.add(&doc)?;
         }
         progress.advance(batch.len() as u64);
@@ -168,14 +170,17 @@ pub fn update(
     let mut reaches_root = if previous.is_some() { previous.is_some_and(|s| s.reaches_root) } else { n < opts.depth };
     let mut commits = total;
     if previous.is_some() && kept_before + n > opts.depth {
-        // The oldest past the depth go; the oldest kept is the chain's depth-th commit.
-        writer.delete_up_to(newest_seq - opts.depth as u64)?;
+        // The oldest past the depth go; the oldest kept is numbered `oldest_kept`.
+        let oldest_kept = newest_seq - opts.depth as u64 + 1;
+        writer.delete_up_to(oldest_kept - 1)?;
         removed = kept_before + n - opts.depth;
         commits = opts.depth.min(total);
         reaches_root = false;
-        let (chain, _) = repo.first_parent_ids(head, opts.depth, None).map_err(|e| io_error(&dir, e))?;
-        let local = repo.local();
-        oldest_time = chain.last().and_then(|id| commit_record(&local, id).ok()).map(|r| r.commit_time).or(oldest_time);
+        let added = added_times.iter().find(|(seq, _)| *seq == oldest_kept).map(|(_, t)| *t);
+        oldest_time = match added {
+            Some(t) => Some(t),
+            None => store.commit_time_of(oldest_kept)?,
+        };
     }
     let stamp = Stamp { format: FORMAT, head: head_hex, depth: opts.depth, commits, newest_seq, oldest_time, newest_time, reaches_root };
     writer.commit(&stamp)?;

@@ -347,6 +347,17 @@ impl HistoryStore {
         crate::stores::panic_guard::guard(read, |panic| StoreDamaged::new(Store::History, &self.dir, panic).into())
     }
 
+    /// The commit time of the document numbered `seq`, if one is.
+    pub fn commit_time_of(&self, seq: u64) -> Result<Option<i64>> {
+        let searcher = self.searcher()?;
+        let query = TermQuery::new(Term::from_field_u64(self.fields.seq, seq), IndexRecordOption::Basic);
+        let hits = searcher.search(&query, &TopDocs::with_limit(1).order_by_score()).map_err(|e| damaged_or(&self.dir, e, false))?;
+        match hits.first() {
+            Some((_, addr)) => Ok(Some(self.read_doc(&searcher, *addr)?.commit_time)),
+            None => Ok(None),
+        }
+    }
+
     /// Every kept commit's id, newest first (for checks: incremental equals full).
     pub fn ids(&self) -> Result<Vec<String>> {
         let searcher = self.searcher()?;
