@@ -210,3 +210,29 @@ fn a_moved_file_keeps_the_tests_that_changed_with_it_before_the_move() {
     let cochanged = test.and_then(|t| t["signals"]["cochanged"].as_f64()).unwrap_or(0.0);
     assert!(cochanged > 0.5, "the test changed in 4 of the file's 5 commits before the move\n{}", v["tests"]);
 }
+
+/// Every relation is proven by the line it prints: an import by its `use`
+/// statement, a call by the call, never a comment that mentions the name.
+#[test]
+fn evidence_is_the_line_that_proves_the_relation_not_a_comment_that_mentions_it() {
+    let repo = TestRepo::new();
+    repo.write("Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\n");
+    repo.write("src/lib.rs", "pub mod record;\npub mod state;\n");
+    repo.write("src/state.rs", "//! The index state.\n\npub fn save_state(n: u32) -> u32 {\n    n + 1\n}\n");
+    repo.write(
+        "src/record.rs",
+        "//! Where the state is kept: the state file, written last.\nuse crate::state::save_state;\n\n/// Records a run; calls save_state once.\npub fn record(n: u32) -> u32 {\n    // save_state is cheap\n    let done = save_state(n);\n    done\n}\n",
+    );
+    repo.commit("base");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    repo.write("src/state.rs", "//! The index state, saved atomically.\n\npub fn save_state(n: u32) -> u32 {\n    n + 2\n}\n");
+    let v = impact(&repo, &[]);
+    let items = v["impacted"].as_array().expect("impacted");
+    let record = items.iter().find(|i| i["symbol"] == "record" && i["relation"] == "calls").unwrap_or_else(|| panic!("record calls save_state\n{v}"));
+    assert_eq!((record["evidence"]["line"].as_u64(), record["evidence"]["text"].as_str()), (Some(7), Some("let done = save_state(n);")), "{record}");
+    let imports: Vec<&Value> = items.iter().filter(|i| i["relation"] == "imports").collect();
+    assert!(!imports.is_empty(), "{v}");
+    let by_file = |path: &str| imports.iter().find(|i| i["path"] == path).map(|i| (i["evidence"]["line"].as_u64(), i["evidence"]["text"].as_str()));
+    assert_eq!(by_file("src/record.rs"), Some((Some(2), Some("use crate::state::save_state;"))), "{v}");
+    assert_eq!(by_file("src/lib.rs"), Some((Some(2), Some("pub mod state;"))), "{v}");
+}

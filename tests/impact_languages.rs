@@ -39,6 +39,21 @@ fn impacted(v: &Value) -> Vec<(String, String, u64)> {
         .collect()
 }
 
+/// Whether an impacted item's evidence line says what it proves: the name
+/// it calls, extends, overrides or imports, or for a file's import the
+/// file's stem or folder (letters compared without case, `_` or `-`).
+fn evidence_proves(item: &Value) -> bool {
+    let Some(text) = item["evidence"]["text"].as_str() else { return true };
+    let plain = |s: &str| s.to_lowercase().replace(['_', '-'], "");
+    let reaches = item["reaches"].as_str().unwrap_or_default();
+    let said: Vec<String> = match reaches.rsplit_once('/').map(|(dir, file)| (dir, file.split('.').next().unwrap_or(file))) {
+        Some((dir, stem)) if item["relation"] == "imports" => vec![plain(stem), plain(dir.rsplit('/').next().unwrap_or(dir))],
+        _ if item["relation"] == "imports" && reaches.contains('.') && !reaches.contains("::") => vec![plain(reaches.split('.').next().unwrap_or(reaches))],
+        _ => vec![plain(own(reaches))],
+    };
+    said.iter().any(|w| !w.is_empty() && plain(text).contains(w.as_str()))
+}
+
 fn edit(repo: &TestRepo, (path, from, to): (&str, &str, &str), case: &str) {
     let text = std::fs::read_to_string(repo.path().join(path)).unwrap();
     assert!(text.contains(from), "{case}: {path} has no {from:?}");
@@ -70,6 +85,9 @@ fn check(case: &Case) {
     }
     let tests: Vec<&str> = v["tests"].as_array().unwrap().iter().filter_map(|t| t["path"].as_str()).collect();
     assert_eq!(tests.first().copied(), Some(case.test), "{name}: the test first\n{}", v["tests"]);
+    for i in v["impacted"].as_array().unwrap() {
+        assert!(evidence_proves(i), "{name}: the evidence line does not say what it proves\n{i}");
+    }
 
     repo.git(&["checkout", "-q", "--", "."]);
     edit(&repo, case.rename, name);

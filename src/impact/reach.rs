@@ -203,6 +203,7 @@ fn incoming(nb: &mut Neighbourhood, ix: NodeIndex, kinds: &[EdgeKind], out: &mut
     let g = &nb.graph().graph;
     let target_is_interface = g[ix].kind == Kind::Interface;
     let (mut code, mut tests, mut left_out) = (0, 0, 0);
+    let mut listed: Vec<(NodeIndex, Relation, String)> = Vec::new();
     for source in found {
         let (counter, cap) = if g[source].key.role().is_test_side() { (&mut tests, TEST_FANOUT) } else { (&mut code, CODE_FANOUT) };
         if *counter >= cap {
@@ -217,10 +218,25 @@ fn incoming(nb: &mut Neighbourhood, ix: NodeIndex, kinds: &[EdgeKind], out: &mut
             EdgeKind::Inherits if target_is_interface => Relation::Implements,
             _ => Relation::Inherits,
         };
-        out.push(Dependent { node: source, relation, names: own_name(&edge.weight().raw).to_string(), line: None });
+        listed.push((source, relation, edge.weight().raw.clone()));
+    }
+    for (source, relation, raw) in listed {
+        // An import's evidence is its own statement, as the file's facts place it.
+        let line = match relation {
+            Relation::Imports => import_line(nb, source, &raw)?,
+            _ => None,
+        };
+        out.push(Dependent { node: source, relation, names: own_name(&raw).to_string(), line });
     }
     // Past the read: at least one more, their number unknown without reading them.
     Ok(left_out + usize::from(!all))
+}
+
+/// The line of the import statement of `module` in the file `file` is, from its facts.
+fn import_line(nb: &mut Neighbourhood, file: NodeIndex, module: &str) -> Result<Option<usize>, GraphError> {
+    let path = key_path(&nb.graph().graph[file].key).to_string();
+    let Some(facts) = nb.facts_of(&path)? else { return Ok(None) };
+    Ok(facts.imports.iter().find(|i| i.module == module).map(|i| i.line))
 }
 
 /// The methods of subclasses (or implementations) of a changed method's
@@ -347,8 +363,11 @@ fn importers_naming(nb: &mut Neighbourhood, path: &str, name: &str) -> Result<Ve
     Ok(out)
 }
 
-/// The line that shows the dependency: the known one, else the first line
-/// of the dependent that says the name as a word (a whole file for a module-level use).
+/// The line that shows the dependency: the known one (an import's
+/// statement, an override's declaration), else, within the dependent (a
+/// whole file for a module-level use), the first line that uses the name —
+/// for a call, as a call (`name(`) where one does — never a comment that
+/// merely mentions it.
 fn evidence(side: &Side, src: &Sources, r: &Reached, known: Option<usize>) -> Option<Evidence> {
     let text = side.text(r.path(), src)?;
     let lines: Vec<&str> = text.lines().collect();
@@ -357,11 +376,34 @@ fn evidence(side: &Side, src: &Sources, r: &Reached, known: Option<usize>) -> Op
             NodeKey::Symbol { .. } => (r.start_line.max(1), r.end_line.max(r.start_line)),
             _ => (1, lines.len()),
         };
-        let says = |l: &str| says_word(l, &r.names);
-        (from..=to.min(lines.len())).find(|n| says(lines[n - 1]))
+        let span = from..=to.min(lines.len());
+        let uses = |n: &usize| !is_comment(lines[n - 1]) && says_word(lines[n - 1], &r.names);
+        let called = |n: &usize| uses(n) && calls_word(lines[n - 1], &r.names);
+        match r.relation {
+            Relation::Calls => span.clone().find(called).or_else(|| span.clone().find(uses)),
+            _ => span.clone().find(uses),
+        }
     })?;
     let shown: String = lines.get(line.checked_sub(1)?)?.trim().chars().take(160).collect();
     Some(Evidence { line, text: shown })
+}
+
+/// Whether `line` is a comment line in the usual notations (`//`, `#`,
+/// `/*`, ` * `, `--`, `;`, a docstring's quotes): it mentions, it does not use.
+/// A C preprocessor line (`#include`, `#define`) is code.
+fn is_comment(line: &str) -> bool {
+    let t = line.trim_start();
+    let preprocessor = ["#include", "#import", "#define", "#if", "#pragma"].iter().any(|p| t.starts_with(p));
+    !preprocessor && ["//", "#", "/*", "* ", "--", ";", "\"\"\"", "'''", "(*", "%"].iter().any(|c| t.starts_with(c)) || t == "*"
+}
+
+/// Whether `line` calls `word`: the word, then (after spaces, or a Rust
+/// macro's `!`) an opening parenthesis.
+fn calls_word(line: &str, word: &str) -> bool {
+    line.match_indices(word).any(|(i, _)| {
+        let rest = line[i + word.len()..].trim_start();
+        rest.starts_with('(') || rest.starts_with("!(")
+    })
 }
 
 /// Whether `line` holds `word` with no identifier character on either side.
@@ -387,5 +429,18 @@ mod tests {
         assert!(!says_word("    return resend(request)", "send"));
         assert!(!says_word("    send_all()", "send"));
         assert_eq!(own_name("p->send"), "send", "a C or PHP call through a pointer reaches send");
+    }
+
+    #[test]
+    fn comments_mention_and_calls_call() {
+        for c in ["// send it", "# send", "/* send */", " * send the request", "-- send", "\"\"\"Send the request.", "%% send"] {
+            assert!(is_comment(c), "{c}");
+        }
+        for c in ["send(x)", "#include \"send.h\"", "x = send(y)  # send"] {
+            assert!(!is_comment(c), "{c}");
+        }
+        assert!(calls_word("    return send (request)", "send"));
+        assert!(calls_word("    send!(x)", "send"));
+        assert!(!calls_word("    callback = send", "send"));
     }
 }
