@@ -98,15 +98,7 @@ pub fn update(
         HistoryStore::destroy(&dir)?;
         return Ok(None);
     }
-    let mut rebuilt: Option<String> = None;
-    if fresh {
-        rebuilt = Some("a full run".to_string());
-        HistoryStore::destroy(&dir)?;
-    } else if let Some(d) = HistoryStore::verify(&dir, Depth::Open) {
-        rebuilt = Some(format!("the store was damaged ({})", d.cause));
-        HistoryStore::destroy(&dir)?;
-    }
-    let store = HistoryStore::open_or_create(&dir)?;
+    let (store, mut rebuilt) = open_whole(&dir, fresh)?;
     let stamp = store.stamp()?;
     let head_hex = head.to_string();
     if let Some(s) = stamp.as_ref().filter(|s| s.head == head_hex && s.depth == opts.depth) {
@@ -116,11 +108,7 @@ pub fn update(
     let (ids, met) = repo.first_parent_ids(head, opts.depth, stop.as_ref()).map_err(|e| io_error(&dir, e))?;
     let previous = stamp.as_ref().filter(|_| met);
     if previous.is_none() && rebuilt.is_none() {
-        rebuilt = Some(match &stamp {
-            None => "first read".to_string(),
-            Some(s) if s.depth != opts.depth => format!("the depth changed ({} -> {})", s.depth, opts.depth),
-            Some(s) => format!("the history was rewritten: {} is no longer on HEAD's first-parent chain", &s.head[..s.head.len().min(12)]),
-        });
+        rebuilt = Some(why_read_again(stamp.as_ref(), opts.depth));
     }
 
     let mut writer = store.writer(WRITER_HEAP)?;
@@ -185,6 +173,29 @@ pub fn update(
     let stamp = Stamp { format: FORMAT, head: head_hex, depth: opts.depth, commits, newest_seq, oldest_time, newest_time, reaches_root };
     writer.commit(&stamp)?;
     Ok(Some(HistoryReport { added: n - unreadable, removed, rebuilt, commits, unreadable, took_ms: millis(started) }))
+}
+
+/// The store in `dir`, opened; removed first (and why, said) when `fresh`
+/// or damaged, so it is read again whole.
+fn open_whole(dir: &Path, fresh: bool) -> Result<(HistoryStore, Option<String>), HistoryStoreError> {
+    let mut removed = None;
+    if fresh {
+        removed = Some("a full run".to_string());
+        HistoryStore::destroy(dir)?;
+    } else if let Some(d) = HistoryStore::verify(dir, Depth::Open) {
+        removed = Some(format!("the store was damaged ({})", d.cause));
+        HistoryStore::destroy(dir)?;
+    }
+    Ok((HistoryStore::open_or_create(dir)?, removed))
+}
+
+/// Why a store whose head is not on the chain (or that has none) is read again.
+fn why_read_again(stamp: Option<&Stamp>, depth: usize) -> String {
+    match stamp {
+        None => "first read".to_string(),
+        Some(s) if s.depth != depth => format!("the depth changed ({} -> {depth})", s.depth),
+        Some(s) => format!("the history was rewritten: {} is no longer on HEAD's first-parent chain", &s.head[..s.head.len().min(12)]),
+    }
 }
 
 fn io_error(dir: &Path, e: crate::git::GitError) -> HistoryStoreError {

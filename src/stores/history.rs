@@ -19,19 +19,17 @@ use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
 use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, Occur, Query, RangeQuery, RegexQuery, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING};
+use tantivy::schema::{Field, IndexRecordOption, Schema, Value, FAST, INDEXED, STORED, STRING};
 use tantivy::{DocAddress, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use crate::stores::health::{Depth, Store, StoreDamaged};
-use crate::stores::keyword::analyzer;
+use crate::stores::keyword::{analyzer, code_text, TOKENIZER};
 
 /// Bump when what a document holds changes: a store of another format is rebuilt.
 pub const FORMAT: u32 = 1;
 
 /// The folder of the history store in an index directory.
 pub const HISTORY_DIR: &str = "history";
-
-const TOKENIZER: &str = "code";
 
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryStoreError {
@@ -99,16 +97,6 @@ struct Fields {
     rename: Field,
     renamed: Field,
     lines: Field,
-}
-
-fn code_text(stored: bool) -> TextOptions {
-    let indexing = TextFieldIndexing::default().set_tokenizer(TOKENIZER).set_index_option(IndexRecordOption::WithFreqs);
-    let opts = TextOptions::default().set_indexing_options(indexing);
-    if stored {
-        opts.set_stored()
-    } else {
-        opts
-    }
 }
 
 fn schema() -> (Schema, Fields) {

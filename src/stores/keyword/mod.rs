@@ -93,7 +93,7 @@ fn write_hint(e: &tantivy::TantivyError) -> &'static str {
     }
 }
 
-const TOKENIZER: &str = "code";
+pub(crate) const TOKENIZER: &str = "code";
 const EXACT_TOKENIZER: &str = "exact";
 
 /// Bump when the analyzer or the document layout changes: what is stored
@@ -152,7 +152,9 @@ pub struct SymbolFields {
     pub bases: Field,
 }
 
-fn code_text(stored: bool) -> TextOptions {
+/// A text field through the code analyzer (registered as [`TOKENIZER`]),
+/// with term frequencies; the history store's text fields are these too.
+pub(crate) fn code_text(stored: bool) -> TextOptions {
     let indexing = TextFieldIndexing::default().set_tokenizer(TOKENIZER).set_index_option(IndexRecordOption::WithFreqs);
     let opts = TextOptions::default().set_indexing_options(indexing);
     if stored {
