@@ -236,3 +236,25 @@ fn evidence_is_the_line_that_proves_the_relation_not_a_comment_that_mentions_it(
     assert_eq!(by_file("src/record.rs"), Some((Some(2), Some("use crate::state::save_state;"))), "{v}");
     assert_eq!(by_file("src/lib.rs"), Some((Some(2), Some("pub mod state;"))), "{v}");
 }
+
+/// A change of documentation alone says so and lists nothing to run; with
+/// code beside it, the code's tests are listed as ever.
+#[test]
+fn a_documentation_only_change_says_so_and_lists_no_tests() {
+    let repo = python_repo();
+    repo.write("README.md", "# pkg\n\nCall `helper` to add one.\n");
+    repo.write("CHANGES.md", "# Changes\n\n## 1.0\n\n- helper adds one\n");
+    repo.commit("docs");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    repo.write("README.md", "# pkg\n\nCall `helper` to add one; `serve` wraps it.\n");
+    repo.write("CHANGES.md", "# Changes\n\n## 1.1\n\n- serve documented\n\n## 1.0\n\n- helper adds one\n");
+    let v = impact(&repo, &[]);
+    assert!(!changed(&v).is_empty(), "{v}");
+    assert!(tests(&v).is_empty() && impacted(&v).is_empty(), "{v}");
+    assert!(v["notices"].as_array().is_some_and(|n| n.iter().any(|n| n.as_str().is_some_and(|n| n.starts_with("a documentation-only change")))), "{v}");
+
+    repo.write("pkg/core.py", std::fs::read_to_string(repo.path().join("pkg/core.py")).unwrap().replace("return x + 1", "return x + 2"));
+    let v = impact(&repo, &[]);
+    assert_eq!(tests(&v).first().map(String::as_str), Some("tests/test_core.py"), "{v}");
+    assert!(v["notices"].as_array().is_none_or(|n| !n.iter().any(|n| n.as_str().is_some_and(|n| n.contains("documentation-only")))), "{v}");
+}

@@ -92,6 +92,15 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
             lines.extend(changed::touched_lines(a.as_deref().unwrap_or(""), b.as_deref().unwrap_or("")));
         }
     }
+    if documentation_only(&paths) {
+        notices.push(format!("a documentation-only change ({} files): no code changed, no tests to run", paths.len()));
+        let mut impact = Impact { target, changed, impacted: Vec::new(), tests: Vec::new(), omitted: Vec::new(), notices, took_ms: 0.0, context: None };
+        if let Some(budget) = request.context_budget {
+            impact.context = Some(review::context(&impact, &old, &new, &src, budget));
+        }
+        impact.took_ms = crate::progress::millis(started);
+        return Ok(impact);
+    }
     let names: Vec<&str> =
         changed.iter().filter(|c| !tests_to_run::is_test_file(&c.path)).filter_map(|c| c.symbol.as_deref()).map(crate::analysis::name::own_part).collect();
     let lexical = lexical::tests_like(index_dir, &lexical::query_text(&names, &lines)).unwrap_or_else(|why| {
@@ -119,6 +128,14 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
     }
     impact.took_ms = crate::progress::millis(started);
     Ok(impact)
+}
+
+/// Whether every changed file is documentation or a changelog (by its
+/// path's role): nothing runs differently, so nothing is reached and no test
+/// is to run.
+fn documentation_only(paths: &[String]) -> bool {
+    use crate::analysis::role::Role;
+    !paths.is_empty() && paths.iter().all(|p| matches!(Role::of(p), Role::Docs | Role::Changelog))
 }
 
 /// Where the walks start: on the new side, what the change keeps or adds
