@@ -64,7 +64,8 @@ impl Default for HistoryOptions {
 pub struct HistoryReport {
     /// Commits read and added.
     pub added: usize,
-    /// Commits dropped: past the depth, or all of them for a rebuild.
+    /// Commits dropped: the oldest past the depth, or, when the chain is read
+    /// again, the ones the store held (0 when it was removed first: `--full`, damage).
     pub removed: usize,
     /// Why the store was read afresh, when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
