@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""A file ranker for issue reports, fitted on real issues and scored on the
+offline harness's recorded pools (`scripts/rank-harness.py record`).
+
+Each file of an issue's wide pool (`--limit 200`) is one row: aggregates of
+its chunks' numbers (the fused order, each list's best rank, the stage's
+features at their best, how many chunks) and what the issue says of it (a
+path, a stack frame, a name it defines). LightGBM's LambdaMART orders the
+files. Every figure is held out by repository: an issue is ranked by a
+model fitted on the training set's other repositories only. The training
+set is MULocBench's dev half (real issues of 19 fetchable repositories, the
+benchmark's own labels) by default; SWE-bench Lite and Verified dev are its
+test sets (`--train mulocbench,lite,verified` pools all three, still held
+out by repository: flask and requests are in MULocBench and SWE-bench both).
+
+    fit-file-ranking.py POOLS [--train SETS] [--history] [--learner lambdamart|linear]
+                        [--prior P] [--rounds N] [--drop a,b] [--importance]
+
+`--history` adds the history store's evidence per file (the commits before
+the issue that changed it: best rank, score shared by the files a commit
+changed, count); `--prior P` starts the trees from the shipped order
+(P / (1 + place)).
+
+Prints file Acc@1/3/5/10 by set: the shipped order, the wide pool's order,
+and the model, with per-repository wins and losses against shipped.
+Needs `pip install lightgbm numpy`.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib.util
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+spec = importlib.util.spec_from_file_location("rank_harness", HERE / "rank-harness.py")
+harness = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(harness)
+
+LISTS = ["bm25", "exact", "symbol", "dense", "graph", "callees", "patterns", "paths", "literals"]
+STAGE = ["file_words", "chunk_words", "span", "bm25", "file_support", "path_words", "name_parts", "stem_words", "file_named",
+         "symbol_word", "type_decl", "name_as_written", "whole_name", "symbol", "aside", "named_by_question", "code_name",
+         "exact", "test", "prose", "prior:role"]
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+TEST_PATH = re.compile(r"(^|/)(tests?|testing|spec)(/|$)|(^|/)test_[^/]*$|_test\.\w+$|\.spec\.\w+$")
+PARAMS = {
+    "objective": "lambdarank", "metric": "ndcg", "eval_at": [1, 5], "learning_rate": 0.05, "num_leaves": 7,
+    "min_data_in_leaf": 10, "feature_fraction": 0.8, "bagging_fraction": 0.8, "bagging_freq": 1, "lambda_l2": 1.0,
+    "num_threads": 2, "deterministic": True, "seed": 7, "verbose": -1,
+}
+ROUNDS = 150
+
+
+def words(text: str) -> set[str]:
+    return {w.lower() for w in WORD.findall(text)}
+
+
+def file_rows(row: dict, pool: str = "wide") -> tuple[list[str], list[list[float]], list[str]]:
+    """The files of a pool, in its order, each with its inputs (named by the returned names)."""
+    results = row["pools"][pool]["results"]
+    signals = (row["pools"][pool].get("analysis") or {}).get("signals") or {}
+    mentioned_paths = set(signals.get("paths") or [])
+    frames = {f if isinstance(f, str) else f.get("path", "") for f in (signals.get("frames") or [])}
+    identifiers = {i.lower() for i in (signals.get("identifiers") or []) if isinstance(i, str)}
+    qwords = words(row["query"])
+    qtext = row["query"].lower()
+    top = max((r["score"] or 0.0 for r in results), default=0.0) or 1.0
+    files = harness.distinct_files(results)
+    shipped = {p: i for i, p in enumerate(harness.distinct_files(row["pools"]["shipped"]["results"]))}
+    chunks = collections.defaultdict(list)
+    for i, r in enumerate(results):
+        chunks[r["path"]].append((i, r))
+    # The history's evidence per file: the commits (older than the issue) that changed it, by their rank and score.
+    hist_score: dict[str, float] = collections.defaultdict(float)
+    hist_best: dict[str, int] = {}
+    hist_count: dict[str, int] = collections.defaultdict(int)
+    commits = row.get("history") or []
+    for rank, c in enumerate(commits, 1):
+        for p in c["files"]:
+            hist_score[p] += c["score"] / max(c["files_changed"], 1)
+            hist_best.setdefault(p, rank)
+            hist_count[p] += 1
+    hist_top = max(hist_score.values(), default=0.0) or 1.0
+    names: list[str] = []
+    table = []
+    for order, path in enumerate(files):
+        cs = chunks[path]
+        f: dict[str, float] = {}
+        f["file_order"] = 1.0 / (1 + order)
+        f["shipped_order"] = 1.0 / (1 + shipped[path]) if path in shipped else 0.0
+        f["first_position"] = 1.0 / (1 + cs[0][0])
+        f["chunks"] = math.log1p(len(cs))
+        f["best_score"] = max(r["score"] or 0.0 for _, r in cs) / top
+        f["score_sum"] = sum(r["score"] or 0.0 for _, r in cs) / top
+        for name in LISTS:
+            ranks = [r["lists"][name] for _, r in cs if r["lists"].get(name)]
+            f[f"list:{name}"] = 1.0 / min(ranks) if ranks else 0.0
+            f[f"list:{name}:count"] = math.log1p(len(ranks))
+        with_features = [r["features"] for _, r in cs if "file_words" in r["features"]]
+        f["has_features"] = 1.0 if with_features else 0.0
+        for name in STAGE:
+            values = [x.get(name, 0.0) for x in with_features] or [0.0]
+            f[f"max:{name}"] = max(values)
+        roles = [r["features"].get("prior:role") for _, r in cs if "prior:role" in r["features"]]
+        f["role"] = roles[0] if roles else 1.0
+        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+        parts = [p.lower() for p in path.split("/")]
+        f["path_mentioned"] = 1.0 if any(path.endswith(p) or p.endswith(path) for p in mentioned_paths) else 0.0
+        f["path_in_text"] = 1.0 if path.lower() in qtext else 0.0
+        f["file_name_in_text"] = 1.0 if parts[-1] in qtext else 0.0
+        f["frame"] = 1.0 if any(fr and (path.endswith(fr) or fr.endswith(path)) for fr in frames) else 0.0
+        f["stem_in_question"] = 1.0 if stem in qwords else 0.0
+        f["folder_words"] = sum(1 for p in parts[:-1] if p in qwords) / max(len(parts) - 1, 1)
+        symbols = {(r.get("symbol") or "").rsplit(".", 1)[-1].rsplit("::", 1)[-1].lower() for _, r in cs if r.get("symbol")}
+        f["defines_identifier"] = 1.0 if symbols & identifiers else 0.0
+        f["defines_question_word"] = len(symbols & qwords) / max(len(symbols), 1)
+        f["test_path"] = 1.0 if TEST_PATH.search(path) else 0.0
+        f["depth"] = float(path.count("/"))
+        if HISTORY:
+            f["history_score"] = hist_score.get(path, 0.0) / hist_top
+            f["history_best"] = 1.0 / hist_best[path] if path in hist_best else 0.0
+            f["history_commits"] = math.log1p(hist_count.get(path, 0))
+        for name in DROPPED:
+            f.pop(name, None)
+        if not names:
+            names = list(f)
+        table.append([f[n] for n in names])
+    return files, table, names
+
+
+def dataset(rows: list[dict]):
+    data = []
+    names = None
+    for row in rows:
+        files, table, n = file_rows(row)
+        if not files:
+            continue
+        names = names or n
+        labels = [1 if p in row["gold"] else 0 for p in files]
+        data.append({"row": row, "files": files, "X": np.array(table, dtype=np.float64), "y": np.array(labels)})
+    return data, names
+
+
+MONOTONE_UP = {"file_order", "shipped_order", "first_position", "best_score", "path_mentioned", "path_in_text", "frame", "max:named_by_question"}
+
+
+LEARNER = "lambdamart"
+DROPPED: set[str] = set()
+HISTORY = False
+
+
+def fit(train: list[dict], names: list[str]):
+    if LEARNER == "linear":
+        return Linear(train)
+    import lightgbm as lgb
+    usable = [d for d in train if d["y"].any()]
+    X = np.vstack([d["X"] for d in usable])
+    y = np.concatenate([d["y"] for d in usable])
+    groups = [len(d["y"]) for d in usable]
+    params = dict(PARAMS, monotone_constraints=[1 if n in MONOTONE_UP else 0 for n in names])
+    init = np.concatenate([prior(d) for d in usable]) if PRIOR else None
+    return Boosted(lgb.train(params, lgb.Dataset(X, y, group=groups, init_score=init), num_boost_round=ROUNDS))
+
+
+# The shipped order as the trees' starting point: each file's score before
+# any tree is PRIOR / (1 + its place in the wide pool's order), so the trees
+# learn corrections to today's order rather than an order from nothing.
+PRIOR = 0.0
+
+
+def prior(d) -> np.ndarray:
+    return PRIOR / (1 + np.arange(len(d["files"])))
+
+
+class Boosted:
+    def __init__(self, booster):
+        self.booster = booster
+
+    def feature_importance(self, kind):
+        return self.booster.feature_importance(kind)
+
+    def predict_row(self, d):
+        return self.booster.predict(d["X"]) + (prior(d) if PRIOR else 0.0)
+
+
+class Linear:
+    """Pairwise logistic regression within each issue (a gold file over each
+    other file of its pool), on standardized inputs, L2-regularized."""
+
+    def __init__(self, train: list[dict], l2: float = 1.0, steps: int = 300):
+        X = np.vstack([d["X"] for d in train])
+        self.mean, self.std = X.mean(0), X.std(0) + 1e-9
+        diffs = []
+        for d in train:
+            Z = (d["X"] - self.mean) / self.std
+            pos, neg = np.where(d["y"] > 0)[0], np.where(d["y"] == 0)[0]
+            if len(pos) and len(neg):
+                # Each issue weighs the same, however many pairs it has.
+                D = (Z[pos][:, None, :] - Z[neg][None, :, :]).reshape(-1, Z.shape[1])
+                diffs.append((D, 1.0 / len(D)))
+        D = np.vstack([x for x, _ in diffs])
+        w_pair = np.concatenate([np.full(len(x), w) for x, w in diffs])
+        w = np.zeros(D.shape[1])
+        for _ in range(steps):
+            m = D @ w
+            p = 1 / (1 + np.exp(m))
+            grad = -(D * (w_pair * p)[:, None]).sum(0) + l2 * w
+            H = (D * (w_pair * p * (1 - p))[:, None]).T @ D + l2 * np.eye(len(w))
+            w -= np.linalg.solve(H, grad)
+            if np.abs(grad).max() < 1e-6:
+                break
+        self.w = w
+
+    def predict(self, X):
+        return ((X - self.mean) / self.std) @ self.w
+
+
+def ranked(model, d) -> list[str]:
+    s = model.predict_row(d) if isinstance(model, Boosted) else model.predict(d["X"])
+    order = sorted(range(len(d["files"])), key=lambda i: (-s[i], i))
+    return [d["files"][i] for i in order]
+
+
+def main() -> None:
+    global LEARNER, HISTORY, PRIOR, ROUNDS
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("pools")
+    ap.add_argument("--train", default="mulocbench")
+    ap.add_argument("--importance", action="store_true")
+    ap.add_argument("--prior", type=float, default=0.0, help="start the trees from the shipped order, this strong")
+    ap.add_argument("--rounds", type=int, default=ROUNDS)
+    ap.add_argument("--drop", default="", help="inputs left out, comma separated")
+    ap.add_argument("--history", action="store_true", help="with the history store's evidence per file")
+    ap.add_argument("--learner", default="lambdamart", choices=["lambdamart", "linear"])
+    a = ap.parse_args()
+    LEARNER = a.learner
+    HISTORY = a.history
+    PRIOR, ROUNDS = a.prior, a.rounds
+    for name in filter(None, a.drop.split(",")):
+        DROPPED.add(name)
+    rows = harness.rows_of(Path(a.pools), list(harness.SETS))
+    data, names = dataset(rows)
+    train_sets = set(a.train.split(","))
+    train = [d for d in data if d["row"]["set"] in train_sets]
+    print(f"{len(data)} issues, {len(names)} inputs; training on {len(train)} issues of {len({d['row']['repo'] for d in train})} repositories", file=sys.stderr)
+    # One model per held-out repository: fitted on the training issues of every other repository.
+    models = {}
+    for repo in sorted({d["row"]["repo"] for d in data}):
+        models[repo] = fit([d for d in train if d["row"]["repo"] != repo], names)
+    model_order = {d["row"]["id"]: ranked(models[d["row"]["repo"]], d) for d in data}
+    rankers = {"shipped": harness.RANKERS["shipped"], "wide-order": harness.RANKERS["wide-order"], "model": lambda row: model_order[row["id"]]}
+    kept = [d["row"] for d in data]
+    tables = {name: harness.table(kept, f) for name, f in rankers.items()}
+    for s in tables["shipped"]:
+        for name, t in tables.items():
+            acc = " / ".join(f"{t[s]['acc'][k]:.3f}" for k in harness.KS)
+            print(f"{s:11s} {name:11s} n={t[s]['n']:4d} file Acc@1/3/5/10 {acc}")
+        wins = losses = 0
+        for repo, acc in tables["model"][s]["repos"].items():
+            base = tables["shipped"][s]["repos"][repo]
+            delta = acc[1] - base[1] + acc[5] - base[5]
+            wins += delta > 1e-9
+            losses += delta < -1e-9
+        print(f"{s:11s} repositories (Acc@1 + Acc@5 against shipped): {wins} better, {losses} worse")
+    if a.importance:
+        full = fit(train, names)
+        gain = full.feature_importance("gain")
+        for n, g in sorted(zip(names, gain), key=lambda x: -x[1])[:25]:
+            print(f"  {n:28s} {g / gain.sum():.3f}")
+
+
+if __name__ == "__main__":
+    main()
