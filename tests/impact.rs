@@ -252,9 +252,16 @@ fn a_documentation_only_change_says_so_and_lists_no_tests() {
     assert!(!changed(&v).is_empty(), "{v}");
     assert!(tests(&v).is_empty() && impacted(&v).is_empty(), "{v}");
     assert!(v["notices"].as_array().is_some_and(|n| n.iter().any(|n| n.as_str().is_some_and(|n| n.starts_with("a documentation-only change")))), "{v}");
+    assert_eq!(v["documentation_only"], true, "{v}");
+    // `--quiet` exits as `git diff --quiet` does for code: 0, nothing of code changed.
+    let quiet = repo.rag(&["impact", "--quiet"]);
+    assert_eq!(quiet.status.code(), Some(0), "{}", String::from_utf8_lossy(&quiet.stderr));
+    assert!(quiet.stdout.is_empty());
 
     repo.write("pkg/core.py", std::fs::read_to_string(repo.path().join("pkg/core.py")).unwrap().replace("return x + 1", "return x + 2"));
     let v = impact(&repo, &[]);
     assert_eq!(tests(&v).first().map(String::as_str), Some("tests/test_core.py"), "{v}");
+    assert_eq!(v["documentation_only"], false, "{v}");
+    assert_eq!(repo.rag(&["impact", "--quiet"]).status.code(), Some(1));
     assert!(v["notices"].as_array().is_none_or(|n| !n.iter().any(|n| n.as_str().is_some_and(|n| n.contains("documentation-only")))), "{v}");
 }

@@ -11,7 +11,9 @@ use crate::output::outln;
 pub fn run(ws: &Workspace, request: &ImpactRequest, json: bool, quiet: bool) -> Result<ExitCode> {
     let impact = git_rag::impact(&ws.repo, &ws.index_dir, request)?;
     if quiet {
-        return Ok(if impact.changed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) });
+        // As `git diff --quiet`, but for code: a change of documentation alone is none.
+        let touches_code = !impact.changed.is_empty() && !impact.documentation_only;
+        return Ok(if touches_code { ExitCode::from(1) } else { ExitCode::SUCCESS });
     }
     for notice in &impact.notices {
         eprintln!("git-rag: {notice}");

@@ -140,6 +140,9 @@ pub struct Impact {
     /// What was compared, in words (`work tree against 1a2b3c4d5e6f`).
     pub target: String,
     pub changed: Vec<ChangedCode>,
+    /// Every changed file is documentation or a changelog: nothing runs
+    /// differently, so nothing is impacted and no test is to run.
+    pub documentation_only: bool,
     pub impacted: Vec<ImpactedCode>,
     pub tests: Vec<TestToRun>,
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -94,7 +94,17 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
     }
     if documentation_only(&paths) {
         notices.push(format!("a documentation-only change ({} files): no code changed, no tests to run", paths.len()));
-        let mut impact = Impact { target, changed, impacted: Vec::new(), tests: Vec::new(), omitted: Vec::new(), notices, took_ms: 0.0, context: None };
+        let mut impact = Impact {
+            target,
+            changed,
+            documentation_only: true,
+            impacted: Vec::new(),
+            tests: Vec::new(),
+            omitted: Vec::new(),
+            notices,
+            took_ms: 0.0,
+            context: None,
+        };
         if let Some(budget) = request.context_budget {
             impact.context = Some(review::context(&impact, &old, &new, &src, budget));
         }
@@ -122,7 +132,7 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
     let inputs = tests_to_run::Inputs { changed: &changed, changed_paths: &paths, reached: &walked.reached, history: &history, lexical: &lexical };
     let tests = tests_to_run::rank(&mut nb_new, &inputs, request.limit)?;
     let impacted: Vec<ImpactedCode> = walked.reached.iter().filter(|r| r.depth <= depth).take(request.limit).map(impacted_code).collect();
-    let mut impact = Impact { target, changed, impacted, tests, omitted: walked.omitted, notices, took_ms: 0.0, context: None };
+    let mut impact = Impact { target, changed, documentation_only: false, impacted, tests, omitted: walked.omitted, notices, took_ms: 0.0, context: None };
     if let Some(budget) = request.context_budget {
         impact.context = Some(review::context(&impact, &old, &new, &src, budget));
     }
