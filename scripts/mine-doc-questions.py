@@ -10,7 +10,7 @@ Per repository (a fetched mirror, at its HEAD):
      rules) is read for definitions with a doc comment: Python docstrings
      (`ast`), `///` and `/** */` blocks (Rust, C#, Swift, Java, Kotlin, Scala,
      JavaScript, TypeScript, PHP, C, C++), `//` blocks over Go declarations,
-     `#` blocks over Ruby's;
+     `#` blocks over Ruby's, `---` over Lua's, `///` over Zig's and Dart's;
   2. the comment's first sentence, its markup taken out, is kept when it has
      5 to 30 words, says no more than prose (no `@param` lines, no code),
      and does not hold the definition's own name (that is a name lookup,
@@ -60,10 +60,13 @@ BLOCK_LANGUAGES = {
     ".rs": "rust", ".cs": "csharp", ".swift": "swift", ".java": "java", ".kt": "kotlin", ".scala": "scala",
     ".js": "javascript", ".mjs": "javascript", ".ts": "typescript", ".tsx": "typescript", ".php": "php",
     ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".go": "go", ".rb": "ruby",
+    ".zig": "zig", ".dart": "dart", ".lua": "lua",
 }
+# A line comment block that documents the declaration under it, by language (`///` everywhere else).
+LINE_MARK = {"go": "//", "ruby": "#", "lua": "---"}
 KEYWORDS = {"if", "for", "while", "switch", "return", "new", "catch", "sizeof", "typeof", "function", "await", "throw", "else", "do"}
 # A declaration line's name: after a declaring keyword, or before the first `(` of a signature.
-DECLARED = re.compile(r"\b(?:class|interface|enum|struct|trait|object|record|protocol|extension|module|namespace|type|typealias|impl|mod|fn|func|fun|def|function|macro_rules!)\s+(?:self\.)?([A-Za-z_$][\w$]*[?!]?)")
+DECLARED = re.compile(r"\b(?:class|interface|enum|struct|trait|object|record|protocol|extension|module|namespace|type|typealias|impl|mod|fn|func|fun|def|function|macro_rules!)\s+(?:self\.)?([A-Za-z_$][\w$.:]*[?!]?)")
 # A field or constant: the name before its type, value or end (`static final int MAX = 3;`, `const x: u8`).
 BOUND = re.compile(r"([A-Za-z_$][\w$]*)\s*(?::[^=;]*)?(?:=|;|$)")
 CALLED = re.compile(r"([A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*\(")
@@ -160,8 +163,8 @@ def block_docs(text: str, language: str) -> list[dict]:
                 i += 1
                 if done:
                     break
-        elif s.startswith("///") or (language in ("go", "ruby") and s.startswith("//" if language == "go" else "#")):
-            mark = "///" if s.startswith("///") else ("//" if language == "go" else "#")
+        elif s.startswith("///") or (language in LINE_MARK and s.startswith(LINE_MARK[language])):
+            mark = "///" if s.startswith("///") else LINE_MARK[language]
             while i < len(lines) and lines[i].strip().startswith(mark) and not lines[i].strip().startswith(mark + "!"):
                 body.append(lines[i].strip()[len(mark):].lstrip("/").strip())
                 i += 1
@@ -180,7 +183,7 @@ def block_docs(text: str, language: str) -> list[dict]:
         m = DECLARED.search(decl)
         called = next((c for c in CALLED.findall(decl) if c not in KEYWORDS), None)
         bound = BOUND.search(decl.split("//")[0].strip())
-        name = m.group(1) if m else called or (bound.group(1) if bound else None)
+        name = re.split(r"[.:]", m.group(1))[-1] if m else called or (bound.group(1) if bound else None)
         if not name or decl.strip().startswith(("//", "/*", "*", "#", "return", "import", "use ", "package")):
             continue
         if language == "go" and body and not body[0].startswith(name):
