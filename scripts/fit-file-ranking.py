@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import collections
 import importlib.util
-import json
 import math
 import re
 import sys
