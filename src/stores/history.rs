@@ -172,17 +172,14 @@ impl HistoryStore {
                 return Err(HistoryStoreError::Missing { path: dir.to_path_buf() });
             }
             let tantivy_err = |source: tantivy::TantivyError| damaged_or(dir, source, create);
-            std::fs::create_dir_all(dir).map_err(|source| HistoryStoreError::Io { path: dir.to_path_buf(), source })?;
+            if !exists {
+                create_whole(dir, &schema).map_err(tantivy_err)?;
+            }
             let directory = MmapDirectory::open(dir).map_err(|e| tantivy_err(e.into()))?;
-            let index = if exists {
-                let index = Index::open(directory).map_err(tantivy_err)?;
-                if index.schema() != schema {
-                    return Err(StoreDamaged::new(Store::History, dir, "written by another version of git-rag").into());
-                }
-                index
-            } else {
-                Index::create(directory, schema.clone(), Default::default()).map_err(tantivy_err)?
-            };
+            let index = Index::open(directory).map_err(tantivy_err)?;
+            if index.schema() != schema {
+                return Err(StoreDamaged::new(Store::History, dir, "written by another version of git-rag").into());
+            }
             index.tokenizers().register(TOKENIZER, analyzer());
             let store = HistoryStore { index, fields, dir: dir.to_path_buf(), reader: std::sync::OnceLock::new() };
             if !create {
@@ -223,12 +220,16 @@ impl HistoryStore {
         crate::stores::panic_guard::guard(check, |panic| panic).err().map(|cause| StoreDamaged::new(Store::History, dir, cause))
     }
 
-    /// Removes the store in `dir` (before a rebuild).
+    /// Removes the store in `dir` (before a rebuild): moved aside first, so
+    /// that a reader never sees it half removed.
     pub fn destroy(dir: &Path) -> Result<()> {
-        match std::fs::remove_dir_all(dir) {
-            Ok(()) => Ok(()),
+        let aside = beside(dir, "old");
+        let io = |source: std::io::Error| HistoryStoreError::Io { path: dir.to_path_buf(), source };
+        remove_if_there(&aside).map_err(io)?;
+        match std::fs::rename(dir, &aside) {
+            Ok(()) => remove_if_there(&aside).map_err(io),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(source) => Err(HistoryStoreError::Io { path: dir.to_path_buf(), source }),
+            Err(source) => Err(io(source)),
         }
     }
 
@@ -380,6 +381,34 @@ impl HistoryStore {
     }
 }
 
+/// Creates an empty store in a directory beside `dir` and renames it into
+/// place, so that a reader (`status`, `verify` during an index run) never
+/// sees `dir` without its `meta.json`. What a crash left at `dir` without
+/// one is replaced.
+fn create_whole(dir: &Path, schema: &Schema) -> tantivy::Result<()> {
+    let fresh = beside(dir, "new");
+    let io = tantivy::TantivyError::from;
+    remove_if_there(&fresh).map_err(io)?;
+    std::fs::create_dir_all(&fresh).map_err(io)?;
+    Index::create(MmapDirectory::open(&fresh)?, schema.clone(), Default::default())?;
+    remove_if_there(dir).map_err(io)?;
+    std::fs::rename(&fresh, dir).map_err(io)
+}
+
+/// `<dir>.<suffix>`, beside `dir`.
+fn beside(dir: &Path, suffix: &str) -> PathBuf {
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{suffix}"));
+    dir.with_file_name(name)
+}
+
+fn remove_if_there(dir: &Path) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// A tantivy error reading the store: damage where tantivy found its files
 /// not as it wrote them; opened to write (`create`), tantivy's own error.
 fn damaged_or(dir: &Path, source: tantivy::TantivyError, create: bool) -> HistoryStoreError {
@@ -445,5 +474,26 @@ impl HistoryWriter<'_> {
         prepared.commit().map_err(|e| self.store.err(e))?;
         self.writer.wait_merging_threads().map_err(|e| self.store.err(e))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_appears_whole_and_what_a_crashed_creation_left_is_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("history");
+        // A folder without `meta.json`: what an older version left when killed mid-creation.
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("leftover"), b"x").unwrap();
+        assert!(HistoryStore::verify(&dir, Depth::Open).is_some());
+        HistoryStore::open_or_create(&dir).unwrap();
+        assert!(HistoryStore::verify(&dir, Depth::Open).is_none());
+        assert!(!dir.join("leftover").exists() && !tmp.path().join("history.new").exists());
+        HistoryStore::destroy(&dir).unwrap();
+        assert!(!dir.exists() && !tmp.path().join("history.old").exists());
+        HistoryStore::destroy(&dir).unwrap();
     }
 }
