@@ -265,3 +265,163 @@ fn a_documentation_only_change_says_so_and_lists_no_tests() {
     assert_eq!(repo.rag(&["impact", "--quiet"]).status.code(), Some(1));
     assert!(v["notices"].as_array().is_none_or(|n| !n.iter().any(|n| n.as_str().is_some_and(|n| n.contains("documentation-only")))), "{v}");
 }
+
+/// A changed method reaches the callers that call it through a receiver
+/// whose type the code states (a typed parameter, a field, a constructed
+/// variable), and not those calling a method of the same name on another
+/// type: `state.save()` is `State::save`, `doc.save()` is `Doc::save`.
+#[test]
+fn a_changed_method_reaches_callers_through_typed_receivers_and_not_other_types() {
+    struct Case {
+        files: &'static [(&'static str, &'static str)],
+        changed: (&'static str, &'static str, &'static str),
+        callers: &'static [&'static str],
+        not: &'static [&'static str],
+    }
+    let cases = [
+        Case {
+            files: &[
+                ("src/lib.rs", "pub mod doc;\npub mod record;\npub mod state;\n"),
+                ("src/state.rs", "pub struct State {}\n\nimpl State {\n    pub fn save(&self) -> u32 {\n        1\n    }\n}\n"),
+                ("src/doc.rs", "pub struct Doc {}\n\nimpl Doc {\n    pub fn save(&self) -> u32 {\n        2\n    }\n}\n"),
+                (
+                    "src/record.rs",
+                    "use crate::doc::Doc;\nuse crate::state::State;\n\npub struct Recorder {\n    state: State,\n}\n\n\
+                     pub fn commit(state: &State) -> u32 {\n    state.save()\n}\n\n\
+                     pub fn fresh() -> u32 {\n    let s = State::new();\n    s.save()\n}\n\n\
+                     impl Recorder {\n    pub fn flush(&self) -> u32 {\n        self.state.save()\n    }\n}\n\n\
+                     pub fn print(doc: &Doc) -> u32 {\n    doc.save()\n}\n",
+                ),
+            ],
+            changed: ("src/state.rs", "pub fn save(&self) -> u32 {\n        1\n", "pub fn save(&self) -> u32 {\n        let _checked = true;\n        1\n"),
+            callers: &["commit", "fresh", "Recorder::flush"],
+            not: &["print"],
+        },
+        Case {
+            files: &[
+                ("app/__init__.py", ""),
+                ("app/state.py", "class State:\n    def save(self):\n        return 1\n"),
+                ("app/doc.py", "class Doc:\n    def save(self):\n        return 2\n"),
+                (
+                    "app/record.py",
+                    "from app.doc import Doc\nfrom app.state import State\n\n\n\
+                     def commit(state: State):\n    return state.save()\n\n\n\
+                     def fresh():\n    s = State()\n    return s.save()\n\n\n\
+                     class Recorder:\n    def __init__(self):\n        self.state = State()\n\n    def flush(self):\n        return self.state.save()\n\n\n\
+                     def print_doc(doc: Doc):\n    return doc.save()\n",
+                ),
+            ],
+            changed: ("app/state.py", "    def save(self):\n        return 1\n", "    def save(self):\n        checked = True\n        return 1\n"),
+            callers: &["commit", "fresh", "Recorder.flush"],
+            not: &["print_doc"],
+        },
+        Case {
+            files: &[
+                ("src/main/java/app/State.java", "package app;\n\npublic class State {\n    public int save() {\n        return 1;\n    }\n}\n"),
+                ("src/main/java/app/Doc.java", "package app;\n\npublic class Doc {\n    public int save() {\n        return 2;\n    }\n}\n"),
+                (
+                    "src/main/java/app/Recorder.java",
+                    "package app;\n\npublic class Recorder {\n    private State state;\n\n\
+                     public int commit(State s) {\n        return s.save();\n    }\n\n\
+                     public int flush() {\n        return state.save();\n    }\n\n\
+                     public int print(Doc doc) {\n        return doc.save();\n    }\n}\n",
+                ),
+            ],
+            changed: (
+                "src/main/java/app/State.java",
+                "    public int save() {\n        return 1;\n",
+                "    public int save() {\n        int checked = 1;\n        return 1;\n",
+            ),
+            callers: &["Recorder.commit", "Recorder.flush"],
+            not: &["Recorder.print"],
+        },
+        Case {
+            files: &[
+                ("go.mod", "module example.com/app\n\ngo 1.21\n"),
+                ("state.go", "package app\n\ntype State struct{}\n\nfunc (s *State) Save() int {\n\treturn 1\n}\n"),
+                ("doc.go", "package app\n\ntype Doc struct{}\n\nfunc (d *Doc) Save() int {\n\treturn 2\n}\n"),
+                (
+                    "record.go",
+                    "package app\n\ntype Recorder struct {\n\tstate *State\n}\n\n\
+                     func Commit(st *State) int {\n\treturn st.Save()\n}\n\n\
+                     func (r *Recorder) Flush() int {\n\treturn r.state.Save()\n}\n\n\
+                     func Print(d *Doc) int {\n\treturn d.Save()\n}\n",
+                ),
+            ],
+            changed: ("state.go", "func (s *State) Save() int {\n\treturn 1\n", "func (s *State) Save() int {\n\tchecked := 1\n\t_ = checked\n\treturn 1\n"),
+            callers: &["Commit", "Recorder.Flush"],
+            not: &["Print"],
+        },
+        Case {
+            files: &[
+                ("src/state.ts", "export class State {\n  save(): number {\n    return 1;\n  }\n}\n"),
+                ("src/doc.ts", "export class Doc {\n  save(): number {\n    return 2;\n  }\n}\n"),
+                (
+                    "src/record.ts",
+                    "import { Doc } from './doc';\nimport { State } from './state';\n\n\
+                     export function commit(state: State): number {\n  return state.save();\n}\n\n\
+                     export class Recorder {\n  constructor(private state: State) {}\n  flush(): number {\n    return this.state.save();\n  }\n}\n\n\
+                     export function printDoc(doc: Doc): number {\n  return doc.save();\n}\n",
+                ),
+            ],
+            changed: ("src/state.ts", "  save(): number {\n    return 1;\n", "  save(): number {\n    const checked = 1;\n    return checked;\n"),
+            callers: &["commit", "Recorder.flush"],
+            not: &["printDoc"],
+        },
+    ];
+    for case in cases {
+        let repo = TestRepo::new();
+        for (path, text) in case.files {
+            repo.write(path, text);
+        }
+        repo.commit("base");
+        repo.rag_ok(&["index", "--no-semantic", "-q"]);
+        let (path, before, after) = case.changed;
+        let text = case.files.iter().find(|(p, _)| *p == path).map(|(_, t)| *t).expect("changed file");
+        assert!(text.contains(before), "{path}");
+        repo.write(path, text.replace(before, after));
+        let v = impact(&repo, &[]);
+        let callers: Vec<String> = impacted(&v).into_iter().filter(|(_, relation, depth)| relation == "calls" && *depth == 1).map(|(s, _, _)| s).collect();
+        for want in case.callers {
+            assert!(callers.iter().any(|c| c == want), "{path}: {want} calls the changed method: {callers:?}\n{v}");
+        }
+        for other in case.not {
+            assert!(!callers.iter().any(|c| c == other), "{path}: {other} calls another type's method: {callers:?}");
+        }
+    }
+}
+
+/// A call whose receiver's type is unknown (`store.save()` with `store`
+/// untyped) may mean any method of its name: it is listed "by name" with
+/// the number of definitions it may mean, below the callers that resolve;
+/// a call through an imported module (`shelve.save`) or another type is not.
+#[test]
+fn an_untyped_receiver_is_a_caller_by_name_with_its_candidates() {
+    let repo = TestRepo::new();
+    repo.write("app/__init__.py", "");
+    repo.write("app/state.py", "class State:\n    def save(self):\n        return 1\n");
+    repo.write("app/doc.py", "class Doc:\n    def save(self):\n        return 2\n");
+    repo.write(
+        "app/record.py",
+        "import shelve\n\nfrom app.doc import Doc\nfrom app.state import State\n\n\n\
+         def commit(state: State):\n    return state.save()\n\n\n\
+         def flush(store):\n    return store.save()\n\n\n\
+         def archive(x):\n    return shelve.save(x)\n\n\n\
+         def print_doc(doc: Doc):\n    return doc.save()\n",
+    );
+    repo.commit("base");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    repo.write("app/state.py", "class State:\n    def save(self):\n        checked = True\n        return 1\n");
+    let v = impact(&repo, &[]);
+    let items = v["impacted"].as_array().expect("impacted");
+    let of = |symbol: &str| items.iter().find(|i| i["symbol"] == symbol && i["relation"] == "calls");
+    let commit = of("commit").unwrap_or_else(|| panic!("commit calls State.save\n{v}"));
+    let flush = of("flush").unwrap_or_else(|| panic!("flush may call State.save\n{v}"));
+    assert_eq!(commit["candidates"], Value::Null, "{commit}");
+    assert_eq!(flush["candidates"].as_u64(), Some(2), "{flush}");
+    assert_eq!(flush["evidence"]["text"].as_str(), Some("return store.save()"), "{flush}");
+    assert!(flush["score"].as_f64() < commit["score"].as_f64(), "{v}");
+    assert!(of("archive").is_none() && of("print_doc").is_none(), "{v}");
+    let text = repo.rag_ok(&["impact"]);
+    assert!(text.contains("[calls State.save by name, 2 candidates, depth 1"), "{text}");
+}

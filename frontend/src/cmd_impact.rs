@@ -45,8 +45,9 @@ fn render(impact: &Impact) -> Result<()> {
     outln!("impacted ({}):", impact.impacted.len());
     for i in &impact.impacted {
         let relation = serde_json::to_value(i.relation)?;
+        let by_name = i.candidates.map(|n| format!(" by name, {n} candidates")).unwrap_or_default();
         outln!(
-            "  {}:{}-{}  {}  [{} {}, depth {}, {:.2}]",
+            "  {}:{}-{}  {}  [{} {}{by_name}, depth {}, {:.2}]",
             i.path,
             i.start_line,
             i.end_line,

@@ -30,7 +30,10 @@
 ///     snapshots are embedded as tests are; a call's or base's own name
 ///     splits at every language's separators (`name::own_part`: `p->f`,
 ///     `App\Mail\send` are `f`, `send`).
-pub const VERSION: u32 = 15;
+/// 16: a call through a receiver whose type the code states is written with
+///     the type (`state.save` with `state: &IndexState` → `IndexState.save`;
+///     `receivers`).
+pub const VERSION: u32 = 16;
 
 pub mod chunk;
 pub mod embedded;
@@ -41,6 +44,7 @@ pub mod name;
 mod pace;
 pub mod parse;
 pub mod patterns;
+pub mod receivers;
 pub mod role;
 mod siblings;
 pub mod tags;

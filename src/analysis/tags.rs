@@ -58,6 +58,7 @@ use crate::analysis::lang::Language;
 use crate::analysis::pace::Pace;
 use crate::analysis::parse::{self, Import, ParsedFile, PatternMark, Span, Symbol, SymbolKind};
 use crate::analysis::patterns;
+use crate::analysis::receivers;
 use crate::analysis::siblings::Siblings;
 
 /// A compiled query per language, compiled on first use (the C++ query takes
@@ -225,7 +226,7 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     let blanked = blanked_for_parsing(language, source);
     let (tree, bytes_read) = parse_tree(&grammar, blanked.as_deref().unwrap_or(source), &embedded::included(source, within))?;
     let root = tree.root_node();
-    let Matches { mut defs, mut calls, imports, mut pattern_marks, mut convention_nodes, enclosing_bases } = collect(query, root, source, language)?;
+    let Matches { mut defs, mut calls, imports, mut pattern_marks, mut convention_nodes, enclosing_bases, bindings } = collect(query, root, source, language)?;
     let siblings = Siblings::around(root, defs.values().map(|d| d.outer.start_byte()).collect());
     if language.is_config() {
         limit_keys(&mut defs, &siblings);
@@ -287,7 +288,7 @@ fn parse_within(language: Language, source: &[u8], within: &[std::ops::Range<usi
     out.register_all(&defs, &ranges);
     out.attach_impl_bases();
     out.attach_enclosing_bases(&enclosing_bases);
-    let module_calls = out.attach_calls(calls);
+    let module_calls = out.attach_calls(calls, bindings);
 
     let mut imports: Vec<ImportEntry> = imports.into_values().collect();
     imports.sort_by_key(|a| (a.0, a.1));
@@ -373,6 +374,8 @@ struct Matches<'t> {
     convention_nodes: Vec<Node<'t>>,
     /// `@base.enclosing` nodes: bases of the definition around each.
     enclosing_bases: Vec<Node<'t>>,
+    /// Names the code gives a type (`@binding`), for calls through them.
+    bindings: Vec<receivers::Binding>,
 }
 
 /// A query cursor within the match limit and start depth.
@@ -451,6 +454,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
         false => HashSet::new(),
     };
     let mut enclosing_bases = Vec::new();
+    let mut bindings = Vec::new();
     let mut cursor = bounded_cursor(language);
     let pace = Pace::start(QUERY_TIME_PER_BYTE);
     let mut on_time = |state: &tree_sitter::QueryCursorState| {
@@ -466,16 +470,13 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
         if let Some((id, mark, parts)) = pattern_mark(query, m.captures, source) {
             // A quantified capture (`rescue A, B`) matches once per node: gather the parts.
             let entry = marks.entry((m.pattern_index, id)).or_insert_with(|| (mark, Vec::new()));
-            for p in parts {
-                if !entry.1.contains(&p) {
-                    entry.1.push(p);
-                }
-            }
+            entry.1.extend(parts);
             continue;
         }
         let mut outer: Option<(Node, &str)> = None;
         let (mut name, mut body, mut scope, mut callee, mut module) = (None, None, None, None, None);
         let (mut receiver, mut doc, mut part) = (None, None, None);
+        let (mut bound_name, mut bound_type) = (None, None);
         let (mut bases, mut import_names) = (Vec::new(), Vec::new());
         for c in m.captures {
             let capture = names[c.index as usize];
@@ -492,7 +493,9 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
                 "import.name" => import_names.push(c.node),
                 "convention" => convention_nodes.push(c.node),
                 "base.enclosing" => enclosing_bases.push(c.node),
-                _ if capture.starts_with("definition.") || capture == "scope.impl" || capture == "reference.call" || capture == "import" => {
+                "binding.name" => bound_name = Some(c.node),
+                "binding.type" => bound_type = Some(c.node),
+                _ if capture.starts_with("definition.") || matches!(capture, "scope.impl" | "reference.call" | "import" | "binding" | "binding.member") => {
                     outer = Some((c.node, capture));
                 }
                 _ => {}
@@ -505,6 +508,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
                     calls.push((node.start_byte(), text));
                 }
             }
+            "binding" | "binding.member" => bindings.extend(receivers::Binding::captured(source, node, capture == "binding.member", bound_name, bound_type)),
             "import" => {
                 // One statement may import several modules (`import a, b`).
                 if let Some(module) = module {
@@ -528,7 +532,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
         return Err(NotParsed::TooCostly);
     }
     let pattern_marks = finish_marks(query, marks);
-    Ok(Matches { defs, calls, imports, pattern_marks, convention_nodes, enclosing_bases })
+    Ok(Matches { defs, calls, imports, pattern_marks, convention_nodes, enclosing_bases, bindings })
 }
 
 /// The keys a configuration file may define. Past it the file is data (a
@@ -645,6 +649,7 @@ fn finish_marks(query: &Query, marks: HashMap<(usize, usize), (PatternMark, Vec<
         .into_iter()
         .map(|((pattern, _), (mut mark, mut parts))| {
             parts.sort();
+            parts.dedup();
             let setting = |key: &str| query.property_settings(pattern).iter().find(|p| &*p.key == key).and_then(|p| p.value.as_deref());
             let joined = parts.into_iter().map(|(_, text)| text).collect::<Vec<_>>().join(setting("join").unwrap_or("."));
             mark.key = match setting("key") {
@@ -941,13 +946,21 @@ impl<'t> Extracted<'_, 't> {
     }
 
     /// Each call goes to the innermost symbol around it; the rest are the
-    /// module's own calls.
-    fn attach_calls(&mut self, mut calls: Vec<(usize, String)>) -> Vec<String> {
+    /// module's own calls. A call through a receiver whose type `bindings`
+    /// state is written with the type (`state.save` → `IndexState.save`).
+    fn attach_calls(&mut self, mut calls: Vec<(usize, String)>, mut bindings: Vec<receivers::Binding>) -> Vec<String> {
         calls.sort_by_key(|(at, _)| *at);
         let ext = std::mem::take(&mut self.extents);
         let owners = innermost_around(&ext, calls.iter().map(|(at, _)| *at));
+        bindings.sort_by_key(|b| b.at);
+        let binding_owners = innermost_around(&ext, bindings.iter().map(|b| b.at));
+        let scopes = receivers::Scopes::new(self.language, &self.symbols, &bindings, &binding_owners);
         let mut module_calls = Vec::new();
         for ((_, text), owner) in calls.into_iter().zip(owners) {
+            let text = match scopes.is_empty() {
+                true => text,
+                false => scopes.typed_call(&self.symbols, owner, &text).unwrap_or(text),
+            };
             match owner {
                 Some(s) => self.symbols[s].calls.push(text),
                 None => module_calls.push(text),

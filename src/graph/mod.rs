@@ -47,6 +47,7 @@ mod store;
 pub use facts::{FileFacts, SymbolFact};
 pub use overlay::Overlay;
 pub use reader::{GraphReader, Neighbourhood};
+pub(crate) use resolve::import_stem;
 pub use spill::FactsSpill;
 use store::graph_dir;
 pub use store::{dump_graph, exists, load_patterns, verify, GraphStore};

@@ -103,6 +103,13 @@ impl Neighbourhood<'_> {
         self.load_files(defs.into_iter().map(|(p, _)| p).collect())
     }
 
+    /// The node standing for the calls of `name` that resolved to no
+    /// definition or to several (a `Stub`): their edges are read as its
+    /// incoming edges, as any node's.
+    pub fn unresolved(&mut self, name: &str) -> NodeIndex {
+        self.graph.ensure(NodeData { key: NodeKey::Stub(name.to_string()), kind: Kind::Stub, start_line: 0, end_line: 0 })
+    }
+
     /// The node of `key` (its file loaded first); `None` when the graph has none.
     pub fn node(&mut self, key: &NodeKey) -> Result<Option<NodeIndex>> {
         self.load_files(key_path(key).map(str::to_string).into_iter().collect())?;

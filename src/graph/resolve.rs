@@ -448,7 +448,7 @@ pub(super) fn import_segments(module: &str) -> impl Iterator<Item = String> + '_
     module.split(['/', '.', ':', '\\']).filter(|s| !s.is_empty()).map(str::to_lowercase)
 }
 
-pub(super) fn import_stem(module: &str) -> String {
+pub(crate) fn import_stem(module: &str) -> String {
     let m = module.trim_end_matches('/');
     let last = m.rsplit(['/', '.', '\\']).find(|s| !s.is_empty()).unwrap_or(m);
     let last = if matches!(last, "js" | "ts" | "tsx" | "jsx" | "mjs" | "cjs" | "vue" | "svelte") {
@@ -769,9 +769,17 @@ impl<'l, 'a> Resolver<'l, 'a> {
             many => {
                 // Several: the ones in this file win if there is exactly one.
                 let local: Vec<&(&str, &str)> = many.iter().filter(|(p, _)| *p == path).collect();
-                match local.as_slice() {
+                if let [(p, q)] = local.as_slice() {
+                    return Some((p.to_string(), q.to_string()));
+                }
+                // `Type.m` (written so, or a receiver whose type the analysis
+                // knew: `state.save` → `IndexState.save`): the members of that type.
+                let receiver = segs.len().checked_sub(2).map(|i| segs[i]);
+                let members: Vec<(&str, &str)> = many.iter().copied().filter(|(_, q)| member_of(q, receiver)).collect();
+                match members.as_slice() {
                     [(p, q)] => Some((p.to_string(), q.to_string())),
-                    _ => declared_and_defined(many).or_else(|| in_terraform_module(path, many)),
+                    [] => declared_and_defined(many).or_else(|| in_terraform_module(path, many)),
+                    several => declared_and_defined(several),
                 }
             }
         }
@@ -889,6 +897,14 @@ impl<'l, 'a> Resolver<'l, 'a> {
         }
         None
     }
+}
+
+/// Whether the definition `qualified` is a member of a type named `receiver`
+/// (`IndexState.save`, `state::IndexState::save` of `IndexState`).
+fn member_of(qualified: &str, receiver: Option<&str>) -> bool {
+    let canonical = canonical_name(qualified);
+    let parent = crate::analysis::name::parent(&canonical);
+    receiver.is_some_and(|r| parent.is_some_and(|p| crate::analysis::name::own_part(p) == r))
 }
 
 /// One qualified name in files of one stem is a declaration and its

@@ -106,6 +106,10 @@ pub struct ImpactedCode {
     /// The changed (or impacted) definition it depends on, one hop nearer.
     pub reaches: String,
     pub evidence: Option<Evidence>,
+    /// A call by name: its receiver's type is unknown, and this many
+    /// definitions have the name it calls (the score is shared among them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<usize>,
 }
 
 /// A test file to run, with why.

@@ -197,5 +197,6 @@ fn impacted_code(r: &reach::Reached) -> ImpactedCode {
         score: rounded(r.score),
         reaches: r.reaches.clone(),
         evidence: r.evidence.clone(),
+        candidates: r.candidates,
     }
 }

@@ -11,7 +11,7 @@ use petgraph::stable_graph::NodeIndex;
 use petgraph::Direction;
 
 use super::side::{Side, Sources};
-use super::weights::{CODE_FANOUT, DEPTH_DECAY, FANOUT_SLOPE, FRONTIER, TEST_FANOUT};
+use super::weights::{BY_NAME_MAX_DEFINITIONS, CODE_FANOUT, DEPTH_DECAY, FANOUT_SLOPE, FRONTIER, TEST_FANOUT};
 use super::{Evidence, Omitted, Relation};
 use crate::analysis::kind::Kind;
 use crate::analysis::lang;
@@ -39,6 +39,8 @@ pub(crate) struct Reached {
     pub names: String,
     pub evidence: Option<Evidence>,
     pub test: bool,
+    /// For a call by name, the definitions of the name it may mean.
+    pub candidates: Option<usize>,
 }
 
 impl Reached {
@@ -68,6 +70,9 @@ struct Dependent {
     names: String,
     /// The evidence line where it is known without searching (an import's, an override's).
     line: Option<usize>,
+    /// 1 for a resolved relation; for a call by name ([`callers_by_name`]),
+    /// the definitions it may mean.
+    candidates: usize,
 }
 
 /// What a walk found, by node.
@@ -103,14 +108,17 @@ pub(crate) fn walk(nb: &mut Neighbourhood, side: &Side, src: &Sources, starts: &
                     more: left_out,
                 });
             }
-            let distinct = found.iter().map(|d| d.node).collect::<HashSet<_>>().len().max(1) + left_out;
+            // A call by name counts for the share of it that is this node's.
+            let certain = found.iter().filter(|d| d.candidates == 1).map(|d| d.node).collect::<HashSet<_>>().len();
+            let by_name: f32 = found.iter().filter(|d| d.candidates > 1).map(|d| 1.0 / d.candidates as f32).sum();
+            let distinct = (certain + by_name.ceil() as usize).max(1) + left_out;
             let share = score * fanout(distinct) * if level > 1 { DEPTH_DECAY } else { 1.0 };
             for d in found {
                 let node = &nb.graph().graph[d.node];
                 if start_keys.contains(&node.key) {
                     continue;
                 }
-                let s = share * d.relation.weight();
+                let s = share * d.relation.weight() * by_name_share(d.candidates);
                 if best.get(&node.key).is_some_and(|(r, _)| r.score >= s) {
                     continue;
                 }
@@ -127,6 +135,7 @@ pub(crate) fn walk(nb: &mut Neighbourhood, side: &Side, src: &Sources, starts: &
                     names: d.names,
                     evidence: None,
                     test,
+                    candidates: (d.candidates > 1).then_some(d.candidates),
                 };
                 if !test && matches!(node.key, NodeKey::Symbol { .. }) {
                     next.push((d.node, s));
@@ -180,9 +189,20 @@ fn dependents(nb: &mut Neighbourhood, ix: NodeIndex, level: usize) -> Result<(Ve
             let (implementers, more) = structural_implementations(nb, ix)?;
             left_out += more;
             for (implementer, _) in implementers {
-                out.push(Dependent { node: implementer, relation: Relation::Implements, names: own_name(qualified_name).to_string(), line: None });
+                out.push(Dependent {
+                    node: implementer,
+                    relation: Relation::Implements,
+                    names: own_name(qualified_name).to_string(),
+                    line: None,
+                    candidates: 1,
+                });
             }
             out.extend(overrides(nb, path, qualified_name)?);
+            if nb.graph().graph[ix].kind == Kind::Method {
+                let (by_name, more) = callers_by_name(nb, qualified_name)?;
+                out.extend(by_name);
+                left_out += more;
+            }
             if level == 1 {
                 out.extend(importers_naming(nb, path, own_name(qualified_name))?);
             }
@@ -195,6 +215,19 @@ fn dependents(nb: &mut Neighbourhood, ix: NodeIndex, level: usize) -> Result<(Ve
 /// The sources of `kinds` edges into `ix`, code and tests each up to its
 /// cap (read in path order); returns how many were left out.
 fn incoming(nb: &mut Neighbourhood, ix: NodeIndex, kinds: &[EdgeKind], out: &mut Vec<Dependent>) -> Result<usize, GraphError> {
+    incoming_where(nb, ix, kinds, |_, _, _| true, 1, out)
+}
+
+/// [`incoming`] of the edges whose source file and reference as written
+/// `keep` takes, each a dependent among `candidates`.
+fn incoming_where(
+    nb: &mut Neighbourhood,
+    ix: NodeIndex,
+    kinds: &[EdgeKind],
+    mut keep: impl FnMut(&mut Neighbourhood, NodeIndex, &str) -> bool,
+    candidates: usize,
+    out: &mut Vec<Dependent>,
+) -> Result<usize, GraphError> {
     let enough = |g: &crate::graph::Graph, found: &[NodeIndex]| {
         let tests = found.iter().filter(|n| g.graph[**n].key.role().is_test_side()).count();
         tests >= TEST_FANOUT && found.len() - tests >= CODE_FANOUT
@@ -221,15 +254,74 @@ fn incoming(nb: &mut Neighbourhood, ix: NodeIndex, kinds: &[EdgeKind], out: &mut
         listed.push((source, relation, edge.weight().raw.clone()));
     }
     for (source, relation, raw) in listed {
+        if !keep(nb, source, &raw) {
+            continue;
+        }
         // An import's evidence is its own statement, as the file's facts place it.
         let line = match relation {
             Relation::Imports => import_line(nb, source, &raw)?,
             _ => None,
         };
-        out.push(Dependent { node: source, relation, names: own_name(&raw).to_string(), line });
+        out.push(Dependent { node: source, relation, names: own_name(&raw).to_string(), line, candidates });
     }
     // Past the read: at least one more, their number unknown without reading them.
     Ok(left_out + usize::from(!all))
+}
+
+/// The calls of a changed method's name that the graph could not resolve
+/// because their receiver's type is unknown (`x.save()` with `x` untyped):
+/// each may call this method or another of the name, so each is listed
+/// with how many definitions it may mean, and weighs that much less
+/// ([`by_name_share`]). Not listed: calls without a receiver or through
+/// `self`/`this` (the class's own methods resolve), through a type other
+/// than the method's own (`Doc.save` for `State::save`), or through a
+/// module the calling file imports (`os.path.join`, `http.Get`). A name
+/// defined more than [`BY_NAME_MAX_DEFINITIONS`] times lists none.
+fn callers_by_name(nb: &mut Neighbourhood, qualified_name: &str) -> Result<(Vec<Dependent>, usize), GraphError> {
+    let name = own_name(qualified_name).to_string();
+    let owner = parent_of(qualified_name).map(|p| own_name(p).to_string());
+    let definitions = nb
+        .find_symbols(&name)?
+        .into_iter()
+        .filter(|ix| {
+            let n = &nb.graph().graph[*ix];
+            n.kind.is_callable() && matches!(&n.key, NodeKey::Symbol { qualified_name: q, .. } if own_name(q) == name)
+        })
+        .count();
+    if !(2..=BY_NAME_MAX_DEFINITIONS).contains(&definitions) {
+        return Ok((Vec::new(), 0));
+    }
+    let stub = nb.unresolved(&name);
+    let mut out = Vec::new();
+    let keep = |nb: &mut Neighbourhood, source: NodeIndex, raw: &str| -> bool {
+        let canonical = crate::analysis::name::canonical(raw);
+        let Some(receiver) = parent_of(&canonical).map(own_name) else { return false };
+        if ["self", "this", "$this", "cls", "super", "Self", "static", "parent"].contains(&receiver) {
+            return false;
+        }
+        if receiver.starts_with(char::is_uppercase) {
+            // A type (written, or the receiver's as the analysis knew it): this method's own.
+            return owner.as_deref() == Some(receiver);
+        }
+        let file = key_path(&nb.graph().graph[source].key).to_string();
+        let imported = nb.facts_of(&file).ok().flatten().is_some_and(|f| {
+            f.imports.iter().any(|i| crate::graph::import_stem(&i.module) == receiver.to_lowercase() || i.names.iter().any(|n| n == receiver))
+        });
+        !imported
+    };
+    let more = incoming_where(nb, stub, &[EdgeKind::Calls], keep, definitions, &mut out)?;
+    Ok((out, more))
+}
+
+/// The share of a relation's weight a dependent gets: all of it when the
+/// relation is resolved; for a call by name among `candidates` definitions,
+/// one part in `candidates + 1` (each definition alike, and one more for a
+/// method of a type outside the repository: the call may mean none of them).
+fn by_name_share(candidates: usize) -> f32 {
+    match candidates {
+        0 | 1 => 1.0,
+        n => 1.0 / (n as f32 + 1.0),
+    }
 }
 
 /// The line of the import statement of `module` in the file `file` is, from its facts.
@@ -255,7 +347,7 @@ fn overrides(nb: &mut Neighbourhood, path: &str, qualified_name: &str) -> Result
             if let NodeKey::Symbol { qualified_name: q, .. } = &g.graph[member].key {
                 if own_name(q) == name {
                     let relation = if interface { Relation::Implements } else { Relation::Overrides };
-                    out.push(Dependent { node: member, relation, names: name.clone(), line: Some(g.graph[member].start_line) });
+                    out.push(Dependent { node: member, relation, names: name.clone(), line: Some(g.graph[member].start_line), candidates: 1 });
                 }
             }
         }
@@ -263,7 +355,7 @@ fn overrides(nb: &mut Neighbourhood, path: &str, qualified_name: &str) -> Result
     for (_, methods) in structural_implementations(nb, class)?.0 {
         if let Some(&member) = methods.get(&name) {
             let line = nb.graph().graph[member].start_line;
-            out.push(Dependent { node: member, relation: Relation::Implements, names: name.clone(), line: Some(line) });
+            out.push(Dependent { node: member, relation: Relation::Implements, names: name.clone(), line: Some(line), candidates: 1 });
         }
     }
     Ok(out)
@@ -357,7 +449,7 @@ fn importers_naming(nb: &mut Neighbourhood, path: &str, name: &str) -> Result<Ve
         let importer = key_path(&nb.graph().graph[imp.node].key).to_string();
         let Some(facts) = nb.facts_of(&importer)? else { continue };
         if let Some(import) = facts.imports.iter().find(|i| i.names.iter().any(|n| own_name(n) == name)) {
-            out.push(Dependent { node: imp.node, relation: Relation::Imports, names: name.to_string(), line: Some(import.line) });
+            out.push(Dependent { node: imp.node, relation: Relation::Imports, names: name.to_string(), line: Some(import.line), candidates: 1 });
         }
     }
     Ok(out)
@@ -376,8 +468,18 @@ fn evidence(side: &Side, src: &Sources, r: &Reached, known: Option<usize>) -> Op
             NodeKey::Symbol { .. } => (r.start_line.max(1), r.end_line.max(r.start_line)),
             _ => (1, lines.len()),
         };
-        let span = from..=to.min(lines.len());
+        let mut span = from..=to.min(lines.len());
         let uses = |n: &usize| !is_comment(lines[n - 1]) && says_word(lines[n - 1], &r.names);
+        // A caller of its own name (`get` calling `cache.get`): its own
+        // declaration says the name first, and is not the call.
+        if r.symbol().map(own_name) == Some(r.names.as_str()) {
+            if let Some(declared) = span.clone().find(uses) {
+                span = (declared + 1).min(*span.end())..=*span.end();
+                if !span.clone().any(|n| uses(&n)) {
+                    span = from..=to.min(lines.len());
+                }
+            }
+        }
         let called = |n: &usize| uses(n) && calls_word(lines[n - 1], &r.names);
         match r.relation {
             Relation::Calls => span.clone().find(called).or_else(|| span.clone().find(uses)),

@@ -33,6 +33,12 @@ pub const FANOUT_SLOPE: f32 = 0.5;
 pub const CODE_FANOUT: usize = 40;
 pub const TEST_FANOUT: usize = 200;
 
+/// Definitions of one name past which calls of it by name (through a
+/// receiver of unknown type, `reach::callers_by_name`) are not listed:
+/// each would carry one part in ten or less of a call's weight, and a
+/// name that common (`get`, `run`, `close`) says little about the caller.
+pub const BY_NAME_MAX_DEFINITIONS: usize = 8;
+
 /// Definitions a hop expands, the best first: a change to a base utility
 /// reaches most of a repository by depth 2, and what matters is the near part.
 pub const FRONTIER: usize = 64;

@@ -59,3 +59,10 @@
   (#match? @_l "^_?[lL]og(ger)?$")
   (#match? @_f "^Log(Trace|Debug|Information|Warning|Error|Critical)$")
   (#set! key "log:{}:plain"))
+
+; Bindings (receivers.rs): typed parameters, locals, fields and
+; properties, for calls through them (`_repo.Save()` is `UserRepo.Save`).
+(parameter type: (_) @binding.type name: (identifier) @binding.name) @binding
+(variable_declaration type: (_) @binding.type (variable_declarator name: (identifier) @binding.name)) @binding
+(variable_declaration (variable_declarator name: (identifier) @binding.name (object_creation_expression type: (_) @binding.type))) @binding
+(property_declaration type: (_) @binding.type name: (identifier) @binding.name) @binding

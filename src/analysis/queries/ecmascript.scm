@@ -113,3 +113,7 @@
    function: (identifier) @_f
    arguments: (arguments . (string (string_fragment) @import.module)))
   (#eq? @_f "require")) @import
+
+; Bindings (receivers.rs): a variable bound to `new Foo()`, for calls
+; through it (`db.query()` is `Db.query`).
+(variable_declarator name: (identifier) @binding.name value: (new_expression constructor: [(identifier) (member_expression)] @binding.type)) @binding

@@ -70,3 +70,14 @@
   (#match? @_l "^(log|slog|logger|klog|glog|zap|logrus)$")
   (#match? @_f "^(Print|Printf|Println|Fatal|Fatalf|Fatalln|Debug|Info|Warn|Error|Debugf|Infof|Warnf|Errorf)$")
   (#set! key "log:{}:plain"))
+
+; Bindings (receivers.rs): parameters and receivers, typed variables,
+; struct literals and fields, for calls through them (`s.store.Save()`
+; in `func (s *Server)` with `store *Store` is `Store.Save`).
+(parameter_declaration name: (identifier) @binding.name type: (_) @binding.type) @binding
+(var_spec name: (identifier) @binding.name type: (_) @binding.type) @binding
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.name .)
+  right: (expression_list . [(composite_literal type: (_) @binding.type)
+                             (unary_expression operand: (composite_literal type: (_) @binding.type))] .)) @binding
+(field_declaration name: (field_identifier) @binding.name type: (_) @binding.type) @binding

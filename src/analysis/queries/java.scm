@@ -52,3 +52,10 @@
   (#match? @_l "^(log|logger|LOG|LOGGER)$")
   (#any-of? @_f "trace" "debug" "info" "warn" "error")
   (#set! key "log:{}:plain"))
+
+; Bindings (receivers.rs): typed parameters, locals and fields, for calls
+; through them (`repo.save()` with `UserRepo repo` is `UserRepo.save`).
+(formal_parameter type: (_) @binding.type name: (identifier) @binding.name) @binding
+(local_variable_declaration type: (_) @binding.type declarator: (variable_declarator name: (identifier) @binding.name)) @binding
+(local_variable_declaration declarator: (variable_declarator name: (identifier) @binding.name value: (object_creation_expression type: (_) @binding.type))) @binding
+(field_declaration type: (_) @binding.type declarator: (variable_declarator name: (identifier) @binding.name)) @binding

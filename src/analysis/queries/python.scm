@@ -50,3 +50,23 @@
 (future_import_statement
   "__future__" @import.module
   name: [(dotted_name) @import.name (aliased_import name: (_) @import.name)]) @import
+
+; Bindings (receivers.rs): names the code gives a type, for calls through
+; them (`repo.save()` with `repo: Repo` or `repo = Repo()` is `Repo.save`).
+(typed_parameter (identifier) @binding.name type: (type) @binding.type) @binding
+(typed_default_parameter name: (identifier) @binding.name type: (type) @binding.type) @binding
+(assignment left: (identifier) @binding.name type: (type) @binding.type) @binding
+(assignment
+  left: (identifier) @binding.name
+  right: (call function: [(identifier) (attribute)] @binding.type)
+  (#match? @binding.type "^([A-Za-z_][A-Za-z0-9_]*\\.)*[A-Z][A-Za-z0-9_]*$")) @binding
+; `self.repo = Repo()` and `self.repo: Repo = …` in a method bind on the class.
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @binding.name)
+  type: (type) @binding.type
+  (#eq? @_self "self")) @binding.member
+(assignment
+  left: (attribute object: (identifier) @_self attribute: (identifier) @binding.name)
+  right: (call function: [(identifier) (attribute)] @binding.type)
+  (#eq? @_self "self")
+  (#match? @binding.type "^([A-Za-z_][A-Za-z0-9_]*\\.)*[A-Z][A-Za-z0-9_]*$")) @binding.member

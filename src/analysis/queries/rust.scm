@@ -77,3 +77,15 @@
 ((attribute_item (attribute [(identifier) (scoped_identifier)] @pattern.key)) @pattern.test
   (#match? @pattern.key "^((tokio|async_std)::)?test$")
   (#set! key "test:#[{}]"))
+
+; Bindings (receivers.rs): names the code gives a type, for calls through
+; them (`state.save()` with `state: &IndexState` is `IndexState.save`).
+(parameter pattern: (identifier) @binding.name type: (_) @binding.type) @binding
+(let_declaration pattern: (identifier) @binding.name type: (_) @binding.type) @binding
+(let_declaration
+  pattern: (identifier) @binding.name
+  value: [(call_expression function: (scoped_identifier path: (_) @binding.type))
+          (try_expression (call_expression function: (scoped_identifier path: (_) @binding.type)))
+          (struct_expression name: (_) @binding.type)]
+  (#match? @binding.type "^([a-z_][a-z0-9_]*::)*[A-Z]")) @binding
+(field_declaration name: (field_identifier) @binding.name type: (_) @binding.type) @binding

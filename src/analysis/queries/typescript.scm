@@ -54,3 +54,11 @@
   value: [(function_expression body: (_) @body) (arrow_function body: (_) @body) (generator_function body: (_) @body)]) @definition.function
 
 (abstract_class_declaration) @convention
+
+; Bindings (receivers.rs): typed parameters, variables and fields;
+; `constructor(private repo: Repo)` binds `repo` on the class too.
+(required_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
+(optional_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
+(required_parameter (accessibility_modifier) pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding.member
+(variable_declarator name: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
+(public_field_definition name: (property_identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
