@@ -35,6 +35,9 @@ METHODS = {
     "java": (r"\.java$", re.compile(r"^\s+(public|protected|private)\s+(static\s+)?(final\s+)?[\w<>\[\], ?]+\s+\w+\([^;]*$"), "//"),
     "csharp": (r"\.cs$", re.compile(r"^\s+(public|protected|private|internal)\s+(static\s+|virtual\s+|override\s+|async\s+)*[\w<>\[\], ?]+\s+\w+\([^;]*$"), "//"),
     "typescript": (r"\.ts$", re.compile(r"^\s+(public\s+|private\s+|protected\s+|async\s+|static\s+)*(?!if\b|for\b|while\b|switch\b|return\b|catch\b|function\b)\w+\([^;]*\)\s*(:\s*[^=;{]+)?\{\s*$"), "//"),
+    "kotlin": (r"\.kt$", re.compile(r"^\s+((override|private|public|internal|protected|open|suspend|final)\s+)*fun\s+(<[^>]*>\s*)?\w+\("), "//"),
+    "php": (r"\.php$", re.compile(r"^\s+(abstract\s+|final\s+)?(public|protected|private)\s+(static\s+)?function\s+\w+\([^;]*$"), "//"),
+    "cpp": (r"\.(cc|cpp|cxx)$", re.compile(r"^[\w][\w:<>*&, ]*\s[*&]?\w+::~?\w+\([^;]*$"), "//"),
 }
 TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|spec|testing|test_[^/]*|[^/]*_test\.\w+|[^/]*Tests?\.\w+|[^/]*\.(test|spec)\.\w+)($|/)", re.I)
 SKIP_PATH = re.compile(r"(^|/)(vendor|third_party|node_modules|examples?|docs?|benches|fixtures?)/")
@@ -58,7 +61,7 @@ def methods(repo_dir: Path, language, files, per_repo, seed):
         if not re.search(ext, f) or TEST_PATH.search(f) or SKIP_PATH.search(f):
             continue
         try:
-            lines = (repo_dir / f).read_text(errors="replace").split("\n")
+            lines = (repo_dir / f).read_bytes().decode(errors="replace").split("\n")
         except OSError:
             continue
         for i, line in enumerate(lines):
@@ -69,14 +72,16 @@ def methods(repo_dir: Path, language, files, per_repo, seed):
 
 
 def probe(repo_dir: Path, path, line, comment):
-    """Adds a comment line after the method's first line; returns the original text."""
+    """Adds a comment line after the method's first line; returns the
+    original bytes (written back as they were: a CRLF file stays CRLF)."""
     p = repo_dir / path
-    text = p.read_text(errors="replace")
-    lines = text.split("\n")
-    indent = re.match(r"\s*", lines[line]).group(0) if line < len(lines) else ""
-    lines.insert(line, f"{indent}{comment} probe: a changed method")
-    p.write_text("\n".join(lines))
-    return text
+    original = p.read_bytes()
+    lines = original.split(b"\n")
+    eol = b"\r\n" if lines[0].endswith(b"\r") else b"\n"
+    indent = re.match(rb"[ \t]*", lines[line]).group(0) if line < len(lines) else b""
+    lines.insert(line, indent + f"{comment} probe: a changed method".encode() + eol[:-1])
+    p.write_bytes(b"\n".join(lines))
+    return original
 
 
 def callers(repo_dir: Path, binary, index_dir):
@@ -128,7 +133,7 @@ def one_repo(out: Path, mirrors: Path, name, bins, per_repo, seed):
                 row[label] = got if got is not None else {"error": err}
                 row[f"{label}_ms"] = round(1000 * took)
         finally:
-            (work / path).write_text(original)
+            (work / path).write_bytes(original)
         rows.append(row)
     result = {"repo": name, "language": language, "index_s": index_times, "methods": rows}
     result_file.write_text(json.dumps(result, indent=1))

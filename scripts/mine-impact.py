@@ -15,6 +15,8 @@ semble's, the dev kit's): the weights must come from elsewhere.
     mine-impact.py OUT --mirrors DIR --repos owner/name,... [--per-repo 30] [--bin git-rag]
     mine-impact.py OUT --mirrors DIR --commits OUT/commits.txt      # replay exactly
 
+Resumable: rerun the same command and the samples already in OUT are kept.
+
 Writes OUT/samples.jsonl and OUT/commits.txt (`owner/name commit` per line:
 the list a replay reads). Repositories come from `fetch github:OWNER/NAME`
 (DIR/<owner>+<name>/repo).
@@ -111,8 +113,14 @@ def main():
     else:
         for repo in [r for r in a.repos.split(",") if r]:
             plan[repo] = None
-    listed = open(os.path.join(a.out, "commits.txt"), "w")
-    samples = open(os.path.join(a.out, "samples.jsonl"), "w")
+    # Resumable: what a previous run wrote is kept and not asked again.
+    done = set()
+    if os.path.exists(os.path.join(a.out, "samples.jsonl")):
+        for line in open(os.path.join(a.out, "samples.jsonl")):
+            row = json.loads(line)
+            done.add((row["repo"], row["commit"]))
+    listed = open(os.path.join(a.out, "commits.txt"), "a")
+    samples = open(os.path.join(a.out, "samples.jsonl"), "a")
     for repo, commits in plan.items():
         src = os.path.join(a.mirrors, repo.replace("/", "+"), "repo")
         if not os.path.isdir(src):
@@ -127,6 +135,9 @@ def main():
         env = dict(os.environ, GIT_RAG_DIR=os.path.join(a.out, "idx", repo.replace("/", "+")))
         kept = 0
         for c in commits:
+            if (repo, c) in done:
+                kept += 1
+                continue
             try:
                 row, why = sample(repo, work, c, env, a.bin)
             except (RuntimeError, subprocess.TimeoutExpired) as e:

@@ -246,7 +246,7 @@ mod tests {
 
     #[test]
     fn a_call_through_a_typed_receiver_names_the_type_in_each_language() {
-        let cases: [(Language, &str, &str, &[&str]); 12] = [
+        let cases: [(Language, &str, &str, &[&str]); 15] = [
             (
                 Language::Rust,
                 "struct Heal { state: IndexState }\nimpl Heal {\n    fn run(&self, s: &mut IndexState, o: Option<Box<dyn Store>>) {\n        s.save();\n        self.state.load();\n        let t = Tree::new();\n        t.walk();\n        other.save();\n    }\n}\n",
@@ -294,6 +294,24 @@ mod tests {
                 "class Heal {\n  private UserRepo _repo;\n  void Run(IndexState state) {\n    state.Save();\n    _repo.Load();\n    var t = new Tree();\n    t.Walk();\n  }\n}\n",
                 "Heal.Run",
                 &["IndexState.Save", "UserRepo.Load", "Tree", "Tree.Walk"],
+            ),
+            (
+                Language::Kotlin,
+                "class Heal(private val repo: UserRepo) {\n    fun run(state: IndexState) {\n        state.save()\n        repo.load()\n        val t = Tree()\n        t.walk()\n    }\n}\n",
+                "Heal.run",
+                &["IndexState.save", "UserRepo.load", "Tree", "Tree.walk"],
+            ),
+            (
+                Language::Php,
+                "<?php\nclass Heal {\n    private Cache $cache;\n    public function __construct(private UserRepo $repo) {}\n    public function run(IndexState $state) {\n        $state->save();\n        $this->repo->load();\n        $this->cache->clear();\n        $t = new Tree();\n        $t->walk();\n    }\n}\n",
+                "Heal::run",
+                &["IndexState.save", "UserRepo.load", "Cache.clear", "Tree", "Tree.walk"],
+            ),
+            (
+                Language::Cpp,
+                "class Heal {\n  Store* store;\n  void run(IndexState& state, Cache* cache) {\n    state.save();\n    cache->clear();\n    store->load();\n    Tree t;\n    t.walk();\n  }\n};\n",
+                "Heal::run",
+                &["IndexState.save", "Cache.clear", "Store.load", "Tree.walk"],
             ),
             // A name bound to two types, or not bound at all, stays as written.
             (Language::Python, "def f(flag):\n    if flag:\n        x = A()\n    else:\n        x = B()\n    x.run()\n", "f", &["A", "B", "x.run"]),

@@ -86,3 +86,24 @@
 ; Conventions (@pattern.<category>, keyed by (#set! key) and @pattern.key).
 ((catch_clause parameters: (parameter_list (parameter_declaration type: (_) @pattern.key))) @pattern.error_handling
   (#set! key "except:{}->other"))
+
+; Bindings (receivers.rs): typed parameters, locals and fields (through
+; `*` and `&`), for calls through them (`store->save()` with `Store* store`
+; is `Store.save`).
+(parameter_declaration
+  type: (_) @binding.type
+  declarator: [(identifier) @binding.name
+               (reference_declarator (identifier) @binding.name)
+               (pointer_declarator declarator: (identifier) @binding.name)]) @binding
+(declaration
+  type: (_) @binding.type
+  declarator: [(identifier) @binding.name
+               (init_declarator declarator: (identifier) @binding.name)
+               (init_declarator declarator: (pointer_declarator declarator: (identifier) @binding.name))
+               (init_declarator declarator: (reference_declarator (identifier) @binding.name))
+               (pointer_declarator declarator: (identifier) @binding.name)]) @binding
+(field_declaration
+  type: (_) @binding.type
+  declarator: [(field_identifier) @binding.name
+               (pointer_declarator declarator: (field_identifier) @binding.name)
+               (reference_declarator (field_identifier) @binding.name)]) @binding

@@ -85,3 +85,14 @@
   (#match? @_l "^(log|logger|LOG|LOGGER)$")
   (#any-of? @_f "trace" "debug" "info" "warn" "error")
   (#set! key "log:{}:plain"))
+
+; Bindings (receivers.rs): typed parameters, constructor properties and
+; properties, and a property bound to `Foo()`, for calls through them
+; (`repo.save()` with `repo: UserRepo` is `UserRepo.save`).
+(parameter (identifier) @binding.name . (_) @binding.type) @binding
+(class_parameter (identifier) @binding.name . (_) @binding.type) @binding.member
+(property_declaration (variable_declaration (identifier) @binding.name . (_) @binding.type)) @binding
+(property_declaration
+  (variable_declaration (identifier) @binding.name .)
+  (call_expression . (identifier) @binding.type)
+  (#match? @binding.type "^[A-Z]")) @binding

@@ -87,3 +87,11 @@
   (#match? @_l "(^|->)(\\$?logger|logger\\(\\))$")
   (#any-of? @pattern.key "debug" "info" "notice" "warning" "error" "critical" "alert" "emergency")
   (#set! key "log:logger->{}:plain"))
+
+; Bindings (receivers.rs): typed parameters and properties, promoted
+; constructor parameters, `$x = new Foo()`, for calls through them
+; (`$this->repo->save()` with `private UserRepo $repo` is `UserRepo.save`).
+(simple_parameter type: (_) @binding.type name: (variable_name) @binding.name) @binding
+(property_promotion_parameter type: (_) @binding.type name: (variable_name (name) @binding.name)) @binding.member
+(property_declaration type: (_) @binding.type (property_element name: (variable_name (name) @binding.name))) @binding
+(assignment_expression left: (variable_name) @binding.name right: (object_creation_expression [(name) (qualified_name)] @binding.type)) @binding
