@@ -36,7 +36,7 @@ pub use ask::{AskError, AskRequest, Asked, Citation};
 pub use graph::{dump_graph, load_patterns};
 pub use impact::{
     run as impact, ChangeKind, ChangedCode, Evidence, Impact, ImpactError, ImpactRequest, ImpactTarget, ImpactedCode, Omitted, Relation as ImpactRelation,
-    TestToRun,
+    TestToRun, Tier as TestTier,
 };
 pub use index::ci::{run as index_ci, CiOptions, CiReport};
 pub use index::gc::server::{gc_server, ServerGcReport};

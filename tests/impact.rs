@@ -80,6 +80,18 @@ fn a_changed_body_reaches_its_callers_at_depth_one_and_two_and_its_tests() {
     let first = &v["tests"][0];
     assert_eq!(first["symbol"], "test_helper", "{v}");
     assert!(first["why"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("named after pkg/core.py")), "{v}");
+    // Each test's probability falls down the list; the run tier is its head
+    // and holds the test that calls and is named after the changed code.
+    assert_eq!(first["tier"], "run", "{v}");
+    let listed = v["tests"].as_array().unwrap();
+    let p: Vec<f64> = listed.iter().map(|t| t["probability"].as_f64().expect("probability")).collect();
+    assert!(p.iter().all(|x| (0.0..=1.0).contains(x)) && p.windows(2).all(|w| w[0] >= w[1]), "{p:?}");
+    let tiers: Vec<&str> = listed.iter().map(|t| t["tier"].as_str().expect("tier")).collect();
+    assert!(tiers.windows(2).all(|w| !(w[0] == "maybe" && w[1] == "run")), "{tiers:?}");
+    let run = tiers.iter().filter(|t| **t == "run").count();
+    let text = repo.rag_ok(&["impact"]);
+    assert!(text.contains(&format!("tests ({}: {run} to run now, {} maybe):", tiers.len(), tiers.len() - run)), "{text}");
+    assert!(text.contains("tests/test_core.py::test_helper  [run "), "{text}");
     assert_eq!(repo.rag(&["impact", "--quiet"]).status.code(), Some(1));
     let depth1 = impacted(&impact(&repo, &["--depth", "1"]));
     assert!(!depth1.iter().any(|(_, _, d)| *d > 1), "{depth1:?}");

@@ -64,9 +64,12 @@ fn render(impact: &Impact) -> Result<()> {
     for o in &impact.omitted {
         outln!("  … {} {}: {} more dependents not listed", o.path, o.symbol.as_deref().unwrap_or(""), o.more);
     }
-    outln!("tests ({}):", impact.tests.len());
+    let run = impact.tests.iter().filter(|t| t.tier == git_rag::TestTier::Run).count();
+    outln!("tests ({}: {run} to run now, {} maybe):", impact.tests.len(), impact.tests.len() - run);
     for t in &impact.tests {
-        outln!("  {}{}  [{:.2}]  {}", t.path, t.symbol.as_deref().map(|s| format!("::{s}")).unwrap_or_default(), t.score, t.why.join("; "));
+        let tier = if t.tier == git_rag::TestTier::Run { "run" } else { "maybe" };
+        let symbol = t.symbol.as_deref().map(|s| format!("::{s}")).unwrap_or_default();
+        outln!("  {}{symbol}  [{tier} {:.2}, score {:.2}]  {}", t.path, t.probability, t.score, t.why.join("; "));
     }
     Ok(())
 }

@@ -112,6 +112,15 @@ pub struct ImpactedCode {
     pub candidates: Option<usize>,
 }
 
+/// Which tests to run now: `run`, the few the evidence is strong for
+/// (at least `weights::RUN_TIER_PROBABILITY`), and `maybe`, the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Run,
+    Maybe,
+}
+
 /// A test file to run, with why.
 #[derive(Debug, Clone, Serialize)]
 pub struct TestToRun {
@@ -120,6 +129,11 @@ pub struct TestToRun {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
     pub score: f64,
+    /// The chance (0–1) that this is a test file the change's own commit
+    /// would edit, from its score and rank, calibrated on mined commits
+    /// (`weights::TEST_PROBABILITY_*`): of the tests said 0.3, about 30% are.
+    pub probability: f64,
+    pub tier: Tier,
     pub why: Vec<String>,
     /// Each kind of evidence's value (0–1) before its weight (`impact::weights`):
     /// `in_change`, `reached`, `named_after_file`, `named_after_folder`,

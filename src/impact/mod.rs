@@ -35,7 +35,7 @@ pub mod weights;
 use crate::git::Repo;
 use crate::graph::{GraphReader, NodeKey};
 use crate::stores::state::{IndexState, STATE_FILE};
-pub use answer::{ChangeKind, ChangedCode, Evidence, Impact, ImpactedCode, Omitted, Relation, TestToRun};
+pub use answer::{ChangeKind, ChangedCode, Evidence, Impact, ImpactedCode, Omitted, Relation, TestToRun, Tier};
 pub use request::{ImpactError, ImpactRequest, ImpactTarget};
 use side::{Side, Snapshot, Sources};
 

@@ -12,10 +12,11 @@ use std::collections::{BTreeMap, HashSet};
 use super::history::History;
 use super::reach::Reached;
 use super::weights::{
-    COCHANGE_PRIOR, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL, TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FILE,
-    TEST_NAMED_AFTER_FOLDER, TEST_NAMES, TEST_REACHED,
+    COCHANGE_PRIOR, RUN_TIER_PROBABILITY, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL, TEST_NAMED_AFTER_DEFINITION,
+    TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_FOLDER, TEST_NAMES, TEST_PROBABILITY_INTERCEPT, TEST_PROBABILITY_LOG_RANK, TEST_PROBABILITY_LOG_SCORE,
+    TEST_PROBABILITY_SHARE_OF_TOP, TEST_REACHED,
 };
-use super::{ChangeKind, ChangedCode, Relation, TestToRun};
+use super::{ChangeKind, ChangedCode, Relation, TestToRun, Tier};
 use crate::analysis::name::own_part as own_name;
 use crate::analysis::role::Role;
 use crate::graph::{EdgeKind, GraphError, Neighbourhood, NodeKey};
@@ -89,7 +90,8 @@ impl Found {
         let mut parts: Vec<(f32, String)> = self.parts.into_iter().map(|(s, (v, why))| (s.weight() * v, why)).collect();
         parts.sort_by(|a, b| b.0.total_cmp(&a.0));
         let score = super::rounded(parts.iter().map(|p| p.0).sum());
-        TestToRun { path, symbol: self.symbol.map(|(_, s)| s), score, why: parts.into_iter().map(|p| p.1).collect(), signals }
+        let why = parts.into_iter().map(|p| p.1).collect();
+        TestToRun { path, symbol: self.symbol.map(|(_, s)| s), score, probability: 0.0, tier: Tier::Maybe, why, signals }
     }
 }
 
@@ -147,7 +149,24 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
     let mut out: Vec<TestToRun> = found.into_iter().map(|(path, f)| f.into_test(path)).collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
     out.truncate(limit);
+    calibrate(&mut out);
     Ok(out)
+}
+
+/// Each test's probability and tier, from its score, its rank and its
+/// score's share of the first's (`weights.rs`, fitted by `scripts/calibrate-impact.py`).
+fn calibrate(tests: &mut [TestToRun]) {
+    let top = tests.first().map_or(0.0, |t| t.score).max(1e-9);
+    for (i, t) in tests.iter_mut().enumerate() {
+        let score = t.score.max(0.0) as f32;
+        let z = TEST_PROBABILITY_INTERCEPT
+            + TEST_PROBABILITY_LOG_SCORE * score.ln_1p()
+            + TEST_PROBABILITY_LOG_RANK * ((i + 1) as f32).ln()
+            + TEST_PROBABILITY_SHARE_OF_TOP * score / top as f32;
+        let p = 1.0 / (1.0 + (-z).exp());
+        t.probability = super::rounded(p);
+        t.tier = if p >= RUN_TIER_PROBABILITY { Tier::Run } else { Tier::Maybe };
+    }
 }
 
 /// The words of a name, as tests and the files they test share them:

@@ -86,3 +86,19 @@ pub const HISTORY_COMMITS: usize = 3000;
 /// A commit that changes more files than this (a reformat, a rename
 /// sweep, a vendored update) says nothing about which tests go with which code.
 pub const HISTORY_MAX_FILES: usize = 40;
+
+/// The chance that a listed test is a test file the change's own commit
+/// edits: `sigmoid(INTERCEPT + LOG_SCORE·ln(1 + score) + LOG_RANK·ln(rank)
+/// + SHARE_OF_TOP·score / first score)`. Fitted by
+/// `scripts/calibrate-impact.py` (logistic regression, leave one
+/// repository out for the reliability it prints) on the commits
+/// `scripts/mine-impact.py` mines; `--write` rewrites these lines.
+pub const TEST_PROBABILITY_INTERCEPT: f32 = -3.686;
+pub const TEST_PROBABILITY_LOG_SCORE: f32 = 1.561;
+pub const TEST_PROBABILITY_LOG_RANK: f32 = -0.666;
+pub const TEST_PROBABILITY_SHARE_OF_TOP: f32 = 1.616;
+
+/// The `run` tier holds the tests at least this likely; the rest are
+/// `maybe`. The lowest threshold (in steps of 0.05) whose run tier holds at
+/// most six tests on average on the mined commits, held out.
+pub const RUN_TIER_PROBABILITY: f32 = 0.050;
