@@ -437,3 +437,30 @@ fn an_untyped_receiver_is_a_caller_by_name_with_its_candidates() {
     let text = repo.rag_ok(&["impact"]);
     assert!(text.contains("[calls State.save by name, 2 candidates, depth 1"), "{text}");
 }
+
+/// A changed doc comment is its definition's documentation (not a change of
+/// the module around it): alone, the change is documentation only and
+/// lists nothing to run; with code beside it, the code is walked as ever.
+#[test]
+fn a_changed_doc_comment_is_documentation_of_its_definition() {
+    let repo = TestRepo::new();
+    repo.write("Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\n");
+    repo.write("src/lib.rs", "pub mod record;\npub mod state;\n");
+    let state = "pub struct State {}\n\nimpl State {\n    /// Writes the state.\n    pub fn save(&self) -> u32 {\n        1\n    }\n}\n";
+    repo.write("src/state.rs", state);
+    repo.write("src/record.rs", "use crate::state::State;\n\npub fn commit(state: &State) -> u32 {\n    state.save()\n}\n");
+    repo.write("tests/state.rs", "use app::state::State;\n\n#[test]\nfn saves() {\n    assert_eq!(State {}.save(), 1);\n}\n");
+    repo.commit("base");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    repo.write("src/state.rs", state.replace("/// Writes the state.", "/// Writes the state, atomically."));
+    let v = impact(&repo, &[]);
+    assert_eq!(changed(&v), vec![("src/state.rs".into(), "State::save".into(), "doc".into())], "{v}");
+    assert_eq!(v["documentation_only"], true, "{v}");
+    assert!(impacted(&v).is_empty() && tests(&v).is_empty(), "{v}");
+    assert_eq!(repo.rag(&["impact", "--quiet"]).status.code(), Some(0));
+    repo.write("src/state.rs", state.replace("/// Writes the state.", "/// Writes the state, atomically.").replace("        1\n", "        2\n"));
+    let v = impact(&repo, &[]);
+    assert_eq!(changed(&v), vec![("src/state.rs".into(), "State::save".into(), "body".into())], "{v}");
+    assert!(impacted(&v).iter().any(|(s, r, _)| s == "commit" && r == "calls"), "{v}");
+    assert_eq!(tests(&v).first().map(String::as_str), Some("tests/state.rs"), "{v}");
+}

@@ -21,6 +21,8 @@ pub enum ChangeKind {
     Renamed,
     /// Module-level lines (imports, top-level statements) outside any definition.
     Module,
+    /// Only its leading doc comment: it runs as before.
+    Doc,
 }
 
 /// A definition (or file, `symbol` null) the change makes.

@@ -62,6 +62,15 @@ fn innermost<'s>(symbols: &'s [Symbol], lines: &[usize]) -> Option<&'s Symbol> {
         .min_by_key(|s| (s.span.end_line - s.span.start_line, s.span.start_line))
 }
 
+/// The innermost symbol whose leading doc comment (above its span) holds
+/// `line` (0-based), unless `within` (the innermost symbol around the line)
+/// is nested inside it.
+fn documented<'s>(symbols: &'s [Symbol], line: usize, within: Option<&Symbol>) -> Option<&'s Symbol> {
+    let holds = |s: &Symbol| s.doc_start.is_some_and(|(_, first)| first <= line + 1 && line + 1 < s.span.start_line);
+    let inside = |s: &Symbol, outer: &Symbol| outer.span.start_line <= s.span.start_line && s.span.end_line <= outer.span.end_line;
+    symbols.iter().filter(|s| holds(s) && within.is_none_or(|w| inside(s, w))).min_by_key(|s| s.span.end_line - s.chunk_start().1)
+}
+
 /// What changed in one file between its two versions (`None`: the file is
 /// absent on that side). Deleted definitions carry the old side's lines.
 pub(crate) fn in_file(path: &str, old: Option<(&str, &FileChunks)>, new: Option<(&str, &FileChunks)>) -> Vec<ChangedCode> {
@@ -83,19 +92,26 @@ fn between(path: &str, (old_text, old): (&str, &FileChunks), (new_text, new): (&
     let olds: BTreeMap<&str, &Symbol> = old.symbols.iter().rev().map(|s| (s.qualified_name.as_str(), s)).collect();
     let news: BTreeMap<&str, &Symbol> = new.symbols.iter().rev().map(|s| (s.qualified_name.as_str(), s)).collect();
     // The definitions the changed lines fall in, on either side; lines in none are the module's.
+    // A line of a definition's leading doc comment is that definition's
+    // documentation, not its parent's code or the module's.
     let mut touched_names: HashSet<&str> = HashSet::new();
+    let mut doc_names: HashSet<&str> = HashSet::new();
     let mut module_lines: Vec<usize> = Vec::new();
     let mut module_touched = false;
     for l in &t.new {
-        match innermost(&new.symbols, &[*l]) {
-            Some(s) => drop(touched_names.insert(&s.qualified_name)),
-            None => module_lines.push(l + 1),
+        let within = innermost(&new.symbols, &[*l]);
+        match (documented(&new.symbols, *l, within), within) {
+            (Some(d), _) => drop(doc_names.insert(&d.qualified_name)),
+            (None, Some(s)) => drop(touched_names.insert(&s.qualified_name)),
+            (None, None) => module_lines.push(l + 1),
         }
     }
     for l in &t.old {
-        match innermost(&old.symbols, &[*l]) {
-            Some(s) => drop(touched_names.insert(&s.qualified_name)),
-            None => module_touched = true,
+        let within = innermost(&old.symbols, &[*l]);
+        match (documented(&old.symbols, *l, within), within) {
+            (Some(d), _) => drop(doc_names.insert(&d.qualified_name)),
+            (None, Some(s)) => drop(touched_names.insert(&s.qualified_name)),
+            (None, None) => module_touched = true,
         }
     }
     for at in &t.removed_at {
@@ -111,6 +127,11 @@ fn between(path: &str, (old_text, old): (&str, &FileChunks), (new_text, new): (&
         let change = if before.signature.trim() != s.signature.trim() { ChangeKind::Signature } else { ChangeKind::Body };
         if !out.iter().any(|c| c.symbol.as_deref() == Some(&s.qualified_name)) {
             out.push(ChangedCode::symbol(path, s, change));
+        }
+    }
+    for s in new.symbols.iter().filter(|s| olds.contains_key(s.qualified_name.as_str()) && doc_names.contains(s.qualified_name.as_str())) {
+        if !out.iter().any(|c| c.symbol.as_deref() == Some(&s.qualified_name)) {
+            out.push(ChangedCode::symbol(path, s, ChangeKind::Doc));
         }
     }
     let added: Vec<&Symbol> = dedup(new.symbols.iter().filter(|s| !olds.contains_key(s.qualified_name.as_str())));
@@ -218,6 +239,17 @@ mod tests {
         let got = changes(BASE, &new);
         assert!(got.contains(&("helper".into(), ChangeKind::Renamed)), "{got:?}");
         assert!(!got.iter().any(|(_, c)| matches!(c, ChangeKind::Added | ChangeKind::Deleted)), "{got:?}");
+    }
+
+    #[test]
+    fn a_changed_doc_comment_is_its_definition_s_documentation() {
+        let base = "class A:\n    def f(self, x):\n        return x + 1\n\n    # Gives two.\n    def g(self):\n        return 2\n\n\n# Calls f.\ndef h():\n    return A().f(1)\n";
+        let got = changes(base, &base.replace("# Gives two.", "# Gives two, always."));
+        assert_eq!(got, vec![("A.g".into(), ChangeKind::Doc)], "a method's comment, not the class's code");
+        let got = changes(base, &base.replace("# Calls f.", "# Calls A.f."));
+        assert_eq!(got, vec![("h".into(), ChangeKind::Doc)], "a function's comment, not the module's");
+        let both = base.replace("# Gives two.", "# Gives three.").replace("return 2", "return 3");
+        assert_eq!(changes(base, &both), vec![("A.g".into(), ChangeKind::Body)], "code and its comment: the code");
     }
 
     #[test]

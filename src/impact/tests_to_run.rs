@@ -265,8 +265,12 @@ fn by_convention(source: &str, tests: &[&String], found: &mut BTreeMap<String, F
 /// `test_arguments.py` for `Argument.__init__`, `fixtures.py` under a test
 /// folder for `_showfixtures_main`.
 fn by_definition_names(changed: &[ChangedCode], tests: &[&String], found: &mut BTreeMap<String, Found>) {
-    let defs: Vec<(&str, Vec<String>)> =
-        changed.iter().filter(|c| c.change != ChangeKind::Added && !is_test_file(&c.path)).filter_map(|c| c.symbol.as_deref()).map(|q| (q, words(q))).collect();
+    let defs: Vec<(&str, Vec<String>)> = changed
+        .iter()
+        .filter(|c| !matches!(c.change, ChangeKind::Added | ChangeKind::Doc) && !is_test_file(&c.path))
+        .filter_map(|c| c.symbol.as_deref())
+        .map(|q| (q, words(q)))
+        .collect();
     if defs.is_empty() {
         return;
     }
@@ -306,7 +310,7 @@ fn by_imports(nb: &mut Neighbourhood, source: &str, found: &mut BTreeMap<String,
 fn by_names(nb: &mut Neighbourhood, changed: &[ChangedCode], found: &mut BTreeMap<String, Found>) -> Result<(), GraphError> {
     let mut names: Vec<String> = changed
         .iter()
-        .filter(|c| c.change != ChangeKind::Added && !is_test_file(&c.path))
+        .filter(|c| !matches!(c.change, ChangeKind::Added | ChangeKind::Doc) && !is_test_file(&c.path))
         .filter_map(|c| c.symbol.as_deref().map(own_name))
         .chain(changed.iter().filter_map(|c| c.previous.as_deref().map(own_name)))
         .filter(|n| n.len() > 2)
