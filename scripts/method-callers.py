@@ -94,7 +94,7 @@ def callers(repo_dir: Path, binary, index_dir):
     v = json.loads(out.stdout)
     changed = [c.get("symbol") for c in v.get("changed", [])]
     found = [
-        {"path": i["path"], "symbol": i.get("symbol"), "evidence": (i.get("evidence") or {}).get("text")}
+        {"path": i["path"], "symbol": i.get("symbol"), "evidence": (i.get("evidence") or {}).get("text"), "candidates": i.get("candidates")}
         for i in v.get("impacted", [])
         if i.get("relation") == "calls" and i.get("depth") == 1
     ]

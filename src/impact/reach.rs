@@ -275,8 +275,8 @@ fn incoming_where(
 /// ([`by_name_share`]). Not listed: calls without a receiver or through
 /// `self`/`this` (the class's own methods resolve), through a type other
 /// than the method's own (`Doc.save` for `State::save`), or through a
-/// module the calling file imports (`os.path.join`, `http.Get`). A name
-/// defined more than [`BY_NAME_MAX_DEFINITIONS`] times lists none.
+/// module the calling file imports (`os.path.join`, `http.Get`), or in a
+/// document's code fence. A name defined more than [`BY_NAME_MAX_DEFINITIONS`] times lists none.
 fn callers_by_name(nb: &mut Neighbourhood, qualified_name: &str) -> Result<(Vec<Dependent>, usize), GraphError> {
     let name = own_name(qualified_name).to_string();
     let owner = parent_of(qualified_name).map(|p| own_name(p).to_string());
@@ -304,6 +304,10 @@ fn callers_by_name(nb: &mut Neighbourhood, qualified_name: &str) -> Result<(Vec<
             return owner.as_deref() == Some(receiver);
         }
         let file = key_path(&nb.graph().graph[source].key).to_string();
+        // A call in a document's code fence shows a use; it runs nothing.
+        if matches!(crate::analysis::role::Role::of(&file), crate::analysis::role::Role::Docs | crate::analysis::role::Role::Changelog) {
+            return false;
+        }
         let imported = nb.facts_of(&file).ok().flatten().is_some_and(|f| {
             f.imports.iter().any(|i| crate::graph::import_stem(&i.module) == receiver.to_lowercase() || i.names.iter().any(|n| n == receiver))
         });
