@@ -228,7 +228,8 @@ fn kotlin_companions_extensions_and_properties() {
             ("ConnectTiming", "class"),
         ],
     );
-    assert_calls(&fc, "ResourceType.fromMimeType", "mimeType.startsWith");
+    // `mimeType: String`: the call is written with the receiver's type (`receivers.rs`).
+    assert_calls(&fc, "ResourceType.fromMimeType", "String.startsWith");
     let fc = assert_defines(
         "kotlin/CodedException.kt",
         Language::Kotlin,

@@ -217,7 +217,8 @@ impl Scopes {
 
     /// The type bound to a bare `name` where `owner` uses it.
     fn bound(&self, symbols: &[Symbol], owner: Option<usize>, name: &str) -> Option<String> {
-        let members = members_in_scope(self.language);
+        // Ruby's `@repo` is the object's wherever it is used.
+        let members = members_in_scope(self.language) || name.starts_with('@');
         for s in ancestors(symbols, owner) {
             if symbols[s].kind.is_container() && !members && symbols[s].kind != SymbolKind::Module {
                 continue;
@@ -246,7 +247,7 @@ mod tests {
 
     #[test]
     fn a_call_through_a_typed_receiver_names_the_type_in_each_language() {
-        let cases: [(Language, &str, &str, &[&str]); 15] = [
+        let cases: [(Language, &str, &str, &[&str]); 16] = [
             (
                 Language::Rust,
                 "struct Heal { state: IndexState }\nimpl Heal {\n    fn run(&self, s: &mut IndexState, o: Option<Box<dyn Store>>) {\n        s.save();\n        self.state.load();\n        let t = Tree::new();\n        t.walk();\n        other.save();\n    }\n}\n",
@@ -312,6 +313,12 @@ mod tests {
                 "class Heal {\n  Store* store;\n  void run(IndexState& state, Cache* cache) {\n    state.save();\n    cache->clear();\n    store->load();\n    Tree t;\n    t.walk();\n  }\n};\n",
                 "Heal::run",
                 &["IndexState.save", "Cache.clear", "Store.load", "Tree.walk"],
+            ),
+            (
+                Language::Ruby,
+                "class Heal\n  def initialize\n    @repo = Store::Repo.new\n  end\n\n  def run\n    @repo.load\n    t = Tree.new\n    t.walk\n  end\nend\n",
+                "Heal#run",
+                &["Repo.load", "Tree.new", "Tree.walk"],
             ),
             // A name bound to two types, or not bound at all, stays as written.
             (Language::Python, "def f(flag):\n    if flag:\n        x = A()\n    else:\n        x = B()\n    x.run()\n", "f", &["A", "B", "x.run"]),

@@ -46,3 +46,15 @@
   (#match? @_r "logger$")
   (#any-of? @pattern.key "debug" "info" "warn" "error" "fatal")
   (#set! key "log:logger.{}:plain"))
+
+; Bindings (receivers.rs): a variable or instance variable bound to
+; `Foo.new`, for calls through it (`@repo.save` with `@repo = Repo.new`
+; in `initialize` is `Repo.save`). An instance variable binds on the class.
+(assignment
+  left: (identifier) @binding.name
+  right: (call receiver: [(constant) (scope_resolution)] @binding.type method: (identifier) @_new)
+  (#eq? @_new "new")) @binding
+(assignment
+  left: (instance_variable) @binding.name
+  right: (call receiver: [(constant) (scope_resolution)] @binding.type method: (identifier) @_new)
+  (#eq? @_new "new")) @binding.member
