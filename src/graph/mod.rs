@@ -72,7 +72,9 @@ use crate::analysis::role::Role;
 /// 11: a bare name resolves to a member of the enclosing module or interface
 /// (Perl's `package`, an Elixir or Rust module); a qualified one to the
 /// imported module's definition of that full name.
-const FORMAT_VERSION: u32 = 11;
+/// 12: among several definitions of a name, `T.m` (as written, or a call
+/// through a receiver whose type the analysis knew) resolves to `T`'s member.
+const FORMAT_VERSION: u32 = 12;
 /// The pseudo-symbol module-level calls are resolved from.
 const MODULE_CALLER: &str = "<module>";
 const PATTERNS_FILE: &str = "patterns.json";

@@ -96,6 +96,13 @@ impl Neighbourhood<'_> {
         Ok(out)
     }
 
+    /// How many definitions the index holds whose own name is `name`
+    /// exactly, read from the name index without loading their files (a
+    /// name defined in thousands of files costs one read).
+    pub fn count_definitions(&self, name: &str) -> Result<usize> {
+        Ok(self.snapshot.named(&lookup_name(name))?.iter().filter(|(_, q)| crate::analysis::name::own_part(q) == name).count())
+    }
+
     /// Symbols whose [`lookup_name`] is that of `name` (a wider net than
     /// [`find_symbols`](Self::find_symbols): every definition of the name, any case).
     pub fn load_definitions_of(&mut self, name: &str) -> Result<()> {

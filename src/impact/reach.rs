@@ -280,14 +280,7 @@ fn incoming_where(
 fn callers_by_name(nb: &mut Neighbourhood, qualified_name: &str) -> Result<(Vec<Dependent>, usize), GraphError> {
     let name = own_name(qualified_name).to_string();
     let owner = parent_of(qualified_name).map(|p| own_name(p).to_string());
-    let definitions = nb
-        .find_symbols(&name)?
-        .into_iter()
-        .filter(|ix| {
-            let n = &nb.graph().graph[*ix];
-            n.kind.is_callable() && matches!(&n.key, NodeKey::Symbol { qualified_name: q, .. } if own_name(q) == name)
-        })
-        .count();
+    let definitions = nb.count_definitions(&name)?;
     if !(2..=BY_NAME_MAX_DEFINITIONS).contains(&definitions) {
         return Ok((Vec::new(), 0));
     }
