@@ -4,8 +4,9 @@
 For each repository (a mirror under --mirrors, checked out at its HEAD):
 index it once per binary (keyword layers), pick methods at random (a
 method definition's first line, found by a per-language pattern, outside
-test files), add one comment line inside each, and ask `git rag impact`
-of the work tree. Counts the depth-1 callers (`calls`) each binary lists,
+test files), add one line of code that does nothing as the first line of
+each one's body (a comment would be no change of code), and ask `git rag
+impact` of the work tree. Counts the depth-1 callers (`calls`) each binary lists,
 and writes every caller found by one binary and not the other, with its
 evidence line, for reading.
 
@@ -27,18 +28,23 @@ import sys
 import time
 from pathlib import Path
 
-# A method's first line, and the comment that is valid inside it.
+# A method's first line, and a statement that does nothing, valid as the
+# first line of its body.
 METHODS = {
-    "rust": (r"\.rs$", re.compile(r"^\s+(pub(\([^)]*\))?\s+)?(async\s+)?fn\s+\w+[^;]*\(\s*&?(mut\s+)?self\b"), "//"),
-    "python": (r"\.py$", re.compile(r"^\s+(async\s+)?def\s+\w+\(\s*self\b"), "#"),
-    "go": (r"\.go$", re.compile(r"^func\s+\(\w+\s+\*?\w+(\[[^\]]*\])?\)\s+\w+\("), "//"),
-    "java": (r"\.java$", re.compile(r"^\s+(public|protected|private)\s+(static\s+)?(final\s+)?[\w<>\[\], ?]+\s+\w+\([^;]*$"), "//"),
-    "csharp": (r"\.cs$", re.compile(r"^\s+(public|protected|private|internal)\s+(static\s+|virtual\s+|override\s+|async\s+)*[\w<>\[\], ?]+\s+\w+\([^;]*$"), "//"),
-    "typescript": (r"\.ts$", re.compile(r"^\s+(public\s+|private\s+|protected\s+|async\s+|static\s+)*(?!if\b|for\b|while\b|switch\b|return\b|catch\b|function\b)\w+\([^;]*\)\s*(:\s*[^=;{]+)?\{\s*$"), "//"),
-    "kotlin": (r"\.kt$", re.compile(r"^\s+((override|private|public|internal|protected|open|suspend|final)\s+)*fun\s+(<[^>]*>\s*)?\w+\("), "//"),
-    "php": (r"\.php$", re.compile(r"^\s+(abstract\s+|final\s+)?(public|protected|private)\s+(static\s+)?function\s+\w+\([^;]*$"), "//"),
-    "cpp": (r"\.(cc|cpp|cxx)$", re.compile(r"^[\w][\w:<>*&, ]*\s[*&]?\w+::~?\w+\([^;]*$"), "//"),
+    "rust": (r"\.rs$", re.compile(r"^\s+(pub(\([^)]*\))?\s+)?(async\s+)?fn\s+\w+[^;]*\(\s*&?(mut\s+)?self\b"), "let _probe = 0;"),
+    "python": (r"\.py$", re.compile(r"^\s+(async\s+)?def\s+\w+\(\s*self\b"), "_probe = 0"),
+    "go": (r"\.go$", re.compile(r"^func\s+\(\w+\s+\*?\w+(\[[^\]]*\])?\)\s+\w+\("), "_ = 0"),
+    "java": (r"\.java$", re.compile(r"^\s+(public|protected|private)\s+(static\s+)?(final\s+)?[\w<>\[\], ?]+\s+\w+\([^;]*$"), "int probe_ = 0;"),
+    "csharp": (r"\.cs$", re.compile(r"^\s+(public|protected|private|internal)\s+(static\s+|virtual\s+|override\s+|async\s+)*[\w<>\[\], ?]+\s+\w+\([^;]*$"), "int probe_ = 0;"),
+    "typescript": (r"\.ts$", re.compile(r"^\s+(public\s+|private\s+|protected\s+|async\s+|static\s+)*(?!if\b|for\b|while\b|switch\b|return\b|catch\b|function\b)\w+\([^;]*\)\s*(:\s*[^=;{]+)?\{\s*$"), "const probe_ = 0;"),
+    "kotlin": (r"\.kt$", re.compile(r"^\s+((override|private|public|internal|protected|open|suspend|final)\s+)*fun\s+(<[^>]*>\s*)?\w+\("), "val probe_ = 0"),
+    "php": (r"\.php$", re.compile(r"^\s+(abstract\s+|final\s+)?(public|protected|private)\s+(static\s+)?function\s+\w+\([^;]*$"), "$probe_ = 0;"),
+    "cpp": (r"\.(cc|cpp|cxx)$", re.compile(r"^[\w][\w:<>*&, ]*\s[*&]?\w+::~?\w+\([^;]*$"), "int probe_ = 0;"),
+    "swift": (r"\.swift$", re.compile(r"^\s+((public|private|internal|fileprivate|open|override|static|final|class|mutating|@objc|@discardableResult)\s+)*func\s+\w+"), "let probe_ = 0"),
+    "scala": (r"\.scala$", re.compile(r"^\s+((override|private|protected|final|implicit)(\[\w+\])?\s+)*def\s+\w+"), "val probe_ = 0"),
 }
+# How many lines after a method's first line its body may open.
+BODY_OPENS_WITHIN = 6
 TEST_PATH = re.compile(r"(^|/)(tests?|__tests__|spec|testing|test_[^/]*|[^/]*_test\.\w+|[^/]*Tests?\.\w+|[^/]*\.(test|spec)\.\w+)($|/)", re.I)
 SKIP_PATH = re.compile(r"(^|/)(vendor|third_party|node_modules|examples?|docs?|benches|fixtures?)/")
 
@@ -71,15 +77,38 @@ def methods(repo_dir: Path, language, files, per_repo, seed):
     return found[:per_repo]
 
 
-def probe(repo_dir: Path, path, line, comment):
-    """Adds a comment line after the method's first line; returns the
-    original bytes (written back as they were: a CRLF file stays CRLF)."""
+def body_start(lines, head, language):
+    """The index of the line after the one that opens the method's body
+    (ending in `{`, or `:` in Python), within BODY_OPENS_WITHIN lines of its
+    first line (0-based `head`); None for a body that is one expression."""
+    opener = b":" if language == "python" else b"{"
+    for i in range(head, min(head + BODY_OPENS_WITHIN, len(lines))):
+        text = lines[i].rstrip()
+        if text.endswith(opener):
+            return i + 1
+        if i > head and METHODS[language][1].search(text.decode(errors="replace")):
+            return None  # the next method: this one has no body (a protocol's, an interface's)
+        if language != "python" and (text.endswith(b";") or b"=>" in text or re.search(rb"=\s*[^\s={]", text)):
+            return None  # declared without a body, or its body is one expression
+    return None
+
+
+def probe(repo_dir: Path, path, line, language):
+    """Adds a statement that does nothing as the first line of the method's
+    body; returns the original bytes (written back as they were: a CRLF file
+    stays CRLF), or None where the body is not found."""
     p = repo_dir / path
     original = p.read_bytes()
     lines = original.split(b"\n")
+    at = body_start(lines, line - 1, language)
+    if at is None or at >= len(lines):
+        return None
     eol = b"\r\n" if lines[0].endswith(b"\r") else b"\n"
-    indent = re.match(rb"[ \t]*", lines[line]).group(0) if line < len(lines) else b""
-    lines.insert(line, indent + f"{comment} probe: a changed method".encode() + eol[:-1])
+    following = next((l for l in lines[at:at + 5] if l.strip()), lines[at])
+    indent = re.match(rb"[ \t]*", following).group(0)
+    if following.strip().startswith(b"}"):
+        indent += b"    "
+    lines.insert(at, indent + METHODS[language][2].encode() + eol[:-1])
     p.write_bytes(b"\n".join(lines))
     return original
 
@@ -124,8 +153,12 @@ def one_repo(out: Path, mirrors: Path, name, bins, per_repo, seed):
             print(f"{name}: {label} index failed: {r.stderr.strip()[-300:]}", file=sys.stderr)
             return None
     rows = []
-    for path, line, head in methods(work, language, files, per_repo, seed):
-        original = probe(work, path, line, METHODS[language][2])
+    for path, line, head in methods(work, language, files, per_repo * 2, seed):
+        if len(rows) == per_repo:
+            break
+        original = probe(work, path, line, language)
+        if original is None:
+            continue
         row = {"path": path, "line": line, "head": head}
         try:
             for label, binary in bins:

@@ -237,7 +237,8 @@ fn evidence_is_the_line_that_proves_the_relation_not_a_comment_that_mentions_it(
     );
     repo.commit("base");
     repo.rag_ok(&["index", "--no-semantic", "-q"]);
-    repo.write("src/state.rs", "//! The index state, saved atomically.\n\npub fn save_state(n: u32) -> u32 {\n    n + 2\n}\n");
+    // A module-level line of code too (a comment alone would be none), so the module's importers are listed.
+    repo.write("src/state.rs", "//! The index state, saved atomically.\nuse std::fmt as _;\n\npub fn save_state(n: u32) -> u32 {\n    n + 2\n}\n");
     let v = impact(&repo, &[]);
     let items = v["impacted"].as_array().expect("impacted");
     let record = items.iter().find(|i| i["symbol"] == "record" && i["relation"] == "calls").unwrap_or_else(|| panic!("record calls save_state\n{v}"));
@@ -463,4 +464,38 @@ fn a_changed_doc_comment_is_documentation_of_its_definition() {
     assert_eq!(changed(&v), vec![("src/state.rs".into(), "State::save".into(), "body".into())], "{v}");
     assert!(impacted(&v).iter().any(|(s, r, _)| s == "commit" && r == "calls"), "{v}");
     assert_eq!(tests(&v).first().map(String::as_str), Some("tests/state.rs"), "{v}");
+}
+
+/// A change of comments alone, inside a method's body or at the top of the
+/// module, is no change of code: each changed definition says `comment`, the
+/// change is documentation only and lists nothing to run. A doc comment's
+/// code fence runs as a doctest, so changing it is a change of code.
+#[test]
+fn a_change_of_comments_inside_a_body_runs_as_before() {
+    let repo = TestRepo::new();
+    repo.write("Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\n");
+    repo.write("src/lib.rs", "pub mod record;\npub mod state;\n");
+    let state =
+        "pub struct State {}\n\nimpl State {\n    /// Writes the state.\n    pub fn save(&self) -> u32 {\n        // one, for now\n        1\n    }\n}\n";
+    repo.write("src/state.rs", state);
+    repo.write("src/record.rs", "use crate::state::State;\n\npub fn commit(state: &State) -> u32 {\n    state.save()\n}\n");
+    repo.write("tests/state.rs", "use app::state::State;\n\n#[test]\nfn saves() {\n    assert_eq!(State {}.save(), 1);\n}\n");
+    repo.commit("base");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    let commented = format!("// The index state.\n\n{}", state.replace("// one, for now", "// one: a state is saved once"));
+    repo.write("src/state.rs", &commented);
+    let v = impact(&repo, &[]);
+    let mut got = changed(&v);
+    got.sort();
+    assert_eq!(got, vec![("src/state.rs".into(), "-".into(), "comment".into()), ("src/state.rs".into(), "State::save".into(), "comment".into())], "{v}");
+    assert_eq!(v["documentation_only"], true, "{v}");
+    assert!(impacted(&v).is_empty() && tests(&v).is_empty(), "{v}");
+    assert_eq!(repo.rag(&["impact", "--quiet"]).status.code(), Some(0));
+    let fenced = state
+        .replace("    /// Writes the state.\n", "    /// Writes the state.\n    /// ```\n    /// assert_eq!(app::state::State {}.save(), 1);\n    /// ```\n");
+    repo.write("src/state.rs", &fenced);
+    let v = impact(&repo, &[]);
+    assert_eq!(changed(&v), vec![("src/state.rs".into(), "State::save".into(), "body".into())], "{v}");
+    assert_eq!(v["documentation_only"], false, "{v}");
+    assert!(impacted(&v).iter().any(|(s, r, _)| s == "commit" && r == "calls"), "{v}");
 }

@@ -252,7 +252,8 @@ fn scala_objects_traits_cases_and_imports() {
             ("CursorOp.opsToPath", "function"),
         ],
     );
-    assert_calls(&fc, "CursorOp.opsToPath", "history.foldRight");
+    // `history: List[CursorOp]`: a call of `List`'s method.
+    assert_calls(&fc, "CursorOp.opsToPath", "List.foldRight");
     assert_doc(&fc, "CursorOp.requiresObject", "Does this operation require the current focus");
     let fc = assert_defines("scala/DerivesSuite.scala", Language::Scala, &[("DerivesSuite.Vegetable", "enum"), ("DerivesSuite.Foo", "interface")]);
     // A dotted path is one module: `import io.circe.syntax._`, not its last segment.

@@ -33,9 +33,11 @@
 /// 16: a call through a receiver whose type the code states is written with
 ///     the type (`state.save` with `state: &IndexState` → `IndexState.save`;
 ///     `receivers`).
-pub const VERSION: u32 = 16;
+/// 17: Swift's and Scala's typed receivers too.
+pub const VERSION: u32 = 17;
 
 pub mod chunk;
+pub mod comments;
 pub mod embedded;
 pub mod kind;
 pub mod lang;

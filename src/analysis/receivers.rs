@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn a_call_through_a_typed_receiver_names_the_type_in_each_language() {
-        let cases: [(Language, &str, &str, &[&str]); 16] = [
+        let cases: [(Language, &str, &str, &[&str]); 18] = [
             (
                 Language::Rust,
                 "struct Heal { state: IndexState }\nimpl Heal {\n    fn run(&self, s: &mut IndexState, o: Option<Box<dyn Store>>) {\n        s.save();\n        self.state.load();\n        let t = Tree::new();\n        t.walk();\n        other.save();\n    }\n}\n",
@@ -319,6 +319,18 @@ mod tests {
                 "class Heal\n  def initialize\n    @repo = Store::Repo.new\n  end\n\n  def run\n    @repo.load\n    t = Tree.new\n    t.walk\n  end\nend\n",
                 "Heal#run",
                 &["Repo.load", "Tree.new", "Tree.walk"],
+            ),
+            (
+                Language::Swift,
+                "class Heal {\n    var cache: Cache\n    func run(state: IndexState) {\n        state.save()\n        cache.clear()\n        let t = Tree()\n        t.walk()\n    }\n}\n",
+                "Heal.run",
+                &["IndexState.save", "Cache.clear", "Tree", "Tree.walk"],
+            ),
+            (
+                Language::Scala,
+                "class Heal(repo: UserRepo) {\n  def run(state: IndexState): Unit = {\n    state.save()\n    repo.load()\n    val t = new Tree()\n    t.walk()\n    val u = Node(1)\n    u.visit()\n  }\n}\n",
+                "Heal.run",
+                &["IndexState.save", "UserRepo.load", "Tree", "Tree.walk", "Node", "Node.visit"],
             ),
             // A name bound to two types, or not bound at all, stays as written.
             (Language::Python, "def f(flag):\n    if flag:\n        x = A()\n    else:\n        x = B()\n    x.run()\n", "f", &["A", "B", "x.run"]),

@@ -194,6 +194,20 @@ pub fn parse(language: Language, source: &[u8]) -> Result<ParsedFile, NotParsed>
     }
 }
 
+/// The syntax tree of `source` alone (no query run over it), parsed as
+/// [`parse`] parses it: a component's scripts only, C's attribute macros
+/// blanked, within the same budgets.
+pub(crate) fn syntax_tree(language: Language, source: &[u8]) -> Result<tree_sitter::Tree, NotParsed> {
+    let grammar = language.grammar().ok_or(NotParsed::NoGrammar)?;
+    let ranges = match embedded::code_ranges(language, source) {
+        Some(ranges) if ranges.is_empty() => return Err(NotParsed::NoGrammar),
+        Some(ranges) => embedded::included(source, &ranges),
+        None => Vec::new(),
+    };
+    let blanked = blanked_for_parsing(language, source);
+    parse_tree(&grammar, blanked.as_deref().unwrap_or(source), &ranges).map(|(tree, _)| tree)
+}
+
 /// What the fenced code blocks of a Markdown text call ([`embedded::fenced_blocks`]),
 /// each language's blocks parsed together: the names a document's examples
 /// use, so that the code graph lists the document among their callers. The

@@ -23,6 +23,16 @@ pub enum ChangeKind {
     Module,
     /// Only its leading doc comment: it runs as before.
     Doc,
+    /// Only comments inside it (or a Python docstring), or, with no symbol,
+    /// only the module's comments: it runs as before.
+    Comment,
+}
+
+impl ChangeKind {
+    /// A change of documentation or comments alone: the code runs as before.
+    pub fn runs_as_before(self) -> bool {
+        matches!(self, ChangeKind::Doc | ChangeKind::Comment)
+    }
 }
 
 /// A definition (or file, `symbol` null) the change makes.
@@ -160,8 +170,9 @@ pub struct Impact {
     /// What was compared, in words (`work tree against 1a2b3c4d5e6f`).
     pub target: String,
     pub changed: Vec<ChangedCode>,
-    /// Every changed file is documentation or a changelog: nothing runs
-    /// differently, so nothing is impacted and no test is to run.
+    /// Every changed file is documentation or a changelog, or changed only
+    /// in comments and docstrings ([`ChangeKind::runs_as_before`]): nothing
+    /// runs differently, so nothing is impacted and no test is to run.
     pub documentation_only: bool,
     pub impacted: Vec<ImpactedCode>,
     pub tests: Vec<TestToRun>,

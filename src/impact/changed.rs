@@ -12,6 +12,7 @@ use gix::diff::blob::{Algorithm, Diff, InternedInput};
 
 use super::{ChangeKind, ChangedCode};
 use crate::analysis::chunk::FileChunks;
+use crate::analysis::comments;
 use crate::analysis::kind::Kind;
 use crate::analysis::parse::Symbol;
 
@@ -20,11 +21,12 @@ use crate::analysis::parse::Symbol;
 const RENAMED_SIMILARITY: f32 = 0.8;
 
 /// Lines of each side that the diff touches (0-based), and the places in the
-/// new text where lines were only removed (the index of the next line).
+/// new text where lines were only removed (the index of the next line, and
+/// the old side's lines removed there).
 struct Touched {
     old: Vec<usize>,
     new: Vec<usize>,
-    removed_at: Vec<usize>,
+    removed_at: Vec<(usize, Vec<usize>)>,
 }
 
 /// Blank lines added or removed change no definition.
@@ -39,7 +41,7 @@ fn touched(old: &str, new: &str) -> Touched {
         let removed: Vec<usize> = (hunk.before.start as usize..hunk.before.end as usize).filter(|i| said(&old_lines, i)).collect();
         t.new.extend((hunk.after.start as usize..hunk.after.end as usize).filter(|i| said(&new_lines, i)));
         if hunk.is_pure_removal() && !removed.is_empty() {
-            t.removed_at.push(hunk.after.start as usize);
+            t.removed_at.push((hunk.after.start as usize, removed.clone()));
         }
         t.old.extend(removed);
     }
@@ -92,33 +94,37 @@ fn between(path: &str, (old_text, old): (&str, &FileChunks), (new_text, new): (&
     let olds: BTreeMap<&str, &Symbol> = old.symbols.iter().rev().map(|s| (s.qualified_name.as_str(), s)).collect();
     let news: BTreeMap<&str, &Symbol> = new.symbols.iter().rev().map(|s| (s.qualified_name.as_str(), s)).collect();
     // The definitions the changed lines fall in, on either side; lines in none are the module's.
-    // A line of a definition's leading doc comment is that definition's
-    // documentation, not its parent's code or the module's.
+    let old_side = Lines::of(old_text, old);
+    let new_side = Lines::of(new_text, new);
     let mut touched_names: HashSet<&str> = HashSet::new();
     let mut doc_names: HashSet<&str> = HashSet::new();
+    let mut comment_names: HashSet<&str> = HashSet::new();
     let mut module_lines: Vec<usize> = Vec::new();
     let mut module_touched = false;
-    for l in &t.new {
-        let within = innermost(&new.symbols, &[*l]);
-        match (documented(&new.symbols, *l, within), within) {
-            (Some(d), _) => drop(doc_names.insert(&d.qualified_name)),
-            (None, Some(s)) => drop(touched_names.insert(&s.qualified_name)),
-            (None, None) => module_lines.push(l + 1),
+    let mut module_comment_lines: Vec<usize> = Vec::new();
+    let mut module_comment_touched = false;
+    for (side, lines, on_new_side) in [(&new_side, &t.new, true), (&old_side, &t.old, false)] {
+        for l in lines {
+            match side.place(*l) {
+                Place::Code(s) => drop(touched_names.insert(&s.qualified_name)),
+                Place::Doc(s) => drop(doc_names.insert(&s.qualified_name)),
+                Place::Comment(Some(s)) => drop(comment_names.insert(&s.qualified_name)),
+                Place::Comment(None) if on_new_side => module_comment_lines.push(l + 1),
+                Place::Comment(None) => module_comment_touched = true,
+                Place::Module if on_new_side => module_lines.push(l + 1),
+                Place::Module => module_touched = true,
+            }
         }
     }
-    for l in &t.old {
-        let within = innermost(&old.symbols, &[*l]);
-        match (documented(&old.symbols, *l, within), within) {
-            (Some(d), _) => drop(doc_names.insert(&d.qualified_name)),
-            (None, Some(s)) => drop(touched_names.insert(&s.qualified_name)),
-            (None, None) => module_touched = true,
-        }
-    }
-    for at in &t.removed_at {
+    for (at, removed) in &t.removed_at {
         // Lines removed between two kept lines: the definition holding both.
-        match (*at > 0).then(|| innermost(&new.symbols, &[at - 1, *at])).flatten() {
-            Some(s) => drop(touched_names.insert(&s.qualified_name)),
-            None => module_touched = true,
+        let holder = (*at > 0).then(|| innermost(&new.symbols, &[at - 1, *at])).flatten();
+        let only_comments = removed.iter().all(|l| old_side.is_comment(*l));
+        match (holder, only_comments) {
+            (Some(s), false) => drop(touched_names.insert(&s.qualified_name)),
+            (Some(s), true) => drop(comment_names.insert(&s.qualified_name)),
+            (None, false) => module_touched = true,
+            (None, true) => module_comment_touched = true,
         }
     }
     let mut out: Vec<ChangedCode> = Vec::new();
@@ -134,22 +140,78 @@ fn between(path: &str, (old_text, old): (&str, &FileChunks), (new_text, new): (&
             out.push(ChangedCode::symbol(path, s, ChangeKind::Doc));
         }
     }
+    for s in new.symbols.iter().filter(|s| olds.contains_key(s.qualified_name.as_str()) && comment_names.contains(s.qualified_name.as_str())) {
+        if !out.iter().any(|c| c.symbol.as_deref() == Some(&s.qualified_name)) {
+            out.push(ChangedCode::symbol(path, s, ChangeKind::Comment));
+        }
+    }
     let added: Vec<&Symbol> = dedup(new.symbols.iter().filter(|s| !olds.contains_key(s.qualified_name.as_str())));
     let deleted: Vec<&Symbol> = dedup(old.symbols.iter().filter(|s| !news.contains_key(s.qualified_name.as_str())));
     out.extend(renames_and_the_rest(path, (old_text, &deleted), (new_text, &added)));
+    let module = |lines: &[usize], change| ChangedCode {
+        path: path.to_string(),
+        symbol: None,
+        kind: Kind::Code,
+        start_line: lines.iter().min().copied().unwrap_or(1),
+        end_line: lines.iter().max().copied().unwrap_or(1),
+        change,
+        previous: None,
+    };
     if !module_lines.is_empty() || module_touched {
-        let (first, last) = (module_lines.iter().min().copied(), module_lines.iter().max().copied());
-        out.push(ChangedCode {
-            path: path.to_string(),
-            symbol: None,
-            kind: Kind::Code,
-            start_line: first.unwrap_or(1),
-            end_line: last.unwrap_or(1),
-            change: ChangeKind::Module,
-            previous: None,
-        });
+        out.push(module(&module_lines, ChangeKind::Module));
+    } else if !module_comment_lines.is_empty() || module_comment_touched {
+        out.push(module(&module_comment_lines, ChangeKind::Comment));
     }
     out
+}
+
+/// Where a changed line belongs.
+enum Place<'s> {
+    /// The code of the innermost definition holding it.
+    Code(&'s Symbol),
+    /// A definition's leading doc comment.
+    Doc(&'s Symbol),
+    /// A comment inside a definition's lines, or the module's (`None`).
+    Comment(Option<&'s Symbol>),
+    /// The module's code.
+    Module,
+}
+
+/// One side's text, definitions and comment-only lines.
+struct Lines<'a> {
+    text: Vec<&'a str>,
+    symbols: &'a [Symbol],
+    comment_only: Vec<bool>,
+}
+
+impl<'a> Lines<'a> {
+    fn of(text: &'a str, chunks: &'a FileChunks) -> Lines<'a> {
+        Lines { text: text.lines().collect(), symbols: &chunks.symbols, comment_only: comments::comment_only_lines(chunks.language, text.as_bytes()) }
+    }
+
+    /// A line that holds only a comment the toolchain does not read.
+    fn is_comment(&self, line: usize) -> bool {
+        self.comment_only.get(line).copied().unwrap_or(false) && !self.read_by_the_toolchain(line)
+    }
+
+    fn read_by_the_toolchain(&self, line: usize) -> bool {
+        self.text.get(line).is_some_and(|t| comments::read_by_the_toolchain(t))
+    }
+
+    /// A line of a definition's leading doc comment is that definition's
+    /// documentation (its code, where the toolchain reads it: a doctest),
+    /// not its parent's code or the module's; another comment's line is a
+    /// comment of the definition around it.
+    fn place(&self, line: usize) -> Place<'a> {
+        let within = innermost(self.symbols, &[line]);
+        match (documented(self.symbols, line, within), within) {
+            (Some(d), _) if self.read_by_the_toolchain(line) => Place::Code(d),
+            (Some(d), _) => Place::Doc(d),
+            _ if self.is_comment(line) => Place::Comment(within),
+            (None, Some(s)) => Place::Code(s),
+            (None, None) => Place::Module,
+        }
+    }
 }
 
 /// Symbols by qualified name, each once (a redefinition keeps the first).
@@ -258,5 +320,40 @@ mod tests {
         assert_eq!(changes(BASE, &new), vec![("<module>".into(), ChangeKind::Module)]);
         let removed = BASE.replace("        y = 2\n", "");
         assert_eq!(changes(BASE, &removed), vec![("A.g".into(), ChangeKind::Body)]);
+    }
+
+    fn changes_in(path: &str, old: &str, new: &str) -> Vec<(String, ChangeKind)> {
+        let opts = ChunkOptions::default();
+        let (a, b) = (chunk_file(path, old.as_bytes(), &opts), chunk_file(path, new.as_bytes(), &opts));
+        in_file(path, Some((old, &a)), Some((new, &b))).into_iter().map(|c| (c.symbol.unwrap_or_else(|| "<module>".into()), c.change)).collect()
+    }
+
+    #[test]
+    fn comments_and_docstrings_inside_a_body_are_the_definition_s_comments() {
+        let base = "class A:\n    def f(self, x):\n        \"\"\"Adds one.\"\"\"\n        # the step\n        return x + 1\n";
+        let got = changes(base, &base.replace("# the step", "# the step, always one"));
+        assert_eq!(got, vec![("A.f".into(), ChangeKind::Comment)]);
+        let got = changes(base, &base.replace("Adds one.", "Adds one to x."));
+        assert_eq!(got, vec![("A.f".into(), ChangeKind::Comment)], "a docstring");
+        let got = changes(base, &base.replace("        # the step\n", ""));
+        assert_eq!(got, vec![("A.f".into(), ChangeKind::Comment)], "a comment removed");
+        let got = changes(base, &base.replace("Adds one.", "Adds one.\n\n        >>> A().f(1)\n        2\n"));
+        assert_eq!(got, vec![("A.f".into(), ChangeKind::Body)], "a doctest runs");
+        let got = changes(base, &base.replace("return x + 1", "return x + 1  # one"));
+        assert_eq!(got, vec![("A.f".into(), ChangeKind::Body)], "code beside a comment is code");
+        let got = changes(base, &format!("# Copyright.\n\n{base}"));
+        assert_eq!(got, vec![("<module>".into(), ChangeKind::Comment)], "the module's comment");
+    }
+
+    #[test]
+    fn rust_comments_doctests_and_go_directives() {
+        let base = "/// Saves.\npub fn save() {\n    // write it\n    write();\n}\n";
+        assert_eq!(changes_in("a.rs", base, &base.replace("// write it", "// write it whole")), vec![("save".into(), ChangeKind::Comment)]);
+        assert_eq!(changes_in("a.rs", base, &base.replace("/// Saves.", "/// Saves it.")), vec![("save".into(), ChangeKind::Doc)]);
+        let fenced = base.replace("/// Saves.\n", "/// Saves.\n/// ```\n/// save();\n/// ```\n");
+        assert_eq!(changes_in("a.rs", base, &fenced), vec![("save".into(), ChangeKind::Body)], "rustdoc runs the example");
+        let go = "package a\n\nfunc F() int {\n\treturn 1\n}\n";
+        assert_eq!(changes_in("a.go", go, &format!("//go:build linux\n\n{go}")), vec![("<module>".into(), ChangeKind::Module)], "a build constraint");
+        assert_eq!(changes_in("a.go", go, &format!("// Package a.\n{go}")), vec![("<module>".into(), ChangeKind::Comment)]);
     }
 }

@@ -93,7 +93,7 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
         }
     }
     if documentation_only(&paths, &changed) {
-        notices.push(format!("a documentation-only change ({} files): no code changed, no tests to run", paths.len()));
+        notices.push(format!("a documentation-only change ({} files: documentation, comments): no code changed, no tests to run", paths.len()));
         let mut impact = Impact {
             target,
             changed,
@@ -142,14 +142,14 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
 
 /// Whether the change is documentation alone: every changed file is
 /// documentation or a changelog (by its path's role), or in a code file
-/// only definitions' doc comments changed. Nothing runs differently, so
+/// only doc comments, comments and docstrings changed. Nothing runs differently, so
 /// nothing is reached and no test is to run.
 fn documentation_only(paths: &[String], changed: &[ChangedCode]) -> bool {
     use crate::analysis::role::Role;
     let docs = |p: &String| matches!(Role::of(p), Role::Docs | Role::Changelog);
     let code_says_only_docs = |p: &String| {
         let mine: Vec<&ChangedCode> = changed.iter().filter(|c| &c.path == p).collect();
-        !mine.is_empty() && mine.iter().all(|c| c.change == ChangeKind::Doc)
+        !mine.is_empty() && mine.iter().all(|c| c.change.runs_as_before())
     };
     !paths.is_empty() && paths.iter().all(|p| docs(p) || code_says_only_docs(p))
 }
@@ -162,7 +162,7 @@ fn starts(changed: &[ChangedCode], old_side: bool) -> Vec<reach::Start> {
     for c in changed {
         let key = |q: &str| NodeKey::Symbol { path: c.path.clone(), qualified_name: q.to_string() };
         match (&c.symbol, old_side) {
-            (Some(q), false) if !c.gone() && c.change != ChangeKind::Doc => out.push(reach::Start { key: key(q) }),
+            (Some(q), false) if !c.gone() && !c.change.runs_as_before() => out.push(reach::Start { key: key(q) }),
             (Some(q), true) if c.gone() => out.push(reach::Start { key: key(q) }),
             (Some(_), true) if c.change == ChangeKind::Renamed => out.extend(c.previous.as_deref().map(|p| reach::Start { key: key(p) })),
             (None, false) if c.change == ChangeKind::Module => out.push(reach::Start { key: NodeKey::File(c.path.clone()) }),

@@ -267,7 +267,7 @@ fn by_convention(source: &str, tests: &[&String], found: &mut BTreeMap<String, F
 fn by_definition_names(changed: &[ChangedCode], tests: &[&String], found: &mut BTreeMap<String, Found>) {
     let defs: Vec<(&str, Vec<String>)> = changed
         .iter()
-        .filter(|c| !matches!(c.change, ChangeKind::Added | ChangeKind::Doc) && !is_test_file(&c.path))
+        .filter(|c| !matches!(c.change, ChangeKind::Added) && !c.change.runs_as_before() && !is_test_file(&c.path))
         .filter_map(|c| c.symbol.as_deref())
         .map(|q| (q, words(q)))
         .collect();
@@ -310,7 +310,7 @@ fn by_imports(nb: &mut Neighbourhood, source: &str, found: &mut BTreeMap<String,
 fn by_names(nb: &mut Neighbourhood, changed: &[ChangedCode], found: &mut BTreeMap<String, Found>) -> Result<(), GraphError> {
     let mut names: Vec<String> = changed
         .iter()
-        .filter(|c| !matches!(c.change, ChangeKind::Added | ChangeKind::Doc) && !is_test_file(&c.path))
+        .filter(|c| !matches!(c.change, ChangeKind::Added) && !c.change.runs_as_before() && !is_test_file(&c.path))
         .filter_map(|c| c.symbol.as_deref().map(own_name))
         .chain(changed.iter().filter_map(|c| c.previous.as_deref().map(own_name)))
         .filter(|n| n.len() > 2)

@@ -113,3 +113,16 @@
   (#match? @_l "^(log|logger|LOG|LOGGER)$")
   (#any-of? @_f "trace" "debug" "info" "warn" "error")
   (#set! key "log:{}:plain"))
+
+; Bindings (receivers.rs): typed parameters, class parameters and values,
+; and a value bound to `new Foo(…)` or `Foo(…)`, for calls through them
+; (`repo.save()` with `repo: UserRepo` is `UserRepo.save`).
+(parameter name: (identifier) @binding.name type: (_) @binding.type) @binding
+(class_parameter name: (identifier) @binding.name type: (_) @binding.type) @binding.member
+(val_definition pattern: (identifier) @binding.name type: (_) @binding.type) @binding
+(var_definition pattern: (identifier) @binding.name type: (_) @binding.type) @binding
+(val_definition pattern: (identifier) @binding.name value: (instance_expression . (_) @binding.type)) @binding
+(val_definition
+  pattern: (identifier) @binding.name
+  value: (call_expression function: (identifier) @binding.type)
+  (#match? @binding.type "^[A-Z]")) @binding

@@ -106,3 +106,16 @@
   (#match? @_l "(^|\\.)(log|logger)$")
   (#any-of? @pattern.key "trace" "debug" "info" "notice" "warning" "error" "critical")
   (#set! key "log:logger.{}:plain"))
+
+; Bindings (receivers.rs): typed parameters and properties, and a property
+; bound to `Foo()`, for calls through them (`repo.save()` with
+; `repo: UserRepo` is `UserRepo.save`).
+; The grammar names a parameter's type and an annotation's type `name`.
+(parameter (simple_identifier) @binding.name . [(user_type) (optional_type)] @binding.type) @binding
+(property_declaration
+  name: (pattern bound_identifier: (simple_identifier) @binding.name)
+  (type_annotation [(user_type) (optional_type)] @binding.type)) @binding
+(property_declaration
+  name: (pattern bound_identifier: (simple_identifier) @binding.name)
+  value: (call_expression . (simple_identifier) @binding.type)
+  (#match? @binding.type "^[A-Z]")) @binding
