@@ -14,8 +14,12 @@ use crate::analysis::tags;
 
 /// For each line of `source` (0-based), whether it has text and all of it
 /// lies in comments. Empty when the file is not parsed (no grammar, or too
-/// costly): then no line is known to be a comment.
+/// costly) or its comments are code ([`comments_are_code`]): then no line
+/// is known to be a comment.
 pub fn comment_only_lines(language: Language, source: &[u8]) -> Vec<bool> {
+    if comments_are_code(language, source) {
+        return Vec::new();
+    }
     let Ok(tree) = tags::syntax_tree(language, source) else { return Vec::new() };
     let mut in_comment = vec![false; source.len()];
     let mut stack = vec![tree.root_node()];
@@ -39,11 +43,19 @@ pub fn comment_only_lines(language: Language, source: &[u8]) -> Vec<bool> {
 
 /// Whether a comment's line is read by the toolchain: a code fence
 /// (rustdoc runs a doc comment's fenced code), a Python doctest's prompt,
-/// or a Go directive (`//go:build`, `//go:embed`, `// +build`), which
-/// changes what is built.
+/// a Go directive (`//go:build`, `//go:embed`, `// +build`) or an example's
+/// `// Output:` that `go test` checks, a shebang, or an encoding
+/// declaration.
 pub fn read_by_the_toolchain(line: &str) -> bool {
     let t = line.trim_start();
-    line.contains("```") || line.contains(">>>") || t.starts_with("//go:") || t.starts_with("// +build")
+    let go = t.starts_with("//go:") || t.starts_with("// +build") || t.starts_with("// Output:") || t.starts_with("// Unordered output:");
+    line.contains("```") || line.contains(">>>") || go || t.starts_with("#!") || t.contains("-*- coding")
+}
+
+/// Whether every comment of the file is code: Go's comment above
+/// `import "C"` is C that cgo compiles.
+pub fn comments_are_code(language: Language, source: &[u8]) -> bool {
+    language == Language::Go && source.windows(10).any(|w| w == b"import \"C\"")
 }
 
 fn is_comment(language: Language, node: Node) -> bool {
