@@ -404,6 +404,26 @@ fn a_changed_method_reaches_callers_through_typed_receivers_and_not_other_types(
     }
 }
 
+/// Of two calls of the name in one caller, the evidence is the call through
+/// the changed method's type: `state.save()`, not `doc.save()` above it.
+#[test]
+fn a_call_s_evidence_is_the_call_through_the_changed_method_s_type() {
+    let repo = TestRepo::new();
+    repo.write("app/state.py", "class State:\n    def save(self):\n        return 1\n");
+    repo.write("app/doc.py", "class Doc:\n    def save(self):\n        return 2\n");
+    repo.write(
+        "app/record.py",
+        "from app.doc import Doc\nfrom app.state import State\n\n\ndef commit(doc: Doc, state: State):\n    doc.save()\n    return state.save()\n",
+    );
+    repo.commit("base");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    repo.write("app/state.py", "class State:\n    def save(self):\n        return 3\n");
+    let v = impact(&repo, &[]);
+    let commit = v["impacted"].as_array().and_then(|a| a.iter().find(|i| i["symbol"] == "commit" && i["relation"] == "calls")).cloned();
+    let commit = commit.unwrap_or_else(|| panic!("commit calls State.save\n{v}"));
+    assert_eq!((commit["evidence"]["line"].as_u64(), commit["evidence"]["text"].as_str()), (Some(7), Some("return state.save()")), "{commit}");
+}
+
 /// A call whose receiver's type is unknown (`store.save()` with `store`
 /// untyped) may mean any method of its name: it is listed "by name" with
 /// the number of definitions it may mean, below the callers that resolve;

@@ -478,8 +478,12 @@ fn evidence(side: &Side, src: &Sources, r: &Reached, known: Option<usize>) -> Op
             }
         }
         let called = |n: &usize| uses(n) && calls_word(lines[n - 1], &r.names);
+        // Of two calls of the name (`task.cancel(); token.cancel()`), the
+        // one through a receiver named after the method's type.
+        let owner = parent_of(&r.reaches).map(own_name);
+        let through_owner = |n: &usize| called(n) && owner.is_some_and(|t| receiver_is_named_after(lines[n - 1], &r.names, t));
         match r.relation {
-            Relation::Calls => span.clone().find(called).or_else(|| span.clone().find(uses)),
+            Relation::Calls => span.clone().find(through_owner).or_else(|| span.clone().find(called)).or_else(|| span.clone().find(uses)),
             _ => span.clone().find(uses),
         }
     })?;
@@ -505,6 +509,28 @@ fn calls_word(line: &str, word: &str) -> bool {
     })
 }
 
+/// Whether `line` calls `method` through a receiver named after `type_name`
+/// (`cancellationToken?.cancel()`, `self.token.cancel()` for
+/// `CancellationToken`; `IndexState::save(…)`, `state.save()` for
+/// `IndexState`): the receiver's last identifier, lowercase and without
+/// `_`, is the type's name or its last word (three letters or more).
+fn receiver_is_named_after(line: &str, method: &str, type_name: &str) -> bool {
+    let squash = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    let ty = squash(type_name);
+    let last_word = type_name.char_indices().filter(|(_, c)| c.is_uppercase()).map(|(i, _)| i).last().map_or(type_name, |i| &type_name[i..]);
+    let last_word = squash(last_word);
+    line.match_indices(method).any(|(i, _)| {
+        let before = line[..i].trim_end_matches(['.', '?', '!', ':', '>', '-']);
+        if before.len() == line[..i].len() {
+            return false; // not a call through a receiver
+        }
+        let receiver: String =
+            before.chars().rev().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect::<Vec<char>>().into_iter().rev().collect();
+        let receiver = squash(&receiver);
+        !receiver.is_empty() && (receiver == ty || (last_word.len() >= 3 && receiver == last_word))
+    })
+}
+
 /// Whether `line` holds `word` with no identifier character on either side.
 fn says_word(line: &str, word: &str) -> bool {
     if word.is_empty() {
@@ -521,6 +547,16 @@ fn says_word(line: &str, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_receiver_named_after_the_type() {
+        assert!(receiver_is_named_after("        cancellationToken?.cancel()", "cancel", "CancellationToken"));
+        assert!(receiver_is_named_after("        self.token.cancel()", "cancel", "CancellationToken"));
+        assert!(receiver_is_named_after("    IndexState::save(&s)", "save", "IndexState"));
+        assert!(receiver_is_named_after("    $this->index_state->save()", "save", "IndexState"));
+        assert!(!receiver_is_named_after("        imageTask?.cancel()", "cancel", "CancellationToken"));
+        assert!(!receiver_is_named_after("    cancel()", "cancel", "CancellationToken"));
+    }
 
     #[test]
     fn names_and_words() {
