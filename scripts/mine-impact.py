@@ -91,7 +91,7 @@ def sample(repo, work, commit, env, binary):
     if r.returncode != 0:
         return None, f"impact failed: {r.stderr[-200:]}"
     ans = json.loads(r.stdout)
-    cands = [{"path": t["path"], "score": t["score"], "signals": t.get("signals", {})} for t in ans.get("tests", [])]
+    cands = [{"path": t["path"], "score": t["score"], "signals": t.get("signals", {}), "why": t.get("why", [])} for t in ans.get("tests", [])]
     subject = git("log", "-1", "--format=%s", commit, cwd=work).strip()
     return {"repo": repo, "commit": commit, "subject": subject, "sources": sources, "gold": gold,
             "changed": len(ans.get("changed", [])), "candidates": cands, "seconds": round(took, 3)}, None

@@ -353,7 +353,7 @@ mod tests {
         let fenced = base.replace("/// Saves.\n", "/// Saves.\n/// ```\n/// save();\n/// ```\n");
         assert_eq!(changes_in("a.rs", base, &fenced), vec![("save".into(), ChangeKind::Body)], "rustdoc runs the example");
         let go = "package a\n\nfunc F() int {\n\treturn 1\n}\n";
-        let cgo = format!("package a\n\n// #include <stdio.h>\nimport \"C\"\n\nfunc F() int {{\n\treturn 1\n}}\n");
+        let cgo = "package a\n\n// #include <stdio.h>\nimport \"C\"\n\nfunc F() int {\n\treturn 1\n}\n".to_string();
         assert_eq!(changes_in("a.go", &cgo, &cgo.replace("stdio", "stdlib")), vec![("<module>".into(), ChangeKind::Module)], "cgo compiles it");
         assert_eq!(changes_in("a.go", go, &format!("//go:build linux\n\n{go}")), vec![("<module>".into(), ChangeKind::Module)], "a build constraint");
         assert_eq!(changes_in("a.go", go, &format!("// Package a.\n{go}")), vec![("<module>".into(), ChangeKind::Comment)]);

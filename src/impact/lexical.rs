@@ -29,8 +29,29 @@ pub(crate) fn query_text(names: &[&str], lines: &[String]) -> String {
     named.iter().cloned().chain(rest).take(LEXICAL_TERMS).collect::<Vec<_>>().join(" ")
 }
 
-/// Test files by the best BM25 score of their chunks for `text`, each with `1 / rank`.
-pub(crate) fn tests_like(index_dir: &Path, text: &str) -> Result<BTreeMap<String, f32>, String> {
+/// How a test file matches the change's words.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct LexicalMatch {
+    /// Its place among the test files (1: the best).
+    pub rank: usize,
+    /// Its best chunk's BM25 score.
+    pub score: f32,
+    /// The best score of the changed code's own chunks (of the window's
+    /// first chunk where none is in it): what a chunk that says all the
+    /// change says scores.
+    pub reference: f32,
+}
+
+impl LexicalMatch {
+    /// The signal's value: `1 / rank`.
+    pub fn value(&self) -> f32 {
+        1.0 / self.rank as f32
+    }
+}
+
+/// Test files by the best BM25 score of their chunks for `text`, beside
+/// what the chunks of `changed_paths` score.
+pub(crate) fn tests_like(index_dir: &Path, text: &str, changed_paths: &[String]) -> Result<BTreeMap<String, LexicalMatch>, String> {
     let mut out = BTreeMap::new();
     if text.trim().is_empty() {
         return Ok(out);
@@ -38,6 +59,9 @@ pub(crate) fn tests_like(index_dir: &Path, text: &str) -> Result<BTreeMap<String
     let index = KeywordIndex::open(&index_dir.join("keyword")).map_err(|e| e.to_string())?;
     let window = crate::query::retrieve::bm25::bm25_window(&index, &Question::new(text), &QueryOptions::new(Mode::Keyword, LEXICAL_WINDOW))
         .map_err(|e| e.to_string())?;
+    let top = window.iter().map(|c| c.raw()).fold(0.0f32, f32::max);
+    let own = window.iter().filter(|c| changed_paths.contains(&c.hit().path)).map(|c| c.raw()).fold(0.0f32, f32::max);
+    let reference = if own > 0.0 { own } else { top };
     let mut best: Vec<(f32, String)> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut ranked: Vec<(f32, String)> = window.iter().filter(|c| is_test_file(&c.hit().path)).map(|c| (c.raw(), c.hit().path.clone())).collect();
@@ -47,8 +71,8 @@ pub(crate) fn tests_like(index_dir: &Path, text: &str) -> Result<BTreeMap<String
             best.push((score, path));
         }
     }
-    for (k, (_, path)) in best.into_iter().enumerate() {
-        out.insert(path, 1.0 / (k + 1) as f32);
+    for (k, (score, path)) in best.into_iter().enumerate() {
+        out.insert(path, LexicalMatch { rank: k + 1, score, reference });
     }
     Ok(out)
 }

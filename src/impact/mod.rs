@@ -113,7 +113,7 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
     }
     let names: Vec<&str> =
         changed.iter().filter(|c| !tests_to_run::is_test_file(&c.path)).filter_map(|c| c.symbol.as_deref()).map(crate::analysis::name::own_part).collect();
-    let lexical = lexical::tests_like(index_dir, &lexical::query_text(&names, &lines)).unwrap_or_else(|why| {
+    let lexical = lexical::tests_like(index_dir, &lexical::query_text(&names, &lines), &paths).unwrap_or_else(|why| {
         notices.push(format!("tests were not ranked by what they say ({why})"));
         Default::default()
     });

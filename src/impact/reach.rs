@@ -517,7 +517,7 @@ fn calls_word(line: &str, word: &str) -> bool {
 fn receiver_is_named_after(line: &str, method: &str, type_name: &str) -> bool {
     let squash = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
     let ty = squash(type_name);
-    let last_word = type_name.char_indices().filter(|(_, c)| c.is_uppercase()).map(|(i, _)| i).last().map_or(type_name, |i| &type_name[i..]);
+    let last_word = type_name.char_indices().filter(|(_, c)| c.is_uppercase()).map(|(i, _)| i).next_back().map_or(type_name, |i| &type_name[i..]);
     let last_word = squash(last_word);
     line.match_indices(method).any(|(i, _)| {
         let before = line[..i].trim_end_matches(['.', '?', '!', ':', '>', '-']);

@@ -107,8 +107,8 @@ pub(crate) struct Inputs<'a> {
     pub changed_paths: &'a [String],
     pub reached: &'a [Reached],
     pub history: &'a History,
-    /// Test files by what they say (`lexical.rs`): 1 / rank.
-    pub lexical: &'a BTreeMap<String, f32>,
+    /// Test files by what they say (`lexical.rs`).
+    pub lexical: &'a BTreeMap<String, super::lexical::LexicalMatch>,
 }
 
 /// The ranked tests, at most `limit`.
@@ -142,9 +142,9 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
     }
     by_names(nb, inputs.changed, &mut found)?;
     by_definition_names(inputs.changed, &tests, &mut found);
-    for (path, value) in inputs.lexical.iter().filter(|(p, _)| paths.contains(*p)) {
-        let rank = (1.0 / value).round() as usize;
-        found.entry(path.clone()).or_default().add(Signal::Lexical, *value, format!("says what the change says (BM25 rank {rank} of the tests)"));
+    for (path, m) in inputs.lexical.iter().filter(|(p, _)| paths.contains(*p)) {
+        let why = format!("says what the change says (BM25 rank {} of the tests: {:.1}, the changed code {:.1})", m.rank, m.score, m.reference);
+        found.entry(path.clone()).or_default().add(Signal::Lexical, m.value(), why);
     }
     let mut out: Vec<TestToRun> = found.into_iter().map(|(path, f)| f.into_test(path)).collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
