@@ -93,7 +93,8 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
         }
     }
     if documentation_only(&paths, &changed) {
-        notices.push(format!("a documentation-only change ({} files: documentation, comments): no code changed, no tests to run", paths.len()));
+        let files = if paths.len() == 1 { "1 file".to_string() } else { format!("{} files", paths.len()) };
+        notices.push(format!("a documentation-only change ({files} of documentation or comments): no code changed, no tests to run"));
         let mut impact = Impact {
             target,
             changed,
