@@ -33,7 +33,8 @@
 /// 16: a call through a receiver whose type the code states is written with
 ///     the type (`state.save` with `state: &IndexState` → `IndexState.save`;
 ///     `receivers`).
-/// 17: Swift's and Scala's typed receivers too.
+/// 17: Swift's and Scala's typed receivers too; a type imported under
+///     another name (`from a import Repo as R`) is read as its own.
 pub const VERSION: u32 = 17;
 
 pub mod chunk;

@@ -8,7 +8,10 @@
 //! constructor's result (`let x = Foo::new()`, `x = Foo()`, `new Foo()`), a
 //! field of a class or struct. `@binding.member` marks one that belongs to
 //! the class around its definition (Python's `self.x = Foo()` in
-//! `__init__`, TypeScript's `constructor(private repo: Repo)`).
+//! `__init__`, TypeScript's `constructor(private repo: Repo)`);
+//! `@binding.alias` a type imported under another name (`from a import
+//! Repo as R`, `use a::Repo as R;`, `import { Repo as R }`), which a
+//! binding's type is read through.
 //!
 //! A call `x.m` then reads `x`'s type from the innermost definition that
 //! binds it (the caller, the definitions around it, the module); a chain of
@@ -31,17 +34,27 @@ pub struct Binding {
     pub name: String,
     /// The type's own name ([`type_name`] of what is written).
     pub type_name: String,
-    /// Bound on the class around the definition that holds it.
-    pub member: bool,
+    pub kind: BindingKind,
+}
+
+/// What a binding's name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BindingKind {
+    /// A variable or parameter, in the scope of the definition around it.
+    Variable,
+    /// A member of the class around the definition that holds it.
+    Member,
+    /// Another name of an imported type, in the whole file.
+    TypeAlias,
 }
 
 impl Binding {
     /// The binding a tags query's match captured (`name` and `type_name`
     /// nodes under `node`), when both are there and the type has a name.
-    pub fn captured(source: &[u8], node: Node, member: bool, name: Option<Node>, type_name: Option<Node>) -> Option<Binding> {
+    pub fn captured(source: &[u8], node: Node, kind: BindingKind, name: Option<Node>, type_name: Option<Node>) -> Option<Binding> {
         let name = parse::node_text(source, name?);
         let type_name = self::type_name(&parse::node_text(source, type_name?))?;
-        Some(Binding { at: node.start_byte(), name, type_name, member })
+        Some(Binding { at: node.start_byte(), name, type_name, kind })
     }
 }
 
@@ -132,6 +145,8 @@ pub struct Scopes {
     module: Table,
     /// The first class, struct or interface of each name in the file.
     classes: HashMap<String, usize>,
+    /// Types imported under another name: the name → the type's own name.
+    aliases: HashMap<String, String>,
 }
 
 fn bind(table: &mut Table, name: &str, type_name: &str) {
@@ -163,14 +178,20 @@ impl Scopes {
         // the first, the declared type, holds.
         let mut seen = std::collections::HashSet::new();
         let kept: Vec<(&Binding, Option<usize>)> =
-            bindings.iter().zip(owners.iter().copied()).filter(|(b, _)| seen.insert((b.at, b.name.as_str(), b.member))).collect();
-        let mut scopes = Scopes { language, per_symbol: vec![Table::new(); symbols.len()], module: Table::new(), classes };
+            bindings.iter().zip(owners.iter().copied()).filter(|(b, _)| seen.insert((b.at, b.name.as_str(), b.kind))).collect();
+        let mut scopes = Scopes { language, per_symbol: vec![Table::new(); symbols.len()], module: Table::new(), classes, aliases: HashMap::new() };
         for (b, owner) in kept {
             // A binding that defines a variable (`const db = new Db()` at the
             // top of a module) scopes by what holds the variable.
-            let owner = match b.member {
-                true => ancestors(symbols, owner).find(|&s| symbols[s].kind.is_container()),
-                false => ancestors(symbols, owner).find(|&s| !matches!(symbols[s].kind, SymbolKind::Variable | SymbolKind::Const)),
+            let owner = match b.kind {
+                BindingKind::Member => ancestors(symbols, owner).find(|&s| symbols[s].kind.is_container()),
+                BindingKind::Variable => ancestors(symbols, owner).find(|&s| !matches!(symbols[s].kind, SymbolKind::Variable | SymbolKind::Const)),
+                BindingKind::TypeAlias => {
+                    if b.name != b.type_name {
+                        scopes.aliases.insert(b.name.clone(), b.type_name.clone());
+                    }
+                    continue;
+                }
             };
             match owner {
                 Some(s) => bind(&mut scopes.per_symbol[s], &b.name, &b.type_name),
@@ -183,6 +204,11 @@ impl Scopes {
     /// Whether any binding was seen (most files of most languages: none).
     pub fn is_empty(&self) -> bool {
         self.module.is_empty() && self.per_symbol.iter().all(Table::is_empty)
+    }
+
+    /// A type's own name, read through the file's import aliases.
+    fn unaliased(&self, type_name: String) -> String {
+        self.aliases.get(&type_name).cloned().unwrap_or(type_name)
     }
 
     /// `call` (as written, in the definition `owner`) with its receiver
@@ -206,11 +232,11 @@ impl Scopes {
             let class = ancestors(symbols, owner).find(|&s| symbols[s].kind.is_container())?;
             symbols[class].name.clone()
         } else {
-            self.bound(symbols, owner, first)?
+            self.unaliased(self.bound(symbols, owner, first)?)
         };
         for field in fields {
             let class = *self.classes.get(&type_name)?;
-            type_name = self.per_symbol[class].get(*field)?.clone()?;
+            type_name = self.unaliased(self.per_symbol[class].get(*field)?.clone()?);
         }
         Some(format!("{type_name}.{method}"))
     }
@@ -247,7 +273,7 @@ mod tests {
 
     #[test]
     fn a_call_through_a_typed_receiver_names_the_type_in_each_language() {
-        let cases: [(Language, &str, &str, &[&str]); 18] = [
+        let cases: [(Language, &str, &str, &[&str]); 21] = [
             (
                 Language::Rust,
                 "struct Heal { state: IndexState }\nimpl Heal {\n    fn run(&self, s: &mut IndexState, o: Option<Box<dyn Store>>) {\n        s.save();\n        self.state.load();\n        let t = Tree::new();\n        t.walk();\n        other.save();\n    }\n}\n",
@@ -331,6 +357,25 @@ mod tests {
                 "class Heal(repo: UserRepo) {\n  def run(state: IndexState): Unit = {\n    state.save()\n    repo.load()\n    val t = new Tree()\n    t.walk()\n    val u = Node(1)\n    u.visit()\n  }\n}\n",
                 "Heal.run",
                 &["IndexState.save", "UserRepo.load", "Tree", "Tree.walk", "Node", "Node.visit"],
+            ),
+            // A type imported under another name is read as its own.
+            (
+                Language::Python,
+                "from app.state import IndexState as State\n\ndef run(s: State):\n    s.save()\n    t = State()\n    t.load()\n",
+                "run",
+                &["IndexState.save", "State", "IndexState.load"],
+            ),
+            (
+                Language::Rust,
+                "use crate::state::IndexState as State;\n\nfn run(s: &State) {\n    s.save();\n}\n",
+                "run",
+                &["IndexState.save"],
+            ),
+            (
+                Language::TypeScript,
+                "import { IndexState as State } from './state';\n\nfunction run(s: State) {\n  s.save();\n}\n",
+                "run",
+                &["IndexState.save"],
             ),
             // A name bound to two types, or not bound at all, stays as written.
             (Language::Python, "def f(flag):\n    if flag:\n        x = A()\n    else:\n        x = B()\n    x.run()\n", "f", &["A", "B", "x.run"]),

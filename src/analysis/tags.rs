@@ -509,7 +509,9 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
                 "base.enclosing" => enclosing_bases.push(c.node),
                 "binding.name" => bound_name = Some(c.node),
                 "binding.type" => bound_type = Some(c.node),
-                _ if capture.starts_with("definition.") || matches!(capture, "scope.impl" | "reference.call" | "import" | "binding" | "binding.member") => {
+                _ if capture.starts_with("definition.")
+                    || matches!(capture, "scope.impl" | "reference.call" | "import" | "binding" | "binding.member" | "binding.alias") =>
+                {
                     outer = Some((c.node, capture));
                 }
                 _ => {}
@@ -522,7 +524,14 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
                     calls.push((node.start_byte(), text));
                 }
             }
-            "binding" | "binding.member" => bindings.extend(receivers::Binding::captured(source, node, capture == "binding.member", bound_name, bound_type)),
+            "binding" | "binding.member" | "binding.alias" => {
+                let kind = match capture {
+                    "binding.member" => receivers::BindingKind::Member,
+                    "binding.alias" => receivers::BindingKind::TypeAlias,
+                    _ => receivers::BindingKind::Variable,
+                };
+                bindings.extend(receivers::Binding::captured(source, node, kind, bound_name, bound_type));
+            }
             "import" => {
                 // One statement may import several modules (`import a, b`).
                 if let Some(module) = module {

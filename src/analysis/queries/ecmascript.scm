@@ -117,3 +117,5 @@
 ; Bindings (receivers.rs): a variable bound to `new Foo()`, for calls
 ; through it (`db.query()` is `Db.query`).
 (variable_declarator name: (identifier) @binding.name value: (new_expression constructor: [(identifier) (member_expression)] @binding.type)) @binding
+; A type imported under another name (`import { Repo as R }`): bindings of `R` are `Repo`'s.
+(import_specifier name: (identifier) @binding.type alias: (identifier) @binding.name) @binding.alias

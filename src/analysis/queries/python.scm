@@ -65,6 +65,8 @@
   left: (attribute object: (identifier) @_self attribute: (identifier) @binding.name)
   type: (type) @binding.type
   (#eq? @_self "self")) @binding.member
+; A class imported under another name (`from a import Repo as R`): bindings of `R` are `Repo`'s.
+(import_from_statement name: (aliased_import name: (dotted_name) @binding.type alias: (identifier) @binding.name) @binding.alias)
 (assignment
   left: (attribute object: (identifier) @_self attribute: (identifier) @binding.name)
   right: (call function: [(identifier) (attribute)] @binding.type)

@@ -89,3 +89,5 @@
           (struct_expression name: (_) @binding.type)]
   (#match? @binding.type "^([a-z_][a-z0-9_]*::)*[A-Z]")) @binding
 (field_declaration name: (field_identifier) @binding.name type: (_) @binding.type) @binding
+; A type imported under another name (`use a::Repo as R;`): bindings of `R` are `Repo`'s.
+(use_as_clause path: (_) @binding.type alias: (identifier) @binding.name) @binding.alias
