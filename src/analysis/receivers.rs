@@ -48,6 +48,18 @@ pub enum BindingKind {
     TypeAlias,
 }
 
+impl BindingKind {
+    /// The kind a tags query's capture names (`@binding`, `@binding.member`,
+    /// `@binding.alias`).
+    pub fn of_capture(capture: &str) -> BindingKind {
+        match capture {
+            "binding.member" => BindingKind::Member,
+            "binding.alias" => BindingKind::TypeAlias,
+            _ => BindingKind::Variable,
+        }
+    }
+}
+
 impl Binding {
     /// The binding a tags query's match captured (`name` and `type_name`
     /// nodes under `node`), when both are there and the type has a name.

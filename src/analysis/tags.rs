@@ -525,12 +525,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
                 }
             }
             "binding" | "binding.member" | "binding.alias" => {
-                let kind = match capture {
-                    "binding.member" => receivers::BindingKind::Member,
-                    "binding.alias" => receivers::BindingKind::TypeAlias,
-                    _ => receivers::BindingKind::Variable,
-                };
-                bindings.extend(receivers::Binding::captured(source, node, kind, bound_name, bound_type));
+                bindings.extend(receivers::Binding::captured(source, node, receivers::BindingKind::of_capture(capture), bound_name, bound_type))
             }
             "import" => {
                 // One statement may import several modules (`import a, b`).
