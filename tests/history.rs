@@ -206,3 +206,78 @@ fn a_merge_stands_for_its_pull_request_and_a_shallow_clone_s_history_ends_where_
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["reach"]["commits"], 2, "{v:#}");
 }
+
+/// Distinct files of a query's results, in order.
+fn files_of(answer: &Value) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for r in answer["results"].as_array().expect("results") {
+        let path = r["path"].as_str().expect("path").to_string();
+        if !files.contains(&path) {
+            files.push(path);
+        }
+    }
+    files
+}
+
+const SESSION_REPORT: &str = "Session drops cookies after a redirect\n\nWhen a session follows a redirect, the cookies set by the first \
+response are gone from the next request. I expected the session to keep them. The request headers, the adapter and the auth \
+handler look fine: the response has a Set-Cookie header but the following request sends no Cookie header at all.";
+
+#[test]
+fn an_issue_report_s_files_are_placed_by_past_commits_like_it_after_the_first() {
+    let repo = TestRepo::new();
+    repo.git(&["config", "rag.semantic", "false"]);
+    let files = [
+        ("src/session.py", "class Session:\n    \"\"\"A session follows a redirect and sends the next request.\"\"\"\n\n    def follow_redirect(self, response):\n        request = self.next_request(response)\n        return self.send(request)\n\n    def next_request(self, response):\n        return Request(response.headers, self)\n"),
+        ("src/adapter.py", "class Adapter:\n    def send(self, request):\n        \"\"\"Send the request; the response comes back with its headers.\"\"\"\n        return Response(request.headers)\n"),
+        ("src/auth.py", "class AuthHandler:\n    def handle(self, request):\n        \"\"\"The auth handler adds its header to the request.\"\"\"\n        request.headers['Authorization'] = 'token'\n"),
+        ("src/headers.py", "def merge_headers(request, response):\n    \"\"\"Headers of the request, then of the response.\"\"\"\n    return dict(request.headers, **response.headers)\n"),
+        ("src/response.py", "class Response:\n    def __init__(self, headers):\n        \"\"\"A response and its headers.\"\"\"\n        self.headers = headers\n"),
+        ("src/request.py", "class Request:\n    def __init__(self, headers, session):\n        \"\"\"A request of a session, with its headers.\"\"\"\n        self.headers = headers\n        self.session = session\n"),
+        ("src/cookies.py", "class Jar:\n    def extract(self, response):\n        \"\"\"Keep what the response sets.\"\"\"\n        self.items.update(parse(response))\n"),
+    ];
+    for (path, text) in files {
+        repo.write(path, text);
+    }
+    commit_at(&repo, "Start the client", "2020-01-01T10:00:00Z");
+    let past = [
+        "Keep cookies set by a redirect response in the jar",
+        "Cookies lost when a session follows redirects",
+        "Redirects: the next request sends the cookies the first response set",
+    ];
+    for (i, subject) in past.iter().enumerate() {
+        repo.write("src/cookies.py", format!("{}# {i}\n", files[6].1));
+        repo.write("tests/test_cookies.py", format!("def test_jar_{i}():\n    pass\n"));
+        commit_at(&repo, subject, &format!("2021-0{}-01T10:00:00Z", i + 1));
+    }
+    repo.rag_ok(&["index", "-q"]);
+    let with_history = repo.query(SESSION_REPORT, &["-n", "50", "--explain"]);
+    assert_eq!(with_history["analysis"]["intent"], "document", "{}", with_history["analysis"]);
+    let placed = files_of(&with_history);
+
+    // A damaged history store costs the evidence, not the answer: it is said among the fallbacks.
+    std::fs::write(repo.default_index_dir().join("history").join("meta.json"), "{ not json").expect("damage the store");
+    let damaged = repo.query(SESSION_REPORT, &["-n", "50"]);
+    let said = damaged["fallbacks"].as_array().is_some_and(|f| f.iter().any(|s| s.as_str().is_some_and(|s| s.starts_with("history:"))));
+    assert!(said, "{}", damaged["fallbacks"]);
+
+    repo.git(&["config", "rag.historyDepth", "0"]);
+    repo.rag_ok(&["index", "-q"]);
+    let without = files_of(&repo.query(SESSION_REPORT, &["-n", "50"]));
+    assert_eq!(files_of(&damaged), without);
+
+    let at = |order: &[String]| order.iter().position(|f| f == "src/cookies.py");
+    assert_eq!(placed[0], without[0], "the first file never moves: {placed:?} against {without:?}");
+    assert!(at(&placed) < at(&without) && at(&placed).is_some(), "the file past commits like the report changed comes up: {placed:?} against {without:?}");
+    let mut sorted = placed.clone();
+    sorted.sort();
+    let mut before = without.clone();
+    before.sort();
+    assert_eq!(sorted, before, "history adds no file and drops none");
+    // Its evidence is in the explanation; a test file takes none.
+    let results = with_history["results"].as_array().expect("results");
+    let cookies = results.iter().find(|r| r["path"] == "src/cookies.py").expect("cookies.py is in the answer");
+    assert_eq!(cookies["explain"]["history"]["name"], "history", "{}", cookies["explain"]);
+    assert!(cookies["explain"]["moved"].as_array().is_some_and(|m| m.iter().any(|s| s == "by_history")), "{}", cookies["explain"]);
+    assert!(results.iter().filter(|r| r["path"] == "tests/test_cookies.py").all(|r| r["explain"]["history"].is_null()));
+}

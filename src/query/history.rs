@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::query::base::parameters::{HISTORY_BODY_CHARS, HISTORY_FIELDS, HISTORY_FILES_SHOWN, HISTORY_LINES_SHOWN};
 use crate::query::context::count_tokens;
-use crate::query::question::words::is_stopword;
+use crate::query::retrieve::history::{question_terms, today};
 use crate::stores::history::{CommitDoc, HistoryStore, HistoryStoreError, Search, Stamp, HISTORY_DIR};
 use crate::stores::keyword::analyze;
 
@@ -145,18 +145,6 @@ pub fn run(index_dir: &Path, req: &HistoryRequest) -> Result<HistoryAnswer, Hist
     Ok(answer)
 }
 
-/// The question's words as the store holds them, stop words left out.
-fn question_terms(question: &str) -> Vec<String> {
-    let kept: Vec<&str> = question.split_whitespace().filter(|w| !is_stopword(&w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())).collect();
-    let mut terms: Vec<String> = Vec::new();
-    for t in analyze(&kept.join(" ")) {
-        if !terms.contains(&t) {
-            terms.push(t);
-        }
-    }
-    terms
-}
-
 /// `path` (a file or a folder) and the names it had before, newest rename
 /// first (`renames`: newest first). A file moved out of a folder along with
 /// the rest of it names the folder's old name; one moved alone, its own.
@@ -174,17 +162,6 @@ fn names_of(path: &str, renames: &[(u64, String, String)]) -> Vec<String> {
         }
     }
     names
-}
-
-/// `path` as a commit at `seq` named it, under its name today (renames: newest first).
-fn today(path: &str, seq: u64, renames: &[(u64, String, String)]) -> String {
-    let mut name = path.to_string();
-    for (_, from, to) in renames.iter().rev().filter(|(s, _, _)| *s > seq) {
-        if *from == name {
-            name = to.clone();
-        }
-    }
-    name
 }
 
 fn answer(score: f32, doc: CommitDoc, terms: &[String], renames: &[(u64, String, String)]) -> CommitAnswer {

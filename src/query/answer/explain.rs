@@ -35,6 +35,9 @@ pub enum Moved {
     ListedItem,
     /// `--diversity`: placed against its similarity to those above it.
     Diversity,
+    /// An issue report's file, placed by what past commits like the report
+    /// changed (`history` holds its evidence).
+    ByHistory,
 }
 
 /// One term of a score.
@@ -89,11 +92,16 @@ pub struct Explanation {
     /// it would have; not terms of `score`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unscored_features: Vec<Contribution>,
+    /// An issue report's file's evidence from past commits like the report
+    /// (`query::rank::history`): it placed the file among the others, and
+    /// is not a term of `score`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Contribution>,
 }
 
 impl Explanation {
     pub fn new(ranked_by: RankedBy) -> Explanation {
-        Explanation { ranked_by, score: 0.0, contributions: Vec::new(), fused: None, moved: Vec::new(), unscored_features: Vec::new() }
+        Explanation { ranked_by, score: 0.0, contributions: Vec::new(), fused: None, moved: Vec::new(), unscored_features: Vec::new(), history: None }
     }
 
     /// Adds a term; `score` grows by it.

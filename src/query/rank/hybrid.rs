@@ -12,8 +12,8 @@
 //! the pipeline.
 
 use crate::query::base::parameters::{
-    CALLEE_SEEDS, CALLEE_WEIGHT, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT, FEEDBACK_NAMES, PATTERNS_ASKED, PATTERNS_UNASKED, RRF_K, STEPS_POOL, STEPS_WEIGHT,
-    SURE_MARGIN, SURE_RAMP, SURE_WEIGHT, SURE_WEIGHT_STEPS, USAGE_DEPTH, USAGE_WEIGHT,
+    CALLEE_SEEDS, CALLEE_WEIGHT, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT, FEEDBACK_NAMES, HISTORY_EVIDENCE_COMMITS, PATTERNS_ASKED, PATTERNS_UNASKED, RRF_K,
+    STEPS_POOL, STEPS_WEIGHT, SURE_MARGIN, SURE_RAMP, SURE_WEIGHT, SURE_WEIGHT_STEPS, USAGE_DEPTH, USAGE_WEIGHT,
 };
 use std::time::Instant;
 
@@ -67,8 +67,12 @@ pub fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<A
         }
         Mode::Hybrid => hybrid(source, &q, &mentions, opts, &list_opts, &mut answer)?,
     };
+    let history = match opts.query.mode == Mode::Hybrid && q.document {
+        true => past_commits(source, &q, &mut answer),
+        false => None,
+    };
     let t = Instant::now();
-    let (results, files) = super::pipeline::finish(source, &q, &mentions, results, opts)?;
+    let (results, files) = super::pipeline::finish(source, &q, &mentions, results, opts, history.as_ref())?;
     if opts.query.mode == Mode::Hybrid {
         answer.timings.insert("rank", millis(t));
     }
@@ -76,6 +80,21 @@ pub fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<A
     answer.response.results = results;
     answer.response.took_ms = millis(started);
     Ok(answer)
+}
+
+/// An issue report's evidence from the past commits most like it; none
+/// where the source has no history (a damaged store is said, not fatal).
+fn past_commits(source: &dyn Source, q: &Question, answer: &mut Answer) -> Option<super::history::FileEvidence> {
+    let t = Instant::now();
+    let commits = match source.similar_commits(q, HISTORY_EVIDENCE_COMMITS) {
+        Ok(commits) => commits,
+        Err(e) => {
+            answer.fallbacks.push(format!("history: {e}"));
+            None
+        }
+    };
+    answer.timings.insert("history", millis(t));
+    commits.map(|c| super::history::FileEvidence::of(&c))
 }
 
 /// The question, with the graph relation `--relation` forces and the

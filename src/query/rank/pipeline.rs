@@ -1,14 +1,15 @@
 //! What every source's answer goes through once its retrievers have run:
 //! file priors, overlap removal, the files the query names, each listed
 //! item's answer near the top, diversity,
-//! `--min-score`, parent expansion, the file ranking (`--files`) and the
-//! final cut. The local index and a Qdrant server alone (`crate::query::sources::server`)
+//! `--min-score`, parent expansion, the file ranking (`--files`), the final
+//! cut, and an issue report's files placed by past commits like it. The local index and a Qdrant server alone (`crate::query::sources::server`)
 //! differ in how they find candidates, not in what is made of them, so this
 //! is written once. A source answers the few questions it needs through
 //! [`Chunks`].
 
 use super::files::{apply_priors, chunks_by_file, grouped_by_file, lift_mentioned, rank_files};
 use super::fusion::{credit, dedup_overlaps, mmr};
+use super::history::FileEvidence;
 use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
 use crate::query::answer::{FileHit, Hit, SearchResult as Result};
 use crate::query::base::parameters::{CHUNKS_PER_FILE, RRF_K, STAGE_POOL};
@@ -33,7 +34,16 @@ pub fn list_options(opts: &HybridOptions) -> QueryOptions {
 
 /// The answer's results (and files, with `--files`) from a source's
 /// ranked candidates: fused ones in hybrid mode, one retriever's otherwise.
-pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut results: Vec<Hit>, opts: &HybridOptions) -> Result<(Vec<Hit>, Option<Vec<FileHit>>)> {
+/// `history`: an issue report's evidence from past commits, which reorders
+/// the files of the answer after the first ([`super::history`]).
+pub fn finish(
+    source: &dyn Chunks,
+    q: &Question,
+    mentions: &Mentions,
+    mut results: Vec<Hit>,
+    opts: &HybridOptions,
+    history: Option<&FileEvidence>,
+) -> Result<(Vec<Hit>, Option<Vec<FileHit>>)> {
     let limit = opts.query.limit;
     if opts.explain && opts.query.mode != Mode::Hybrid {
         for h in &mut results {
@@ -96,10 +106,17 @@ pub fn finish(source: &dyn Chunks, q: &Question, mentions: &Mentions, mut result
     if opts.files {
         let mut ranked = rank_files(&results, mentions);
         ranked.truncate(limit);
+        if let Some(evidence) = history {
+            ranked = evidence.reorder_files(ranked);
+        }
         results = chunks_by_file(results, &ranked);
         files = Some(ranked);
     } else {
         results.truncate(limit);
+        // Among the files the answer shows: history orders, it finds nothing.
+        if let Some(evidence) = history {
+            results = evidence.reorder_chunks(results);
+        }
     }
     source.fill_content(&mut results)?;
     for (i, h) in results.iter_mut().enumerate() {

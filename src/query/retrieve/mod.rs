@@ -9,6 +9,7 @@
 
 pub mod bm25;
 pub mod dense;
+pub mod history;
 pub mod keyword;
 pub mod literals;
 pub mod paths;
@@ -124,6 +125,9 @@ pub trait Source: Chunks {
     fn start_dense(&self, q: &Question, opts: &QueryOptions, patterns: bool) -> Dense;
     /// Conventions whose description shares the question's words (without vectors).
     fn patterns_by_words(&self, q: &Question, limit: usize) -> Result<Vec<Hit>>;
+    /// The `limit` past commits most like the question, from the history
+    /// store beside the index; `None` from a source without one.
+    fn similar_commits(&self, q: &Question, limit: usize) -> std::result::Result<Option<Vec<history::PastCommit>>, crate::stores::history::HistoryStoreError>;
 }
 
 /// What the context assembler reads besides the answer, from the answer's source.

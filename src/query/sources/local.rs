@@ -225,6 +225,15 @@ impl Source for Local<'_> {
     fn patterns_by_words(&self, q: &Question, limit: usize) -> Result<Vec<Hit>> {
         Ok(pattern_keyword(self.engine.patterns(), &q.text, limit))
     }
+
+    fn similar_commits(
+        &self,
+        q: &Question,
+        limit: usize,
+    ) -> std::result::Result<Option<Vec<crate::query::retrieve::history::PastCommit>>, crate::stores::history::HistoryStoreError> {
+        // The history is the repository's: the work tree's layer changes no commit.
+        crate::query::retrieve::history::similar_commits(&self.engine.dir, &q.asked, limit)
+    }
 }
 
 /// The dense retriever on the engine's store: the question embedded, the

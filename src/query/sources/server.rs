@@ -243,6 +243,15 @@ impl Source for Server {
     fn patterns_by_words(&self, q: &Question, limit: usize) -> HybridResult<Vec<Hit>> {
         Ok(self.conventions(&q.text, limit)?.into_iter().map(|(h, _)| h).collect())
     }
+
+    fn similar_commits(
+        &self,
+        _q: &Question,
+        _limit: usize,
+    ) -> std::result::Result<Option<Vec<crate::query::retrieve::history::PastCommit>>, crate::stores::history::HistoryStoreError> {
+        // A server's collections hold the code CI indexed, not its history.
+        Ok(None)
+    }
 }
 
 impl Chunks for Server {
