@@ -20,8 +20,40 @@ use std::collections::HashMap;
 use crate::analysis::role::Role;
 use crate::query::answer::explain::{Contribution, Moved};
 use crate::query::answer::{FileHit, Hit};
+use crate::query::base::parameters::HISTORY_EVIDENCE_COMMITS;
 use crate::query::base::parameters::{HISTORY_EVIDENCE_BREADTH, HISTORY_EVIDENCE_WEIGHT, RRF_K};
-use crate::query::retrieve::history::PastCommit;
+use crate::query::retrieve::history::{similar_commits, PastCommit};
+use crate::stores::history::HistoryStoreError;
+
+/// The history store's search for a question, on its own thread beside
+/// the retrievers (it reads nothing they find).
+pub struct PendingEvidence {
+    search: std::thread::JoinHandle<(Result<Option<Vec<PastCommit>>, HistoryStoreError>, f64)>,
+}
+
+impl PendingEvidence {
+    /// Starts the search of the history store of the index in `index_dir`.
+    pub fn start(index_dir: &std::path::Path, question: &str) -> PendingEvidence {
+        let (dir, question) = (index_dir.to_path_buf(), question.to_string());
+        PendingEvidence {
+            search: std::thread::spawn(move || {
+                let t = std::time::Instant::now();
+                let found = similar_commits(&dir, &question, HISTORY_EVIDENCE_COMMITS);
+                (found, crate::progress::millis(t))
+            }),
+        }
+    }
+
+    /// The evidence, and how long its search took; `Err` says why there is
+    /// none from a store that should have answered (damaged, unreadable).
+    pub fn wait(self) -> (Result<Option<FileEvidence>, String>, f64) {
+        match self.search.join() {
+            Ok((Ok(commits), ms)) => (Ok(commits.map(|c| FileEvidence::of(&c))), ms),
+            Ok((Err(e), ms)) => (Err(e.to_string()), ms),
+            Err(_) => (Err("the history search failed".to_string()), 0.0),
+        }
+    }
+}
 
 /// Each code file's share of the past commits like the question.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -12,12 +12,13 @@
 //! the pipeline.
 
 use crate::query::base::parameters::{
-    CALLEE_SEEDS, CALLEE_WEIGHT, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT, FEEDBACK_NAMES, HISTORY_EVIDENCE_COMMITS, PATTERNS_ASKED, PATTERNS_UNASKED, RRF_K,
-    STEPS_POOL, STEPS_WEIGHT, SURE_MARGIN, SURE_RAMP, SURE_WEIGHT, SURE_WEIGHT_STEPS, USAGE_DEPTH, USAGE_WEIGHT,
+    CALLEE_SEEDS, CALLEE_WEIGHT, EXACT_DOCUMENT_WEIGHT, EXACT_WEIGHT, FEEDBACK_NAMES, PATTERNS_ASKED, PATTERNS_UNASKED, RRF_K, STEPS_POOL, STEPS_WEIGHT,
+    SURE_MARGIN, SURE_RAMP, SURE_WEIGHT, SURE_WEIGHT_STEPS, USAGE_DEPTH, USAGE_WEIGHT,
 };
 use std::time::Instant;
 
 use super::fusion::{fuse, fuse_explained};
+use super::history::{FileEvidence, PendingEvidence};
 use crate::analysis::role::Role;
 use crate::progress::millis;
 use crate::query::answer::{Answer, Hit, HybridError, Response, Result, Retriever, Timings, Unavailable};
@@ -44,6 +45,11 @@ pub fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<A
     let mut list_opts = super::pipeline::list_options(opts);
     list_opts.hide = source.hidden();
     let mentions = source.mentions(&q);
+    // An issue report's history evidence, searched beside the retrievers.
+    let history = match (opts.query.mode, q.document, source.history_index()) {
+        (Mode::Hybrid, true, Some(dir)) => Some(PendingEvidence::start(dir, &q.asked)),
+        _ => None,
+    };
     let results = match opts.query.mode {
         Mode::Keyword | Mode::Symbol => {
             answer.retrievers.push(if opts.query.mode == Mode::Keyword { Retriever::Bm25 } else { Retriever::Symbol });
@@ -67,10 +73,7 @@ pub fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<A
         }
         Mode::Hybrid => hybrid(source, &q, &mentions, opts, &list_opts, &mut answer)?,
     };
-    let history = match opts.query.mode == Mode::Hybrid && q.document {
-        true => past_commits(source, &q, &mut answer),
-        false => None,
-    };
+    let history = history.and_then(|pending| past_commits(pending, &mut answer));
     let t = Instant::now();
     let (results, files) = super::pipeline::finish(source, &q, &mentions, results, opts, history.as_ref())?;
     if opts.query.mode == Mode::Hybrid {
@@ -84,17 +87,13 @@ pub fn answer(source: &dyn Source, text: &str, opts: &HybridOptions) -> Result<A
 
 /// An issue report's evidence from the past commits most like it; none
 /// where the source has no history (a damaged store is said, not fatal).
-fn past_commits(source: &dyn Source, q: &Question, answer: &mut Answer) -> Option<super::history::FileEvidence> {
-    let t = Instant::now();
-    let commits = match source.similar_commits(q, HISTORY_EVIDENCE_COMMITS) {
-        Ok(commits) => commits,
-        Err(e) => {
-            answer.fallbacks.push(format!("history: {e}"));
-            None
-        }
-    };
-    answer.timings.insert("history", millis(t));
-    commits.map(|c| super::history::FileEvidence::of(&c))
+fn past_commits(pending: PendingEvidence, answer: &mut Answer) -> Option<FileEvidence> {
+    let (evidence, ms) = pending.wait();
+    answer.timings.insert("history", ms);
+    evidence.unwrap_or_else(|why| {
+        answer.fallbacks.push(format!("history: {why}"));
+        None
+    })
 }
 
 /// The question, with the graph relation `--relation` forces and the

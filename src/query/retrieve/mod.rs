@@ -125,9 +125,9 @@ pub trait Source: Chunks {
     fn start_dense(&self, q: &Question, opts: &QueryOptions, patterns: bool) -> Dense;
     /// Conventions whose description shares the question's words (without vectors).
     fn patterns_by_words(&self, q: &Question, limit: usize) -> Result<Vec<Hit>>;
-    /// The `limit` past commits most like the question, from the history
-    /// store beside the index; `None` from a source without one.
-    fn similar_commits(&self, q: &Question, limit: usize) -> std::result::Result<Option<Vec<history::PastCommit>>, crate::stores::history::HistoryStoreError>;
+    /// The index whose history store holds the repository's past commits
+    /// ([`history::similar_commits`]); `None` from a source without one.
+    fn history_index(&self) -> Option<&std::path::Path>;
 }
 
 /// What the context assembler reads besides the answer, from the answer's source.

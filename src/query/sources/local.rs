@@ -226,13 +226,9 @@ impl Source for Local<'_> {
         Ok(pattern_keyword(self.engine.patterns(), &q.text, limit))
     }
 
-    fn similar_commits(
-        &self,
-        q: &Question,
-        limit: usize,
-    ) -> std::result::Result<Option<Vec<crate::query::retrieve::history::PastCommit>>, crate::stores::history::HistoryStoreError> {
+    fn history_index(&self) -> Option<&std::path::Path> {
         // The history is the repository's: the work tree's layer changes no commit.
-        crate::query::retrieve::history::similar_commits(&self.engine.dir, &q.asked, limit)
+        Some(&self.engine.dir)
     }
 }
 

@@ -244,13 +244,9 @@ impl Source for Server {
         Ok(self.conventions(&q.text, limit)?.into_iter().map(|(h, _)| h).collect())
     }
 
-    fn similar_commits(
-        &self,
-        _q: &Question,
-        _limit: usize,
-    ) -> std::result::Result<Option<Vec<crate::query::retrieve::history::PastCommit>>, crate::stores::history::HistoryStoreError> {
+    fn history_index(&self) -> Option<&std::path::Path> {
         // A server's collections hold the code CI indexed, not its history.
-        Ok(None)
+        None
     }
 }
 
