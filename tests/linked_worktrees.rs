@@ -3,7 +3,8 @@
 //! two worktrees index at the same moment without losing a vector or
 //! meeting a lock; `gc` in one keeps what the others reference; an index
 //! made before the cache was shared hands its vectors over on the next run;
-//! a new worktree's first index starts from the nearest index of another.
+//! a new worktree's first index starts from the nearest index of another,
+//! and holds the repository's history as a fresh index would.
 
 use std::path::{Path, PathBuf};
 
@@ -218,6 +219,14 @@ fn a_new_worktree_starts_from_the_nearest_index_and_equals_a_full_one() {
         assert_eq!(run(&[]), run(&["--index-dir", d]), "{q}");
     }
     assert!(stdout(&rag_in(&wt, &["query", "who calls save_to_disk", "--mode", "graph"])).contains("export_sessions"));
+    // The history is the repository's: the worktree's holds its whole chain,
+    // the main worktree's commits included, as a fresh read of it does.
+    let history = |extra: &[&str]| -> Vec<String> {
+        let v = json_ok(&wt, &[&["history", "--json", "-n", "10"][..], extra].concat(), &[]);
+        v["commits"].as_array().expect("commits").iter().map(|c| c["subject"].as_str().unwrap_or("").to_string()).collect()
+    };
+    assert_eq!(history(&[]), vec!["app/export.py".to_string(), "initial".to_string()]);
+    assert_eq!(history(&[]), history(&["--index-dir", d]));
 
     // The main worktree's index was not touched, and a worktree with an
     // interrupted run's journal is no seed.
