@@ -41,6 +41,11 @@ HERE = Path(__file__).resolve().parent
 spec = importlib.util.spec_from_file_location("rank_harness", HERE / "rank-harness.py")
 harness = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(harness)
+spec = importlib.util.spec_from_file_location("history_evidence", HERE / "fit-history-evidence.py")
+evidence = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(evidence)
+# What `query` ships (src/query/base/parameters.rs: HISTORY_EVIDENCE_*).
+EVIDENCE_WEIGHT, EVIDENCE_COMMITS, EVIDENCE_BREADTH = 0.002, 20, 0.5
 
 LISTS = ["bm25", "exact", "symbol", "dense", "graph", "callees", "patterns", "paths", "literals"]
 STAGE = ["file_words", "chunk_words", "span", "bm25", "file_support", "path_words", "name_parts", "stem_words", "file_named",
@@ -243,7 +248,9 @@ def main() -> None:
     PRIOR, ROUNDS = a.prior, a.rounds
     for name in filter(None, a.drop.split(",")):
         DROPPED.add(name)
-    rows = harness.rows_of(Path(a.pools), list(harness.SETS))
+    # `notes`: change notes mined from repositories no benchmark holds, in the
+    # harness's format (`mine-change-notes.py --pools`, gathered into OUT/notes.jsonl).
+    rows = harness.rows_of(Path(a.pools), list(harness.SETS) + ["notes"])
     data, names = dataset(rows)
     train_sets = set(a.train.split(","))
     train = [d for d in data if d["row"]["set"] in train_sets]
@@ -253,7 +260,11 @@ def main() -> None:
     for repo in sorted({d["row"]["repo"] for d in data}):
         models[repo] = fit([d for d in train if d["row"]["repo"] != repo], names)
     model_order = {d["row"]["id"]: ranked(models[d["row"]["repo"]], d) for d in data}
-    rankers = {"shipped": harness.RANKERS["shipped"], "wide-order": harness.RANKERS["wide-order"], "model": lambda row: model_order[row["id"]]}
+    # Today's order: the shipped one with the history's evidence placing the files after the first.
+    shipped_history = lambda row: evidence.reorder({"files": harness.RANKERS["shipped"](row), "history": row.get("history") or []},
+                                                   EVIDENCE_WEIGHT, EVIDENCE_COMMITS, EVIDENCE_BREADTH)
+    rankers = {"shipped": harness.RANKERS["shipped"], "+history": shipped_history, "wide-order": harness.RANKERS["wide-order"],
+               "model": lambda row: model_order[row["id"]]}
     kept = [d["row"] for d in data]
     tables = {name: harness.table(kept, f) for name, f in rankers.items()}
     for s in tables["shipped"]:
@@ -267,6 +278,13 @@ def main() -> None:
             wins += delta > 1e-9
             losses += delta < -1e-9
         print(f"{s:11s} repositories (Acc@1 + Acc@5 against shipped): {wins} better, {losses} worse")
+    # The mined notes by the intent `query` read in them (issue reports are `document`).
+    notes = [r for r in kept if r["set"] == "notes"]
+    for intent in sorted({r["pools"]["shipped"]["analysis"]["intent"] for r in notes}):
+        rs = [r for r in notes if r["pools"]["shipped"]["analysis"]["intent"] == intent]
+        for name in ("+history", "model"):
+            t = harness.table(rs, rankers[name])["notes"]
+            print(f"notes:{intent:11s} {name:11s} n={t['n']:4d} file Acc@1/3/5/10 " + " / ".join(f"{t['acc'][k]:.3f}" for k in harness.KS))
     if a.importance:
         full = fit(train, names)
         gain = full.feature_importance("gain")

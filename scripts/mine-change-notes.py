@@ -26,6 +26,11 @@ two commits share is dropped. At most `--per-repo` newest are asked.
                          [--per-repo 150] [--depth 6000] [--bin git-rag]
 
 OUT/<owner+name>.jsonl (resumable: a repository with a file is skipped).
+
+`--pools` asks the mined notes again as `rank-harness.py record` asks an
+issue (`--limit 50` and `--limit 200`, every result's features), keeping
+the history's answer mined before: OUT/pools/<owner+name>.jsonl in the
+harness's row format (set `notes`), for `fit-file-ranking.py`.
 """
 from __future__ import annotations
 
@@ -222,6 +227,25 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
     print(f"[{key}] {len(chosen)} notes; index {took:.0f}s, asked in {time.time() - t0 - took:.0f}s", file=sys.stderr)
 
 
+def pools(out: Path, key: str, args) -> None:
+    harness = load("rank_harness", "rank-harness.py")
+    target = out / "pools" / f"{key}.jsonl"
+    rows = [json.loads(l) for l in open(out / f"{key}.jsonl")][: args.pools_per_repo]
+    if target.exists() or not rows:
+        return
+    target.parent.mkdir(exist_ok=True)
+    work, env = out / "repos" / key, dict(os.environ, GIT_RAG_DIR=str(out / "idx" / key))
+    tmp = target.with_suffix(".part")
+    with open(tmp, "w") as sink:
+        for r in rows:
+            got = {"shipped": harness.ask(args.bin, str(work), env, r["question"], harness.SHIPPED_LIMIT),
+                   "wide": harness.ask(args.bin, str(work), env, r["question"], harness.WIDE_LIMIT)}
+            sink.write(json.dumps({"id": r["commit"], "set": "notes", "repo": key, "gold": {p: [] for p in r["targets"]}, "query": r["question"],
+                                   "pools": got, "history": r["history"]}) + "\n")
+    tmp.rename(target)
+    print(f"[{key}] {len(rows)} notes asked with features", file=sys.stderr)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
@@ -232,6 +256,8 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=6000)
     ap.add_argument("--bin", default="git-rag")
     ap.add_argument("--dry", action="store_true", help="print the notes found, ask nothing")
+    ap.add_argument("--pools", action="store_true", help="ask the mined notes again with every result's features")
+    ap.add_argument("--pools-per-repo", type=int, default=60)
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -239,6 +265,10 @@ def main() -> None:
     for repo in repos:
         key = repo.replace("/", "+")
         mirror = Path(args.mirrors) / key / "repo"
+        if args.pools:
+            if (out / f"{key}.jsonl").exists():
+                pools(out, key, args)
+            continue
         if (out / f"{key}.jsonl").exists() or not mirror.is_dir():
             continue
         try:
