@@ -35,7 +35,9 @@
 ///     `receivers`).
 /// 17: Swift's and Scala's typed receivers too; a type imported under
 ///     another name (`from a import Repo as R`) is read as its own.
-pub const VERSION: u32 = 17;
+/// 18: so are Kotlin's, PHP's and Scala's import aliases and C#'s using
+///     aliases (`import a.Repo as R`, `use App\Repo as R;`, `using R = App.Repo;`).
+pub const VERSION: u32 = 18;
 
 pub mod chunk;
 pub mod comments;

@@ -10,8 +10,10 @@
 //! the class around its definition (Python's `self.x = Foo()` in
 //! `__init__`, TypeScript's `constructor(private repo: Repo)`);
 //! `@binding.alias` a type imported under another name (`from a import
-//! Repo as R`, `use a::Repo as R;`, `import { Repo as R }`), which a
-//! binding's type is read through.
+//! Repo as R`, `use a::Repo as R;`, `import { Repo as R }`, Kotlin's and
+//! Scala's `import a.Repo as R`, `import a.{Repo => R}`, PHP's `use
+//! App\Repo as R;`, C#'s `using R = App.Repo;`), which a binding's type is
+//! read through.
 //!
 //! A call `x.m` then reads `x`'s type from the innermost definition that
 //! binds it (the caller, the definitions around it, the module); a chain of
@@ -285,7 +287,7 @@ mod tests {
 
     #[test]
     fn a_call_through_a_typed_receiver_names_the_type_in_each_language() {
-        let cases: [(Language, &str, &str, &[&str]); 21] = [
+        let cases: [(Language, &str, &str, &[&str]); 26] = [
             (
                 Language::Rust,
                 "struct Heal { state: IndexState }\nimpl Heal {\n    fn run(&self, s: &mut IndexState, o: Option<Box<dyn Store>>) {\n        s.save();\n        self.state.load();\n        let t = Tree::new();\n        t.walk();\n        other.save();\n    }\n}\n",
@@ -387,6 +389,31 @@ mod tests {
                 Language::TypeScript,
                 "import { IndexState as State } from './state';\n\nfunction run(s: State) {\n  s.save();\n}\n",
                 "run",
+                &["IndexState.save"],
+            ),
+            (Language::Kotlin, "import app.state.IndexState as State\n\nfun run(s: State) {\n    s.save()\n}\n", "run", &["IndexState.save"]),
+            (
+                Language::Php,
+                "<?php\nuse App\\State\\IndexState as State;\n\nfunction run(State $s) {\n    $s->save();\n}\n",
+                "run",
+                &["IndexState.save"],
+            ),
+            (
+                Language::CSharp,
+                "using State = App.State.IndexState;\n\nclass K {\n  void Run(State s) {\n    s.Save();\n  }\n}\n",
+                "K.Run",
+                &["IndexState.Save"],
+            ),
+            (
+                Language::Scala,
+                "import app.state.{IndexState => State}\n\nclass K {\n  def run(s: State): Unit = {\n    s.save()\n  }\n}\n",
+                "K.run",
+                &["IndexState.save"],
+            ),
+            (
+                Language::Scala,
+                "import app.state.IndexState as State\n\nclass K {\n  def run(s: State): Unit = {\n    s.save()\n  }\n}\n",
+                "K.run",
                 &["IndexState.save"],
             ),
             // A name bound to two types, or not bound at all, stays as written.

@@ -63,6 +63,8 @@
 ; Bindings (receivers.rs): typed parameters, locals, fields and
 ; properties, for calls through them (`_repo.Save()` is `UserRepo.Save`).
 (parameter type: (_) @binding.type name: (identifier) @binding.name) @binding
+; A using alias of a type (`using R = App.Repo;`) is read as the type.
+(using_directive name: (identifier) @binding.name . [(qualified_name) (identifier) (generic_name)] @binding.type) @binding.alias
 (variable_declaration type: (_) @binding.type (variable_declarator name: (identifier) @binding.name)) @binding
 (variable_declaration (variable_declarator name: (identifier) @binding.name (object_creation_expression type: (_) @binding.type))) @binding
 (property_declaration type: (_) @binding.type name: (identifier) @binding.name) @binding

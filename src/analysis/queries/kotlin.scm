@@ -91,6 +91,8 @@
 ; (`repo.save()` with `repo: UserRepo` is `UserRepo.save`).
 (parameter (identifier) @binding.name . (_) @binding.type) @binding
 (class_parameter (identifier) @binding.name . (_) @binding.type) @binding.member
+; A type imported under another name (`import a.b.Repo as R`) is read as its own.
+(import (qualified_identifier) @binding.type (identifier) @binding.name) @binding.alias
 (property_declaration (variable_declaration (identifier) @binding.name . (_) @binding.type)) @binding
 (property_declaration
   (variable_declaration (identifier) @binding.name .)

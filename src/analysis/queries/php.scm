@@ -93,5 +93,7 @@
 ; (`$this->repo->save()` with `private UserRepo $repo` is `UserRepo.save`).
 (simple_parameter type: (_) @binding.type name: (variable_name) @binding.name) @binding
 (property_promotion_parameter type: (_) @binding.type name: (variable_name (name) @binding.name)) @binding.member
+; A class imported under another name (`use App\Repo as R;`) is read as its own.
+(namespace_use_clause [(name) (qualified_name)] @binding.type alias: (name) @binding.name) @binding.alias
 (property_declaration type: (_) @binding.type (property_element name: (variable_name (name) @binding.name))) @binding
 (assignment_expression left: (variable_name) @binding.name right: (object_creation_expression [(name) (qualified_name)] @binding.type)) @binding

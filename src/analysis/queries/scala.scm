@@ -119,6 +119,9 @@
 ; (`repo.save()` with `repo: UserRepo` is `UserRepo.save`).
 (parameter name: (identifier) @binding.name type: (_) @binding.type) @binding
 (class_parameter name: (identifier) @binding.name type: (_) @binding.type) @binding.member
+; A type imported under another name (`import a.{Repo => R}`, Scala 3's `import a.Repo as R`) is read as its own.
+(import_declaration (namespace_selectors (arrow_renamed_identifier name: (identifier) @binding.type alias: (identifier) @binding.name) @binding.alias))
+(import_declaration (as_renamed_identifier name: (identifier) @binding.type alias: (identifier) @binding.name) @binding.alias)
 (val_definition pattern: (identifier) @binding.name type: (_) @binding.type) @binding
 (var_definition pattern: (identifier) @binding.name type: (_) @binding.type) @binding
 (val_definition pattern: (identifier) @binding.name value: (instance_expression . (_) @binding.type)) @binding
