@@ -254,6 +254,8 @@ fn an_issue_report_s_files_are_placed_by_past_commits_like_it_after_the_first() 
     let with_history = repo.query(SESSION_REPORT, &["-n", "50", "--explain"]);
     assert_eq!(with_history["analysis"]["intent"], "document", "{}", with_history["analysis"]);
     let placed = files_of(&with_history);
+    let text = repo.rag_ok(&["query", SESSION_REPORT, "-n", "50", "--explain"]);
+    assert!(text.contains("history of the file:") && text.contains("ByHistory"), "{text}");
 
     // A damaged history store costs the evidence, not the answer: it is said among the fallbacks.
     std::fs::write(repo.default_index_dir().join("history").join("meta.json"), "{ not json").expect("damage the store");

@@ -161,6 +161,14 @@ fn print_explanation(e: &Explanation, indent: &str) -> Result<()> {
             None => outln!("{indent}  {:+.4}  {}{rank}: {:.4}", c.contribution, c.name, c.value),
         }
     }
+    if let Some(h) = &e.history {
+        // Not a term of the score: it placed the file among the others.
+        outln!(
+            "{indent}  history of the file: {:.3} × {} (past commits like the question changed it; placed the file, not in the score)",
+            h.value,
+            h.weight.unwrap_or_default()
+        );
+    }
     if let Some(fused) = &e.fused {
         outln!("{indent}  score, the fused score over the best one's, from:");
         print_explanation(fused, &format!("{indent}    "))?;
