@@ -20,8 +20,7 @@ use std::collections::HashMap;
 use crate::analysis::role::Role;
 use crate::query::answer::explain::{Contribution, Moved};
 use crate::query::answer::{FileHit, Hit};
-use crate::query::base::parameters::HISTORY_EVIDENCE_COMMITS;
-use crate::query::base::parameters::{HISTORY_EVIDENCE_BREADTH, HISTORY_EVIDENCE_WEIGHT, RRF_K};
+use crate::query::base::parameters::{HISTORY_EVIDENCE_BREADTH, HISTORY_EVIDENCE_COMMITS, HISTORY_EVIDENCE_WEIGHT, RRF_K};
 use crate::query::retrieve::history::{similar_commits, PastCommit};
 use crate::stores::history::HistoryStoreError;
 
