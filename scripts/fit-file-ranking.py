@@ -231,6 +231,55 @@ def ranked(model, d) -> list[str]:
     return [d["files"][i] for i in order]
 
 
+# Sets scored by chunks (semble dev by run.py's rule, the dev kit by
+# score.py's): the file model orders files, then `layout` lays their chunks out.
+CHUNK_SETS = {"semble": harness.semble_table, "kit": harness.kit_table, "kit-vectors": harness.kit_table}
+
+
+def lay_out(row: dict, files: list[str], layout: str) -> list[dict]:
+    """The wide pool's chunks in the order of `files`.
+    `grouped`: every chunk of a file before the next file's;
+    `breadth`: each file's best chunk in file order, then each file's second, ...;
+    `depth2`: each file's first two chunks in file order, then the rest."""
+    by_file = collections.defaultdict(list)
+    for c in row["pools"]["wide"]["results"]:
+        by_file[c["path"]].append(c)
+    if layout == "grouped":
+        return [c for f in files for c in by_file[f]]
+    first = 1 if layout == "breadth" else 2
+    out: list[dict] = []
+    taken = dict.fromkeys(files, 0)
+    quota = first
+    while len(out) < harness.SEMBLE_LIMIT and any(taken[f] < len(by_file[f]) for f in files):
+        for f in files:
+            out += by_file[f][taken[f]:taken[f] + quota]
+            taken[f] = min(taken[f] + quota, len(by_file[f]))
+        quota = 1
+    return out
+
+
+def chunk_report(data: list[dict], model_order: dict, layout: str) -> None:
+    for s, table_of in CHUNK_SETS.items():
+        rows = [d["row"] for d in data if d["row"]["set"] == s]
+        if not rows:
+            continue
+        rankers = {"shipped": harness.CHUNK_RANKERS["shipped"],
+                   f"wide:{layout}": lambda r: lay_out(r, harness.distinct_files(r["pools"]["wide"]["results"]), layout),
+                   f"model:{layout}": lambda r: lay_out(r, model_order[r["id"]], layout)}
+        base = None
+        for name, f in rankers.items():
+            t = table_of(rows, f)
+            cats = " ".join(f"{c} {v:.3f}" for c, v in sorted(t["categories"].items()))
+            print(f"{s:11s} {name:15s} n={t['n']:4d} chunk nDCG@10 {t['ndcg10']:.3f} ({cats})")
+            if "repos" in t:
+                if base is None:
+                    base = t["repos"]
+                elif name.startswith("model"):
+                    better = sum(t["repos"][k] > base[k] + 1e-9 for k in base)
+                    worse = sum(t["repos"][k] < base[k] - 1e-9 for k in base)
+                    print(f"{s:11s} repositories against shipped: {better} better, {worse} worse")
+
+
 def main() -> None:
     global LEARNER, HISTORY, PRIOR, ROUNDS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -241,6 +290,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=ROUNDS)
     ap.add_argument("--drop", default="", help="inputs left out, comma separated")
     ap.add_argument("--history", action="store_true", help="with the history store's evidence per file")
+    ap.add_argument("--layout", default="breadth", choices=["grouped", "breadth", "depth2"], help="chunks of the ordered files, for the chunk-scored sets")
     ap.add_argument("--learner", default="lambdamart", choices=["lambdamart", "linear"])
     a = ap.parse_args()
     LEARNER = a.learner
@@ -250,22 +300,28 @@ def main() -> None:
         DROPPED.add(name)
     # `notes`: change notes mined from repositories no benchmark holds, in the
     # harness's format (`mine-change-notes.py --pools`, gathered into OUT/notes.jsonl).
-    rows = harness.rows_of(Path(a.pools), list(harness.SETS) + ["notes"])
+    rows = harness.rows_of(Path(a.pools), list(harness.SETS) + ["notes"] + list(CHUNK_SETS))
     data, names = dataset(rows)
     train_sets = set(a.train.split(","))
     train = [d for d in data if d["row"]["set"] in train_sets]
     print(f"{len(data)} issues, {len(names)} inputs; training on {len(train)} issues of {len({d['row']['repo'] for d in train})} repositories", file=sys.stderr)
     # One model per held-out repository: fitted on the training issues of every other repository.
+    # A repository is known by its name alone across sets (MULocBench's
+    # `psf/requests`, semble's and the kit's `requests`): it is held out under every set.
+    key = lambda repo: repo.rsplit("/", 1)[-1].lower()
+    trained = {key(d["row"]["repo"]) for d in train}
+    shared = fit(train, names)
     models = {}
     for repo in sorted({d["row"]["repo"] for d in data}):
-        models[repo] = fit([d for d in train if d["row"]["repo"] != repo], names)
+        models[repo] = fit([d for d in train if key(d["row"]["repo"]) != key(repo)], names) if key(repo) in trained else shared
     model_order = {d["row"]["id"]: ranked(models[d["row"]["repo"]], d) for d in data}
     # Today's order: the shipped one with the history's evidence placing the files after the first.
     shipped_history = lambda row: evidence.reorder({"files": harness.RANKERS["shipped"](row), "history": row.get("history") or []},
                                                    EVIDENCE_WEIGHT, EVIDENCE_COMMITS, EVIDENCE_BREADTH)
     rankers = {"shipped": harness.RANKERS["shipped"], "+history": shipped_history, "wide-order": harness.RANKERS["wide-order"],
                "model": lambda row: model_order[row["id"]]}
-    kept = [d["row"] for d in data]
+    kept = [d["row"] for d in data if d["row"]["set"] not in CHUNK_SETS]
+    chunk_report(data, model_order, a.layout)
     tables = {name: harness.table(kept, f) for name, f in rankers.items()}
     for s in tables["shipped"]:
         for name, t in tables.items():

@@ -22,9 +22,13 @@ Per repository (a fetched mirror, at its HEAD):
 
 Rows are fit-ranking.py's rows (dataset `wide-doc`, one group per
 repository, targets scored by semble's rule: the definition's line range),
-so `fit-ranking.py fit` reads them beside the dev sets.
+so `fit-ranking.py fit` reads them beside the dev sets. With `--harness`
+they are the offline harness's rows instead (`rank-harness.py`: set `docs`,
+pools `shipped` (`--limit 10`) and `wide` (`--limit 200`) with every
+result's features, the definition's file as the file label), for
+`fit-file-ranking.py`.
 
-    mine-doc-questions.py OUT --mirrors DIR [--repos-file scripts/ranking-repos.txt] [--repos a/b,...] [--per-repo 100] [--bin git-rag]
+    mine-doc-questions.py OUT --mirrors DIR [--repos-file scripts/ranking-repos.txt] [--repos a/b,...] [--per-repo 100] [--bin git-rag] [--harness]
 
 OUT/<owner+name>.jsonl (resumable: a repository with a file is skipped).
 """
@@ -55,6 +59,7 @@ def load(name: str, file: str):
 
 mine = load("mine_ranking", "mine-ranking.py")
 fitting = load("fit_ranking", "fit-ranking.py")
+harness = load("rank_harness", "rank-harness.py")
 
 BLOCK_LANGUAGES = {
     ".rs": "rust", ".cs": "csharp", ".swift": "swift", ".java": "java", ".kt": "kotlin", ".scala": "scala",
@@ -263,6 +268,9 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
     tmp = out / f"{key}.jsonl.part"
     with open(tmp, "w") as sink:
         for d in chosen:
+            if args.harness:
+                sink.write(json.dumps(harness_row(args, work, env, key, d)) + "\n")
+                continue
             got = fitting.query(args.bin, work, index, d["question"])
             if not got:
                 continue
@@ -275,6 +283,15 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
     print(f"[{key}] {len(chosen)} questions of {len(found)} documented definitions; index {took:.0f}s", file=sys.stderr)
 
 
+def harness_row(args, work: Path, env: dict, key: str, d: dict) -> dict:
+    """One question as the offline harness records it (`rank-harness.py`'s pools)."""
+    pools = {"shipped": harness.ask(args.bin, str(work), env, d["question"], harness.SEMBLE_LIMIT),
+             "wide": harness.ask(args.bin, str(work), env, d["question"], harness.WIDE_LIMIT)}
+    return {"id": f"{key}:{d['path']}:{d['start']}", "set": "docs", "repo": key, "language": d["language"], "category": "doc",
+            "query": d["question"], "root": "", "targets": [{"path": d["path"], "start_line": d["start"], "end_line": d["end"]}],
+            "gold": {d["path"]: []}, "pools": pools}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
@@ -283,6 +300,7 @@ def main() -> None:
     ap.add_argument("--repos", default="")
     ap.add_argument("--per-repo", type=int, default=100)
     ap.add_argument("--bin", default="git-rag")
+    ap.add_argument("--harness", action="store_true", help="rows in the offline harness's format (set `docs`)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -18,11 +18,24 @@ and the history store's answer to the issue at that commit (`git rag
 history --json -n 50`: older commits only, so never the fix), the evidence
 a ranker may weigh per file.
 
+`record-semble` does the same for semble's development split
+(`../shared/eval/semble/run.py`'s 21 repositories, checked out and restricted
+to their benchmark roots as that script does, one keyword-layers index each):
+`shipped` is `--limit 10`, what run.py scores, and `wide` is `--limit 200`.
+
+`record-kit` does the same for the dev kit (`../shared/eval/`: the five small
+corpora built by its `corpus.py` under CORPORA, the graded queries of
+`queries/`), set `kit` (keyword layers) or, with `--semantic`, `kit-vectors`;
+`score` prints score.py's chunk nDCG@10 over all their queries.
+
 `score` reorders the recorded pools by a ranker and prints file Acc@1/3/5/10
-by set and by repository (`--rankers shipped,wide-order`).
+by set and by repository (`--rankers shipped,wide-order`); for `semble` it
+prints run.py's chunk nDCG@10 (mean per repository, then over repositories).
 
     rank-harness.py record OUT --set lite|verified|mulocbench [--bin git-rag] [--repos a/b,...]
-    rank-harness.py score OUT [--sets lite,verified,mulocbench]
+    rank-harness.py record-semble OUT [--bin git-rag] [--repos serde,zod]
+    rank-harness.py record-kit OUT --corpora DIR [--semantic] [--bin git-rag]
+    rank-harness.py score OUT [--sets lite,verified,mulocbench,semble,kit,kit-vectors]
 
 OUT/<set>.jsonl gets one row per issue (resumable: recorded ids are
 skipped). Needs SWE_MIRRORS (see swe_localize.py). The other halves of the
@@ -157,6 +170,128 @@ def record(args) -> None:
             print(f"{x['instance_id']:40s} file@{rank} files {len(files)}/{len(distinct_files(pools['wide']['results']))} idx {index_s:.1f}s", file=sys.stderr)
 
 
+# run.py's cut: semble scores the first 10 chunks.
+SEMBLE_LIMIT = 10
+
+
+def record_semble(args) -> None:
+    semble = load_module("semble_run", EVAL / "semble" / "run.py")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "semble.jsonl"
+    done = {json.loads(line)["id"] for line in open(path) if line.strip()} if path.exists() else set()
+    specs, annotations = semble.load_benchmark(semble.DEFAULT_SEMBLE_GIT, semble.DEFAULT_SEMBLE_REV)
+    want = set(args.repos.split(",")) if args.repos else None
+    sink = open(path, "a")
+    for spec in specs:
+        name = spec["name"]
+        if name not in semble.DEV_REPOS or (want and name not in want):
+            continue
+        tasks = [t for t in semble.tasks_for(spec, annotations.get(name, [])) if t["qid"] not in done]
+        if not tasks:
+            continue
+        info = semble.prepare_checkout(spec, tasks, lambda *a: None)
+        if info["status"] != "ok":
+            print(f"[{name}] excluded: {info['reason']}", file=sys.stderr)
+            continue
+        work, root = Path(info["work"]), spec.get("benchmark_root") or ""
+        semble.set_include(work, root, False)
+        env = dict(os.environ, GIT_RAG_DIR=str(out / "idx-semble" / name))
+        r = subprocess.run([args.bin, "index", "--full", "--quiet", "--no-semantic"], cwd=work, env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"[{name}] index failed: {r.stderr[-300:]}", file=sys.stderr)
+            continue
+        for t in tasks:
+            try:
+                pools = {"shipped": ask(args.bin, str(work), env, t["query"], SEMBLE_LIMIT),
+                         "wide": ask(args.bin, str(work), env, t["query"], WIDE_LIMIT)}
+            except (RuntimeError, json.JSONDecodeError, subprocess.TimeoutExpired) as e:
+                print(f"query failed {t['qid']}: {e}", file=sys.stderr)
+                continue
+            row = {"id": t["qid"], "set": "semble", "repo": name, "language": spec["language"], "category": t["category"],
+                   "root": root, "query": t["query"], "targets": t["targets"],
+                   "gold": {(f"{root}/{x['path']}" if root else x["path"]): [] for x in t["targets"]}, "pools": pools}
+            sink.write(json.dumps(row) + "\n")
+            sink.flush()
+        print(f"[{name}] {len(tasks)} questions", file=sys.stderr)
+
+
+KIT_CORPORA = ("requests", "express", "query-core", "ureq", "cobra")
+
+
+def record_kit(args) -> None:
+    out = Path(args.out)
+    name = "kit-vectors" if args.semantic else "kit"
+    path = out / f"{name}.jsonl"
+    done = {json.loads(line)["id"] for line in open(path) if line.strip()} if path.exists() else set()
+    sink = open(path, "a")
+    for corpus in KIT_CORPORA:
+        work = Path(args.corpora) / corpus
+        env = dict(os.environ, GIT_RAG_DIR=str(out / f"idx-{name}" / corpus))
+        cmd = [args.bin, "index", "--full", "--quiet"] + ([] if args.semantic else ["--no-semantic"])
+        r = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"[{corpus}] index failed: {r.stderr[-300:]}", file=sys.stderr)
+            continue
+        queries = [json.loads(line) for line in open(EVAL / "queries" / f"{corpus}.jsonl") if line.strip()]
+        for q in queries:
+            if q["id"] in done:
+                continue
+            try:
+                pools = {"shipped": ask(args.bin, str(work), env, q["query"], SEMBLE_LIMIT),
+                         "wide": ask(args.bin, str(work), env, q["query"], WIDE_LIMIT)}
+            except (RuntimeError, json.JSONDecodeError, subprocess.TimeoutExpired) as e:
+                print(f"query failed {q['id']}: {e}", file=sys.stderr)
+                continue
+            row = {"id": q["id"], "set": name, "repo": corpus, "category": q["type"], "query": q["query"], "kit_gold": q["gold"],
+                   "gold": {g["path"]: [] for g in q["gold"] if g["grade"] == 2}, "pools": pools}
+            sink.write(json.dumps(row) + "\n")
+            sink.flush()
+        print(f"[{corpus}] {len(queries)} questions", file=sys.stderr)
+
+
+def kit_table(rows: list[dict], chunks_of) -> dict:
+    """score.py's chunk nDCG@10, the mean over every query of the five corpora."""
+    kit = sys.modules.get("kit_score") or load_module("kit_score", EVAL / "score.py")
+    values = [kit.chunk_metrics(chunks_of(r)[:SEMBLE_LIMIT], r["kit_gold"])["ndcg@10"] for r in rows]
+    per_type = collections.defaultdict(list)
+    for r, v in zip(rows, values):
+        per_type[r["category"]].append(v)
+    return {"n": len(rows), "ndcg10": sum(values) / max(len(values), 1), "categories": {t: sum(v) / len(v) for t, v in per_type.items()}}
+
+
+def semble_ndcg(row: dict, chunks: list[dict]) -> float:
+    """run.py's score of one question: chunk nDCG@10 over its targets, paths
+    made relative to the benchmark root."""
+    semble = sys.modules.get("semble_run") or load_module("semble_run", EVAL / "semble" / "run.py")
+    root = row["root"]
+    res = [dict(c, bpath=c["path"][len(root) + 1:] if root and c["path"].startswith(root + "/") else c["path"]) for c in chunks[:SEMBLE_LIMIT]]
+    ranks = semble.chunk_ranks(res, row["targets"])
+    return semble.ndcg_at_k([r for r in ranks if r is not None], len(row["targets"]))
+
+
+def semble_table(rows: list[dict], chunks_of) -> dict:
+    """Mean nDCG@10 per repository, then over repositories (run.py's
+    overall figure), and the same by language and category."""
+    per_repo = collections.defaultdict(list)
+    by_category = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in rows:
+        v = semble_ndcg(r, chunks_of(r))
+        per_repo[r["repo"]].append(v)
+        by_category[r["category"]][r["repo"]].append(v)
+    repos = {k: sum(v) / len(v) for k, v in per_repo.items()}
+    mean = lambda xs: sum(xs) / max(len(xs), 1)
+    return {"n": len(rows), "ndcg10": mean(list(repos.values())), "repos": repos,
+            "categories": {c: mean([mean(v) for v in d.values()]) for c, d in by_category.items()}}
+
+
+# Chunk rankers for semble: a row → its chunks, best first.
+CHUNK_RANKERS = {
+    "shipped": lambda row: row["pools"]["shipped"]["results"],
+    "wide-order": lambda row: row["pools"]["wide"]["results"],
+}
+
+
 def distinct_files(results: list[dict]) -> list[str]:
     seen: list[str] = []
     for r in results:
@@ -205,7 +340,15 @@ def table(rows: list[dict], rank_of) -> dict:
 
 def score(args) -> None:
     rows = rows_of(Path(args.out), args.sets.split(","))
+    chunk_sets = {"semble": semble_table, "kit": kit_table, "kit-vectors": kit_table}
+    by_chunks = {s: [r for r in rows if r["set"] == s] for s in chunk_sets}
+    rows = [r for r in rows if r["set"] not in chunk_sets]
     for name in args.rankers.split(","):
+        for s, these in by_chunks.items():
+            if these:
+                t = chunk_sets[s](these, CHUNK_RANKERS[name])
+                cats = " ".join(f"{c} {v:.3f}" for c, v in sorted(t["categories"].items()))
+                print(f"{name:12s} {s:11s} n={t['n']:4d} chunk nDCG@10 {t['ndcg10']:.3f} ({cats})")
         t = table(rows, RANKERS[name])
         for s, v in t.items():
             acc = " / ".join(f"{v['acc'][k]:.3f}" for k in KS)
@@ -220,12 +363,21 @@ def main() -> None:
     r.add_argument("--set", required=True, choices=sorted(SETS))
     r.add_argument("--bin", default="git-rag")
     r.add_argument("--repos", default="")
+    rs = sub.add_parser("record-semble")
+    rs.add_argument("out")
+    rs.add_argument("--bin", default="git-rag")
+    rs.add_argument("--repos", default="")
+    rk = sub.add_parser("record-kit")
+    rk.add_argument("out")
+    rk.add_argument("--corpora", required=True)
+    rk.add_argument("--semantic", action="store_true")
+    rk.add_argument("--bin", default="git-rag")
     s = sub.add_parser("score")
     s.add_argument("out")
     s.add_argument("--sets", default="lite,verified,mulocbench")
     s.add_argument("--rankers", default="shipped,wide-order")
     args = ap.parse_args()
-    {"record": record, "score": score}[args.command](args)
+    {"record": record, "record-semble": record_semble, "record-kit": record_kit, "score": score}[args.command](args)
 
 
 if __name__ == "__main__":
