@@ -233,7 +233,7 @@ def ranked(model, d) -> list[str]:
 
 # Sets scored by chunks (semble dev by run.py's rule, the dev kit by
 # score.py's): the file model orders files, then `layout` lays their chunks out.
-CHUNK_SETS = {"semble": harness.semble_table, "kit": harness.kit_table, "kit-vectors": harness.kit_table}
+CHUNK_SETS = {"semble": harness.semble_table, "kit": harness.kit_table, "kit-vectors": harness.kit_table, "docs": harness.semble_table}
 
 
 def lay_out(row: dict, files: list[str], layout: str) -> list[dict]:
@@ -299,7 +299,9 @@ def main() -> None:
     for name in filter(None, a.drop.split(",")):
         DROPPED.add(name)
     # `notes`: change notes mined from repositories no benchmark holds, in the
-    # harness's format (`mine-change-notes.py --pools`, gathered into OUT/notes.jsonl).
+    # harness's format (`mine-change-notes.py --pools`, gathered into OUT/notes.jsonl);
+    # `docs`: doc-comment questions (`mine-doc-questions.py --harness`, OUT/docs.jsonl),
+    # scored by semble's rule with the definition's lines as the target.
     rows = harness.rows_of(Path(a.pools), list(harness.SETS) + ["notes"] + list(CHUNK_SETS))
     data, names = dataset(rows)
     train_sets = set(a.train.split(","))
@@ -320,7 +322,7 @@ def main() -> None:
                                                    EVIDENCE_WEIGHT, EVIDENCE_COMMITS, EVIDENCE_BREADTH)
     rankers = {"shipped": harness.RANKERS["shipped"], "+history": shipped_history, "wide-order": harness.RANKERS["wide-order"],
                "model": lambda row: model_order[row["id"]]}
-    kept = [d["row"] for d in data if d["row"]["set"] not in CHUNK_SETS]
+    kept = [d["row"] for d in data]
     chunk_report(data, model_order, a.layout)
     tables = {name: harness.table(kept, f) for name, f in rankers.items()}
     for s in tables["shipped"]:

@@ -2,10 +2,7 @@
 """Fit the linear table of the ranking stage (the fitted block of src/query/base/parameters.rs) on the dev data.
 
 The stage (src/query/rank/stage.rs) re-scores the fused candidates of a short
-question with one linear function of a few features per candidate (and,
-with `--learned-ranking`, every question with `scripts/train-ranking.py`'s
-model, whose data was collected with this table choosing which candidate of
-a file carries the file's features). This script
+question with one linear function of a few features per candidate. This script
 collects those features by name (`git rag query --json -n 40 --explain`) for
 every question of the development sets, fits one weight per feature (and, when freed,
 the penalty a file's further chunks pay, `repeat_of_file`) by coordinate

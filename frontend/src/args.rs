@@ -158,11 +158,6 @@ pub enum Command {
         /// as `explain.unscored_features` (`scripts/collect-ranking.py`).
         #[arg(long, requires = "explain", hide = true)]
         explain_features: bool,
-        /// Rank by the learned model (`scripts/train-ranking.py`) instead of
-        /// the fitted stage, issue reports included: for scoring the model
-        /// end to end; not yet as good as the fitted stage on the benchmarks.
-        #[arg(long, hide = true)]
-        learned_ranking: bool,
     },
     /// What a change touches: the definitions it changes, the code that
     /// depends on them (callers, importers, subclasses, implementations,

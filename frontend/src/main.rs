@@ -137,7 +137,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
             at_commit,
             explain,
             explain_features,
-            learned_ranking,
         } => {
             let query = git_rag::QueryOptions {
                 lang: scope.lang,
@@ -157,7 +156,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
             search.files = files;
             search.explain = explain;
             search.explain_features = explain_features;
-            search.learned_ranking = learned_ranking;
             let worktree = (!at_commit).then(|| ws.layer_options());
             let request = git_rag::QueryRequest { text, search, rerank, context_budget: context.then_some(budget), worktree };
             cmd_query::run(&ws, &request, json, secs(wait))

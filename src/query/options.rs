@@ -168,11 +168,6 @@ pub struct HybridOptions {
     /// the stage does not score too (`Explanation::unscored_features`; the
     /// fitting script's data for issue reports and graph questions).
     pub explain_features: bool,
-    /// Rank by the learned model (`query::rank::model`) instead of the
-    /// fitted stage, every question but a graph question, issue reports
-    /// included: the training and evaluation scripts' way to score it end
-    /// to end (`docs/benchmarks.md` says where it stands).
-    pub learned_ranking: bool,
     /// The project's own name ([`crate::git::Repo::project_name`]), which a
     /// question says to name the project rather than a file in it; the
     /// query sets it from the repository it answers for.
@@ -192,7 +187,6 @@ impl HybridOptions {
             files: false,
             explain: false,
             explain_features: false,
-            learned_ranking: false,
             project: None,
         }
     }

@@ -17,8 +17,8 @@ pub enum RankedBy {
     Retriever,
     /// The fused lists, the priors and the files the question names.
     Fusion,
-    /// The ranking stage's model over its features (`query::rank::model`,
-    /// `query::base::features`); `fused` explains the fused score it read.
+    /// The ranking stage's fitted table over its features
+    /// (`query::base::features`); `fused` explains the fused score it read.
     Stage,
     /// Kept where fusion put it: found by the question's structure alone
     /// (`callees`, `patterns`), which no feature of the stage explains.
@@ -43,16 +43,16 @@ pub enum Moved {
 /// One term of a score.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Contribution {
-    /// What it is: a feature's name, `intent_<intent>`, `model_base`,
+    /// What it is: a feature's name, `intent_<intent>`,
     /// `list:<retriever>`, `prior:role`, `prior:kind`, `named_by_question`,
     /// `repeat_of_file`.
     pub name: String,
     pub value: f32,
-    /// None for an input of the ranking model, whose trees weigh it by
-    /// what else holds (its `contribution` is its share of the score).
+    /// Every term today has one; the JSON leaves out a term without one
+    /// (a scorer whose terms are shares of its score rather than products).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub weight: Option<f32>,
-    /// `value` × `weight`, or the model's share.
+    /// `value` × `weight`.
     pub contribution: f32,
     /// A fused list's rank of the result (from 1).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -64,11 +64,6 @@ impl Contribution {
         Contribution { name: name.into(), value, weight: Some(weight), contribution: value * weight, rank: None }
     }
 
-    /// An input of the ranking model with `value`, and the `share` of the
-    /// model's score it brought.
-    pub fn attributed(name: impl Into<String>, value: f32, share: f32) -> Contribution {
-        Contribution { name: name.into(), value, weight: None, contribution: share, rank: None }
-    }
 }
 
 /// A result's score as named contributions.

@@ -27,8 +27,6 @@ pub enum SearchError {
     Store(#[from] crate::stores::vector::StoreError),
     #[error(transparent)]
     Graph(#[from] crate::graph::GraphError),
-    #[error("the ranking model built into git-rag cannot be read ({0}); rebuild git-rag")]
-    Model(String),
 }
 
 /// What a retriever's search returns.

@@ -332,28 +332,7 @@ pub const SPAN_FULL_LINES: f32 = 200.0;
 /// `file_support` counts a file's other candidates up to this many.
 pub const FILE_SUPPORT_CAP: usize = 4;
 
-// ------------------------------------------------------------ the learned ranking model
-
-/// The learned ranking model (`model.rs`; `--learned-ranking`, which every
-/// question but a graph question then goes through): LightGBM's
-/// LambdaMART trees in its own text format, written
-/// by `scripts/train-ranking.py --write` from questions mined from the git
-/// histories of repositories no benchmark holds (its header and
-/// `docs/benchmarks.md` say on what, and how it held out). Do not edit it by
-/// hand: train again.
-pub const RANKING_MODEL: &str = include_str!("../rank/ranking-model.txt");
-/// What a candidate's model score loses for each chunk of its file placed
-/// above it (semble's file saturation): chosen among 0, 0.5, 1 and 2 by the
-/// held-out score on the wide data (`train-ranking.py --repeats`).
-pub const MODEL_REPEAT_OF_FILE: f32 = 0.0;
-/// What LightGBM's trees count as zero (its `kZeroThreshold`): a split
-/// that treats zero as missing sends such a value its default way.
-pub const MODEL_ZERO: f64 = 1e-35;
-
-/// The stage's parameters, all fitted (`fit-ranking.py`). With the learned
-/// model, its weights still choose the candidate that carries a file's
-/// features (`stage::keep_file_features_on_best`), as when the model's data
-/// was collected.
+/// The stage's parameters, all fitted (`fit-ranking.py`).
 pub struct Table {
     /// One weight per feature.
     pub weights: PerFeature,

@@ -11,7 +11,6 @@ pub mod fusion;
 pub mod history;
 pub mod hybrid;
 pub mod listed;
-pub mod model;
 pub mod pipeline;
 pub mod priors;
 pub mod rerank;

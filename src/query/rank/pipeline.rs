@@ -71,17 +71,13 @@ pub fn finish(
                 source.fill_content(&mut results[..pool])?;
                 results = super::listed::covering(results, &q.parts);
             }
-            let learned = opts.learned_ranking && super::stage::learns(q);
-            if learned || (!q.document && super::stage::applies(q)) {
+            if !q.document && super::stage::applies(q) {
                 let mut pool = results.len().min(STAGE_POOL);
-                // An issue report's named files are lifted already (`lift_mentioned`).
-                if !q.document {
-                    pool += add_named_files(source, q, &mut results, pool, &opts.query)?;
-                }
+                // (An issue report's named files are lifted already: `lift_mentioned`.)
+                pool += add_named_files(source, q, &mut results, pool, &opts.query)?;
                 source.fill_content(&mut results[..pool])?;
                 let evidence = super::stage::Evidence::read(source, &results[..pool], q)?;
-                let scorer = if learned { super::stage::Scorer::learned()? } else { super::stage::Scorer::Linear(&crate::query::base::parameters::STAGE) };
-                results = super::stage::rerank(results, pool, q, &evidence, scorer, opts.explain);
+                results = super::stage::rerank(results, pool, q, &evidence, &crate::query::base::parameters::STAGE, opts.explain);
             } else if opts.explain_features {
                 // The fitting script's data for a question the stage leaves
                 // alone (an issue report, a graph question): what it would read.

@@ -2,10 +2,7 @@
 //! report, not `--files`), re-scored by one linear function of a few
 //! features each ([`crate::query::base::features`]: one arm of `Feature::value` each),
 //! with weights fitted on the dev data by `scripts/fit-ranking.py`
-//! ([`crate::query::base::parameters::STAGE`]); with `--learned-ranking`, every question
-//! but a graph question, by the learned model ([`super::model`], trained by
-//! `scripts/train-ranking.py` on questions mined from git histories no
-//! benchmark holds). The features are what
+//! ([`crate::query::base::parameters::STAGE`]). The features are what
 //! peers' ranking looks at and fusion does not: a file's second and third
 //! chunk in the list, how many of a file's chunks are candidates, the
 //! question's words in the path and in the parts of the file's name, how
@@ -17,14 +14,13 @@
 //! Invariant: with the weight of `position` alone (and no penalty for a
 //! file's further chunks), a linear scorer keeps the order it was given.
 
-use super::model::{ranking_model, Model};
 use crate::analysis::kind::Kind;
 use crate::analysis::role::Role;
 use crate::query::answer::explain::{Contribution, Explanation, RankedBy};
 use crate::query::answer::Hit;
-use crate::query::answer::{SearchError, SearchResult};
+use crate::query::answer::SearchResult;
 use crate::query::base::features::{Feature, PerFeature, Scope};
-use crate::query::base::parameters::{Table, BM25_B, BM25_K1, FILE_SUPPORT_CAP, MODEL_REPEAT_OF_FILE, SPAN_FULL_LINES, TOPICAL_WORDS};
+use crate::query::base::parameters::{Table, BM25_B, BM25_K1, FILE_SUPPORT_CAP, SPAN_FULL_LINES, TOPICAL_WORDS};
 use crate::query::question::intent::{looks_like_code, Intent};
 use crate::query::question::Question;
 use crate::query::retrieve::paths::{content_words, name_parts, names_part, names_part_loosely};
@@ -40,12 +36,6 @@ pub fn applies(q: &Question) -> bool {
         Intent::Identifier | Intent::Keyword | Intent::Concept | Intent::Mixed => true,
         Intent::Graph | Intent::Document => false,
     }
-}
-
-/// Whether the learned model re-scores a question's candidates
-/// (`--learned-ranking`): every question but a graph question.
-pub fn learns(q: &Question) -> bool {
-    q.analysis.intent != Intent::Graph
 }
 
 fn reciprocal(rank: Option<usize>) -> f32 {
@@ -551,71 +541,16 @@ pub fn placed_by_structure(h: &Hit) -> bool {
     (s.callees.is_some() || s.patterns.is_some()) && [s.bm25, s.dense, s.symbol, s.exact, s.graph].iter().all(Option::is_none)
 }
 
-/// What the stage orders its pool by.
-#[derive(Clone, Copy)]
-pub enum Scorer<'a> {
-    /// One weight per feature (the fitted table, [`crate::query::base::parameters::STAGE`]).
-    Linear(&'a Table),
-    /// The learned ranking model; `carriers`' weights choose the candidate
-    /// of each file that carries the file's features
-    /// ([`keep_file_features_on_best`]), as when its data was collected.
-    Model { model: &'a Model, carriers: &'a Table },
-}
-
-impl Scorer<'static> {
-    /// The learned model built into git-rag.
-    pub fn learned() -> SearchResult<Scorer<'static>> {
-        let model = ranking_model().map_err(SearchError::Model)?;
-        Ok(Scorer::Model { model, carriers: &crate::query::base::parameters::STAGE })
-    }
-}
-
-impl Scorer<'_> {
-    fn carriers(&self) -> &PerFeature {
-        match self {
-            Scorer::Linear(t) => &t.weights,
-            Scorer::Model { carriers, .. } => &carriers.weights,
-        }
-    }
-
-    fn repeat_of_file(&self) -> f32 {
-        match self {
-            Scorer::Linear(t) => t.repeat_of_file,
-            Scorer::Model { .. } => MODEL_REPEAT_OF_FILE,
-        }
-    }
-
-    /// A candidate's score and, with `explain`, its terms.
-    fn score(&self, values: &PerFeature, intent: Intent, explain: bool) -> (f32, Vec<Contribution>) {
-        match self {
-            Scorer::Linear(t) => {
-                let terms = if explain {
-                    values.iter().filter(|(_, v)| *v != 0.0).map(|(f, v)| Contribution::new(f.name(), v, t.weights[f])).collect()
-                } else {
-                    Vec::new()
-                };
-                // The very sum the explanation adds (`PerFeature::weighed`, every feature in order).
-                (values.weighed(&t.weights, None), terms)
-            }
-            Scorer::Model { model, .. } => {
-                let inputs = model.values(values, intent);
-                let score = model.score(&inputs) as f32;
-                if !explain {
-                    return (score, Vec::new());
-                }
-                // The trees' expected score before any split, then each input
-                // that holds a value or moved the score, with its share.
-                let (base, shares) = model.attributed(&inputs);
-                let mut terms = vec![Contribution::new("model_base", 1.0, base as f32)];
-                for ((input, value), share) in model.inputs().iter().zip(&inputs).zip(shares) {
-                    if *value != 0.0 || share != 0.0 {
-                        terms.push(Contribution::attributed(input.name(), *value as f32, share as f32));
-                    }
-                }
-                (score, terms)
-            }
-        }
-    }
+/// A candidate's score by the fitted table (the very sum its explanation
+/// adds, `PerFeature::weighed`, every feature in order) and, with
+/// `explain`, its terms.
+fn scored(table: &Table, values: &PerFeature, explain: bool) -> (f32, Vec<Contribution>) {
+    let terms = if explain {
+        values.iter().filter(|(_, v)| *v != 0.0).map(|(f, v)| Contribution::new(f.name(), v, table.weights[f])).collect()
+    } else {
+        Vec::new()
+    };
+    (values.weighed(&table.weights, None), terms)
 }
 
 /// The candidates in the order of their scores (`scorer`'s; ties: the
@@ -625,13 +560,13 @@ impl Scorer<'_> {
 /// `explain`, each candidate's score is explained by its terms. The scores
 /// reported stay the fused ones, handed out in the new order (the best to
 /// the first), so that they fall down the list and `--min-score` cuts it.
-pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence, scorer: Scorer, explain: bool) -> Vec<Hit> {
+pub fn rerank(mut hits: Vec<Hit>, pool: usize, q: &Question, evidence: &Evidence, table: &Table, explain: bool) -> Vec<Hit> {
     let n = hits.len().min(pool);
     let mut feats = features(&hits[..n], q, evidence);
     let kept: Vec<bool> = hits[..n].iter().map(placed_by_structure).collect();
-    keep_file_features_on_best(&hits[..n], &mut feats, scorer.carriers());
-    let (scores, mut terms): (Vec<f32>, Vec<Vec<Contribution>>) = feats.iter().map(|f| scorer.score(f, q.analysis.intent, explain)).unzip();
-    let repeat = scorer.repeat_of_file();
+    keep_file_features_on_best(&hits[..n], &mut feats, &table.weights);
+    let (scores, mut terms): (Vec<f32>, Vec<Vec<Contribution>>) = feats.iter().map(|f| scored(table, f, explain)).unzip();
+    let repeat = table.repeat_of_file;
     let order = placed_order(&hits[..n], &scores, &kept, repeat);
     let rest = hits.split_off(n);
     let mut fused_scores: Vec<f32> = hits.iter().map(|h| h.score).collect();
@@ -748,7 +683,7 @@ mod tests {
             crate::query::base::parameters::STAGE_POOL,
             &q,
             &Evidence::empty(),
-            Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }),
+            &Table { weights: w, repeat_of_file: 0.0 },
             false,
         )
         .into_iter()
@@ -759,7 +694,7 @@ mod tests {
         w[Feature::Position] = 0.0;
         w[Feature::Score] = 1.0;
         let scored: Vec<(String, f32)> =
-            rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false)
+            rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false)
                 .into_iter()
                 .map(|h| (h.symbol.unwrap_or_default(), h.score))
                 .collect();
@@ -1014,7 +949,7 @@ mod tests {
         let mut weights = PerFeature::ZERO;
         weights[Feature::Score] = 1.0;
         let order = |repeat_of_file| -> Vec<String> {
-            rerank(hits.clone(), crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights, repeat_of_file }), false)
+            rerank(hits.clone(), crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights, repeat_of_file }, false)
                 .into_iter()
                 .filter_map(|h| h.symbol)
                 .collect()
@@ -1035,7 +970,7 @@ mod tests {
         let mut w = PerFeature::ZERO;
         w[Feature::Position] = -1.0;
         let order: Vec<String> =
-            rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), Scorer::Linear(&Table { weights: w, repeat_of_file: 0.0 }), false)
+            rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false)
                 .into_iter()
                 .filter_map(|h| h.symbol)
                 .collect();
@@ -1043,26 +978,10 @@ mod tests {
     }
 
     #[test]
-    fn the_fitted_stage_scores_short_questions_and_the_learned_model_every_question_but_a_graph_question() {
+    fn the_fitted_stage_scores_short_questions_but_not_an_issue_report_or_a_graph_question() {
         let q = Question::new("Traceback (most recent call last):\n  File \"src/a.py\", line 3, in f\n    g()\nValueError: bad value\n\nThe function f fails when called with an empty list, which worked before the last release of the package.");
-        assert!(!applies(&q) && learns(&q), "an issue report: the learned model only");
-        let graph = Question::new("what calls res.location");
-        assert!(!applies(&graph) && !learns(&graph), "a graph question: its walk answers it");
-        assert!(applies(&Question::new("merge_cookies")) && learns(&Question::new("merge_cookies")));
-    }
-
-    #[test]
-    fn the_model_orders_the_pool_by_its_scores_and_explains_each_as_the_sum_of_its_inputs_shares() {
-        let q = Question::new("how are cookies merged into the jar");
-        let hits = vec![hit("docs/cookies.md", "Cookies", 0.5), hit("tests/test_cookies.py", "test_merge", 0.45), hit("src/cookies.py", "merge_cookies", 0.4)];
-        let scorer = Scorer::learned().expect("the built-in model");
-        let ranked = rerank(hits, crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), scorer, true);
-        let scores: Vec<f32> = ranked.iter().map(|h| h.explain.as_ref().expect("explained").score).collect();
-        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
-        for h in &ranked {
-            let e = h.explain.as_ref().expect("explained");
-            assert!((e.total() - e.score).abs() < 1e-4, "{e:?}");
-            assert!(e.contributions.iter().any(|c| c.name == "model_base"));
-        }
+        assert!(!applies(&q), "an issue report keeps its grouped form");
+        assert!(!applies(&Question::new("what calls res.location")), "a graph question: its walk answers it");
+        assert!(applies(&Question::new("merge_cookies")));
     }
 }
