@@ -306,7 +306,21 @@ def rows_of(out: Path, sets: list[str]) -> list[dict]:
         p = out / f"{s}.jsonl"
         if p.exists():
             rows += [json.loads(line) for line in open(p) if line.strip()]
+    for r in rows:
+        if r["set"] == "semble":
+            r["gold"] = semble_gold(r)
     return rows
+
+
+def semble_gold(row: dict) -> dict:
+    """A semble question's target files among its pools' paths, matched as
+    run.py matches them (a suffix at a '/' boundary, relative to the
+    benchmark root): its file labels."""
+    semble = sys.modules.get("semble_run") or load_module("semble_run", EVAL / "semble" / "run.py")
+    root = row["root"]
+    paths = {c["path"] for pool in row["pools"].values() for c in pool["results"]}
+    relative = lambda p: p[len(root) + 1:] if root and p.startswith(root + "/") else p
+    return {p: [] for p in paths if any(semble.path_matches(relative(p), t["path"]) for t in row["targets"])}
 
 
 def file_rank(files: list[str], gold: dict) -> int | None:

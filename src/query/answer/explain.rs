@@ -63,7 +63,6 @@ impl Contribution {
     pub fn new(name: impl Into<String>, value: f32, weight: f32) -> Contribution {
         Contribution { name: name.into(), value, weight: Some(weight), contribution: value * weight, rank: None }
     }
-
 }
 
 /// A result's score as named contributions.

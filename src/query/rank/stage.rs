@@ -545,11 +545,8 @@ pub fn placed_by_structure(h: &Hit) -> bool {
 /// adds, `PerFeature::weighed`, every feature in order) and, with
 /// `explain`, its terms.
 fn scored(table: &Table, values: &PerFeature, explain: bool) -> (f32, Vec<Contribution>) {
-    let terms = if explain {
-        values.iter().filter(|(_, v)| *v != 0.0).map(|(f, v)| Contribution::new(f.name(), v, table.weights[f])).collect()
-    } else {
-        Vec::new()
-    };
+    let terms =
+        if explain { values.iter().filter(|(_, v)| *v != 0.0).map(|(f, v)| Contribution::new(f.name(), v, table.weights[f])).collect() } else { Vec::new() };
     (values.weighed(&table.weights, None), terms)
 }
 
@@ -678,17 +675,11 @@ mod tests {
         let hits = vec![hit("a.py", "x", 0.1), hit("a.py", "y", 0.5), hit("b/merge.py", "merge", 0.2)];
         let mut w = PerFeature::ZERO;
         w[Feature::Position] = 1.0;
-        let order: Vec<String> = rerank(
-            hits.clone(),
-            crate::query::base::parameters::STAGE_POOL,
-            &q,
-            &Evidence::empty(),
-            &Table { weights: w, repeat_of_file: 0.0 },
-            false,
-        )
-        .into_iter()
-        .filter_map(|h| h.symbol)
-        .collect();
+        let order: Vec<String> =
+            rerank(hits.clone(), crate::query::base::parameters::STAGE_POOL, &q, &Evidence::empty(), &Table { weights: w, repeat_of_file: 0.0 }, false)
+                .into_iter()
+                .filter_map(|h| h.symbol)
+                .collect();
         assert_eq!(order, ["x", "y", "merge"]);
         // Reordered, the scores still fall down the list.
         w[Feature::Position] = 0.0;
