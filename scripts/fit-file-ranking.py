@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import importlib.util
+import json
 import math
 import re
 import sys
@@ -288,6 +290,8 @@ def main() -> None:
     ap.add_argument("--importance", action="store_true")
     ap.add_argument("--prior", type=float, default=0.0, help="start the trees from the shipped order, this strong")
     ap.add_argument("--rounds", type=int, default=ROUNDS)
+    ap.add_argument("--dump", default="", help="write each question's file orders (today's, the model's) to this JSON-lines file")
+    ap.add_argument("--folds", type=int, default=0, help="hold out K folds of repositories instead of each repository alone")
     ap.add_argument("--drop", default="", help="inputs left out, comma separated")
     ap.add_argument("--history", action="store_true", help="with the history store's evidence per file")
     ap.add_argument("--layout", default="breadth", choices=["grouped", "breadth", "depth2"], help="chunks of the ordered files, for the chunk-scored sets")
@@ -314,15 +318,27 @@ def main() -> None:
     trained = {key(d["row"]["repo"]) for d in train}
     shared = fit(train, names)
     models = {}
-    for repo in sorted({d["row"]["repo"] for d in data}):
+    if a.folds:
+        # K folds of repositories (by a stable hash of the name) instead of one model per repository: faster, as held out.
+        fold_of = lambda repo: int(hashlib.sha1(key(repo).encode()).hexdigest(), 16) % a.folds
+        by_fold = {k: fit([d for d in train if fold_of(d["row"]["repo"]) != k], names) for k in range(a.folds)}
+        models = {d["row"]["repo"]: by_fold[fold_of(d["row"]["repo"])] if key(d["row"]["repo"]) in trained else shared for d in data}
+    for repo in sorted({d["row"]["repo"] for d in data} - set(models)):
         models[repo] = fit([d for d in train if key(d["row"]["repo"]) != key(repo)], names) if key(repo) in trained else shared
     model_order = {d["row"]["id"]: ranked(models[d["row"]["repo"]], d) for d in data}
     # Today's order: the shipped one with the history's evidence placing the files after the first.
     shipped_history = lambda row: evidence.reorder({"files": harness.RANKERS["shipped"](row), "history": row.get("history") or []},
                                                    EVIDENCE_WEIGHT, EVIDENCE_COMMITS, EVIDENCE_BREADTH)
+    # The model after today's first file (which it leaves first, as the history evidence does).
+    after_first = lambda row: (lambda first: first + [f for f in model_order[row["id"]] if f not in first])(shipped_history(row)[:1])
     rankers = {"shipped": harness.RANKERS["shipped"], "+history": shipped_history, "wide-order": harness.RANKERS["wide-order"],
-               "model": lambda row: model_order[row["id"]]}
+               "model": lambda row: model_order[row["id"]], "model>1st": after_first}
     kept = [d["row"] for d in data]
+    if a.dump:
+        with open(a.dump, "w") as sink:
+            for r in kept:
+                sink.write(json.dumps({"id": r["id"], "set": r["set"], "repo": r["repo"], "gold": sorted(r["gold"]),
+                                       "today": shipped_history(r)[:10], "model": model_order[r["id"]][:10]}) + "\n")
     chunk_report(data, model_order, a.layout)
     tables = {name: harness.table(kept, f) for name, f in rankers.items()}
     for s in tables["shipped"]:
