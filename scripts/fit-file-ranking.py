@@ -93,6 +93,7 @@ def file_rows(row: dict, pool: str = "wide") -> tuple[list[str], list[list[float
             hist_best.setdefault(p, rank)
             hist_count[p] += 1
     hist_top = max(hist_score.values(), default=0.0) or 1.0
+    question = question_inputs(row) if QUESTION else {}
     names: list[str] = []
     table = []
     for order, path in enumerate(files):
@@ -128,6 +129,8 @@ def file_rows(row: dict, pool: str = "wide") -> tuple[list[str], list[list[float
         f["defines_question_word"] = len(symbols & qwords) / max(len(symbols), 1)
         f["test_path"] = 1.0 if TEST_PATH.search(path) else 0.0
         f["depth"] = float(path.count("/"))
+        if QUESTION:
+            f.update(question)
         if HISTORY:
             f["history_score"] = hist_score.get(path, 0.0) / hist_top
             f["history_best"] = 1.0 / hist_best[path] if path in hist_best else 0.0
@@ -138,6 +141,26 @@ def file_rows(row: dict, pool: str = "wide") -> tuple[list[str], list[list[float
             names = list(f)
         table.append([f[n] for n in names])
     return files, table, names
+
+
+INTENTS = ("identifier", "keyword", "concept", "mixed", "graph", "document")
+
+
+def question_inputs(row: dict) -> dict[str, float]:
+    """What the question is, the same for each of its files: the trees may
+    read a file's inputs differently by it (how long, which intent, how
+    sure today's order is of its first file)."""
+    shipped = row["pools"]["shipped"]["results"]
+    best: dict[str, float] = {}
+    for r in shipped:
+        best.setdefault(r["path"], r["score"] or 0.0)
+    scores = sorted(best.values(), reverse=True) + [0.0, 0.0]
+    top = scores[0] or 1.0
+    intent = (row["pools"]["shipped"].get("analysis") or {}).get("intent")
+    q = {"q:words": math.log1p(len(WORD.findall(row["query"]))), "q:first_margin": (scores[0] - scores[1]) / top,
+         "q:files": math.log1p(len(harness.distinct_files(row["pools"]["wide"]["results"])))}
+    q.update({f"q:{name}": float(intent == name) for name in INTENTS})
+    return q
 
 
 def dataset(rows: list[dict]):
@@ -159,6 +182,7 @@ MONOTONE_UP = {"file_order", "shipped_order", "first_position", "best_score", "p
 LEARNER = "lambdamart"
 DROPPED: set[str] = set()
 HISTORY = False
+QUESTION = False
 
 
 def fit(train: list[dict], names: list[str]):
@@ -283,7 +307,7 @@ def chunk_report(data: list[dict], model_order: dict, layout: str) -> None:
 
 
 def main() -> None:
-    global LEARNER, HISTORY, PRIOR, ROUNDS
+    global LEARNER, HISTORY, PRIOR, ROUNDS, QUESTION
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("pools")
     ap.add_argument("--train", default="mulocbench")
@@ -294,11 +318,13 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=0, help="hold out K folds of repositories instead of each repository alone")
     ap.add_argument("--drop", default="", help="inputs left out, comma separated")
     ap.add_argument("--history", action="store_true", help="with the history store's evidence per file")
+    ap.add_argument("--question", action="store_true", help="with what the question is (length, intent, today's margin for its first file)")
     ap.add_argument("--layout", default="breadth", choices=["grouped", "breadth", "depth2"], help="chunks of the ordered files, for the chunk-scored sets")
     ap.add_argument("--learner", default="lambdamart", choices=["lambdamart", "linear"])
     a = ap.parse_args()
     LEARNER = a.learner
     HISTORY = a.history
+    QUESTION = a.question
     PRIOR, ROUNDS = a.prior, a.rounds
     for name in filter(None, a.drop.split(",")):
         DROPPED.add(name)
