@@ -331,8 +331,9 @@ def main() -> None:
     # `notes`: change notes mined from repositories no benchmark holds, in the
     # harness's format (`mine-change-notes.py --pools`, gathered into OUT/notes.jsonl);
     # `docs`: doc-comment questions (`mine-doc-questions.py --harness`, OUT/docs.jsonl),
-    # scored by semble's rule with the definition's lines as the target.
-    rows = harness.rows_of(Path(a.pools), list(harness.SETS) + ["notes"] + list(CHUNK_SETS))
+    # scored by semble's rule with the definition's lines as the target;
+    # `readme`: documentation sentences naming a definition, masked (`mine-readme-questions.py`, OUT/readme.jsonl).
+    rows = harness.rows_of(Path(a.pools), list(harness.SETS) + ["notes", "readme"] + list(CHUNK_SETS))
     data, names = dataset(rows)
     train_sets = set(a.train.split(","))
     train = [d for d in data if d["row"]["set"] in train_sets]
