@@ -238,8 +238,7 @@ def pools(out: Path, key: str, args) -> None:
     tmp = target.with_suffix(".part")
     with open(tmp, "w") as sink:
         for r in rows:
-            got = {"shipped": harness.ask(args.bin, str(work), env, r["question"], harness.SHIPPED_LIMIT),
-                   "wide": harness.ask(args.bin, str(work), env, r["question"], harness.WIDE_LIMIT)}
+            got = harness.pools(args.bin, str(work), env, r["question"])
             sink.write(json.dumps({"id": r["commit"], "set": "notes", "repo": key, "gold": {p: [] for p in r["targets"]}, "query": r["question"],
                                    "pools": got, "history": r["history"]}) + "\n")
     tmp.rename(target)

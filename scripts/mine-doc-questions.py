@@ -285,8 +285,7 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
 
 def harness_row(args, work: Path, env: dict, key: str, d: dict) -> dict:
     """One question as the offline harness records it (`rank-harness.py`'s pools)."""
-    pools = {"shipped": harness.ask(args.bin, str(work), env, d["question"], harness.SEMBLE_LIMIT),
-             "wide": harness.ask(args.bin, str(work), env, d["question"], harness.WIDE_LIMIT)}
+    pools = harness.pools(args.bin, str(work), env, d["question"], harness.SEMBLE_LIMIT)
     return {"id": f"{key}:{d['path']}:{d['start']}", "set": "docs", "repo": key, "language": d["language"], "category": "doc",
             "query": d["question"], "root": "", "targets": [{"path": d["path"], "start_line": d["start"], "end_line": d["end"]}],
             "gold": {d["path"]: []}, "pools": pools}

@@ -168,8 +168,7 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
     tmp = out / f"{key}.jsonl.part"
     with open(tmp, "w") as sink:
         for d in chosen:
-            pools = {"shipped": harness.ask(args.bin, str(work), env, d["question"], harness.SEMBLE_LIMIT),
-                     "wide": harness.ask(args.bin, str(work), env, d["question"], harness.WIDE_LIMIT)}
+            pools = harness.pools(args.bin, str(work), env, d["question"], harness.SEMBLE_LIMIT)
             sink.write(json.dumps({"id": f"{key}:{d['doc']}:{d['name']}:{len(d['question'])}", "set": "readme", "repo": key, "query": d["question"],
                                    "name": d["name"], "doc": d["doc"], "repo_head": head, "gold": {d["answer"]: []}, "pools": pools}) + "\n")
     tmp.rename(out / f"{key}.jsonl")

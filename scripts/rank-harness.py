@@ -102,6 +102,12 @@ def ask(binary: str, cwd: str, env: dict, text: str, limit: int) -> dict:
             "results": [compact(r) for r in d.get("results", [])]}
 
 
+def pools(binary: str, cwd: str, env: dict, text: str, shipped: int = SHIPPED_LIMIT) -> dict:
+    """A question's two pools: `shipped` (what its benchmark scores, `shipped`
+    results deep) and `wide` (`WIDE_LIMIT`, what a file ranker reorders)."""
+    return {"shipped": ask(binary, cwd, env, text, shipped), "wide": ask(binary, cwd, env, text, WIDE_LIMIT)}
+
+
 # Commits of the history store asked per issue: its evidence for the files they changed.
 HISTORY_COMMITS = 50
 
@@ -155,19 +161,18 @@ def record(args) -> None:
                 continue
             index_s = time.time() - t0
             try:
-                pools = {"shipped": ask(args.bin, str(work), env, x["problem_statement"], SHIPPED_LIMIT),
-                         "wide": ask(args.bin, str(work), env, x["problem_statement"], WIDE_LIMIT)}
+                got = pools(args.bin, str(work), env, x["problem_statement"])
                 commits = history(args.bin, str(work), env, x["problem_statement"])
             except (RuntimeError, json.JSONDecodeError, subprocess.TimeoutExpired) as e:
                 print(f"query failed {x['instance_id']}: {e}", file=sys.stderr)
                 continue
             row = {"id": x["instance_id"], "set": args.set, "repo": repo, "base_commit": x["base_commit"],
-                   "gold": {p: spans for p, spans in gold.items()}, "query": x["problem_statement"], "index_s": round(index_s, 2), "pools": pools, "history": commits}
+                   "gold": {p: spans for p, spans in gold.items()}, "query": x["problem_statement"], "index_s": round(index_s, 2), "pools": got, "history": commits}
             sink.write(json.dumps(row) + "\n")
             sink.flush()
-            files = distinct_files(pools["shipped"]["results"])
+            files = distinct_files(got["shipped"]["results"])
             rank = next((i + 1 for i, f in enumerate(files) if f in gold), None)
-            print(f"{x['instance_id']:40s} file@{rank} files {len(files)}/{len(distinct_files(pools['wide']['results']))} idx {index_s:.1f}s", file=sys.stderr)
+            print(f"{x['instance_id']:40s} file@{rank} files {len(files)}/{len(distinct_files(got['wide']['results']))} idx {index_s:.1f}s", file=sys.stderr)
 
 
 # run.py's cut: semble scores the first 10 chunks.
@@ -203,14 +208,13 @@ def record_semble(args) -> None:
             continue
         for t in tasks:
             try:
-                pools = {"shipped": ask(args.bin, str(work), env, t["query"], SEMBLE_LIMIT),
-                         "wide": ask(args.bin, str(work), env, t["query"], WIDE_LIMIT)}
+                got = pools(args.bin, str(work), env, t["query"], SEMBLE_LIMIT)
             except (RuntimeError, json.JSONDecodeError, subprocess.TimeoutExpired) as e:
                 print(f"query failed {t['qid']}: {e}", file=sys.stderr)
                 continue
             row = {"id": t["qid"], "set": "semble", "repo": name, "language": spec["language"], "category": t["category"],
                    "root": root, "query": t["query"], "targets": t["targets"],
-                   "gold": {(f"{root}/{x['path']}" if root else x["path"]): [] for x in t["targets"]}, "pools": pools}
+                   "gold": {(f"{root}/{x['path']}" if root else x["path"]): [] for x in t["targets"]}, "pools": got}
             sink.write(json.dumps(row) + "\n")
             sink.flush()
         print(f"[{name}] {len(tasks)} questions", file=sys.stderr)
@@ -221,6 +225,7 @@ KIT_CORPORA = ("requests", "express", "query-core", "ureq", "cobra")
 
 def record_kit(args) -> None:
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     name = "kit-vectors" if args.semantic else "kit"
     path = out / f"{name}.jsonl"
     done = {json.loads(line)["id"] for line in open(path) if line.strip()} if path.exists() else set()
@@ -238,13 +243,12 @@ def record_kit(args) -> None:
             if q["id"] in done:
                 continue
             try:
-                pools = {"shipped": ask(args.bin, str(work), env, q["query"], SEMBLE_LIMIT),
-                         "wide": ask(args.bin, str(work), env, q["query"], WIDE_LIMIT)}
+                got = pools(args.bin, str(work), env, q["query"], SEMBLE_LIMIT)
             except (RuntimeError, json.JSONDecodeError, subprocess.TimeoutExpired) as e:
                 print(f"query failed {q['id']}: {e}", file=sys.stderr)
                 continue
             row = {"id": q["id"], "set": name, "repo": corpus, "category": q["type"], "query": q["query"], "kit_gold": q["gold"],
-                   "gold": {g["path"]: [] for g in q["gold"] if g["grade"] == 2}, "pools": pools}
+                   "gold": {g["path"]: [] for g in q["gold"] if g["grade"] == 2}, "pools": got}
             sink.write(json.dumps(row) + "\n")
             sink.flush()
         print(f"[{corpus}] {len(queries)} questions", file=sys.stderr)
