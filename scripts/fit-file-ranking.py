@@ -14,12 +14,18 @@ test sets (`--train mulocbench,lite,verified` pools all three, still held
 out by repository: flask and requests are in MULocBench and SWE-bench both).
 
     fit-file-ranking.py POOLS [--train SETS] [--history] [--learner lambdamart|linear]
-                        [--prior P] [--rounds N] [--drop a,b] [--importance]
+                        [--prior P [--prior-kind place|score]] [--rounds N] [--drop a,b] [--importance]
+                        [--folds K] [--fraction F] [--finetune SETS [--finetune-rounds N]] [--dump FILE]
 
 `--history` adds the history store's evidence per file (the commits before
 the issue that changed it: best rank, score shared by the files a commit
 changed, count); `--prior P` starts the trees from the shipped order
-(P / (1 + place)).
+(P / (1 + place), or P x the file's best stage score with `--prior-kind
+score`); `--fraction F` trains on a stable share F of the mined questions
+(the learning curve); `--finetune SETS` fits the other training sets first,
+then `--finetune-rounds` more trees on SETS' questions from those scores.
+The mined sets (`notes`, `docs`, `readme`, `tests`: MINED) come from the
+`scripts/mine-*-questions.py` and `mine-change-notes.py --pools` miners.
 
 Prints file Acc@1/3/5/10 by set: the shipped order, the wide pool's order,
 and the model, with per-repository wins and losses against shipped.
@@ -172,10 +178,13 @@ def dataset(rows: list[dict]):
             continue
         names = names or n
         labels = [1 if p in row["gold"] else 0 for p in files]
-        data.append({"row": row, "files": files, "X": np.array(table, dtype=np.float64), "y": np.array(labels)})
+        X = np.array(table, dtype=np.float64)
+        data.append({"row": row, "files": files, "X": X, "y": np.array(labels), "best_score": X[:, n.index("best_score")]})
     return data, names
 
 
+# The kinds of question mined from repositories no benchmark holds.
+MINED = {"notes", "docs", "readme", "tests"}
 MONOTONE_UP = {"file_order", "shipped_order", "first_position", "best_score", "path_mentioned", "path_in_text", "frame", "max:named_by_question"}
 
 
@@ -186,6 +195,31 @@ QUESTION = False
 
 
 def fit(train: list[dict], names: list[str]):
+    if FINETUNE:
+        # Trees on the mined questions first, then more trees on the finetuning sets' questions, starting from the first's scores.
+        base = fit_trees([d for d in train if d["row"]["set"] not in FINETUNE], names, None)
+        tuned = [d for d in train if d["row"]["set"] in FINETUNE]
+        return Stacked(base, fit_trees(tuned, names, base, FINETUNE_ROUNDS))
+    return fit_trees(train, names, None)
+
+
+# Sets whose questions finetune the model fitted on the rest (`--finetune`), and how many trees that adds.
+FINETUNE: set[str] = set()
+FINETUNE_ROUNDS = 50
+
+
+class Stacked:
+    def __init__(self, base, more):
+        self.base, self.more = base, more
+
+    def feature_importance(self, kind):
+        return self.base.feature_importance(kind) + self.more.feature_importance(kind)
+
+    def predict_row(self, d):
+        return self.base.predict_row(d) + self.more.booster.predict(d["X"])
+
+
+def fit_trees(train: list[dict], names: list[str], start, rounds: int | None = None):
     if LEARNER == "linear":
         return Linear(train)
     import lightgbm as lgb
@@ -194,17 +228,25 @@ def fit(train: list[dict], names: list[str]):
     y = np.concatenate([d["y"] for d in usable])
     groups = [len(d["y"]) for d in usable]
     params = dict(PARAMS, monotone_constraints=[1 if n in MONOTONE_UP else 0 for n in names])
-    init = np.concatenate([prior(d) for d in usable]) if PRIOR else None
-    return Boosted(lgb.train(params, lgb.Dataset(X, y, group=groups, init_score=init), num_boost_round=ROUNDS))
+    if start is not None:
+        init = np.concatenate([start.predict_row(d) for d in usable])
+    else:
+        init = np.concatenate([prior(d) for d in usable]) if PRIOR else None
+    return Boosted(lgb.train(params, lgb.Dataset(X, y, group=groups, init_score=init), num_boost_round=rounds or ROUNDS))
 
 
 # The shipped order as the trees' starting point: each file's score before
 # any tree is PRIOR / (1 + its place in the wide pool's order), so the trees
 # learn corrections to today's order rather than an order from nothing.
+# With PRIOR_KIND "score" it is PRIOR times the stage's score of the file's
+# best chunk over the pool's best: a first file far ahead stays ahead.
 PRIOR = 0.0
+PRIOR_KIND = "place"
 
 
 def prior(d) -> np.ndarray:
+    if PRIOR_KIND == "score":
+        return PRIOR * d["best_score"]
     return PRIOR / (1 + np.arange(len(d["files"])))
 
 
@@ -252,7 +294,7 @@ class Linear:
 
 
 def ranked(model, d) -> list[str]:
-    s = model.predict_row(d) if isinstance(model, Boosted) else model.predict(d["X"])
+    s = model.predict_row(d) if isinstance(model, (Boosted, Stacked)) else model.predict(d["X"])
     order = sorted(range(len(d["files"])), key=lambda i: (-s[i], i))
     return [d["files"][i] for i in order]
 
@@ -307,16 +349,20 @@ def chunk_report(data: list[dict], model_order: dict, layout: str) -> None:
 
 
 def main() -> None:
-    global LEARNER, HISTORY, PRIOR, ROUNDS, QUESTION
+    global LEARNER, HISTORY, PRIOR, PRIOR_KIND, ROUNDS, QUESTION, FINETUNE_ROUNDS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("pools")
     ap.add_argument("--train", default="mulocbench")
     ap.add_argument("--importance", action="store_true")
     ap.add_argument("--prior", type=float, default=0.0, help="start the trees from the shipped order, this strong")
+    ap.add_argument("--prior-kind", default="place", choices=["place", "score"], help="the prior from the file's place in today's order, or from its stage score")
     ap.add_argument("--rounds", type=int, default=ROUNDS)
     ap.add_argument("--dump", default="", help="write each question's file orders (today's, the model's) to this JSON-lines file")
     ap.add_argument("--folds", type=int, default=0, help="hold out K folds of repositories instead of each repository alone")
     ap.add_argument("--drop", default="", help="inputs left out, comma separated")
+    ap.add_argument("--finetune", default="", help="training sets fitted second, from the first fit's scores (comma separated)")
+    ap.add_argument("--finetune-rounds", type=int, default=FINETUNE_ROUNDS)
+    ap.add_argument("--fraction", type=float, default=1.0, help="train on this share of the mined questions (a stable sample)")
     ap.add_argument("--history", action="store_true", help="with the history store's evidence per file")
     ap.add_argument("--question", action="store_true", help="with what the question is (length, intent, today's margin for its first file)")
     ap.add_argument("--layout", default="breadth", choices=["grouped", "breadth", "depth2"], help="chunks of the ordered files, for the chunk-scored sets")
@@ -325,18 +371,25 @@ def main() -> None:
     LEARNER = a.learner
     HISTORY = a.history
     QUESTION = a.question
-    PRIOR, ROUNDS = a.prior, a.rounds
+    PRIOR, PRIOR_KIND, ROUNDS = a.prior, a.prior_kind, a.rounds
+    FINETUNE.update(filter(None, a.finetune.split(",")))
+    FINETUNE_ROUNDS = a.finetune_rounds
     for name in filter(None, a.drop.split(",")):
         DROPPED.add(name)
     # `notes`: change notes mined from repositories no benchmark holds, in the
     # harness's format (`mine-change-notes.py --pools`, gathered into OUT/notes.jsonl);
     # `docs`: doc-comment questions (`mine-doc-questions.py --harness`, OUT/docs.jsonl),
     # scored by semble's rule with the definition's lines as the target;
-    # `readme`: documentation sentences naming a definition, masked (`mine-readme-questions.py`, OUT/readme.jsonl).
-    rows = harness.rows_of(Path(a.pools), list(harness.SETS) + ["notes", "readme"] + list(CHUNK_SETS))
+    # `readme`: documentation sentences naming a definition, masked (`mine-readme-questions.py`, OUT/readme.jsonl);
+    # `tests`: test names as words, the commit's source files the answer (`mine-test-questions.py`, OUT/tests.jsonl).
+    rows = harness.rows_of(Path(a.pools), list(harness.SETS) + ["notes", "readme", "tests"] + list(CHUNK_SETS))
     data, names = dataset(rows)
     train_sets = set(a.train.split(","))
     train = [d for d in data if d["row"]["set"] in train_sets]
+    if a.fraction < 1.0:
+        # A stable share of the mined questions (the dev sets' are all kept): the learning curve.
+        kept_share = lambda d: d["row"]["set"] not in MINED or int(hashlib.sha1(d["row"]["id"].encode()).hexdigest(), 16) % 1000 < a.fraction * 1000
+        train = [d for d in train if kept_share(d)]
     print(f"{len(data)} issues, {len(names)} inputs; training on {len(train)} issues of {len({d['row']['repo'] for d in train})} repositories", file=sys.stderr)
     # One model per held-out repository: fitted on the training issues of every other repository.
     # A repository is known by its name alone across sets (MULocBench's
