@@ -293,10 +293,50 @@ class Linear:
         return ((X - self.mean) / self.std) @ self.w
 
 
+def scores(model, d) -> np.ndarray:
+    return model.predict_row(d) if isinstance(model, (Boosted, Stacked)) else model.predict(d["X"])
+
+
 def ranked(model, d) -> list[str]:
-    s = model.predict_row(d) if isinstance(model, (Boosted, Stacked)) else model.predict(d["X"])
+    s = scores(model, d)
     order = sorted(range(len(d["files"])), key=lambda i: (-s[i], i))
     return [d["files"][i] for i in order]
+
+
+def blended(row: dict, file_score: dict[str, float], weight: float) -> list[dict]:
+    """The shipped pool's chunks ordered by the stage's score (over the
+    pool's best) plus `weight` x the file model's score of their file (over
+    the pool's files, from 0 at the least to 1 at the best): the stage keeps
+    its choice of chunks, and the model moves whole files."""
+    results = row["pools"]["shipped"]["results"]
+    top = max((r["score"] or 0.0 for r in results), default=0.0) or 1.0
+    known = [file_score[r["path"]] for r in results if r["path"] in file_score]
+    low, high = (min(known), max(known)) if known else (0.0, 1.0)
+    span = (high - low) or 1.0
+    # With BLEND_LEAD only a file's first chunk takes the model's part: the file moves, its other chunks stay where the stage put them.
+    lead = {}
+    for i, r in enumerate(results):
+        lead.setdefault(r["path"], i)
+    moved = lambda i: not BLEND_LEAD or lead[results[i]["path"]] == i
+    key = lambda i: -((results[i]["score"] or 0.0) / top + (weight * (file_score.get(results[i]["path"], low) - low) / span if moved(i) else 0.0))
+    return [results[i] for i in sorted(range(len(results)), key=lambda i: (key(i), i))]
+
+
+BLEND_LEAD = False
+
+
+def blend_report(data: list[dict], file_scores: dict, weights: list[float]) -> None:
+    """Each set by its own rule, the model blended into the stage's score at each weight (0: today without history)."""
+    for w in weights:
+        cells = []
+        for s, table_of in CHUNK_SETS.items():
+            rows = [d["row"] for d in data if d["row"]["set"] == s]
+            if rows:
+                cells.append(f"{s} {table_of(rows, lambda r: blended(r, file_scores[r['id']], w))['ndcg10']:.3f}")
+        rows = [d["row"] for d in data]
+        t = harness.table(rows, lambda r: harness.distinct_files(blended(r, file_scores[r["id"]], w)))
+        cells += [f"{s} {v['acc'][1]:.3f}/{v['acc'][5]:.3f}" for s, v in t.items()]
+        print(f"blend {w:<5} " + "  ".join(cells))
 
 
 # Sets scored by chunks (semble dev by run.py's rule, the dev kit by
@@ -349,7 +389,7 @@ def chunk_report(data: list[dict], model_order: dict, layout: str) -> None:
 
 
 def main() -> None:
-    global LEARNER, HISTORY, PRIOR, PRIOR_KIND, ROUNDS, QUESTION, FINETUNE_ROUNDS
+    global LEARNER, HISTORY, PRIOR, PRIOR_KIND, ROUNDS, QUESTION, FINETUNE_ROUNDS, BLEND_LEAD
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("pools")
     ap.add_argument("--train", default="mulocbench")
@@ -362,6 +402,8 @@ def main() -> None:
     ap.add_argument("--drop", default="", help="inputs left out, comma separated")
     ap.add_argument("--finetune", default="", help="training sets fitted second, from the first fit's scores (comma separated)")
     ap.add_argument("--finetune-rounds", type=int, default=FINETUNE_ROUNDS)
+    ap.add_argument("--blend", default="", help="weights (comma separated) of the model's file score added to the stage's chunk scores: a table per weight")
+    ap.add_argument("--blend-lead", action="store_true", help="blend the model's score into each file's first chunk only")
     ap.add_argument("--fraction", type=float, default=1.0, help="train on this share of the mined questions (a stable sample)")
     ap.add_argument("--history", action="store_true", help="with the history store's evidence per file")
     ap.add_argument("--question", action="store_true", help="with what the question is (length, intent, today's margin for its first file)")
@@ -374,6 +416,7 @@ def main() -> None:
     PRIOR, PRIOR_KIND, ROUNDS = a.prior, a.prior_kind, a.rounds
     FINETUNE.update(filter(None, a.finetune.split(",")))
     FINETUNE_ROUNDS = a.finetune_rounds
+    BLEND_LEAD = a.blend_lead
     for name in filter(None, a.drop.split(",")):
         DROPPED.add(name)
     # `notes`: change notes mined from repositories no benchmark holds, in the
@@ -406,6 +449,9 @@ def main() -> None:
     for repo in sorted({d["row"]["repo"] for d in data} - set(models)):
         models[repo] = fit([d for d in train if key(d["row"]["repo"]) != key(repo)], names) if key(repo) in trained else shared
     model_order = {d["row"]["id"]: ranked(models[d["row"]["repo"]], d) for d in data}
+    if a.blend:
+        file_scores = {d["row"]["id"]: dict(zip(d["files"], scores(models[d["row"]["repo"]], d))) for d in data}
+        blend_report(data, file_scores, [float(x) for x in a.blend.split(",")])
     # Today's order: the shipped one with the history's evidence placing the files after the first.
     shipped_history = lambda row: evidence.reorder({"files": harness.RANKERS["shipped"](row), "history": row.get("history") or []},
                                                    EVIDENCE_WEIGHT, EVIDENCE_COMMITS, EVIDENCE_BREADTH)

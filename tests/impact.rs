@@ -519,3 +519,36 @@ fn a_change_of_comments_inside_a_body_runs_as_before() {
     assert_eq!(v["documentation_only"], false, "{v}");
     assert!(impacted(&v).iter().any(|(s, r, _)| s == "commit" && r == "calls"), "{v}");
 }
+
+/// Rust's unit tests live in the file they test (`#[cfg(test)] mod tests`):
+/// a change's own file's test module is a test to run by the language's
+/// convention, and a test module elsewhere that calls the changed code is
+/// one by the graph, each named by its test function. A source file
+/// without tests is never listed as one. (The calls are outside
+/// `assert_eq!`: a macro's arguments are tokens to the parser, not calls.)
+#[test]
+fn a_source_file_s_own_test_module_is_a_test_to_run() {
+    let repo = TestRepo::new();
+    repo.write("Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\n");
+    repo.write("src/lib.rs", "pub mod record;\npub mod state;\n");
+    let state = "pub struct State {}\n\nimpl State {\n    pub fn save(&self) -> u32 {\n        1\n    }\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn saves_once() {\n        let state = State {};\n        assert_eq!(state.save(), 1);\n    }\n}\n";
+    repo.write("src/state.rs", state);
+    repo.write(
+        "src/record.rs",
+        "use crate::state::State;\n\npub fn commit(state: &State) -> u32 {\n    state.save()\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn commits() {\n        let n = commit(&State {});\n        assert_eq!(n, 1);\n    }\n}\n",
+    );
+    repo.commit("base");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    repo.write("src/state.rs", state.replace("        1\n    }\n}\n\n#[cfg", "        let _checked = true;\n        1\n    }\n}\n\n#[cfg"));
+    let v = impact(&repo, &[]);
+    assert_eq!(changed(&v), vec![("src/state.rs".into(), "State::save".into(), "body".into())], "{v}");
+    let entry = |path: &str| v["tests"].as_array().expect("tests").iter().find(|t| t["path"] == path).cloned();
+    let own = entry("src/state.rs").unwrap_or_else(|| panic!("the file's own tests are not listed: {v}"));
+    assert!(s(&own["symbol"]).starts_with("tests"), "{own}");
+    assert!(own["why"].as_array().expect("why").iter().any(|w| s(w) == "its own test module `tests`"), "{own}");
+    let caller = entry("src/record.rs").unwrap_or_else(|| panic!("a test module that calls the change is not listed: {v}"));
+    assert_eq!(s(&caller["symbol"]), "tests::commits", "{caller}");
+    assert!(caller["why"].as_array().expect("why").iter().any(|w| s(w).starts_with("calls `commit`")), "{caller}");
+    assert!(!tests(&v).contains(&"src/lib.rs".to_string()), "{v}");
+    assert_eq!(tests(&v).first().map(String::as_str), Some("src/state.rs"), "the file's own tests come first: {v}");
+}

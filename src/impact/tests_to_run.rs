@@ -3,8 +3,10 @@
 //! calls, subclasses or imports the changed code, directly or through the
 //! code it reaches), the names the tests say, the language's naming
 //! conventions (`test_<module>.py`, `<name>_test.go`, `<Name>Test.java`,
-//! `<name>.spec.ts`, …), and the repository's history (test files committed
-//! together with the changed files). A file's score is the sum over kinds of
+//! `<name>.spec.ts`, …, and a Rust file's own `mod tests`), and the
+//! repository's history (test files committed together with the changed
+//! files). A test module inside a source file is listed under that file,
+//! named by its test function. A file's score is the sum over kinds of
 //! evidence of the strongest of each kind (`weights.rs`); `why` lists them.
 
 use std::collections::{BTreeMap, HashSet};
@@ -119,7 +121,8 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
     for p in inputs.changed_paths.iter().filter(|p| is_test_file(p) && paths.contains(*p)) {
         found.entry(p.clone()).or_default().add(Signal::InChange, 1.0, "changed in this diff".to_string());
     }
-    for r in inputs.reached.iter().filter(|r| r.test && is_test_file(r.path())) {
+    // Test code: in a test file, or a source file's own test module (Rust's `#[cfg(test)] mod tests`).
+    for r in inputs.reached.iter().filter(|r| r.test && r.key.role() == Role::Test) {
         let f = found.entry(r.path().to_string()).or_default();
         let verb = match r.relation {
             Relation::Calls => "calls",
@@ -137,6 +140,7 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
     let sources: Vec<&String> = inputs.changed_paths.iter().filter(|p| !is_test_file(p)).collect();
     for source in &sources {
         by_convention(source, &tests, &mut found);
+        by_own_test_module(nb, source, &mut found)?;
         by_history(source, inputs.history, &paths, &mut found);
         by_imports(nb, source, &mut found)?;
     }
@@ -283,6 +287,25 @@ fn by_definition_names(changed: &[ChangedCode], tests: &[&String], found: &mut B
             found.entry(t.to_string()).or_default().add(Signal::NamedAfterDefinition, 1.0, format!("named after `{q}`"));
         }
     }
+}
+
+/// A source file's own test module (Rust's `mod tests`, [`Role::of_code`])
+/// is its tests by the language's convention, as `test_<stem>.py` is
+/// Python's: `cargo test <module>::tests` runs them.
+fn by_own_test_module(nb: &mut Neighbourhood, source: &str, found: &mut BTreeMap<String, Found>) -> Result<(), GraphError> {
+    let Some(facts) = nb.facts_of(source)? else { return Ok(()) };
+    let Some(module) = facts.symbols.iter().map(|s| s.qualified_name.as_str()).find(|q| Role::of_code(source, Some(q)) == Role::Test) else {
+        return Ok(());
+    };
+    // `tests::roundtrip` → `tests`; `parser::tests::empty` → `parser::tests`.
+    let parts: Vec<&str> = module.split("::").collect();
+    let module = parts[..parts.iter().position(|p| *p == "tests").map_or(parts.len(), |i| i + 1)].join("::");
+    let f = found.entry(source.to_string()).or_default();
+    f.add(Signal::NamedAfterFile, 1.0, format!("its own test module `{module}`"));
+    if f.symbol.is_none() {
+        f.symbol = Some((0.0, module));
+    }
+    Ok(())
 }
 
 fn by_history(source: &str, history: &History, paths: &HashSet<String>, found: &mut BTreeMap<String, Found>) {
