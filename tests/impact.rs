@@ -524,8 +524,7 @@ fn a_change_of_comments_inside_a_body_runs_as_before() {
 /// a change's own file's test module is a test to run by the language's
 /// convention, and a test module elsewhere that calls the changed code is
 /// one by the graph, each named by its test function. A source file
-/// without tests is never listed as one. (The calls are outside
-/// `assert_eq!`: a macro's arguments are tokens to the parser, not calls.)
+/// without tests is never listed as one.
 #[test]
 fn a_source_file_s_own_test_module_is_a_test_to_run() {
     let repo = TestRepo::new();
@@ -551,4 +550,36 @@ fn a_source_file_s_own_test_module_is_a_test_to_run() {
     assert!(caller["why"].as_array().expect("why").iter().any(|w| s(w).starts_with("calls `commit`")), "{caller}");
     assert!(!tests(&v).contains(&"src/lib.rs".to_string()), "{v}");
     assert_eq!(tests(&v).first().map(String::as_str), Some("src/state.rs"), "the file's own tests come first: {v}");
+}
+
+/// Most Rust tests call the code under test inside an assertion's
+/// arguments (`assert_eq!(parse("1"), 1)`), which the grammar reads as
+/// tokens: the call is still a call, its line the evidence, and the test
+/// that makes it is a test to run; a test file that calls nothing of the
+/// change is not listed by the graph.
+#[test]
+fn a_call_inside_an_assertion_s_arguments_reaches_the_test() {
+    let repo = TestRepo::new();
+    repo.write("Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\n");
+    let parser = "pub struct Parser {}\n\nimpl Parser {\n    pub fn new() -> Self {\n        Parser {}\n    }\n\n    pub fn parse(&self, s: &str) -> u32 {\n        s.len() as u32\n    }\n}\n\npub fn double(n: u32) -> u32 {\n    n * 2\n}\n";
+    repo.write("src/lib.rs", parser);
+    repo.write(
+        "tests/parsing.rs",
+        "use app::Parser;\n\n#[test]\nfn counts_bytes() {\n    let p = Parser::new();\n    assert_eq!(\n        p.parse(\"abc\"),\n        3\n    );\n}\n",
+    );
+    repo.write("tests/doubling.rs", "use app::double;\n\n#[test]\nfn doubles() {\n    assert_eq!(double(2), 4);\n}\n");
+    repo.commit("base");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    repo.write("src/lib.rs", parser.replace("        s.len() as u32\n", "        let _checked = true;\n        s.len() as u32\n"));
+    let v = impact(&repo, &[]);
+    assert_eq!(changed(&v), vec![("src/lib.rs".into(), "Parser::parse".into(), "body".into())], "{v}");
+    let caller = v["impacted"].as_array().and_then(|a| a.iter().find(|i| i["path"] == "tests/parsing.rs" && i["relation"] == "calls")).cloned();
+    let caller = caller.unwrap_or_else(|| panic!("the assertion's call of Parser::parse is not seen\n{v}"));
+    assert_eq!((caller["evidence"]["line"].as_u64(), caller["evidence"]["text"].as_str()), (Some(7), Some("p.parse(\"abc\"),")), "{caller}");
+    let listed = v["tests"].as_array().expect("tests").iter().find(|t| t["path"] == "tests/parsing.rs").cloned();
+    let listed = listed.unwrap_or_else(|| panic!("the test that calls the change is not a test to run\n{v}"));
+    assert!(listed["why"].as_array().expect("why").iter().any(|w| s(w).starts_with("calls `Parser::parse`") || s(w).starts_with("calls `parse`")), "{listed}");
+    assert_eq!(tests(&v).first().map(String::as_str), Some("tests/parsing.rs"), "{v}");
+    let doubling = v["tests"].as_array().expect("tests").iter().find(|t| t["path"] == "tests/doubling.rs").cloned();
+    assert!(doubling.is_none_or(|t| !t["why"].as_array().expect("why").iter().any(|w| s(w).starts_with("calls"))), "{v}");
 }

@@ -37,7 +37,9 @@
 ///     another name (`from a import Repo as R`) is read as its own.
 /// 18: so are Kotlin's, PHP's and Scala's import aliases and C#'s using
 ///     aliases (`import a.Repo as R`, `use App\Repo as R;`, `using R = App.Repo;`).
-pub const VERSION: u32 = 18;
+/// 19: Rust's calls inside a macro's arguments (`assert_eq!(parse(x), 1)`)
+///     are calls (`tags::token_tree_call`).
+pub const VERSION: u32 = 19;
 
 pub mod chunk;
 pub mod comments;

@@ -15,7 +15,9 @@
 //!   (the trait) becomes a base of `Type` when the file defines it.
 //! - `@reference.call` on a call, with `@callee`: the called expression as
 //!   written (or its name, with the receiver as `@callee.object` where the
-//!   grammar has no node for `obj.name`).
+//!   grammar has no node for `obj.name`). With `@callee.args`, the call is
+//!   a name and its parenthesised group among a macro's tokens
+//!   ([`token_tree_call`]).
 //! - `@import` on an import, with `@import.module` and any `@import.name`.
 //! - `@doc` on a docstring; or `(#set! docstring "<statement> <literal>")`
 //!   on a definition: a `@body` whose first statement is a `<statement>`
@@ -489,7 +491,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
         }
         let mut outer: Option<(Node, &str)> = None;
         let (mut name, mut body, mut scope, mut callee, mut module) = (None, None, None, None, None);
-        let (mut receiver, mut doc, mut part) = (None, None, None);
+        let (mut receiver, mut args, mut doc, mut part) = (None, None, None, None);
         let (mut bound_name, mut bound_type) = (None, None);
         let (mut bases, mut import_names) = (Vec::new(), Vec::new());
         for c in m.captures {
@@ -503,6 +505,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
                 "base" => bases.push(c.node),
                 "callee" => callee = Some(c.node),
                 "callee.object" => receiver = Some(c.node),
+                "callee.args" => args = Some(c.node),
                 "import.module" => module = Some(c.node),
                 "import.name" => import_names.push(c.node),
                 "convention" => convention_nodes.push(c.node),
@@ -519,11 +522,11 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
         }
         let Some((node, capture)) = outer else { continue };
         match capture {
-            "reference.call" => {
-                if let Some(text) = callee.and_then(|callee| call_text(source, callee, receiver)) {
-                    calls.push((node.start_byte(), text));
-                }
-            }
+            "reference.call" => match (callee, args) {
+                (Some(name), Some(args)) => calls.extend(token_tree_call(source, name, args)),
+                (Some(callee), None) => calls.extend(call_text(source, callee, receiver).map(|text| (node.start_byte(), text))),
+                (None, _) => {}
+            },
             "binding" | "binding.member" | "binding.alias" => {
                 bindings.extend(receivers::Binding::captured(source, node, receivers::BindingKind::of_capture(capture), bound_name, bound_type))
             }
@@ -595,6 +598,33 @@ fn call_text(source: &[u8], callee: Node, receiver: Option<Node>) -> Option<Stri
     };
     let text: String = written.split_whitespace().collect();
     (!text.is_empty() && text.len() <= MAX_CALL_TEXT).then_some(text)
+}
+
+/// A call written inside a macro's arguments, where the grammar has only
+/// tokens (Rust's token trees): `name` touching the parenthesised group
+/// after it, read with the path or receiver written before it (`Foo::new`,
+/// `self.state.save`), at the byte where that starts. `None` where the
+/// group does not touch the name (`x + (y)`, `return (x)`), is not
+/// parenthesised (`a[0]`, `S { x }`) or the name is declared (`fn name(…)`
+/// in a macro's body).
+fn token_tree_call(source: &[u8], name: Node, args: Node) -> Option<(usize, String)> {
+    let touching = |a: Node, b: Node| a.end_byte() == b.start_byte();
+    if name.next_sibling()?.id() != args.id() || !touching(name, args) || source.get(args.start_byte()) != Some(&b'(') {
+        return None;
+    }
+    let mut start = name;
+    while let Some(separator) = start.prev_sibling().filter(|s| matches!(s.kind(), "." | "::") && touching(*s, start)) {
+        let segment = separator.prev_sibling().filter(|p| matches!(p.kind(), "identifier" | "self" | "crate" | "super") && touching(*p, separator));
+        match segment {
+            Some(segment) => start = segment,
+            None => break,
+        }
+    }
+    if start.prev_sibling().is_some_and(|p| parse::node_text(source, p) == "fn") {
+        return None;
+    }
+    let written = String::from_utf8_lossy(source.get(start.start_byte()..name.end_byte())?).into_owned();
+    (written.len() <= MAX_CALL_TEXT).then_some((start.start_byte(), written))
 }
 
 /// A pattern's `(#set! docstring "<statement> <literal>")`.
@@ -1182,6 +1212,23 @@ mod tests {
         let imports: Vec<(String, Vec<String>)> = parsed.imports.iter().map(|i| (i.module.clone(), i.names.clone())).collect();
         assert!(imports.contains(&("crate::a".to_string(), vec!["B".to_string(), "D".to_string()])), "{imports:?}");
         assert!(imports.iter().any(|(m, _)| m == "tests"), "{imports:?}");
+    }
+
+    #[test]
+    fn rust_calls_inside_a_macro_s_arguments() {
+        let src = "fn t(state: &mut State) {\n    assert_eq!(parse(\"x\"), Some(1));\n    assert!(\n        state.save(&dir).is_ok(),\n        \"{}\", Foo::new(2).len()\n    );\n    let v = vec![a + (b), c[0], S { x }, self.cache.get(k)];\n}\nmacro_rules! m { () => { fn made(x: u8) {} helper(x) } }\n";
+        let parsed = parse(Language::Rust, src.as_bytes()).unwrap();
+        let calls = |q: &str| parsed.symbols.iter().find(|s| s.qualified_name == q).map(|s| s.calls.clone()).unwrap_or_default();
+        let t = calls("t");
+        // `state.save` is `State.save`: the receiver's type is the parameter's (receivers.rs).
+        for call in ["assert_eq", "parse", "Some", "assert", "State.save", "is_ok", "Foo::new", "len", "vec", "self.cache.get"] {
+            assert!(t.contains(&call.to_string()), "{call} not in {t:?}");
+        }
+        for not_a_call in ["a", "save", "new", "cache.get", "c", "S"] {
+            assert!(!t.contains(&not_a_call.to_string()), "{not_a_call} in {t:?}");
+        }
+        let m = calls("m");
+        assert!(m.contains(&"helper".to_string()) && !m.contains(&"made".to_string()), "{m:?}");
     }
 
     #[test]

@@ -38,6 +38,11 @@
 ; `foo::<T>`), and macro invocations by the macro's name.
 (call_expression function: (_) @callee) @reference.call
 (macro_invocation macro: (_) @callee) @reference.call
+; A call inside a macro's arguments (`assert_eq!(parse(x), 1)`,
+; `vec![Foo::new()]`) is tokens to the grammar: a name and the parenthesised
+; group after it. tags.rs keeps it only where the two touch, and reads the
+; path or receiver written before the name (`Foo::new`, `self.state.save`).
+(token_tree (identifier) @callee @reference.call . (token_tree) @callee.args)
 
 ; Imports. `use a::b::C;` → module `a::b`, name `C`.
 (use_declaration
