@@ -34,8 +34,6 @@ harness's row format (set `notes`), for `fit-file-ranking.py`.
 """
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import json
 import os
 import re
@@ -44,15 +42,7 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / file)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
+from mining import each_repository, index, load, output_folder, repositories, repository_options, work_clone
 
 mine = load("mine_ranking", "mine-ranking.py")
 
@@ -167,9 +157,7 @@ def ask(binary: str, work: Path, env: dict, args: list[str]) -> dict | None:
 
 
 def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
-    work = out / "repos" / key
-    if not work.is_dir():
-        subprocess.run(["git", "clone", "-q", "--shared", str(mirror), str(work)], check=True)
+    work = work_clone(mirror, out, key)
     git(work, "checkout", "-q", "-f", "HEAD")
     head = git(work, "rev-parse", "HEAD").strip()
     at_head = set(git(work, "ls-tree", "-r", "--name-only", "HEAD").splitlines())
@@ -200,14 +188,11 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
         print(f"[{key}] {len(chosen)} notes; skipped", file=sys.stderr)
         (out / f"{key}.jsonl").write_text("")
         return
-    index = out / "idx" / key
-    env = dict(os.environ, GIT_RAG_DIR=str(index))
-    t0 = time.time()
-    r = subprocess.run([args.bin, "index", "--no-semantic", "--quiet"], cwd=work, env=env, capture_output=True, text=True)
-    if r.returncode:
-        print(f"[{key}] index failed: {r.stderr[-300:]}", file=sys.stderr)
+    indexed = index(args, work, out, key)
+    if indexed is None:
         return
-    took = time.time() - t0
+    env, took = indexed
+    asked = time.time()
     tmp = out / f"{key}.jsonl.part"
     with open(tmp, "w") as sink:
         for c in chosen:
@@ -224,7 +209,7 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
                                for h in hist.get("commits", []) if h["id"] != c["commit"]]}
             sink.write(json.dumps(row) + "\n")
     tmp.rename(out / f"{key}.jsonl")
-    print(f"[{key}] {len(chosen)} notes; index {took:.0f}s, asked in {time.time() - t0 - took:.0f}s", file=sys.stderr)
+    print(f"[{key}] {len(chosen)} notes; index {took:.0f}s, asked in {time.time() - asked:.0f}s", file=sys.stderr)
 
 
 def pools(out: Path, key: str, args) -> None:
@@ -246,51 +231,35 @@ def pools(out: Path, key: str, args) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out")
-    ap.add_argument("--mirrors", required=True)
-    ap.add_argument("--repos-file", default=str(HERE / "ranking-repos.txt"))
-    ap.add_argument("--repos", default="")
-    ap.add_argument("--per-repo", type=int, default=150)
+    ap = repository_options(__doc__, per_repo=150)
     ap.add_argument("--depth", type=int, default=6000)
-    ap.add_argument("--bin", default="git-rag")
     ap.add_argument("--dry", action="store_true", help="print the notes found, ask nothing")
     ap.add_argument("--pools", action="store_true", help="ask the mined notes again with every result's features")
     ap.add_argument("--pools-per-repo", type=int, default=60)
     args = ap.parse_args()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    repos = args.repos.split(",") if args.repos else [l.split("\t")[0] for l in open(args.repos_file) if l.strip() and not l.startswith("#")]
-    for repo in repos:
-        key = repo.replace("/", "+")
-        mirror = Path(args.mirrors) / key / "repo"
-        if args.pools:
+    if args.pools:
+        out = output_folder(args)
+        for key in (repo.replace("/", "+") for repo in repositories(args)):
             if (out / f"{key}.jsonl").exists():
                 pools(out, key, args)
-            continue
-        if (out / f"{key}.jsonl").exists() or not mirror.is_dir():
-            continue
-        try:
-            if args.dry:
-                work = out / "repos" / key
-                if not work.is_dir():
-                    subprocess.run(["git", "clone", "-q", "--shared", str(mirror), str(work)], check=True)
-                n = 0
-                for commit, parent, ptime, paths in commits(work, args.depth):
-                    notes = [p for s, p in paths if s in "AM" and is_note(p)]
-                    sources = [p for s, p in paths if not is_note(p) and mine.extension(p) in mine.CODE and not mine.is_test(p) and not mine.is_excluded(p)]
-                    if notes and 1 <= len(sources) <= 8:
-                        found = note_text(work, commit, parent, notes)
-                        if 1 <= len(found) <= 4:
-                            n += 1
-                            if n <= 6:
-                                print(f"[{key}] {commit[:8]} {sources[:3]} :: {' | '.join(found)[:200]}")
-                print(f"[{key}] {n} candidate notes")
-                continue
-            mine_repo(mirror, key, out, args)
-        except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
-            print(f"[{key}] failed: {e}", file=sys.stderr)
+        return
+    each_repository(args, lambda mirror, key, out: (dry_run if args.dry else mine_repo)(mirror, key, out, args))
 
+
+def dry_run(mirror: Path, key: str, out: Path, args) -> None:
+    """The notes a repository's history holds, printed; nothing asked."""
+    work = work_clone(mirror, out, key)
+    n = 0
+    for commit, parent, ptime, paths in commits(work, args.depth):
+        notes = [p for s, p in paths if s in "AM" and is_note(p)]
+        sources = [p for s, p in paths if not is_note(p) and mine.extension(p) in mine.CODE and not mine.is_test(p) and not mine.is_excluded(p)]
+        if notes and 1 <= len(sources) <= 8:
+            found = note_text(work, commit, parent, notes)
+            if 1 <= len(found) <= 4:
+                n += 1
+                if n <= 6:
+                    print(f"[{key}] {commit[:8]} {sources[:3]} :: {' | '.join(found)[:200]}")
+    print(f"[{key}] {n} candidate notes")
 
 if __name__ == "__main__":
     main()

@@ -34,28 +34,17 @@ OUT/<owner+name>.jsonl (resumable: a repository with a file is skipped).
 """
 from __future__ import annotations
 
-import argparse
 import ast
-import importlib.util
 import json
 import os
 import random
 import re
 import subprocess
 import sys
-import time
 import warnings
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / file)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
+from mining import each_repository, index, load, repository_options, work_clone
 
 mine = load("mine_ranking", "mine-ranking.py")
 fitting = load("fit_ranking", "fit-ranking.py")
@@ -215,9 +204,7 @@ def strip(text: str, docs: list[dict]) -> str:
 
 
 def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
-    work = out / "repos" / key
-    if not work.is_dir():
-        subprocess.run(["git", "clone", "-q", "--shared", str(mirror), str(work)], check=True)
+    work = work_clone(mirror, out, key)
     git(work, "checkout", "-q", "-f", "HEAD")
     head = git(work, "rev-parse", "HEAD").strip()
     paths = [p for p in git(work, "ls-tree", "-r", "--name-only", "HEAD").splitlines() if not mine.is_excluded(p) and not mine.is_test(p)]
@@ -257,14 +244,10 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
         f = work / p
         f.write_text(strip(f.read_text(encoding="utf-8"), ds), encoding="utf-8")
     git(work, "-c", "user.name=miner", "-c", "user.email=miner@localhost", "commit", "-q", "-a", "-m", "doc comments of the questions blanked")
-    index = out / "idx" / key
-    env = dict(os.environ, GIT_RAG_DIR=str(index))
-    t0 = time.time()
-    r = subprocess.run([args.bin, "index", "--no-semantic", "--quiet"], cwd=work, env=env, capture_output=True, text=True)
-    if r.returncode:
-        print(f"[{key}] index failed: {r.stderr[-300:]}", file=sys.stderr)
+    indexed = index(args, work, out, key)
+    if indexed is None:
         return
-    took = time.time() - t0
+    env, took = indexed
     tmp = out / f"{key}.jsonl.part"
     with open(tmp, "w") as sink:
         for d in chosen:
@@ -292,27 +275,10 @@ def harness_row(args, work: Path, env: dict, key: str, d: dict) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out")
-    ap.add_argument("--mirrors", required=True)
-    ap.add_argument("--repos-file", default=str(HERE / "ranking-repos.txt"))
-    ap.add_argument("--repos", default="")
-    ap.add_argument("--per-repo", type=int, default=100)
-    ap.add_argument("--bin", default="git-rag")
+    ap = repository_options(__doc__, per_repo=100)
     ap.add_argument("--harness", action="store_true", help="rows in the offline harness's format (set `docs`)")
     args = ap.parse_args()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    repos = args.repos.split(",") if args.repos else [l.split("\t")[0] for l in open(args.repos_file) if l.strip() and not l.startswith("#")]
-    for repo in repos:
-        key = repo.replace("/", "+")
-        mirror = Path(args.mirrors) / key / "repo"
-        if (out / f"{key}.jsonl").exists() or not mirror.is_dir():
-            continue
-        try:
-            mine_repo(mirror, key, out, args)
-        except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
-            print(f"[{key}] failed: {e}", file=sys.stderr)
+    each_repository(args, lambda mirror, key, out: mine_repo(mirror, key, out, args))
 
 
 if __name__ == "__main__":

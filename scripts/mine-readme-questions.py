@@ -29,26 +29,15 @@ OUT/<owner+name>.jsonl (set `readme`; resumable: a repository with a file is ski
 """
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import json
 import os
 import random
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / file)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
+from mining import each_repository, index, load, repository_options, work_clone
 
 mine = load("mine_ranking", "mine-ranking.py")
 harness = load("rank_harness", "rank-harness.py")
@@ -113,9 +102,7 @@ def defining_files(work: Path, name: str) -> list[str]:
 
 
 def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
-    work = out / "repos" / key
-    if not work.is_dir():
-        subprocess.run(["git", "clone", "-q", "--shared", str(mirror), str(work)], check=True)
+    work = work_clone(mirror, out, key)
     git(work, "checkout", "-q", "-f", "HEAD")
     head = git(work, "rev-parse", "HEAD").strip()
     docs = [p for p in git(work, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
@@ -157,14 +144,11 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
     sources = sorted({d["doc"] for d in chosen})
     git(work, "rm", "-q", "--", *sources)
     git(work, "-c", "user.name=miner", "-c", "user.email=miner@localhost", "commit", "-q", "-m", "the docs of the questions removed")
-    env = dict(os.environ, GIT_RAG_DIR=str(out / "idx" / key))
-    t0 = time.time()
-    r = subprocess.run([args.bin, "index", "--no-semantic", "--quiet"], cwd=work, env=env, capture_output=True, text=True)
-    if r.returncode:
-        print(f"[{key}] index failed: {r.stderr[-300:]}", file=sys.stderr)
+    indexed = index(args, work, out, key)
+    if indexed is None:
         git(work, "reset", "-q", "--hard", head)
         return
-    took = time.time() - t0
+    env, took = indexed
     tmp = out / f"{key}.jsonl.part"
     with open(tmp, "w") as sink:
         for d in chosen:
@@ -177,26 +161,8 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out")
-    ap.add_argument("--mirrors", required=True)
-    ap.add_argument("--repos-file", default=str(HERE / "ranking-repos.txt"))
-    ap.add_argument("--repos", default="")
-    ap.add_argument("--per-repo", type=int, default=50)
-    ap.add_argument("--bin", default="git-rag")
-    args = ap.parse_args()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    repos = args.repos.split(",") if args.repos else [l.split("\t")[0] for l in open(args.repos_file) if l.strip() and not l.startswith("#")]
-    for repo in repos:
-        key = repo.replace("/", "+")
-        mirror = Path(args.mirrors) / key / "repo"
-        if (out / f"{key}.jsonl").exists() or not mirror.is_dir():
-            continue
-        try:
-            mine_repo(mirror, key, out, args)
-        except (RuntimeError, subprocess.CalledProcessError, OSError, json.JSONDecodeError) as e:
-            print(f"[{key}] failed: {e}", file=sys.stderr)
+    args = repository_options(__doc__, per_repo=50).parse_args()
+    each_repository(args, lambda mirror, key, out: mine_repo(mirror, key, out, args))
 
 
 if __name__ == "__main__":

@@ -31,26 +31,15 @@ OUT/<owner+name>.jsonl (set `tests`; resumable: a repository with a file is skip
 """
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import json
 import os
 import random
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
-
-def load(name: str, file: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / file)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
+from mining import each_repository, index, load, repository_options, work_clone
 
 mine = load("mine_ranking", "mine-ranking.py")
 harness = load("rank_harness", "rank-harness.py")
@@ -171,9 +160,7 @@ def questions(work: Path, key: str, args) -> tuple[list[dict], int]:
 
 
 def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
-    work = out / "repos" / key
-    if not work.is_dir():
-        subprocess.run(["git", "clone", "-q", "--shared", str(mirror), str(work)], check=True)
+    work = work_clone(mirror, out, key)
     git(work, "checkout", "-q", "-f", "HEAD")
     head = git(work, "rev-parse", "HEAD").strip()
     at_head = set(git(work, "ls-tree", "-r", "--name-only", "HEAD").splitlines())
@@ -194,14 +181,11 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
     if sources:
         git(work, "rm", "-q", "--", *sources)
         git(work, "-c", "user.name=miner", "-c", "user.email=miner@localhost", "commit", "-q", "-m", "the tests of the questions removed")
-    env = dict(os.environ, GIT_RAG_DIR=str(out / "idx" / key))
-    t0 = time.time()
-    r = subprocess.run([args.bin, "index", "--no-semantic", "--quiet"], cwd=work, env=env, capture_output=True, text=True)
-    if r.returncode:
-        print(f"[{key}] index failed: {r.stderr[-300:]}", file=sys.stderr)
+    indexed = index(args, work, out, key)
+    if indexed is None:
         git(work, "reset", "-q", "--hard", head)
         return
-    took = time.time() - t0
+    env, took = indexed
     tmp = out / f"{key}.jsonl.part"
     with open(tmp, "w") as sink:
         for d in chosen:
@@ -215,38 +199,16 @@ def mine_repo(mirror: Path, key: str, out: Path, args) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out")
-    ap.add_argument("--mirrors", required=True)
-    ap.add_argument("--repos-file", default=str(HERE / "ranking-repos.txt"))
-    ap.add_argument("--repos", default="")
-    ap.add_argument("--per-repo", type=int, default=120)
+    ap = repository_options(__doc__, per_repo=120)
     ap.add_argument("--per-file", type=int, default=2, help="questions per answer file, at most")
     ap.add_argument("--commits", type=int, default=4000)
-    ap.add_argument("--bin", default="git-rag")
     ap.add_argument("--dry-run", action="store_true", help="print each repository's sampled questions and stop (no index)")
     args = ap.parse_args()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    repos = args.repos.split(",") if args.repos else [l.split("\t")[0] for l in open(args.repos_file) if l.strip() and not l.startswith("#")]
-    for repo in repos:
-        key = repo.replace("/", "+")
-        mirror = Path(args.mirrors) / key / "repo"
-        if (out / f"{key}.jsonl").exists() or not mirror.is_dir():
-            continue
-        try:
-            if args.dry_run:
-                dry_run(mirror, key, out, args)
-            else:
-                mine_repo(mirror, key, out, args)
-        except (RuntimeError, subprocess.CalledProcessError, OSError, json.JSONDecodeError) as e:
-            print(f"[{key}] failed: {e}", file=sys.stderr)
+    each_repository(args, lambda mirror, key, out: (dry_run if args.dry_run else mine_repo)(mirror, key, out, args))
 
 
 def dry_run(mirror: Path, key: str, out: Path, args) -> None:
-    work = out / "repos" / key
-    if not work.is_dir():
-        subprocess.run(["git", "clone", "-q", "--shared", str(mirror), str(work)], check=True)
+    work = work_clone(mirror, out, key)
     unique, found = questions(work, key, args)
     print(f"[{key}] {found} test names, {len(unique)} asked once")
     for d in unique[:8]:
