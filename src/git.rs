@@ -337,6 +337,21 @@ impl Repo {
 }
 
 impl Repo {
+    /// The first line of each message on the first-parent chain from
+    /// `head` back to `stop` (not included), newest first, at most `limit`.
+    pub fn subjects(&self, head: &ObjectId, stop: Option<&ObjectId>, limit: usize) -> Result<Vec<String>> {
+        let repo = self.local();
+        let (ids, _) = self.first_parent_ids(head, limit, stop)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let object_err = |e: &dyn std::fmt::Display| GitError::Object { id: id.to_string(), message: e.to_string() };
+            let commit = repo.find_object(id).map_err(|e| object_err(&e))?.try_into_commit().map_err(|e| object_err(&e))?;
+            let message = commit.message_raw_sloppy().to_str_lossy().into_owned();
+            out.push(message.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim().to_string());
+        }
+        Ok(out)
+    }
+
     /// The first-parent chain from `head`, newest first: at most `limit`
     /// commits, ending before `stop` (and saying whether it was met). A
     /// shallow clone's chain ends where its history does.

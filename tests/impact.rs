@@ -583,3 +583,37 @@ fn a_call_inside_an_assertion_s_arguments_reaches_the_test() {
     let doubling = v["tests"].as_array().expect("tests").iter().find(|t| t["path"] == "tests/doubling.rs").cloned();
     assert!(doubling.is_none_or(|t| !t["why"].as_array().expect("why").iter().any(|w| s(w).starts_with("calls"))), "{v}");
 }
+
+/// What a change is for names its tests: a commit's subject (or `--message`
+/// for the work tree) that says a test file's name words ranks that test
+/// above one the code ties with it; the answer lists the words it said.
+/// Without a message no test is named by one.
+#[test]
+fn the_change_s_message_names_its_tests() {
+    let repo = TestRepo::new();
+    repo.write("app/__init__.py", "");
+    let core = "def echo(text, hidden=False):\n    return text\n";
+    repo.write("app/core.py", core);
+    repo.write("tests/test_colors.py", "from app.core import echo\n\n\ndef test_plain():\n    assert echo(\"y\") == \"y\"\n");
+    repo.write("tests/test_hidden_input.py", "from app.core import echo\n\n\ndef test_masked():\n    assert echo(\"x\", True) == \"x\"\n");
+    repo.commit("base");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    let fixed = core.replace("    return text\n", "    if hidden:\n        return \"*\" * len(text)\n    return text\n");
+    repo.write("app/core.py", &fixed);
+    let named = |v: &Value, path: &str| {
+        v["tests"].as_array().expect("tests").iter().find(|t| t["path"] == path).map(|t| t["signals"]["named_by_message"].as_f64().unwrap_or(0.0))
+    };
+    let bare = impact(&repo, &[]);
+    assert_eq!(named(&bare, "tests/test_hidden_input.py"), Some(0.0), "no message, no test named by one: {bare}");
+    let told = impact(&repo, &["--message", "Mask the echo of hidden input"]);
+    assert_eq!(named(&told, "tests/test_hidden_input.py"), Some(1.0), "{told}");
+    assert_eq!(named(&told, "tests/test_colors.py"), Some(0.0), "{told}");
+    assert_eq!(tests(&told).first().map(String::as_str), Some("tests/test_hidden_input.py"), "{told}");
+    let first = &told["tests"][0];
+    assert!(first["why"].as_array().expect("why").iter().any(|w| s(w) == "named by the change's message (`hidden`, `input`, 2 of 2)"), "{first}");
+    // A commit is its own message: its subject names the test.
+    repo.commit("Mask the echo of hidden input");
+    let committed = impact(&repo, &["HEAD"]);
+    assert_eq!(named(&committed, "tests/test_hidden_input.py"), Some(1.0), "{committed}");
+    assert_eq!(tests(&committed).first().map(String::as_str), Some("tests/test_hidden_input.py"), "{committed}");
+}

@@ -187,6 +187,10 @@ pub enum Command {
         /// Print nothing; exit 1 when the change touches code, 0 when it touches none (as `git diff --quiet`).
         #[arg(long, short = 'q', conflicts_with_all = ["json", "context"])]
         quiet: bool,
+        /// What the change is for, in words (the commit message to be, the issue it fixes): tests it names rank higher.
+        /// A commit or a range reads its commits' subjects without it.
+        #[arg(long, short = 'm', allow_hyphen_values = true)]
+        message: Option<String>,
     },
     /// The commits that answer a question about the past ("when did we stop
     /// retrying on 503?", "why does merge_cookies copy the jar?"), best first,

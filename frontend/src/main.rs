@@ -171,13 +171,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             cmd_ask::run(&ws, &request, json, secs(wait))
         }
-        Command::Impact { rev, staged, depth, limit, json, context, budget, quiet } => {
+        Command::Impact { rev, staged, depth, limit, json, context, budget, quiet, message } => {
             let target = git_rag::ImpactTarget::parse(rev.as_deref(), staged)?;
             let request = git_rag::ImpactRequest {
                 target,
                 depth: depth.max(1),
                 limit: limit.max(1),
                 context_budget: context.then_some(budget),
+                message,
                 layer: ws.layer_options(),
             };
             cmd_impact::run(&ws, &request, json, quiet)

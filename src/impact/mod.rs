@@ -74,8 +74,25 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
     let Some((state, indexed)) = state.and_then(|s| s.last_commit.map(|c| (s, c))) else { return Err(ImpactError::NoIndex(index_dir.to_path_buf())) };
     let src = Sources::new(repo, &state, index_dir, &request.layer);
     let (old_snap, new_snap, target) = sides(&request.target, &src)?;
+    let mut notices: Vec<String> = Vec::new();
+    let message = match (&request.message, new_snap, old_snap) {
+        (Some(text), _, _) => text.clone(),
+        (None, Snapshot::Commit(new), old) => {
+            let stop = match old {
+                Snapshot::Commit(c) => Some(c),
+                _ => None,
+            };
+            repo.subjects(&new, stop.as_ref(), weights::MESSAGE_COMMITS)
+                .unwrap_or_else(|why| {
+                    notices.push(format!("the commits' messages were not read ({why})"));
+                    Vec::new()
+                })
+                .join("\n")
+        }
+        (None, _, _) => String::new(),
+    };
     let (old, new) = (Side::read(old_snap, &src)?, Side::read(new_snap, &src)?);
-    let mut notices: Vec<String> = old.skipped.iter().chain(&new.skipped).map(|(p, why)| format!("{p}: not analysed ({why})")).collect();
+    notices.extend(old.skipped.iter().chain(&new.skipped).map(|(p, why)| format!("{p}: not analysed ({why})")));
     let mut paths = side::changed_paths(&old, &new, &src);
     let over = old.over_cap + new.over_cap + paths.len().saturating_sub(MAX_CHANGED_FILES);
     if over > 0 {
@@ -130,7 +147,8 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
         merge(&mut walked, gone);
     }
     let history = history::History::load(repo, index_dir, &indexed);
-    let inputs = tests_to_run::Inputs { changed: &changed, changed_paths: &paths, reached: &walked.reached, history: &history, lexical: &lexical };
+    let inputs =
+        tests_to_run::Inputs { changed: &changed, changed_paths: &paths, reached: &walked.reached, history: &history, lexical: &lexical, message: &message };
     let tests = tests_to_run::rank(&mut nb_new, &inputs, request.limit)?;
     let impacted: Vec<ImpactedCode> = walked.reached.iter().filter(|r| r.depth <= depth).take(request.limit).map(impacted_code).collect();
     let mut impact = Impact { target, changed, documentation_only: false, impacted, tests, omitted: walked.omitted, notices, took_ms: 0.0, context: None };

@@ -66,6 +66,11 @@ pub struct ImpactRequest {
     pub limit: usize,
     /// A review context of this many tokens (cl100k_base).
     pub context_budget: Option<usize>,
+    /// What the change is for, in words (`--message`: the commit message
+    /// to be, the issue it fixes): a test whose name it says is evidence.
+    /// `None` reads the subjects of a commit's or a range's commits; a
+    /// work-tree or staged change has none of its own.
+    pub message: Option<String>,
     /// The index's analysis options and path rules.
     pub layer: LayerOptions,
 }

@@ -14,9 +14,9 @@ use std::collections::{BTreeMap, HashSet};
 use super::history::History;
 use super::reach::Reached;
 use super::weights::{
-    COCHANGE_PRIOR, RUN_TIER_PROBABILITY, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL, TEST_NAMED_AFTER_DEFINITION,
-    TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_FOLDER, TEST_NAMES, TEST_PROBABILITY_INTERCEPT, TEST_PROBABILITY_LOG_RANK, TEST_PROBABILITY_LOG_SCORE,
-    TEST_PROBABILITY_SHARE_OF_TOP, TEST_REACHED,
+    COCHANGE_PRIOR, MESSAGE_MIN_WORD, RUN_TIER_PROBABILITY, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL,
+    TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_FOLDER, TEST_NAMED_BY_MESSAGE, TEST_NAMES, TEST_PROBABILITY_INTERCEPT,
+    TEST_PROBABILITY_LOG_RANK, TEST_PROBABILITY_LOG_SCORE, TEST_PROBABILITY_SHARE_OF_TOP, TEST_REACHED,
 };
 use super::{ChangeKind, ChangedCode, Relation, TestToRun, Tier};
 use crate::analysis::name::own_part as own_name;
@@ -31,6 +31,7 @@ enum Signal {
     NamedAfterFile,
     NamedAfterFolder,
     NamedAfterDefinition,
+    NamedByMessage,
     Imports,
     Names,
     Lexical,
@@ -47,6 +48,7 @@ impl Signal {
             Signal::NamedAfterFile => "named_after_file",
             Signal::NamedAfterFolder => "named_after_folder",
             Signal::NamedAfterDefinition => "named_after_definition",
+            Signal::NamedByMessage => "named_by_message",
             Signal::Imports => "imports",
             Signal::Names => "names",
             Signal::Lexical => "lexical",
@@ -63,6 +65,7 @@ impl Signal {
             Signal::NamedAfterFile => TEST_NAMED_AFTER_FILE,
             Signal::NamedAfterFolder => TEST_NAMED_AFTER_FOLDER,
             Signal::NamedAfterDefinition => TEST_NAMED_AFTER_DEFINITION,
+            Signal::NamedByMessage => TEST_NAMED_BY_MESSAGE,
             Signal::Imports => TEST_IMPORTS,
             Signal::Names => TEST_NAMES,
             Signal::Lexical => TEST_LEXICAL,
@@ -111,6 +114,8 @@ pub(crate) struct Inputs<'a> {
     pub history: &'a History,
     /// Test files by what they say (`lexical.rs`).
     pub lexical: &'a BTreeMap<String, super::lexical::LexicalMatch>,
+    /// What the change is for, in words (its commit subjects, `--message`).
+    pub message: &'a str,
 }
 
 /// The ranked tests, at most `limit`.
@@ -146,6 +151,7 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
     }
     by_names(nb, inputs.changed, &mut found)?;
     by_definition_names(inputs.changed, &tests, &mut found);
+    by_message(inputs.message, &tests, &mut found);
     for (path, m) in inputs.lexical.iter().filter(|(p, _)| paths.contains(*p)) {
         let why = format!("says what the change says (BM25 rank {} of the tests: {:.1}, the changed code {:.1})", m.rank, m.score, m.reference);
         found.entry(path.clone()).or_default().add(Signal::Lexical, m.value(), why);
@@ -286,6 +292,29 @@ fn by_definition_names(changed: &[ChangedCode], tests: &[&String], found: &mut B
         if let Some((q, _)) = defs.iter().find(|(_, w)| subject.iter().all(|s| w.contains(s))) {
             found.entry(t.to_string()).or_default().add(Signal::NamedAfterDefinition, 1.0, format!("named after `{q}`"));
         }
+    }
+}
+
+/// Tests named by what the change is for: the share of a test file's name
+/// words (its test affixes off) the message says, each said word listed.
+fn by_message(message: &str, tests: &[&String], found: &mut BTreeMap<String, Found>) {
+    let said: Vec<String> = words(message).into_iter().filter(|w| w.len() >= MESSAGE_MIN_WORD && !is_test_word(w)).collect();
+    if said.is_empty() {
+        return;
+    }
+    for t in tests {
+        let subject = subject_words(t);
+        let named: Vec<&String> = subject.iter().filter(|w| said.iter().any(|s| same_word(s, w))).collect();
+        if named.is_empty() {
+            continue;
+        }
+        let share = named.len() as f32 / subject.len() as f32;
+        let listed = named.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", ");
+        found.entry(t.to_string()).or_default().add(
+            Signal::NamedByMessage,
+            share,
+            format!("named by the change's message ({listed}, {} of {})", named.len(), subject.len()),
+        );
     }
 }
 

@@ -56,6 +56,18 @@ pub const TEST_NAMED_AFTER_FILE: f32 = 0.968;
 pub const TEST_NAMED_AFTER_FOLDER: f32 = 0.028;
 /// Named after a changed definition or its class (`test_arguments.py` for `Argument.__init__`).
 pub const TEST_NAMED_AFTER_DEFINITION: f32 = 0.745;
+/// Named by what the change is for (its commit subjects, or `--message`),
+/// as the share of the test file's name words the message says
+/// (`test_hidden_input.py` for "Fix echo of hidden input"): the words a
+/// reviewer reads before the diff. Fitted with the other weights fixed,
+/// leave one repository out (every fold chose it): Acc@1 0.685 → 0.705 on
+/// the 977 mined commits, their subjects the message.
+pub const TEST_NAMED_BY_MESSAGE: f32 = 1.5;
+/// Commits of a range whose subjects are its message, newest first: a long
+/// branch's subjects would name every test.
+pub const MESSAGE_COMMITS: usize = 20;
+/// Words of a message shorter than this are not read as a test's name (`a`, `in`, `of`).
+pub const MESSAGE_MIN_WORD: usize = 3;
 /// Imports a changed file: it uses the module, maybe not what changed.
 pub const TEST_IMPORTS: f32 = 0.377;
 /// References a changed definition's name (resolved or not), times the

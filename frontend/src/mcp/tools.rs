@@ -302,6 +302,8 @@ struct ImpactArgs {
     /// A review context of this many tokens, in the answer's `context`.
     #[schemars(range(min = 1, max = 200000))]
     budget: Option<u64>,
+    /// What the change is for, in words (a commit message, the issue it fixes): tests it names rank higher. A commit or range reads its commits' subjects.
+    message: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -470,6 +472,7 @@ fn impact(server: &Server, a: ImpactArgs) -> ToolResult {
         depth: in_range("depth", a.depth, MAX_DEPTH)?,
         limit: in_range("limit", a.limit, 500)?,
         context_budget,
+        message: a.message.filter(|m| !m.trim().is_empty()),
         layer: server.ws.layer_options(),
     };
     let impact = git_rag::impact(&server.ws.repo, &server.opts.index_dir, &request).map_err(|e| ToolError::new(e.to_string()))?;
