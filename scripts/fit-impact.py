@@ -29,6 +29,7 @@ CONSTANTS = {
     "lexical": "TEST_LEXICAL",
     "cochanged": "TEST_COCHANGED",
     "cochanged_recently": "TEST_COCHANGED_RECENTLY",
+    "named_by_message": "TEST_NAMED_BY_MESSAGE",
 }
 SIGNALS = list(CONSTANTS)
 
@@ -44,7 +45,7 @@ def shipped():
 
 def write(weights):
     text = WEIGHTS.read_text()
-    for s, c in CONSTANTS.items():
+    for s, c in ((s, c) for s, c in CONSTANTS.items() if s in weights):
         text = re.sub(rf"(pub const {c}: f32 = )[0-9.]+;", lambda m: f"{m.group(1)}{weights[s]:.3f};".replace(".000;", ".0;"), text)
     WEIGHTS.write_text(text)
 
@@ -100,6 +101,11 @@ def main():
     ap.add_argument("samples", nargs="+"); ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
     rows = [json.loads(l) for f in a.samples for l in open(f) if l.strip()]
+    # Samples mined without the commit's message (`mine-impact.py` before
+    # --with-message) cannot weigh it: it keeps its shipped weight, fixed.
+    if not all(r.get("with_message") for r in rows):
+        SIGNALS.remove("named_by_message")
+        print("named_by_message: not in every sample (mine with --with-message); its weight is not fitted", file=sys.stderr)
     by_repo = collections.defaultdict(list)
     for r in rows:
         by_repo[r["repo"]].append(r)

@@ -68,7 +68,7 @@ def candidates(work, limit=3000):
     return out[::-1]  # oldest first: the index moves forward
 
 
-def sample(repo, work, commit, env, binary):
+def sample(repo, work, commit, env, binary, with_message=False):
     parent = git("rev-parse", f"{commit}^", cwd=work).strip()
     status = git("diff-tree", "--no-commit-id", "--name-status", "-r", commit, cwd=work).splitlines()
     paths = [l.split("\t")[-1] for l in status]
@@ -84,16 +84,18 @@ def sample(repo, work, commit, env, binary):
     ap = subprocess.run(["git", "apply", "-"], cwd=work, input=diff, capture_output=True, text=True)
     if ap.returncode != 0:
         return None, f"does not apply: {ap.stderr[-200:]}"
+    subject = git("log", "-1", "--format=%s", commit, cwd=work).strip()
+    # The commit's subject as what the change is for, as `impact <commit>` reads it (binaries since 0aae299).
+    message = ["--message", subject] if with_message else []
     t0 = time.time()
-    r = subprocess.run([binary, "impact", "--json", "-n", "300"], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run([binary, "impact", "--json", "-n", "300", *message], cwd=work, env=env, capture_output=True, text=True, timeout=300)
     took = time.time() - t0
     git("checkout", "-q", "-f", parent, cwd=work)
     if r.returncode != 0:
         return None, f"impact failed: {r.stderr[-200:]}"
     ans = json.loads(r.stdout)
     cands = [{"path": t["path"], "score": t["score"], "signals": t.get("signals", {}), "why": t.get("why", [])} for t in ans.get("tests", [])]
-    subject = git("log", "-1", "--format=%s", commit, cwd=work).strip()
-    return {"repo": repo, "commit": commit, "subject": subject, "sources": sources, "gold": gold,
+    return {"repo": repo, "commit": commit, "subject": subject, "with_message": with_message, "sources": sources, "gold": gold,
             "changed": len(ans.get("changed", [])), "candidates": cands, "seconds": round(took, 3)}, None
 
 
@@ -102,6 +104,7 @@ def main():
     ap.add_argument("out"); ap.add_argument("--mirrors", required=True)
     ap.add_argument("--repos", default=""); ap.add_argument("--commits", default="")
     ap.add_argument("--per-repo", type=int, default=30); ap.add_argument("--bin", default="git-rag")
+    ap.add_argument("--with-message", action="store_true", help="ask impact with the commit's subject as --message")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     plan = {}
@@ -139,7 +142,7 @@ def main():
                 kept += 1
                 continue
             try:
-                row, why = sample(repo, work, c, env, a.bin)
+                row, why = sample(repo, work, c, env, a.bin, a.with_message)
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 row, why = None, str(e)[-200:]
             if row is None or not row["gold"]:
