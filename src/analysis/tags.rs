@@ -522,11 +522,7 @@ fn collect<'t>(query: &Query, root: Node<'t>, source: &[u8], language: Language)
         }
         let Some((node, capture)) = outer else { continue };
         match capture {
-            "reference.call" => match (callee, args) {
-                (Some(name), Some(args)) => calls.extend(token_tree_call(source, name, args)),
-                (Some(callee), None) => calls.extend(call_text(source, callee, receiver).map(|text| (node.start_byte(), text))),
-                (None, _) => {}
-            },
+            "reference.call" => calls.extend(callee.and_then(|callee| captured_call(source, node, callee, receiver, args))),
             "binding" | "binding.member" | "binding.alias" => {
                 bindings.extend(receivers::Binding::captured(source, node, receivers::BindingKind::of_capture(capture), bound_name, bound_type))
             }
@@ -598,6 +594,15 @@ fn call_text(source: &[u8], callee: Node, receiver: Option<Node>) -> Option<Stri
     };
     let text: String = written.split_whitespace().collect();
     (!text.is_empty() && text.len() <= MAX_CALL_TEXT).then_some(text)
+}
+
+/// A `@reference.call` match as (byte offset, callee text): a call among a
+/// macro's tokens when it has `@callee.args`, else the called expression.
+fn captured_call(source: &[u8], call: Node, callee: Node, receiver: Option<Node>, args: Option<Node>) -> Option<(usize, String)> {
+    match args {
+        Some(args) => token_tree_call(source, callee, args),
+        None => call_text(source, callee, receiver).map(|text| (call.start_byte(), text)),
+    }
 }
 
 /// A call written inside a macro's arguments, where the grammar has only
