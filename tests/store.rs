@@ -101,6 +101,12 @@ fn memory_store_meets_the_contract() {
     contract(&git_rag::stores::vector::memory::MemoryStore::new(4));
 }
 
+/// How long a reopen waits for the lock its own earlier open let go of. A
+/// file lock is shared with every process forked while it was held, until that
+/// process execs: another test of this binary spawning `git` at that moment
+/// keeps it a little longer than the drop.
+const REOPEN_WAIT: Duration = Duration::from_secs(10);
+
 #[test]
 fn embedded_store_meets_the_contract_and_survives_a_reopen() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -111,7 +117,7 @@ fn embedded_store_meets_the_contract_and_survives_a_reopen() {
         store.upsert(Collection::Symbols, vec![point(8, [0.0, 0.0, 0.0, 1.0], "s.py", "function", "python")]).expect("upsert");
         store.commit(true).expect("commit");
     }
-    let store = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "test-model", Access::Read, Duration::ZERO).expect("reopen");
+    let store = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "test-model", Access::Read, REOPEN_WAIT).expect("reopen");
     assert_eq!(store.count(Collection::Symbols).expect("count"), 1, "points survive a reopen");
     assert_eq!(store.vectors(Collection::VectorCache, &[77]).expect("cache").len(), 1);
     assert!(store.upsert(Collection::Symbols, vec![]).is_err(), "a reader cannot write");

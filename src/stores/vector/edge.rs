@@ -654,14 +654,17 @@ mod tests {
             assert!(busy.contains("busy"), "{busy}");
             w.commit(true).unwrap();
         }
-        let r1 = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Read, Duration::ZERO).unwrap();
-        let r2 = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Read, Duration::ZERO).unwrap();
+        // A reopen waits: a process another test forks while the lock is held
+        // shares the lock until it execs.
+        let reopen_wait = Duration::from_secs(10);
+        let r1 = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Read, reopen_wait).unwrap();
+        let r2 = EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Read, reopen_wait).unwrap();
         assert_eq!(r1.count(Collection::Semantic).unwrap(), 1);
         assert_eq!(r2.count(Collection::Semantic).unwrap(), 1, "two readers at once");
         assert_eq!(r1.count(Collection::Files).unwrap(), 0, "a collection never written reads as empty");
         assert!(EdgeStore::open(&d, &dir.path().join("vectors"), 4, "m", Access::Write, Duration::from_millis(50)).is_err(), "a writer waits for readers");
         drop((r1, r2));
-        let err = EdgeStore::open(&d, &dir.path().join("vectors"), 8, "m", Access::Read, Duration::ZERO)
+        let err = EdgeStore::open(&d, &dir.path().join("vectors"), 8, "m", Access::Read, reopen_wait)
             .unwrap()
             .count(Collection::Semantic)
             .err()
