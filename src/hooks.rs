@@ -691,6 +691,7 @@ mod tests {
         assert!(st.running);
         assert_eq!(st.pid, Some(std::process::id()));
         drop(lock);
+        assert!(crate::stores::fs::free_within(&dir.join(RUNNER_LOCK), Duration::from_secs(10)));
         assert!(!runner_active(dir));
         let marker = dir.join(REQUEST_FILE);
         assert!(!settle(&marker));
