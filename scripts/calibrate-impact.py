@@ -6,7 +6,12 @@ On samples mined by `scripts/mine-impact.py` (real commits of repositories no
 benchmark holds, each applied at its parent; the test files the commit
 edited are the labels), every listed test gets
 
-    p = sigmoid(intercept + a * ln(1 + score) + b * ln(rank) + c * score / top score)
+    p = sigmoid(intercept + a * ln(1 + score) + b * ln(rank) + c * score / top score
+                + k * (d + e * ln(1 + score)))
+
+where k is 1 for a change of configuration alone (the sample's
+`configuration_only`, as `impact` said it; mine such commits with
+`mine-impact.py --changes configuration`), else 0.
 
 a logistic regression fitted leave one repository out: for each repository,
 the model fitted on the others predicts its samples. Printed: the
@@ -30,7 +35,8 @@ from pathlib import Path
 import numpy as np
 
 WEIGHTS = Path(__file__).resolve().parent.parent / "src" / "impact" / "weights.rs"
-CONSTANTS = ["TEST_PROBABILITY_INTERCEPT", "TEST_PROBABILITY_LOG_SCORE", "TEST_PROBABILITY_LOG_RANK", "TEST_PROBABILITY_SHARE_OF_TOP"]
+CONSTANTS = ["TEST_PROBABILITY_INTERCEPT", "TEST_PROBABILITY_LOG_SCORE", "TEST_PROBABILITY_LOG_RANK", "TEST_PROBABILITY_SHARE_OF_TOP",
+             "TEST_PROBABILITY_CONFIGURATION_ONLY", "TEST_PROBABILITY_CONFIGURATION_ONLY_LOG_SCORE"]
 THRESHOLD = "RUN_TIER_PROBABILITY"
 # The run tier is what a reviewer runs now: a handful (the bound).
 MAX_RUN_TIER = 6.0
@@ -46,12 +52,14 @@ def rows_of(samples):
             continue
         top = max(cands[0]["score"], 1e-9)
         gold = set(s["gold"])
-        out.append([(features(c["score"], rank, top), c["path"] in gold) for rank, c in enumerate(cands, 1)])
+        k = 1.0 if s.get("configuration_only") else 0.0
+        out.append([(features(c["score"], rank, top, k), c["path"] in gold) for rank, c in enumerate(cands, 1)])
     return out
 
 
-def features(score, rank, top):
-    return [1.0, math.log1p(max(score, 0.0)), math.log(rank), score / top]
+def features(score, rank, top, configuration_only=0.0):
+    log_score = math.log1p(max(score, 0.0))
+    return [1.0, log_score, math.log(rank), score / top, configuration_only, configuration_only * log_score]
 
 
 def fit(groups, l2=1e-2, iters=50):
@@ -119,18 +127,26 @@ def main():
     by_repo = collections.defaultdict(list)
     for s in samples:
         by_repo[s["repo"]].append(s)
-    predicted = []
+    predicted, kinds = [], []
     for repo, own in sorted(by_repo.items()):
         w = fit(rows_of([s for s in samples if s["repo"] != repo]))
         predicted += [(g, predict(w, g)) for g in rows_of(own)]
+        kinds += ["configuration" if s.get("configuration_only") else "code" for s in own if s["candidates"]]
     pairs = [(p, l) for g, ps in predicted for (_, l), p in zip(g, ps)]
     table, ece = reliability(pairs)
     by_threshold = [tiers(predicted, t) for t in THRESHOLDS]
     chosen = next((t for t in by_threshold if t["mean_size"] <= MAX_RUN_TIER), by_threshold[-1])
+    by_kind = {}
+    for kind in sorted(set(kinds)):
+        mine = [x for x, k in zip(predicted, kinds) if k == kind]
+        kind_table, kind_ece = reliability([(p, l) for g, ps in mine for (_, l), p in zip(g, ps)])
+        by_kind[kind] = {"samples": len(mine), "reliability": kind_table, "expected_calibration_error": kind_ece,
+                         "run_tier": tiers(mine, chosen["threshold"])}
     final = fit(rows_of(samples))
     report = {
         "samples": len(samples), "repositories": len(by_repo), "listed_tests": len(pairs),
-        "leave_one_repository_out": {"reliability": table, "expected_calibration_error": ece, "run_tier": by_threshold, "chosen": chosen},
+        "leave_one_repository_out": {"reliability": table, "expected_calibration_error": ece, "run_tier": by_threshold, "chosen": chosen,
+                                     "by_kind": by_kind},
         "fitted_on_all": dict(zip(CONSTANTS, [round(float(x), 3) for x in final])),
     }
     print(json.dumps(report, indent=1))

@@ -52,17 +52,30 @@ def git(*a, cwd, check=True, **k):
     return r.stdout
 
 
-def candidates(work, limit=3000):
-    """Commits that modify code files and test files that exist at their parent."""
+def is_docs(path):
+    """Documentation or a changelog, as git-rag's roles read a path (roughly)."""
+    lower = path.lower()
+    return (os.path.splitext(lower)[1] in (".md", ".rst", ".txt", ".adoc") or lower.split("/")[0] in ("doc", "docs")
+            or any(w in lower.rsplit("/", 1)[-1] for w in ("changelog", "changes", "history", "news", "release")))
+
+
+def candidates(work, changes="code", limit=3000):
+    """Commits that modify test files existing at their parent and, with
+    `changes` "code", code files; with "configuration", no code file and not
+    documentation alone (CI workflows, build and tool configuration)."""
     out = []
     for c in git("log", "--first-parent", "--no-merges", "--format=%H", "-n", str(limit), "HEAD", cwd=work).split():
         status = git("diff-tree", "--no-commit-id", "--name-status", "-r", c, cwd=work).splitlines()
         if not status or len(status) > MAX_FILES:
             continue
         mods = [l.split("\t")[-1] for l in status if l.startswith("M\t")]
-        code = [p for p in mods if os.path.splitext(p)[1] in CODE]
-        sources = [p for p in code if not is_test(p)]
-        tests = [p for p in code if is_test(p) and not is_fixture(p)]
+        tests = [p for p in mods if os.path.splitext(p)[1] in CODE and is_test(p) and not is_fixture(p)]
+        if changes == "code":
+            sources = [p for p in mods if os.path.splitext(p)[1] in CODE and not is_test(p)]
+        else:
+            rest = [l.split("\t")[-1] for l in status if not is_test(l.split("\t")[-1])]
+            configuration = rest and not any(os.path.splitext(p)[1] in CODE for p in rest) and not all(is_docs(p) for p in rest)
+            sources = rest if configuration else []
         if sources and tests:
             out.append(c)
     return out[::-1]  # oldest first: the index moves forward
@@ -96,7 +109,8 @@ def sample(repo, work, commit, env, binary, with_message=False):
     ans = json.loads(r.stdout)
     cands = [{"path": t["path"], "score": t["score"], "signals": t.get("signals", {}), "why": t.get("why", [])} for t in ans.get("tests", [])]
     return {"repo": repo, "commit": commit, "subject": subject, "with_message": with_message, "sources": sources, "gold": gold,
-            "changed": len(ans.get("changed", [])), "candidates": cands, "seconds": round(took, 3)}, None
+            "changed": len(ans.get("changed", [])), "configuration_only": ans.get("configuration_only", False), "candidates": cands,
+            "seconds": round(took, 3)}, None
 
 
 def main():
@@ -105,6 +119,8 @@ def main():
     ap.add_argument("--repos", default=""); ap.add_argument("--commits", default="")
     ap.add_argument("--per-repo", type=int, default=30); ap.add_argument("--bin", default="git-rag")
     ap.add_argument("--with-message", action="store_true", help="ask impact with the commit's subject as --message")
+    ap.add_argument("--changes", choices=["code", "configuration"], default="code",
+                    help="which commits: code with its tests (the default), or configuration alone with tests")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     plan = {}
@@ -132,7 +148,7 @@ def main():
         if not os.path.isdir(work):
             subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", src, work], check=True)
         if commits is None:
-            found = candidates(work)
+            found = candidates(work, a.changes)
             step = max(1, len(found) // a.per_repo)
             commits = found[::step][-a.per_repo:]
         env = dict(os.environ, GIT_RAG_DIR=os.path.join(a.out, "idx", repo.replace("/", "+")))

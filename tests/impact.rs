@@ -279,6 +279,45 @@ fn a_documentation_only_change_says_so_and_lists_no_tests() {
     assert!(v["notices"].as_array().is_none_or(|n| !n.iter().any(|n| n.as_str().is_some_and(|n| n.contains("documentation-only")))), "{v}");
 }
 
+/// A change of configuration alone (a CI workflow, a tool's settings, with
+/// documentation beside them) says so and still lists tests, by what they
+/// share with it; with code or a test beside it, it is a change of code.
+#[test]
+fn a_configuration_only_change_says_so_and_still_lists_tests() {
+    let repo = python_repo();
+    repo.write(
+        ".github/workflows/test.yml",
+        "name: test\non: [push]\njobs:\n  core:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pytest tests/test_core.py\n",
+    );
+    repo.write("pyproject.toml", "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n");
+    repo.commit("ci");
+    repo.rag_ok(&["index", "--no-semantic", "-q"]);
+    let says_configuration = |v: &Value| {
+        v["notices"].as_array().is_some_and(|n| n.iter().any(|n| n.as_str().is_some_and(|n| n.starts_with("a configuration-only change (2 files"))))
+    };
+
+    repo.write(
+        ".github/workflows/test.yml",
+        "name: test\non: [push, pull_request]\njobs:\n  core:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pytest tests/test_core.py -x\n",
+    );
+    repo.write("README.md", "# pkg\n\nThe core tests run on every pull request.\n");
+    let v = impact(&repo, &[]);
+    assert_eq!((v["configuration_only"].as_bool(), v["documentation_only"].as_bool()), (Some(true), Some(false)), "{v}");
+    assert!(says_configuration(&v), "{v}");
+    assert!(tests(&v).contains(&"tests/test_core.py".to_string()), "the test the workflow names is listed\n{v}");
+    assert!(v["tests"].as_array().expect("tests").iter().all(|t| t["probability"].as_f64().is_some_and(|p| (0.0..=1.0).contains(&p))), "{v}");
+
+    repo.commit("run the core tests on pull requests");
+    let v = impact(&repo, &["HEAD"]);
+    assert_eq!(v["configuration_only"], true, "a commit of configuration alone\n{v}");
+
+    repo.write("pyproject.toml", "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\naddopts = \"-q\"\n");
+    repo.write("tests/test_other.py", "def test_nothing():\n    assert 1\n");
+    let v = impact(&repo, &[]);
+    assert_eq!(v["configuration_only"], false, "a test changed beside it runs differently\n{v}");
+    assert!(!says_configuration(&v), "{v}");
+}
+
 /// A changed method reaches the callers that call it through a receiver
 /// whose type the code states (a typed parameter, a field, a constructed
 /// variable), and not those calling a method of the same name on another

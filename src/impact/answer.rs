@@ -174,6 +174,11 @@ pub struct Impact {
     /// in comments and docstrings ([`ChangeKind::runs_as_before`]): nothing
     /// runs differently, so nothing is impacted and no test is to run.
     pub documentation_only: bool,
+    /// Every changed file is configuration (CI workflows, build and tool
+    /// files, templates), documentation beside it allowed: no code changed.
+    /// Tests are still listed (a configuration change can break any), each
+    /// with the probability fitted for such changes.
+    pub configuration_only: bool,
     pub impacted: Vec<ImpactedCode>,
     pub tests: Vec<TestToRun>,
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -75,22 +75,7 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
     let src = Sources::new(repo, &state, index_dir, &request.layer);
     let (old_snap, new_snap, target) = sides(&request.target, &src)?;
     let mut notices: Vec<String> = Vec::new();
-    let message = match (&request.message, new_snap, old_snap) {
-        (Some(text), _, _) => text.clone(),
-        (None, Snapshot::Commit(new), old) => {
-            let stop = match old {
-                Snapshot::Commit(c) => Some(c),
-                _ => None,
-            };
-            repo.subjects(&new, stop.as_ref(), weights::MESSAGE_COMMITS)
-                .unwrap_or_else(|why| {
-                    notices.push(format!("the commits' messages were not read ({why})"));
-                    Vec::new()
-                })
-                .join("\n")
-        }
-        (None, _, _) => String::new(),
-    };
+    let message = message_of(repo, request, old_snap, new_snap, &mut notices);
     let (old, new) = (Side::read(old_snap, &src)?, Side::read(new_snap, &src)?);
     notices.extend(old.skipped.iter().chain(&new.skipped).map(|(p, why)| format!("{p}: not analysed ({why})")));
     let mut paths = side::changed_paths(&old, &new, &src);
@@ -110,24 +95,18 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
         }
     }
     if documentation_only(&paths, &changed) {
-        let files = if paths.len() == 1 { "1 file".to_string() } else { format!("{} files", paths.len()) };
-        notices.push(format!("a documentation-only change ({files} of documentation or comments): no code changed, no tests to run"));
-        let mut impact = Impact {
-            target,
-            changed,
-            documentation_only: true,
-            impacted: Vec::new(),
-            tests: Vec::new(),
-            omitted: Vec::new(),
-            notices,
-            took_ms: 0.0,
-            context: None,
-        };
+        notices.push(format!("a documentation-only change ({} of documentation or comments): no code changed, no tests to run", files(paths.len())));
+        let mut impact = Impact { documentation_only: true, ..listing_nothing(target, changed, notices) };
         if let Some(budget) = request.context_budget {
             impact.context = Some(review::context(&impact, &old, &new, &src, budget));
         }
         impact.took_ms = crate::progress::millis(started);
         return Ok(impact);
+    }
+    let configuration_only = configuration_only(&paths);
+    if configuration_only {
+        let what = "no code changed; its tests are found by what they share with it, less surely";
+        notices.push(format!("a configuration-only change ({} of CI, build or tool configuration): {what}", files(paths.len())));
     }
     let names: Vec<&str> =
         changed.iter().filter(|c| !tests_to_run::is_test_file(&c.path)).filter_map(|c| c.symbol.as_deref()).map(crate::analysis::name::own_part).collect();
@@ -147,16 +126,80 @@ pub fn run(repo: &Repo, index_dir: &Path, request: &ImpactRequest) -> Result<Imp
         merge(&mut walked, gone);
     }
     let history = history::History::load(repo, index_dir, &indexed);
-    let inputs =
-        tests_to_run::Inputs { changed: &changed, changed_paths: &paths, reached: &walked.reached, history: &history, lexical: &lexical, message: &message };
+    let inputs = tests_to_run::Inputs {
+        changed: &changed,
+        changed_paths: &paths,
+        reached: &walked.reached,
+        history: &history,
+        lexical: &lexical,
+        message: &message,
+        configuration_only,
+    };
     let tests = tests_to_run::rank(&mut nb_new, &inputs, request.limit)?;
     let impacted: Vec<ImpactedCode> = walked.reached.iter().filter(|r| r.depth <= depth).take(request.limit).map(impacted_code).collect();
-    let mut impact = Impact { target, changed, documentation_only: false, impacted, tests, omitted: walked.omitted, notices, took_ms: 0.0, context: None };
+    let mut impact = Impact {
+        target,
+        changed,
+        documentation_only: false,
+        configuration_only,
+        impacted,
+        tests,
+        omitted: walked.omitted,
+        notices,
+        took_ms: 0.0,
+        context: None,
+    };
     if let Some(budget) = request.context_budget {
         impact.context = Some(review::context(&impact, &old, &new, &src, budget));
     }
     impact.took_ms = crate::progress::millis(started);
     Ok(impact)
+}
+
+/// "1 file", "3 files".
+fn files(n: usize) -> String {
+    if n == 1 {
+        "1 file".to_string()
+    } else {
+        format!("{n} files")
+    }
+}
+
+/// An answer that reaches nothing and lists no tests.
+fn listing_nothing(target: String, changed: Vec<ChangedCode>, notices: Vec<String>) -> Impact {
+    Impact {
+        target,
+        changed,
+        documentation_only: false,
+        configuration_only: false,
+        impacted: Vec::new(),
+        tests: Vec::new(),
+        omitted: Vec::new(),
+        notices,
+        took_ms: 0.0,
+        context: None,
+    }
+}
+
+/// What the change is for: `--message`, else the subjects of the commits
+/// on the new side (down to the old side's commit), else nothing.
+fn message_of(repo: &Repo, request: &ImpactRequest, old: Snapshot, new: Snapshot, notices: &mut Vec<String>) -> String {
+    match (&request.message, new, old) {
+        (Some(text), _, _) => text.clone(),
+        (None, Snapshot::Commit(new), old) => {
+            let stop = match old {
+                Snapshot::Commit(c) => Some(c),
+                _ => None,
+            };
+            repo.subjects(&new, stop.as_ref(), weights::MESSAGE_COMMITS)
+                .unwrap_or_else(|why| {
+                    notices.push(format!("the commits' messages were not read ({why})"));
+                    Vec::new()
+                })
+                .join("\n")
+        }
+        (None, _, _) => String::new(),
+    }
 }
 
 /// Whether the change is documentation alone: every changed file is
@@ -171,6 +214,17 @@ fn documentation_only(paths: &[String], changed: &[ChangedCode]) -> bool {
         !mine.is_empty() && mine.iter().all(|c| c.change.runs_as_before())
     };
     !paths.is_empty() && paths.iter().all(|p| docs(p) || code_says_only_docs(p))
+}
+
+/// Whether the change is configuration alone: every changed file is CI,
+/// build or tool configuration, a template, a generated lock file, or
+/// documentation beside them (by its path's role), and one at least is not
+/// documentation. Its tests are calibrated apart (`tests_to_run::calibrate`).
+fn configuration_only(paths: &[String]) -> bool {
+    use crate::analysis::role::Role;
+    let configuration = |p: &String| matches!(Role::of(p), Role::Ci | Role::Config | Role::Template | Role::Generated);
+    let documentation = |p: &String| matches!(Role::of(p), Role::Docs | Role::Changelog);
+    paths.iter().any(configuration) && paths.iter().all(|p| configuration(p) || documentation(p))
 }
 
 /// Where the walks start: on the new side, what the change keeps or adds

@@ -15,8 +15,9 @@ use super::history::History;
 use super::reach::Reached;
 use super::weights::{
     COCHANGE_PRIOR, MESSAGE_MIN_WORD, RUN_TIER_PROBABILITY, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL,
-    TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_FOLDER, TEST_NAMED_BY_MESSAGE, TEST_NAMES, TEST_PROBABILITY_INTERCEPT,
-    TEST_PROBABILITY_LOG_RANK, TEST_PROBABILITY_LOG_SCORE, TEST_PROBABILITY_SHARE_OF_TOP, TEST_REACHED,
+    TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_FOLDER, TEST_NAMED_BY_MESSAGE, TEST_NAMES, TEST_PROBABILITY_CONFIGURATION_ONLY,
+    TEST_PROBABILITY_CONFIGURATION_ONLY_LOG_SCORE, TEST_PROBABILITY_INTERCEPT, TEST_PROBABILITY_LOG_RANK, TEST_PROBABILITY_LOG_SCORE,
+    TEST_PROBABILITY_SHARE_OF_TOP, TEST_REACHED,
 };
 use super::{ChangeKind, ChangedCode, Relation, TestToRun, Tier};
 use crate::analysis::name::own_part as own_name;
@@ -116,6 +117,8 @@ pub(crate) struct Inputs<'a> {
     pub lexical: &'a BTreeMap<String, super::lexical::LexicalMatch>,
     /// What the change is for, in words (its commit subjects, `--message`).
     pub message: &'a str,
+    /// The change is configuration alone (`mod.rs`'s `configuration_only`).
+    pub configuration_only: bool,
 }
 
 /// The ranked tests, at most `limit`.
@@ -159,20 +162,23 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
     let mut out: Vec<TestToRun> = found.into_iter().map(|(path, f)| f.into_test(path)).collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
     out.truncate(limit);
-    calibrate(&mut out);
+    calibrate(&mut out, inputs.configuration_only);
     Ok(out)
 }
 
-/// Each test's probability and tier, from its score, its rank and its
-/// score's share of the first's (`weights.rs`, fitted by `scripts/calibrate-impact.py`).
-fn calibrate(tests: &mut [TestToRun]) {
+/// Each test's probability and tier, from its score, its rank, its
+/// score's share of the first's, and whether the change is configuration
+/// alone (`weights.rs`, fitted by `scripts/calibrate-impact.py`).
+fn calibrate(tests: &mut [TestToRun], configuration_only: bool) {
     let top = tests.first().map_or(0.0, |t| t.score).max(1e-9);
+    let configuration = if configuration_only { 1.0 } else { 0.0 };
     for (i, t) in tests.iter_mut().enumerate() {
         let score = t.score.max(0.0) as f32;
         let z = TEST_PROBABILITY_INTERCEPT
             + TEST_PROBABILITY_LOG_SCORE * score.ln_1p()
             + TEST_PROBABILITY_LOG_RANK * ((i + 1) as f32).ln()
-            + TEST_PROBABILITY_SHARE_OF_TOP * score / top as f32;
+            + TEST_PROBABILITY_SHARE_OF_TOP * score / top as f32
+            + configuration * (TEST_PROBABILITY_CONFIGURATION_ONLY + TEST_PROBABILITY_CONFIGURATION_ONLY_LOG_SCORE * score.ln_1p());
         let p = 1.0 / (1.0 + (-z).exp());
         t.probability = super::rounded(p);
         t.tier = if p >= RUN_TIER_PROBABILITY { Tier::Run } else { Tier::Maybe };
