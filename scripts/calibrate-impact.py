@@ -95,12 +95,27 @@ def reliability(pairs, bins=10):
     return table, round(ece, 4)
 
 
+def rate(name):
+    """A commit kind's share that edits a test, as weights.rs holds it."""
+    m = re.search(rf"pub const {name}: f32 = ([0-9.]+);", WEIGHTS.read_text())
+    if not m:
+        sys.exit(f"{name} not found in {WEIGHTS}")
+    return float(m.group(1))
+
+
+# A configuration-only change's run tier asks this many times the threshold (tests_to_run.rs's calibrate).
+CONFIGURATION_THRESHOLD_FACTOR = rate("COMMITS_EDITING_A_TEST_CODE") / rate("COMMITS_EDITING_A_TEST_CONFIGURATION")
+
+
 def tiers(predicted, threshold):
     """Mean run-tier size, and the share of samples whose run tier holds a
-    labelled test / every labelled test (of those listed)."""
+    labelled test / every labelled test (of those listed). A group of a
+    configuration-only change asks CONFIGURATION_THRESHOLD_FACTOR times more."""
     sizes, any_hit, all_hit = [], 0, 0
     for group, ps in predicted:
-        run = [l for (_, l), p in zip(group, ps) if p >= threshold]
+        configuration = group[0][0][4] == 1.0
+        t = threshold * CONFIGURATION_THRESHOLD_FACTOR if configuration else threshold
+        run = [l for (_, l), p in zip(group, ps) if p >= t]
         labelled = sum(l for _, l in group)
         sizes.append(len(run))
         any_hit += any(run)

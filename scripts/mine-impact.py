@@ -14,6 +14,8 @@ semble's, the dev kit's): the weights must come from elsewhere.
 
     mine-impact.py OUT --mirrors DIR --repos owner/name,... [--per-repo 30] [--bin git-rag]
     mine-impact.py OUT --mirrors DIR --commits OUT/commits.txt      # replay exactly
+    mine-impact.py OUT --mirrors DIR --repos ... --changes configuration   # configuration alone
+    mine-impact.py OUT --mirrors DIR --repos ... --base-rates       # how often each kind edits a test
 
 Resumable: rerun the same command and the samples already in OUT are kept.
 
@@ -81,6 +83,23 @@ def candidates(work, changes="code", limit=3000):
     return out[::-1]  # oldest first: the index moves forward
 
 
+def base_rates(work, limit=3000):
+    """Per kind of commit ("code", "configuration", "documentation"), how many
+    commits there are and how many of them edit a test file (the last `limit`
+    first-parent commits of at most MAX_FILES files)."""
+    counts = {}
+    for c in git("log", "--first-parent", "--no-merges", "--format=%H", "-n", str(limit), "HEAD", cwd=work).split():
+        paths = [l.split("\t")[-1] for l in git("diff-tree", "--no-commit-id", "--name-status", "-r", c, cwd=work).splitlines()]
+        rest = [p for p in paths if not is_test(p)]
+        if not rest or len(paths) > MAX_FILES:
+            continue
+        kind = "code" if any(os.path.splitext(p)[1] in CODE for p in rest) else "documentation" if all(is_docs(p) for p in rest) else "configuration"
+        edits = any(is_test(p) and os.path.splitext(p)[1] in CODE and not is_fixture(p) for p in paths)
+        n, k = counts.get(kind, (0, 0))
+        counts[kind] = (n + 1, k + edits)
+    return counts
+
+
 def sample(repo, work, commit, env, binary, with_message=False):
     parent = git("rev-parse", f"{commit}^", cwd=work).strip()
     status = git("diff-tree", "--no-commit-id", "--name-status", "-r", commit, cwd=work).splitlines()
@@ -121,8 +140,20 @@ def main():
     ap.add_argument("--with-message", action="store_true", help="ask impact with the commit's subject as --message")
     ap.add_argument("--changes", choices=["code", "configuration"], default="code",
                     help="which commits: code with its tests (the default), or configuration alone with tests")
+    ap.add_argument("--base-rates", action="store_true",
+                    help="print, per kind of commit of the --repos' histories, the share that edits a test file (weights.rs's rates)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    if a.base_rates:
+        total = {}
+        for repo in [r for r in a.repos.split(",") if r]:
+            work = os.path.join(a.out, "repos", repo.replace("/", "+"))
+            if not os.path.isdir(work):
+                subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", os.path.join(a.mirrors, repo.replace("/", "+"), "repo"), work], check=True)
+            for kind, (n, k) in base_rates(work).items():
+                total[kind] = (total.get(kind, (0, 0))[0] + n, total.get(kind, (0, 0))[1] + k)
+        print(json.dumps({kind: {"commits": n, "edit_a_test": k, "share": round(k / n, 3)} for kind, (n, k) in sorted(total.items())}))
+        return
     plan = {}
     if a.commits:
         for line in open(a.commits):
@@ -161,6 +192,9 @@ def main():
                 row, why = sample(repo, work, c, env, a.bin, a.with_message)
             except (RuntimeError, subprocess.TimeoutExpired) as e:
                 row, why = None, str(e)[-200:]
+            if row is not None and a.changes == "configuration" and not row["configuration_only"]:
+                # git-rag reads one of its files as code (a pom.xml, a Gemfile): not this population.
+                row, why = None, "impact reads it as a change of code"
             if row is None or not row["gold"]:
                 print(f"{repo} {c[:12]}: skipped ({why or 'no test file existed before'})", file=sys.stderr); continue
             kept += 1

@@ -14,10 +14,10 @@ use std::collections::{BTreeMap, HashSet};
 use super::history::History;
 use super::reach::Reached;
 use super::weights::{
-    COCHANGE_PRIOR, MESSAGE_MIN_WORD, RUN_TIER_PROBABILITY, TEST_COCHANGED, TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL,
-    TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_FOLDER, TEST_NAMED_BY_MESSAGE, TEST_NAMES, TEST_PROBABILITY_CONFIGURATION_ONLY,
-    TEST_PROBABILITY_CONFIGURATION_ONLY_LOG_SCORE, TEST_PROBABILITY_INTERCEPT, TEST_PROBABILITY_LOG_RANK, TEST_PROBABILITY_LOG_SCORE,
-    TEST_PROBABILITY_SHARE_OF_TOP, TEST_REACHED,
+    COCHANGE_PRIOR, COMMITS_EDITING_A_TEST_CODE, COMMITS_EDITING_A_TEST_CONFIGURATION, MESSAGE_MIN_WORD, RUN_TIER_PROBABILITY, TEST_COCHANGED,
+    TEST_COCHANGED_RECENTLY, TEST_IMPORTS, TEST_IN_CHANGE, TEST_LEXICAL, TEST_NAMED_AFTER_DEFINITION, TEST_NAMED_AFTER_FILE, TEST_NAMED_AFTER_FOLDER,
+    TEST_NAMED_BY_MESSAGE, TEST_NAMES, TEST_PROBABILITY_CONFIGURATION_ONLY, TEST_PROBABILITY_CONFIGURATION_ONLY_LOG_SCORE, TEST_PROBABILITY_INTERCEPT,
+    TEST_PROBABILITY_LOG_RANK, TEST_PROBABILITY_LOG_SCORE, TEST_PROBABILITY_SHARE_OF_TOP, TEST_REACHED,
 };
 use super::{ChangeKind, ChangedCode, Relation, TestToRun, Tier};
 use crate::analysis::name::own_part as own_name;
@@ -168,10 +168,13 @@ pub(crate) fn rank(nb: &mut Neighbourhood, inputs: &Inputs, limit: usize) -> Res
 
 /// Each test's probability and tier, from its score, its rank, its
 /// score's share of the first's, and whether the change is configuration
-/// alone (`weights.rs`, fitted by `scripts/calibrate-impact.py`).
+/// alone (`weights.rs`, fitted by `scripts/calibrate-impact.py`). Such a
+/// change's run tier asks more, as such changes edit tests ten times less often.
 fn calibrate(tests: &mut [TestToRun], configuration_only: bool) {
     let top = tests.first().map_or(0.0, |t| t.score).max(1e-9);
     let configuration = if configuration_only { 1.0 } else { 0.0 };
+    let run_tier =
+        if configuration_only { RUN_TIER_PROBABILITY * COMMITS_EDITING_A_TEST_CODE / COMMITS_EDITING_A_TEST_CONFIGURATION } else { RUN_TIER_PROBABILITY };
     for (i, t) in tests.iter_mut().enumerate() {
         let score = t.score.max(0.0) as f32;
         let z = TEST_PROBABILITY_INTERCEPT
@@ -181,7 +184,7 @@ fn calibrate(tests: &mut [TestToRun], configuration_only: bool) {
             + configuration * (TEST_PROBABILITY_CONFIGURATION_ONLY + TEST_PROBABILITY_CONFIGURATION_ONLY_LOG_SCORE * score.ln_1p());
         let p = 1.0 / (1.0 + (-z).exp());
         t.probability = super::rounded(p);
-        t.tier = if p >= RUN_TIER_PROBABILITY { Tier::Run } else { Tier::Maybe };
+        t.tier = if p >= run_tier { Tier::Run } else { Tier::Maybe };
     }
 }
 
