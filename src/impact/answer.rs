@@ -125,7 +125,9 @@ pub struct ImpactedCode {
 }
 
 /// Which tests to run now: `run`, the few the evidence is strong for
-/// (at least `weights::RUN_TIER_PROBABILITY`), and `maybe`, the rest.
+/// (at least `weights::RUN_TIER_PROBABILITY`; for a configuration-only
+/// change, that times `COMMITS_EDITING_A_TEST_CODE / …_CONFIGURATION`), and
+/// `maybe`, the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
@@ -142,8 +144,9 @@ pub struct TestToRun {
     pub symbol: Option<String>,
     pub score: f64,
     /// The chance (0–1) that this is a test file the change's own commit
-    /// would edit, from its score and rank, calibrated on mined commits
-    /// (`weights::TEST_PROBABILITY_*`): of the tests said 0.3, about 30% are.
+    /// would edit, were it to edit one: from its score, its rank and whether
+    /// the change is configuration alone, calibrated on mined commits that
+    /// edit a test (`weights::TEST_PROBABILITY_*`): of the tests said 0.3, about 30% are.
     pub probability: f64,
     pub tier: Tier,
     pub why: Vec<String>,
