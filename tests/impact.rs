@@ -310,6 +310,8 @@ fn a_configuration_only_change_says_so_and_still_lists_tests() {
     let listed = v["tests"].as_array().expect("tests");
     assert!(listed.iter().any(|t| t["probability"].as_f64().is_some_and(|p| p > 0.05)), "{v}");
     assert!(listed.iter().all(|t| t["tier"] == "maybe" || t["probability"].as_f64().is_some_and(|p| p >= 0.5)), "{v}");
+    // It can still break any test: `--quiet` says something runs differently.
+    assert_eq!(repo.rag(&["impact", "--quiet"]).status.code(), Some(1));
 
     repo.commit("run the core tests on pull requests");
     let v = impact(&repo, &["HEAD"]);

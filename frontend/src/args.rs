@@ -184,7 +184,7 @@ pub enum Command {
         /// Tokens the context may use (cl100k_base).
         #[arg(long, default_value_t = 8000)]
         budget: usize,
-        /// Print nothing; exit 1 when the change touches code, 0 when it touches none (as `git diff --quiet`).
+        /// Print nothing; exit 1 when the change can change what runs (code or configuration), 0 when not: documentation alone or nothing (as `git diff --quiet`).
         #[arg(long, short = 'q', conflicts_with_all = ["json", "context"])]
         quiet: bool,
         /// What the change is for, in words (the commit message to be, the issue it fixes): tests it names rank higher.

@@ -11,9 +11,11 @@ use crate::output::outln;
 pub fn run(ws: &Workspace, request: &ImpactRequest, json: bool, quiet: bool) -> Result<ExitCode> {
     let impact = git_rag::impact(&ws.repo, &ws.index_dir, request)?;
     if quiet {
-        // As `git diff --quiet`, but for code: a change of documentation alone is none.
-        let touches_code = !impact.changed.is_empty() && !impact.documentation_only;
-        return Ok(if touches_code { ExitCode::from(1) } else { ExitCode::SUCCESS });
+        // As `git diff --quiet`, but for what runs: a change of documentation
+        // alone is none; one of configuration is (a workflow or a build file can
+        // break any test).
+        let changes_what_runs = !impact.changed.is_empty() && !impact.documentation_only;
+        return Ok(if changes_what_runs { ExitCode::from(1) } else { ExitCode::SUCCESS });
     }
     for notice in &impact.notices {
         eprintln!("git-rag: {notice}");
